@@ -1,0 +1,63 @@
+/**
+ * The spec's error shape (section 7): every error is JSON with `error`,
+ * `code` and `details`. Routes throw ApiError; the app's error hook renders it.
+ */
+
+/** Error codes of spec section 7, with their HTTP status. */
+export const ERROR_STATUS = {
+  INVALID_IP: 400,
+  INVALID_FIELDS: 400,
+  INVALID_INCLUDE: 400,
+  INVALID_ASN: 400,
+  NO_CLIENT_IP: 400,
+  /** Not in the spec table: a request body that is not what the route takes (documented in docs/errors.md). */
+  INVALID_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  INVALID_API_KEY: 401,
+  FORBIDDEN: 403,
+  PRO_REQUIRED: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+  AUTH_DISABLED: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** An error that renders as the spec's error object. */
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+    /** Extra response headers (e.g. rate-limit headers on 429). */
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = ERROR_STATUS[code];
+  }
+
+  /** The JSON body of spec 2.6. */
+  toBody(): { error: string; code: ErrorCode; details: Record<string, unknown> } {
+    return { error: this.message, code: this.code, details: this.details };
+  }
+}
+
+/** A JSON error Response (Cache-Control no-store: errors are never shared-cached). */
+export function errorResponse(err: ApiError, extraHeaders: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(err.toBody()), {
+    status: err.status,
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      'cache-control': 'no-store',
+      ...err.headers,
+      ...extraHeaders,
+    },
+  });
+}

@@ -1,0 +1,277 @@
+/**
+ * IP address text <-> numbers, shared by the index builder and the server.
+ *
+ * IPv4 addresses are plain numbers (0..2^32-1). IPv6 addresses are bigints in
+ * the builder (clear arithmetic) and four u32 words on the lookup hot path
+ * (no bigint allocation per request).
+ */
+
+export type Family = 4 | 6;
+/** An address value: number for IPv4, bigint for IPv6. */
+export type Addr = number | bigint;
+
+export const V4_MAX = 0xffffffff;
+export const V6_MAX = (1n << 128n) - 1n;
+
+/** Parses dotted-quad IPv4 text strictly (no leading zeros, no shorthand); -1 when invalid. */
+export function parseIPv4(s: string, from = 0, to = s.length): number {
+  let value = 0;
+  let octets = 0;
+  let i = from;
+  while (i < to) {
+    let n = 0;
+    let digits = 0;
+    const start = i;
+    while (i < to) {
+      const c = s.charCodeAt(i);
+      if (c < 48 || c > 57) break;
+      n = n * 10 + (c - 48);
+      digits++;
+      i++;
+    }
+    if (digits === 0 || digits > 3 || n > 255) return -1;
+    if (digits > 1 && s.charCodeAt(start) === 48) return -1; // "01" is ambiguous (octal in some parsers)
+    value = value * 256 + n;
+    octets++;
+    if (i === to) break;
+    if (s.charCodeAt(i) !== 46 || octets === 4) return -1;
+    i++;
+    if (i === to) return -1; // trailing dot
+  }
+  return octets === 4 ? value : -1;
+}
+
+/**
+ * Parses IPv6 text into 8 16-bit groups written to `out` (length >= 8).
+ * Accepts `::` compression and a trailing dotted IPv4 part; rejects zone ids.
+ * Returns false when invalid.
+ */
+export function parseIPv6Groups(s: string, out: Uint16Array | number[]): boolean {
+  const len = s.length;
+  if (len < 2 || len > 45) return false;
+  let gap = -1; // index in out where "::" sits
+  let n = 0; // groups written
+  let i = 0;
+  if (s.charCodeAt(0) === 58) {
+    if (s.charCodeAt(1) !== 58) return false;
+    gap = 0;
+    i = 2;
+    if (i === len) {
+      for (let k = 0; k < 8; k++) out[k] = 0;
+      return true;
+    }
+  }
+  while (i < len) {
+    if (n === 8) return false;
+    // Group: up to 4 hex digits, or a dotted IPv4 tail.
+    let v = 0;
+    let digits = 0;
+    const start = i;
+    while (i < len && digits <= 4) {
+      const c = s.charCodeAt(i);
+      let d: number;
+      if (c >= 48 && c <= 57) d = c - 48;
+      else if (c >= 97 && c <= 102) d = c - 87;
+      else if (c >= 65 && c <= 70) d = c - 55;
+      else break;
+      v = v * 16 + d;
+      digits++;
+      i++;
+    }
+    if (i < len && s.charCodeAt(i) === 46) {
+      // Embedded IPv4: must be last and leave room for two groups.
+      if (n > 6) return false;
+      const v4 = parseIPv4(s, start, len);
+      if (v4 < 0) return false;
+      out[n++] = v4 >>> 16;
+      out[n++] = v4 & 0xffff;
+      i = len;
+      break;
+    }
+    if (digits === 0 || digits > 4) return false;
+    out[n++] = v;
+    if (i === len) break;
+    if (s.charCodeAt(i) !== 58) return false;
+    i++;
+    if (i < len && s.charCodeAt(i) === 58) {
+      if (gap >= 0) return false;
+      gap = n;
+      i++;
+      if (i === len) break;
+    } else if (i === len) {
+      return false; // trailing single colon
+    }
+  }
+  if (gap < 0) return n === 8;
+  if (n === 8) return false; // "::" must stand for at least one group
+  const tail = n - gap;
+  for (let k = 7; k >= 8 - tail; k--) out[k] = out[k - (8 - n)];
+  for (let k = gap; k < 8 - tail; k++) out[k] = 0;
+  return true;
+}
+
+const scratchGroups = new Uint16Array(8);
+
+/** Parses IPv6 text into a bigint, or null when invalid. */
+export function parseIPv6(s: string): bigint | null {
+  if (!parseIPv6Groups(s, scratchGroups)) return null;
+  let v = 0n;
+  for (let k = 0; k < 8; k++) v = (v << 16n) | BigInt(scratchGroups[k]);
+  return v;
+}
+
+/** A parsed address: family plus value. */
+export interface ParsedIp {
+  family: Family;
+  value: Addr;
+}
+
+/** Parses IPv4 or IPv6 text; null when invalid. */
+export function parseIp(s: string): ParsedIp | null {
+  if (s.includes(':')) {
+    const v = parseIPv6(s);
+    return v === null ? null : { family: 6, value: v };
+  }
+  const v = parseIPv4(s);
+  return v < 0 ? null : { family: 4, value: v };
+}
+
+/** Formats an IPv4 number as dotted quad. */
+export function formatIPv4(v: number): string {
+  return `${v >>> 24}.${(v >>> 16) & 255}.${(v >>> 8) & 255}.${v & 255}`;
+}
+
+/** Formats 8 IPv6 groups in RFC 5952 canonical form. */
+export function formatIPv6Groups(g: ArrayLike<number>): string {
+  // Longest run of zero groups (length >= 2) becomes "::"; first one on ties.
+  let bestStart = -1;
+  let bestLen = 0;
+  for (let k = 0; k < 8; ) {
+    if (g[k] !== 0) {
+      k++;
+      continue;
+    }
+    let e = k;
+    while (e < 8 && g[e] === 0) e++;
+    if (e - k > bestLen && e - k >= 2) {
+      bestStart = k;
+      bestLen = e - k;
+    }
+    k = e;
+  }
+  const parts: string[] = [];
+  for (let k = 0; k < 8; k++) {
+    if (k === bestStart) {
+      parts.push(k === 0 ? ':' : '');
+      k += bestLen - 1;
+      if (k === 7) parts.push('');
+      continue;
+    }
+    parts.push(g[k].toString(16));
+  }
+  return parts.join(':');
+}
+
+/** Formats an IPv6 bigint in RFC 5952 canonical form. */
+export function formatIPv6(v: bigint): string {
+  const g = new Array<number>(8);
+  for (let k = 7; k >= 0; k--) {
+    g[k] = Number(v & 0xffffn);
+    v >>= 16n;
+  }
+  return formatIPv6Groups(g);
+}
+
+/** Formats an address of the given family. */
+export function formatIp(family: Family, v: Addr): string {
+  return family === 4 ? formatIPv4(v as number) : formatIPv6(v as bigint);
+}
+
+/** First and last address of a prefix. */
+export function prefixRange(family: Family, base: Addr, len: number): { start: Addr; end: Addr } {
+  if (family === 4) {
+    const size = 2 ** (32 - len);
+    const start = Math.floor((base as number) / size) * size;
+    return { start, end: start + size - 1 };
+  }
+  const host = 128n - BigInt(len);
+  const mask = (1n << host) - 1n;
+  const start = (base as bigint) & ~mask & V6_MAX;
+  return { start, end: start | mask };
+}
+
+/** A parsed CIDR (or a bare address as a host prefix). */
+export interface Cidr {
+  family: Family;
+  start: Addr;
+  end: Addr;
+  len: number;
+}
+
+/**
+ * Parses `a.b.c.d/n`, `x::/n`, or a bare address (host prefix). Host bits set
+ * below the mask are tolerated and cleared (feeds do publish such prefixes).
+ * Returns null when invalid.
+ */
+export function parseCidr(text: string): Cidr | null {
+  const slash = text.indexOf('/');
+  const addrText = slash < 0 ? text : text.slice(0, slash);
+  const ip = parseIp(addrText);
+  if (!ip) return null;
+  const max = ip.family === 4 ? 32 : 128;
+  let len = max;
+  if (slash >= 0) {
+    const lt = text.slice(slash + 1);
+    if (!/^\d{1,3}$/.test(lt)) return null;
+    len = Number(lt);
+    if (len > max) return null;
+  }
+  const { start, end } = prefixRange(ip.family, ip.value, len);
+  return { family: ip.family, start, end, len };
+}
+
+/** Canonical CIDR text of a prefix. */
+export function formatCidr(family: Family, start: Addr, len: number): string {
+  return `${formatIp(family, start)}/${len}`;
+}
+
+/** Splits an arbitrary inclusive range into the minimal list of CIDR prefixes. */
+export function rangeToCidrs(family: Family, start: Addr, end: Addr): Array<{ start: Addr; len: number }> {
+  const out: Array<{ start: Addr; len: number }> = [];
+  if (family === 4) {
+    let s = start as number;
+    const e = end as number;
+    while (s <= e) {
+      let size = 1;
+      let len = 32;
+      // Grow while aligned and inside the range.
+      while (len > 0 && s % (size * 2) === 0 && s + size * 2 - 1 <= e) {
+        size *= 2;
+        len--;
+      }
+      out.push({ start: s, len });
+      s += size;
+    }
+    return out;
+  }
+  let s = start as bigint;
+  const e = end as bigint;
+  while (s <= e) {
+    let size = 1n;
+    let len = 128;
+    while (len > 0 && s % (size * 2n) === 0n && s + size * 2n - 1n <= e) {
+      size *= 2n;
+      len--;
+    }
+    out.push({ start: s, len });
+    s += size;
+  }
+  return out;
+}
+
+/** If an IPv6 value is IPv4-mapped (::ffff:a.b.c.d) or IPv4-compatible (::a.b.c.d), its IPv4 number; else -1. */
+export function embeddedIPv4(v: bigint): number {
+  const hi = v >> 32n;
+  if (hi === 0xffffn || (hi === 0n && v > 1n)) return Number(v & 0xffffffffn);
+  return -1;
+}
