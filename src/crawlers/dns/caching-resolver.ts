@@ -1,0 +1,59 @@
+/**
+ * Puts a TTL cache in front of a transport: positive answers live for
+ * their record TTL, negative ones for their RFC 2308 TTL (or a short
+ * default), failures are not cached. Concurrent identical questions share
+ * one query.
+ */
+import { TtlCache } from './ttl-cache.ts';
+import type { DnsAnswer, DnsTransport, QueryType } from './types.ts';
+
+export interface CachingResolverOptions {
+  transport: DnsTransport;
+  /** Most answers held (LRU beyond that). */
+  cacheSize: number;
+  /** Milliseconds clock; injected for tests. */
+  now: () => number;
+  /** Upper bound on any cached lifetime, seconds (a huge TTL must not pin a stale proof). */
+  maxTtlSeconds?: number;
+  /** Lifetime of a negative answer without SOA, seconds. */
+  defaultNegativeTtlSeconds?: number;
+}
+
+export interface CachingResolver {
+  /** Answers from cache when live, else asks the transport; rejects with DnsFailure. */
+  resolve(name: string, type: QueryType): Promise<DnsAnswer>;
+  /** The live cached answer, without querying. */
+  peek(name: string, type: QueryType): DnsAnswer | undefined;
+}
+
+/** Builds a resolver that caches answers by their TTL. */
+export function createCachingResolver(options: CachingResolverOptions): CachingResolver {
+  const maxTtl = options.maxTtlSeconds ?? 86_400;
+  const negativeDefault = options.defaultNegativeTtlSeconds ?? 60;
+  const cache = new TtlCache<DnsAnswer>(options.cacheSize, options.now);
+  const inFlight = new Map<string, Promise<DnsAnswer>>();
+  const keyOf = (name: string, type: QueryType) => `${type} ${name.toLowerCase()}`;
+
+  const lifetimeSeconds = (answer: DnsAnswer): number =>
+    Math.min(maxTtl, answer.kind === 'records' ? answer.ttl : (answer.ttl ?? negativeDefault));
+
+  return {
+    peek: (name, type) => cache.get(keyOf(name, type)),
+    resolve(name, type) {
+      const key = keyOf(name, type);
+      const cached = cache.get(key);
+      if (cached) return Promise.resolve(cached);
+      const pending = inFlight.get(key);
+      if (pending) return pending;
+      const query = options.transport
+        .query(name, type)
+        .then((answer) => {
+          cache.set(key, answer, lifetimeSeconds(answer) * 1000);
+          return answer;
+        })
+        .finally(() => inFlight.delete(key));
+      inFlight.set(key, query);
+      return query;
+    },
+  };
+}

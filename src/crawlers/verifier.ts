@@ -1,0 +1,152 @@
+/**
+ * The crawler verifier: wires the registry, the cached DNS resolver and
+ * the decision together, and keeps a cache of caller-independent DNS
+ * proofs for GET lookups.
+ */
+import type { LookupHit } from '../index/record.ts';
+import { formatIp, parseIp, type ParsedIp } from '../net/ip.ts';
+import { checkReverseForwardDns, chooseFamily, type DnsCheck } from './dns-proof.ts';
+import { decideVerification, type CrawlerVerification } from './decision.ts';
+import { familiesClaimedBy, familiesForHostname } from './matching.ts';
+import { crawlerFamily, type CrawlerFamily } from './registry.ts';
+import { createCachingResolver } from './dns/caching-resolver.ts';
+import { parseDnsServer } from './dns/server-address.ts';
+import { createSystemTransport } from './dns/system-transport.ts';
+import { TtlCache } from './dns/ttl-cache.ts';
+import type { DnsTransport } from './dns/types.ts';
+import { createUdpTransport } from './dns/udp-transport.ts';
+
+/** A caller-independent proof that an address is a given crawler. */
+export interface CrawlerProof {
+  key: string;
+  hostname: string;
+  verifiedBy: 'reverse_forward_dns';
+}
+
+export interface CrawlerVerifierOptions {
+  /** `host:port` list (IPINTEL_DNS_SERVERS), tried in order; empty: the system resolver. */
+  dnsServers: readonly string[];
+  /** Per-query timeout, ms (per server for UDP). */
+  timeoutMs?: number;
+  /** Most DNS answers and proofs held, each (LRU). */
+  cacheSize?: number;
+  /** Milliseconds clock; injected for TTL tests. */
+  now?: () => number;
+  /** Replaces the DNS transport entirely (dnsServers is then ignored). */
+  transport?: DnsTransport;
+}
+
+export interface VerifyInput {
+  /** A valid address (IPv4-mapped IPv6 is checked as IPv4). */
+  ip: string;
+  userAgent: string | null;
+  /** The index hit for the address, null when the index has none. */
+  hit: LookupHit | null;
+}
+
+export interface CrawlerVerifier {
+  /** Full verification for POST /v1/crawler/verify (may wait for DNS). */
+  verify(input: VerifyInput): Promise<CrawlerVerification>;
+  /** The cached DNS proof for an address, or null; never queries. */
+  proofFor(ip: string): CrawlerProof | null;
+  /**
+   * For GET lookups: the DNS proof within `budgetMs`, or null. Only
+   * addresses inside an official range of a DNS-verifiable family are
+   * checked; a check still running after the budget goes on in the
+   * background and fills the cache for later lookups.
+   */
+  startProof(ip: string, hit: LookupHit | null, budgetMs: number): Promise<CrawlerProof | null>;
+}
+
+/** An IPv4-mapped IPv6 address (::ffff:a.b.c.d) is treated as its IPv4 address. */
+export function unmapIp(ip: ParsedIp): ParsedIp {
+  if (ip.family === 6 && (ip.value as bigint) >> 32n === 0xffffn) {
+    return { family: 4, value: Number((ip.value as bigint) & 0xffffffffn) };
+  }
+  return ip;
+}
+
+function parseOrThrow(text: string): ParsedIp {
+  const ip = parseIp(text);
+  if (!ip) throw new RangeError(`not an IP address: ${text}`);
+  return unmapIp(ip);
+}
+
+/** DNS is pointless for private/reserved space: no public PTR can prove a crawler there. */
+function dnsCanApply(hit: LookupHit | null): boolean {
+  const special = hit?.record.specialUse;
+  return !special || special.globallyReachable;
+}
+
+/** Builds a verifier from options (see CrawlerVerifierOptions). */
+export function createCrawlerVerifier(options: CrawlerVerifierOptions): CrawlerVerifier {
+  const timeoutMs = options.timeoutMs ?? 800;
+  const cacheSize = options.cacheSize ?? 10_000;
+  const now = options.now ?? Date.now;
+  const transport =
+    options.transport ??
+    (options.dnsServers.length > 0
+      ? createUdpTransport(options.dnsServers.map(parseDnsServer), timeoutMs)
+      : createSystemTransport(timeoutMs));
+  const resolver = createCachingResolver({ transport, cacheSize, now });
+  const proofs = new TtlCache<CrawlerProof>(cacheSize, now);
+  const checksInFlight = new Map<string, Promise<DnsCheck>>();
+
+  /** Runs (or joins) the DNS check of an address and records any proof. */
+  function runCheck(ip: ParsedIp, rangeFamily: CrawlerFamily | null, preferredKeys: readonly string[]): Promise<DnsCheck> {
+    const address = formatIp(ip.family, ip.value);
+    const flightKey = `${address} ${preferredKeys.join(',')}`;
+    const pending = checksInFlight.get(flightKey);
+    if (pending) return pending;
+    const check = checkReverseForwardDns(ip, resolver.resolve, preferredKeys)
+      .then((result) => {
+        if (result.outcome === 'proven') {
+          // The cached proof must not depend on a caller's User-Agent: pick its family from the range only.
+          const family = chooseFamily(familiesForHostname(result.hostname), rangeFamily ? [rangeFamily.key] : []);
+          proofs.set(address, { key: family.key, hostname: result.hostname, verifiedBy: 'reverse_forward_dns' }, result.ttlSeconds * 1000);
+        }
+        return result;
+      })
+      .finally(() => checksInFlight.delete(flightKey));
+    checksInFlight.set(flightKey, check);
+    return check;
+  }
+
+  return {
+    async verify({ ip: text, userAgent, hit }) {
+      const ip = parseOrThrow(text);
+      const rangeFamily = crawlerFamily(hit?.record.crawler);
+      // Range-and-UA families are decided without DNS; everything else may be proven by DNS alone.
+      const wantsDns = rangeFamily?.verification !== 'ip_range_and_user_agent' && dnsCanApply(hit);
+      const preferredKeys = [rangeFamily?.key, ...familiesClaimedBy(userAgent).map((f) => f.key)].filter(
+        (k): k is string => typeof k === 'string',
+      );
+      const dns = wantsDns ? await runCheck(ip, rangeFamily, preferredKeys) : null;
+      return decideVerification({ rangeFamily, userAgent, dns });
+    },
+
+    proofFor(text) {
+      const ip = parseIp(text);
+      if (!ip) return null;
+      const plain = unmapIp(ip);
+      return proofs.get(formatIp(plain.family, plain.value)) ?? null;
+    },
+
+    async startProof(text, hit, budgetMs) {
+      const ip = parseIp(text);
+      if (!ip) return null;
+      const plain = unmapIp(ip);
+      const cached = proofs.get(formatIp(plain.family, plain.value));
+      if (cached) return cached;
+      const rangeFamily = crawlerFamily(hit?.record.crawler);
+      if (rangeFamily?.verification !== 'reverse_forward_dns' || !dnsCanApply(hit)) return null;
+      const check = runCheck(plain, rangeFamily, [rangeFamily.key]).catch(() => null);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const budget = new Promise<null>((resolve) => {
+        timer = setTimeout(() => resolve(null), Math.max(0, budgetMs));
+      });
+      const result = await Promise.race([check, budget]).finally(() => clearTimeout(timer));
+      return result?.outcome === 'proven' ? (proofs.get(formatIp(plain.family, plain.value)) ?? null) : null;
+    },
+  };
+}
