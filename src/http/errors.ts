@@ -24,6 +24,12 @@ export const ERROR_STATUS = {
   INTERNAL_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
   AUTH_DISABLED: 503,
+  /** Not in the spec table (account sign-in, docs/accounts.md): the user declined consent at the identity provider. */
+  OAUTH_DENIED: 403,
+  /** Not in the spec table: the OAuth state or its cookie is missing, expired or does not match. */
+  OAUTH_STATE_INVALID: 400,
+  /** Not in the spec table: the identity provider's token or userinfo endpoint failed. */
+  OAUTH_PROVIDER_ERROR: 502,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
