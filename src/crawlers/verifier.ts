@@ -5,6 +5,7 @@
  */
 import type { LookupHit } from '../index/record.ts';
 import { formatIp, parseIp, type ParsedIp } from '../net/ip.ts';
+import { unmapIp } from './address.ts';
 import { checkReverseForwardDns, chooseFamily, type DnsCheck } from './dns-proof.ts';
 import { decideVerification, type CrawlerVerification } from './decision.ts';
 import { familiesClaimedBy, familiesForHostname } from './matching.ts';
@@ -56,14 +57,6 @@ export interface CrawlerVerifier {
    * background and fills the cache for later lookups.
    */
   startProof(ip: string, hit: LookupHit | null, budgetMs: number): Promise<CrawlerProof | null>;
-}
-
-/** An IPv4-mapped IPv6 address (::ffff:a.b.c.d) is treated as its IPv4 address. */
-export function unmapIp(ip: ParsedIp): ParsedIp {
-  if (ip.family === 6 && (ip.value as bigint) >> 32n === 0xffffn) {
-    return { family: 4, value: Number((ip.value as bigint) & 0xffffffffn) };
-  }
-  return ip;
 }
 
 function parseOrThrow(text: string): ParsedIp {

@@ -1,8 +1,7 @@
 /**
- * Reverse-lookup names (RFC 1035 in-addr.arpa, RFC 3596 ip6.arpa) and
- * canonical address text, pure.
+ * Reverse-lookup names (RFC 1035 in-addr.arpa, RFC 3596 ip6.arpa), pure.
  */
-import { formatIp, parseIp, type ParsedIp } from '../../net/ip.ts';
+import type { ParsedIp } from '../../net/ip.ts';
 
 /** The PTR question name of an address: `4.3.2.1.in-addr.arpa` or the ip6.arpa nibble form. */
 export function reverseName(ip: ParsedIp): string {
@@ -12,10 +11,4 @@ export function reverseName(ip: ParsedIp): string {
   }
   const hex = (ip.value as bigint).toString(16).padStart(32, '0');
   return hex.split('').reverse().join('.') + '.ip6.arpa';
-}
-
-/** Canonical text of an address (RFC 5952 for IPv6), or null when `text` is not one. */
-export function canonicalAddress(text: string): string | null {
-  const ip = parseIp(text);
-  return ip ? formatIp(ip.family, ip.value) : null;
 }
