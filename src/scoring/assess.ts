@@ -1,0 +1,25 @@
+/**
+ * One call for everything scoring knows about a record (the HTTP layer may
+ * instead call the steps it needs; see docs/scoring.md).
+ */
+import type { IndexRecord } from '../index/record.ts';
+import { classify, networkContext } from './classify.ts';
+import { decide } from './decision/decide.ts';
+import { collectEvidence } from './evidence.ts';
+import type { Policy } from './policy/schema.ts';
+import { computeScore } from './score.ts';
+import type { Assessment, ScoringContext } from './types.ts';
+
+/** Classification, network context, evidence, score and the decision objects of a record. */
+export function assessRecord(record: IndexRecord, ctx: ScoringContext, policy: Policy): Assessment {
+  const classification = classify(record, ctx);
+  const evidence = collectEvidence(record, classification);
+  const score = computeScore(evidence);
+  return {
+    classification,
+    network: networkContext(record, classification),
+    evidence,
+    score,
+    ...decide(record, classification, evidence, score, policy),
+  };
+}

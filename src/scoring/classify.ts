@@ -1,0 +1,171 @@
+/**
+ * Classification (spec 2.1 `classification`) and the classified part of
+ * `network` (category, operator, operator_type, service_name), read from the
+ * index layers only: no user agent, no caller data.
+ */
+import { Flag, type IndexRecord } from '../index/record.ts';
+import type {
+  Classification,
+  Level,
+  NetworkCategory,
+  NetworkContext,
+  OperatorType,
+  ProxyType,
+  ScoringContext,
+  ThreatLevel,
+  Trait,
+  UsageType,
+} from './types.ts';
+
+const THREAT_FLAGS = Flag.DROP | Flag.THREAT_LIST | Flag.THREAT_FEED;
+
+/** Non-routable: a full bogon, or a special-purpose block not reachable globally. */
+export function isNonRoutable(record: IndexRecord): boolean {
+  if (record.flags & Flag.BOGON) return true;
+  if (record.specialUse) return !record.specialUse.globallyReachable;
+  return (record.flags & Flag.SPECIAL_USE) !== 0;
+}
+
+/** The primary usage and how sure the layers make us of it. */
+function primaryUsage(record: IndexRecord, ctx: ScoringContext): { usage: UsageType | null; confidence: Level } {
+  const f = record.flags;
+  if (isNonRoutable(record)) return { usage: 'reserved', confidence: 'high' };
+  if (f & Flag.TOR_EXIT) return { usage: 'tor', confidence: 'high' };
+  if (f & Flag.VPN) return { usage: 'vpn', confidence: 'high' };
+  if (f & Flag.PROXY) return { usage: 'proxy', confidence: 'medium' };
+  if (f & Flag.PRIVACY_RELAY) return { usage: 'privacy_relay', confidence: 'high' };
+  if (ctx.verifiedCrawler || record.crawler !== null || f & Flag.CRAWLER_RANGE) return { usage: 'crawler', confidence: 'high' };
+  // ASN-level lists cover every range the ASN announces, including ones it does not use for the listed service.
+  if (f & Flag.VPN_ASN) return { usage: 'vpn', confidence: 'medium' };
+  if (f & Flag.DATACENTER) return { usage: 'hosting', confidence: 'high' };
+  if (f & Flag.CONTENT) return { usage: 'content_delivery', confidence: 'high' };
+  if (f & Flag.NETWORK_SERVICE_PROVIDER) return { usage: 'network_service', confidence: 'high' };
+  if (f & Flag.WEBHOOK) return { usage: 'webhook', confidence: 'high' };
+  if (f & Flag.MESSAGING) return { usage: 'messaging', confidence: 'high' };
+  if (f & Flag.MOBILE) return { usage: 'mobile', confidence: 'medium' };
+  if (f & Flag.DATACENTER_ASN) return { usage: 'hosting', confidence: 'medium' };
+  // No residential feed exists: residential is inferred by elimination, so never 'high'.
+  if (record.asn && record.route) {
+    const wellDescribed = record.allocation !== null && record.geo !== null && !record.route.originConflict;
+    return { usage: 'residential', confidence: wellDescribed ? 'medium' : 'low' };
+  }
+  return { usage: null, confidence: 'low' };
+}
+
+function proxyTypeOf(f: number): ProxyType | null {
+  if (f & Flag.TOR_EXIT) return 'tor';
+  if (f & (Flag.VPN | Flag.VPN_ASN)) return 'vpn';
+  if (f & Flag.PROXY) return 'proxy';
+  if (f & Flag.PRIVACY_RELAY) return 'privacy_relay';
+  return null;
+}
+
+function threatLevelOf(record: IndexRecord, nonRoutable: boolean): ThreatLevel {
+  const f = record.flags;
+  if (f & THREAT_FLAGS) return 'High';
+  if (f & (Flag.TOR_EXIT | Flag.PROXY | Flag.ASN_DROP) || nonRoutable || record.route?.rpkiStatus === 'invalid') return 'Medium';
+  return 'Low';
+}
+
+// Flag → trait, in the order traits are listed.
+const FLAG_TRAITS: ReadonlyArray<readonly [number, Trait]> = [
+  [Flag.TOR_EXIT | Flag.VPN | Flag.VPN_ASN | Flag.PROXY, 'anonymizing'],
+  [Flag.PRIVACY_RELAY, 'shared_egress'],
+  [Flag.DATACENTER, 'hosting'],
+  [Flag.DATACENTER_ASN, 'hosting_asn'],
+  [Flag.VPN_ASN, 'vpn_asn'],
+  [Flag.CONTENT, 'content_delivery'],
+  [Flag.NETWORK_SERVICE_PROVIDER, 'network_service'],
+  [Flag.WEBHOOK, 'webhook'],
+  [Flag.MESSAGING, 'messaging'],
+  [Flag.MOBILE, 'mobile'],
+  [Flag.CRAWLER_RANGE, 'crawler_range'],
+  [THREAT_FLAGS, 'threat_listed'],
+  [Flag.THREAT_FEED, 'botnet_c2'],
+  [Flag.ASN_DROP, 'asn_drop_listed'],
+];
+
+function traitsOf(record: IndexRecord, ctx: ScoringContext, nonRoutable: boolean): Trait[] {
+  const f = record.flags;
+  const traits: Trait[] = [];
+  for (const [mask, trait] of FLAG_TRAITS) {
+    if (f & mask) traits.push(trait);
+  }
+  // The crawler key is the range fact even when the flag bit was not set.
+  if (record.crawler !== null && !(f & Flag.CRAWLER_RANGE)) traits.push('crawler_range');
+  if (ctx.verifiedCrawler) traits.push('verified_crawler');
+  if (nonRoutable) traits.push('non_routable');
+  if (record.route?.rpkiStatus === 'invalid') traits.push('rpki_invalid');
+  if (record.route?.originConflict) traits.push('origin_conflict');
+  return traits;
+}
+
+/** Spec 2.1 classification of a record. */
+export function classify(record: IndexRecord, ctx: ScoringContext): Classification {
+  const f = record.flags;
+  const nonRoutable = isNonRoutable(record);
+  const { usage, confidence } = primaryUsage(record, ctx);
+  return {
+    usage_type: usage,
+    is_datacenter: (f & (Flag.DATACENTER | Flag.DATACENTER_ASN)) !== 0,
+    is_vpn: (f & (Flag.VPN | Flag.VPN_ASN)) !== 0,
+    is_proxy: (f & (Flag.PROXY | Flag.VPN | Flag.VPN_ASN | Flag.TOR_EXIT)) !== 0,
+    is_tor: (f & Flag.TOR_EXIT) !== 0,
+    is_privacy_relay: (f & Flag.PRIVACY_RELAY) !== 0,
+    is_mobile: (f & Flag.MOBILE) !== 0,
+    is_known_crawler: record.crawler !== null || (f & Flag.CRAWLER_RANGE) !== 0,
+    is_verified_crawler: ctx.verifiedCrawler !== null,
+    proxy_type: proxyTypeOf(f),
+    confidence,
+    traits: traitsOf(record, ctx, nonRoutable),
+    threat_level: threatLevelOf(record, nonRoutable),
+  };
+}
+
+const CATEGORY_OF_USAGE: Readonly<Record<UsageType, NetworkCategory>> = {
+  reserved: 'reserved',
+  tor: 'tor',
+  vpn: 'vpn',
+  proxy: 'proxy',
+  privacy_relay: 'privacy_relay',
+  crawler: 'crawler',
+  hosting: 'hosting',
+  content_delivery: 'content',
+  network_service: 'network_service_provider',
+  webhook: 'webhook',
+  messaging: 'messaging',
+  mobile: 'mobile',
+  residential: 'residential',
+};
+
+const OPERATOR_TYPE_OF_CATEGORY: Readonly<Record<NetworkCategory, OperatorType | null>> = {
+  reserved: 'reserved',
+  // A Tor exit is run by a volunteer on someone else's network: no operator type of its own.
+  tor: null,
+  vpn: 'vpn_provider',
+  proxy: 'proxy_operator',
+  privacy_relay: 'privacy_relay_operator',
+  crawler: 'crawler_operator',
+  hosting: 'hosting',
+  content: 'content_delivery',
+  network_service_provider: 'network_service_provider',
+  webhook: 'saas',
+  messaging: 'saas',
+  mobile: 'mobile_isp',
+  residential: 'isp',
+};
+
+/** The `network` fields category, operator, operator_type and service_name. */
+export function networkContext(record: IndexRecord, classification: Classification): NetworkContext {
+  const category = classification.usage_type ? CATEGORY_OF_USAGE[classification.usage_type] : null;
+  let operatorType = category ? OPERATOR_TYPE_OF_CATEGORY[category] : null;
+  if (category === 'tor' && record.flags & (Flag.DATACENTER | Flag.DATACENTER_ASN)) operatorType = 'hosting';
+  return {
+    category,
+    // Reserved space has no operator; otherwise the provider's published name beats the ASN's.
+    operator: category === 'reserved' ? null : (record.provider?.name ?? record.asn?.name ?? null),
+    operator_type: operatorType,
+    // On a crawler range the crawler is the service; elsewhere the provider's product label.
+    service_name: category === 'crawler' ? (record.crawler ?? record.provider?.service ?? null) : (record.provider?.service ?? null),
+  };
+}
