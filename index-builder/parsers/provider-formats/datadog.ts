@@ -1,9 +1,10 @@
 /**
  * Datadog `ip-ranges.datadoghq.com`: one object per service with
  * `prefixes_ipv4` / `prefixes_ipv6` (synthetics also `…_by_location`).
- * Categories: `webhooks` → `webhook`; `synthetics` and
- * `synthetics-private-locations` → `datacenter` (probes run in public clouds);
- * every other section (agents, api, logs... intake endpoints) → `content`.
+ * Categories: `webhooks` → `webhook`; `synthetics` → `datacenter` (managed
+ * probes run in public clouds); every other section → `content` (intake
+ * endpoints: agents, api, logs..., and `synthetics-private-locations`, which
+ * lists where customer-hosted probes report to, not the probes).
  * Precedence for a prefix in several sections: webhooks, synthetics, then
  * document order. Synthetics prefixes get their location as `region`.
  */
@@ -15,7 +16,6 @@ import { entriesOf, ShapeError, type ProviderEntry, type ProviderFormat } from '
 const SECTION_CATEGORY: Record<string, Category> = {
   webhooks: 'webhook',
   synthetics: 'datacenter',
-  'synthetics-private-locations': 'datacenter',
 };
 
 /** Prefix → location label from a `prefixes_ipv*_by_location` object. */

@@ -1,0 +1,32 @@
+import { describe, expect, test } from 'bun:test';
+import { FeedError } from '../../index-builder/feed/source.ts';
+import { parse } from '../../index-builder/parsers/bogons.ts';
+import { runParser, skippedLines, tempFeed, valuesAt } from './feed-test-kit.ts';
+
+describe('bogons', () => {
+  test('Team Cymru fullbogons IPv4: 703 prefixes, header comments ignored', async () => {
+    const { rec, ctx } = await runParser(parse, 'bogons/fullbogons-ipv4.txt');
+    expect(ctx.rows).toBe(703);
+    expect(ctx.skipped).toBe(0);
+    expect(valuesAt(rec, 'bogon', '0.0.0.0/8')).toHaveLength(1);
+    expect(valuesAt(rec, 'bogon', '10.0.0.0/8')).toHaveLength(1);
+    expect(valuesAt(rec, 'bogon', '8.8.8.0/24')).toHaveLength(0);
+  });
+
+  test('Team Cymru fullbogons IPv6 (2.3 MB): 143,544 prefixes', async () => {
+    const { rec, ctx } = await runParser(parse, 'bogons/fullbogons-ipv6.txt');
+    expect(ctx.rows).toBe(143544);
+    expect(ctx.skipped).toBe(0);
+    expect(rec.of('bogon')[0]).toEqual([6, 0n, (1n << 118n) - 1n]); // ::/10
+  });
+
+  test('bad lines are skipped by number; an empty list is a FeedError', async () => {
+    const { ctx } = await runParser(parse, tempFeed('b.txt', '# last updated 1\n0.0.0.0/8\nbogus\n240.0.0.0/4\n'));
+    expect(ctx.rows).toBe(2);
+    expect(skippedLines(ctx)).toEqual([3]);
+    const path = tempFeed('empty.txt', '# last updated 1\n');
+    const err = await runParser(parse, path).catch((e) => e);
+    expect(err).toBeInstanceOf(FeedError);
+    expect(err.message).toContain(path);
+  });
+});
