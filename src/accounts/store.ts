@@ -37,6 +37,8 @@ export interface AccountsOptions {
 export const FIRST_KEY_NAME = 'Default key';
 /** How long a rotated-out session id keeps working, for requests already in flight. */
 const ROTATION_GRACE_MS = 60_000;
+/** How long a first key waits in memory for the dashboard to show it. */
+const REVEAL_TTL_MS = 10 * 60_000;
 
 /** Opens the accounts database at `dbPath` (`:memory:` for tests), migrates it and loads the key cache. */
 export function openAccounts(dbPath: string, options: AccountsOptions = {}): AccountStore {
@@ -50,6 +52,8 @@ export class AccountStore {
   private readonly now: () => number;
   private readonly cache = new KeyCache();
   private readonly usage = new UsageCounter();
+  /** Session id hash -> secret of the first key, awaiting its one showing. */
+  private readonly reveals = new Map<string, { secret: string; until: number }>();
   private readonly timers: ReturnType<typeof setInterval>[] = [];
   private readonly sessionTtlMs: number;
   private readonly sessionRotateMs: number;
@@ -214,7 +218,24 @@ export class AccountStore {
 
   /** Ends the session of a cookie token (no-op when unknown). */
   deleteSession(token: string): void {
-    this.db.transaction((tx) => deleteSessionByHash(tx, hashSecret(token)));
+    const idHash = hashSecret(token);
+    this.reveals.delete(idHash);
+    this.db.transaction((tx) => deleteSessionByHash(tx, idHash));
+  }
+
+  /** Keeps a first key's secret in memory only (never on disk) until the session's next dashboard view. */
+  holdKeyForReveal(sessionToken: string, secret: string): void {
+    const now = this.now();
+    for (const [h, r] of this.reveals) if (r.until <= now) this.reveals.delete(h);
+    this.reveals.set(hashSecret(sessionToken), { secret, until: now + REVEAL_TTL_MS });
+  }
+
+  /** Takes (and forgets) the secret held for a session: shown once. */
+  takeKeyForReveal(sessionToken: string): string | null {
+    const idHash = hashSecret(sessionToken);
+    const r = this.reveals.get(idHash);
+    this.reveals.delete(idHash);
+    return r && r.until > this.now() ? r.secret : null;
   }
 
   // ---- usage ----------------------------------------------------------
@@ -270,6 +291,7 @@ export class AccountStore {
   close(): void {
     if (this.closed) return;
     for (const t of this.timers) clearInterval(t);
+    this.reveals.clear();
     try {
       this.flush();
     } finally {

@@ -1,0 +1,150 @@
+/**
+ * The configured identity provider (github, google or a generic oidc),
+ * driven through Arctic's OAuth2Client with state and PKCE (S256).
+ * Endpoint variables override the github/google defaults too, which
+ * serves GitHub Enterprise and loopback test providers.
+ */
+import { CodeChallengeMethod, OAuth2Client } from 'arctic';
+import type { Config } from '../../config.ts';
+import type { ProviderProfile } from '../types.ts';
+import { profileFromGithub, profileFromOidc } from './profiles.ts';
+
+/** Why the flow failed at the provider: token exchange or profile fetch. */
+export class ProviderError extends Error {
+  constructor(
+    readonly stage: 'token' | 'userinfo',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ProviderError';
+  }
+}
+
+/** One configured provider. */
+export interface OAuthProvider {
+  readonly name: 'github' | 'google' | 'oidc';
+  /** Where to send the browser. */
+  authorizationUrl(state: string, codeVerifier: string): URL;
+  /** Exchanges the code for an access token (throws ProviderError). */
+  exchangeCode(code: string, codeVerifier: string): Promise<string>;
+  /** Reads who signed in (throws ProviderError). */
+  fetchProfile(accessToken: string): Promise<ProviderProfile>;
+}
+
+/** Provider set-up: either usable or disabled with the reason. */
+export type OAuthSetup = { enabled: true; provider: OAuthProvider } | { enabled: false; reason: string };
+
+const DEFAULTS = {
+  github: {
+    authorize: 'https://github.com/login/oauth/authorize',
+    token: 'https://github.com/login/oauth/access_token',
+    userinfo: 'https://api.github.com/user',
+    scopes: ['read:user', 'user:email'],
+  },
+  google: {
+    authorize: 'https://accounts.google.com/o/oauth2/v2/auth',
+    token: 'https://oauth2.googleapis.com/token',
+    userinfo: 'https://openidconnect.googleapis.com/v1/userinfo',
+    scopes: ['openid', 'email', 'profile'],
+  },
+  oidc: { authorize: null, token: null, userinfo: null, scopes: ['openid', 'email', 'profile'] },
+} as const;
+
+const TIMEOUT_MS = 10_000;
+const MAX_BODY = 256 * 1024;
+
+/** Builds the provider from configuration, or says why sign-in is disabled. */
+export function oauthSetup(oauth: Config['oauth']): OAuthSetup {
+  if (oauth.provider === null) return { enabled: false, reason: 'IPINTEL_OAUTH_PROVIDER is not set' };
+  const d = DEFAULTS[oauth.provider];
+  const endpoints = { authorize: oauth.authorizeUrl ?? d.authorize, token: oauth.tokenUrl ?? d.token, userinfo: oauth.userinfoUrl ?? d.userinfo };
+  const missing: string[] = [];
+  if (!oauth.clientId) missing.push('IPINTEL_OAUTH_CLIENT_ID');
+  if (!oauth.redirectUri) missing.push('IPINTEL_OAUTH_REDIRECT_URI');
+  if (oauth.provider !== 'oidc' && !oauth.clientSecret) missing.push('IPINTEL_OAUTH_CLIENT_SECRET');
+  if (!endpoints.authorize) missing.push('IPINTEL_OAUTH_AUTHORIZE_URL');
+  if (!endpoints.token) missing.push('IPINTEL_OAUTH_TOKEN_URL');
+  if (!endpoints.userinfo) missing.push('IPINTEL_OAUTH_USERINFO_URL');
+  if (missing.length > 0) return { enabled: false, reason: `incomplete OAuth configuration: ${missing.join(', ')} missing` };
+  for (const [k, v] of Object.entries(endpoints)) {
+    if (!URL.canParse(v!)) return { enabled: false, reason: `OAuth ${k} URL is not a URL` };
+  }
+  // A public oidc client (no secret) still gets PKCE.
+  const client = new OAuth2Client(oauth.clientId!, oauth.clientSecret, oauth.redirectUri!);
+  const name = oauth.provider;
+  return {
+    enabled: true,
+    provider: {
+      name,
+      authorizationUrl: (state, verifier) => client.createAuthorizationURLWithPKCE(endpoints.authorize!, state, CodeChallengeMethod.S256, verifier, [...d.scopes]),
+      exchangeCode: (code, verifier) => exchange(client, endpoints.token!, code, verifier),
+      fetchProfile: (token) => (name === 'github' ? githubProfile(endpoints.userinfo!, token) : oidcProfile(name, endpoints.userinfo!, token)),
+    },
+  };
+}
+
+/** Token exchange with a time limit; any failure becomes ProviderError('token'). */
+async function exchange(client: OAuth2Client, tokenUrl: string, code: string, verifier: string): Promise<string> {
+  try {
+    const tokens = await withTimeout(client.validateAuthorizationCode(tokenUrl, code, verifier), 'token endpoint');
+    // GitHub reports errors as 200 + {"error": ...}.
+    const data = tokens.data as Record<string, unknown>;
+    if (typeof data.error === 'string') throw new Error(`token endpoint said ${data.error}`);
+    return tokens.accessToken();
+  } catch (err) {
+    throw new ProviderError('token', `token exchange failed: ${describe(err)}`);
+  }
+}
+
+/** OIDC / Google userinfo. */
+async function oidcProfile(name: string, url: string, token: string): Promise<ProviderProfile> {
+  const parsed = profileFromOidc(name, await getJson(url, token));
+  if (!parsed.ok) throw new ProviderError('userinfo', parsed.message);
+  return parsed.value;
+}
+
+/** GitHub `/user` and `/user/emails` (the latter is optional: no email just means no linking). */
+async function githubProfile(userUrl: string, token: string): Promise<ProviderProfile> {
+  const user = await getJson(userUrl, token);
+  const emails = await getJson(`${userUrl.replace(/\/$/, '')}/emails`, token).catch(() => []);
+  const parsed = profileFromGithub(user, emails);
+  if (!parsed.ok) throw new ProviderError('userinfo', parsed.message);
+  return parsed.value;
+}
+
+/** GET with a bearer token, a time limit and a size limit; JSON or ProviderError('userinfo'). */
+async function getJson(url: string, token: string): Promise<unknown> {
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      headers: { authorization: `Bearer ${token}`, accept: 'application/json', 'user-agent': 'ipintel' },
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+      redirect: 'error',
+    });
+  } catch (err) {
+    throw new ProviderError('userinfo', `userinfo request failed: ${describe(err)}`);
+  }
+  const text = await res.text().catch(() => '');
+  if (!res.ok) throw new ProviderError('userinfo', `userinfo endpoint answered HTTP ${res.status}`);
+  if (text.length > MAX_BODY) throw new ProviderError('userinfo', 'userinfo response too large');
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ProviderError('userinfo', 'userinfo response is not JSON');
+  }
+}
+
+/** Rejects when a promise takes longer than the time limit. */
+function withTimeout<T>(p: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} timed out`)), TIMEOUT_MS);
+  });
+  return Promise.race([p, limit]).finally(() => clearTimeout(timer));
+}
+
+/** A short error description that never includes tokens (Arctic errors carry only codes). */
+function describe(err: unknown): string {
+  if (err && typeof err === 'object' && 'code' in err && typeof (err as { code: unknown }).code === 'string') return (err as { code: string }).code;
+  return err instanceof Error ? err.message : String(err);
+}
