@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { resolve } from 'node:path';
 import { parse } from '../../index-builder/parsers/asn-csv.ts';
 import { FeedError } from '../../index-builder/feed/source.ts';
-import { formatIp, parseIPv4, parseIPv6 } from '../../src/net/ip.ts';
+import { parseIPv4, parseIPv6 } from '../../src/net/ip.ts';
 import { RecordingSink, sourceFor } from '../helpers/recording-sink.ts';
 import { tempFeed } from './temp-feed.ts';
 
