@@ -7,7 +7,22 @@ import type { IndexRecord } from '../../index/record.ts';
 import { networkContext } from '../classify.ts';
 import type { GuardrailName, Policy } from '../policy/schema.ts';
 import { traceScore } from '../score.ts';
-import { ACTIONS, SURFACES, type Action, type Classification, type DecisionObjects, type Evidence, type Scenario, type Scenarios, type Score } from '../types.ts';
+import {
+  ACTIONS,
+  SURFACES,
+  type Action,
+  type Classification,
+  type DecisionObjects,
+  type Evidence,
+  type Level,
+  type Profile,
+  type Scenario,
+  type Scenarios,
+  type Score,
+  type ScoreTrace,
+  type SubScores,
+  type Surface,
+} from '../types.ts';
 import { buildExplanation } from './explain.ts';
 import { abuseLikelihood, chooseAction, levelOf, marginLevel, minLevel, qualityLevel, type Choice } from './expected-loss.ts';
 import { activeGuardrails, permittedActions, type DecisionSurface, type Guardrail } from './guardrails.ts';
@@ -16,7 +31,7 @@ import { computeSubScores } from './subscores.ts';
 
 const pct = (p: number) => `${Math.round(p * 100)}%`;
 
-interface SurfaceOutcome {
+export interface SurfaceOutcome {
   p: number;
   choice: Choice;
   permitted: Action[];
@@ -24,7 +39,7 @@ interface SurfaceOutcome {
   yielded: GuardrailName[];
 }
 
-function planSurface(surface: DecisionSurface, policy: Policy, subs: ReturnType<typeof computeSubScores>, active: Guardrail[]): SurfaceOutcome {
+function planSurface(surface: DecisionSurface, policy: Policy, subs: SubScores, active: Guardrail[]): SurfaceOutcome {
   const sp = policy.surfaces[surface];
   const offered = ACTIONS.filter((a) => sp.actions[a] !== undefined);
   const { actions, enforced, yielded } = permittedActions(surface, offered, active);
@@ -40,22 +55,50 @@ function scenarioReason(o: SurfaceOutcome): string {
   return o.enforced.length > 0 ? `${base}; guardrail ${o.enforced.join(', ')}` : base;
 }
 
-/** Spec 2.2 decision, scores, scenarios and explanation for a classified, scored record. */
-export function decide(record: IndexRecord, classification: Classification, evidence: Evidence, score: Score, policy: Policy): DecisionObjects {
+/** Everything the decision objects are built from: profile, sub-scores and one choice per surface. */
+export interface DecisionPlan {
+  trace: ScoreTrace;
+  profile: Profile;
+  because: string;
+  subs: SubScores;
+  active: Guardrail[];
+  /** Confidence the evidence quality score allows. */
+  quality: Level;
+  general: SurfaceOutcome;
+  surfaces: Record<Surface, SurfaceOutcome>;
+}
+
+/** The expected-loss plan behind decide(): exposed so tests and tools can see the margins. */
+export function planDecision(record: IndexRecord, classification: Classification, evidence: Evidence, score: Score, policy: Policy): DecisionPlan {
   const trace = traceScore(evidence);
   if (trace.score.risk_score !== score.risk_score) throw new Error('decide: score does not match the evidence');
   const { profile, because } = assignProfile(record, classification);
-  const profilePolicy = policy.profiles[profile];
   const subs = computeSubScores(record, classification, trace, profile, policy);
   const active = activeGuardrails(record, classification, profile, policy);
-  const quality = qualityLevel(subs.evidence_quality_score, policy.confidence);
+  const surfaces = {} as Record<Surface, SurfaceOutcome>;
+  for (const surface of SURFACES) surfaces[surface] = planSurface(surface, policy, subs, active);
+  return {
+    trace,
+    profile,
+    because,
+    subs,
+    active,
+    quality: qualityLevel(subs.evidence_quality_score, policy.confidence),
+    general: planSurface('general', policy, subs, active),
+    surfaces,
+  };
+}
 
-  const general = planSurface('general', policy, subs, active);
+/** Spec 2.2 decision, scores, scenarios and explanation for a classified, scored record. */
+export function decide(record: IndexRecord, classification: Classification, evidence: Evidence, score: Score, policy: Policy): DecisionObjects {
+  const plan = planDecision(record, classification, evidence, score, policy);
+  const { trace, profile, because, subs, active, quality, general } = plan;
+  const profilePolicy = policy.profiles[profile];
   const guardrailNames = new Set<GuardrailName>(general.enforced);
   const yieldNotes: string[] = general.yielded.map((g) => `guardrail ${g} yielded on general`);
   const scenarios = {} as Scenarios;
   for (const surface of SURFACES) {
-    const o = planSurface(surface, policy, subs, active);
+    const o = plan.surfaces[surface];
     for (const g of o.enforced) guardrailNames.add(g);
     for (const g of o.yielded) yieldNotes.push(`guardrail ${g} yielded on ${surface}`);
     const scenario: Scenario = {
