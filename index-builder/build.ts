@@ -1,0 +1,188 @@
+/**
+ * One index build: parse every source into the collector, sweep, encode,
+ * write atomically after verifying the written file, and summarise.
+ */
+import { statSync } from 'node:fs';
+import { FORMAT_VERSION, Section, TableLayout, type IndexMeta, type SourceMeta } from '../src/index/format.ts';
+import { IndexReader } from '../src/index/reader.ts';
+import { addBuiltins } from './builtins.ts';
+import { attributionsFor } from './default-sources.ts';
+import { SourceContext } from './feed/source.ts';
+import type { ResolvedSource } from './manifest.ts';
+import { Collector } from './merge/collector.ts';
+import { sweep } from './merge/sweep.ts';
+import { PARSERS } from './parsers/index.ts';
+import { createProgress, formatTable } from './progress.ts';
+import { encodeL1, encodeSubTables, encodeV4Starts, encodeV6Starts } from './write/tables.ts';
+import { bytesOf, encodeStrings, writeIndexFile, type SectionData } from './write/index-file.ts';
+
+export interface BuildOptions {
+  sources: ResolvedSource[];
+  out: string;
+  quiet?: boolean;
+  /** Fixed build time (tests and reproducible builds); default now. */
+  builtAtMs?: number;
+}
+
+export interface BuildSummary {
+  out: string;
+  sources: SourceMeta[];
+  v4Intervals: number;
+  v6Intervals: number;
+  records: number;
+  bytes: number;
+  seconds: number;
+  skippedSamples: { path: string; line: number; reason: string }[];
+}
+
+/** SHA-256 of a file, streamed. */
+async function sha256File(path: string): Promise<string> {
+  const hasher = new Bun.CryptoHasher('sha256');
+  for await (const chunk of Bun.file(path).stream()) hasher.update(chunk);
+  return hasher.digest('hex');
+}
+
+/** Parses every source into a collector (with the built-in IANA tables). */
+export async function collectSources(
+  sources: ResolvedSource[],
+  progress = createProgress(true),
+): Promise<{ collector: Collector; metas: SourceMeta[]; samples: BuildSummary['skippedSamples'] }> {
+  const collector = new Collector();
+  addBuiltins(collector);
+  const metas: SourceMeta[] = [];
+  const samples: BuildSummary['skippedSamples'] = [];
+  for (let i = 0; i < sources.length; i++) {
+    const src = sources[i];
+    progress.source(i, `${src.options.type} ${src.displayPath}`);
+    const t0 = performance.now();
+    const mod = await PARSERS[src.options.type]();
+    const ctx = new SourceContext(src.absPath, src.displayPath, src.options);
+    await mod.parse(ctx, collector);
+    if (ctx.rows === 0) ctx.fail('no usable rows: is this the right file for type ' + src.options.type + '?');
+    metas.push({
+      type: src.options.type,
+      path: src.displayPath,
+      rows: ctx.rows,
+      skipped: ctx.skipped,
+      bytes: statSync(src.absPath).size,
+      sha256: await sha256File(src.absPath),
+      seconds: Math.round((performance.now() - t0) / 10) / 100,
+    });
+    for (const s of ctx.skipSamples) samples.push({ path: src.displayPath, line: s.line, reason: s.reason });
+  }
+  return { collector, metas, samples };
+}
+
+/** Builds an index file from sources; resolves when the file is written and verified. */
+export async function buildIndex(options: BuildOptions): Promise<BuildSummary> {
+  const t0 = performance.now();
+  const progress = createProgress(options.quiet);
+  progress.start(options.sources.length + 3);
+  const { collector, metas, samples } = await collectSources(options.sources, progress);
+  const written = writeCollected(collector, metas, {
+    out: options.out,
+    attributions: attributionsFor(options.sources),
+    builtAtMs: options.builtAtMs,
+    progress,
+    step: options.sources.length,
+  });
+  progress.stop();
+  return { ...written, out: options.out, sources: metas, seconds: Math.round((performance.now() - t0) / 100) / 10, skippedSamples: samples };
+}
+
+/** Merges a filled collector and writes the index (atomically, verified). */
+export function writeCollected(
+  collector: Collector,
+  metas: SourceMeta[],
+  opts: { out: string; attributions: string[]; builtAtMs?: number; progress?: ReturnType<typeof createProgress>; step?: number },
+): { v4Intervals: number; v6Intervals: number; records: number; bytes: number } {
+  const progress = opts.progress ?? createProgress(true);
+  const step = opts.step ?? 0;
+  progress.source(step, 'merging layers');
+  const merged = sweep(collector, (p) => progress.phase(p));
+
+  progress.source(step + 1, 'encoding');
+  const tables = encodeSubTables(collector, merged);
+  const strings = encodeStrings(merged.strings);
+  const sections: SectionData[] = [
+    { tag: Section.STRING_OFFSETS, bytes: bytesOf(strings.offsets) },
+    { tag: Section.STRING_BYTES, bytes: strings.bytes },
+    { tag: Section.V4_STARTS, bytes: bytesOf(encodeV4Starts(merged.v4)) },
+    { tag: Section.V4_RECORDS, bytes: bytesOf(Uint32Array.from(merged.v4.recs)) },
+    { tag: Section.V4_L1, bytes: bytesOf(encodeL1(4, merged.v4)) },
+    { tag: Section.V6_STARTS, bytes: bytesOf(encodeV6Starts(merged.v6)) },
+    { tag: Section.V6_RECORDS, bytes: bytesOf(Uint32Array.from(merged.v6.recs)) },
+    { tag: Section.V6_L1, bytes: bytesOf(encodeL1(6, merged.v6)) },
+    { tag: Section.RECORDS, bytes: bytesOf(Uint32Array.from(merged.records)) },
+    ...Object.entries(tables).map(([tag, u32]) => ({ tag, bytes: bytesOf(u32) })),
+  ];
+
+  const builtAtMs = opts.builtAtMs ?? Date.now();
+  const has = (...types: string[]) => metas.some((m) => types.includes(m.type));
+  const meta: IndexMeta = {
+    formatVersion: FORMAT_VERSION,
+    builtAt: new Date(builtAtMs).toISOString(),
+    builder: 'ipintel index-builder',
+    sources: metas,
+    counts: {
+      v4Intervals: merged.v4.starts.length,
+      v6Intervals: merged.v6.starts.length,
+      records: merged.recordCount,
+      strings: merged.strings.strings.length,
+      tables: Object.fromEntries(Object.entries(tables).map(([tag, u32]) => [tag, u32.length])),
+      asnDetails: tables.ASND.length / TableLayout.ASND.length,
+    },
+    hasRpki: collector.vrps.length > 0,
+    capabilities: {
+      geolocation: has('geo-mmdb', 'geo-csv', 'geofeed'),
+      asn: has('asn-csv', 'asn-info', 'pfx2as', 'ris-whois'),
+      allocation: true,
+      routing: has('pfx2as', 'ris-whois'),
+      rpki: collector.vrps.length > 0,
+      crawlers: has('crawler-ranges'),
+      datacenter: has('cloud-aws', 'cloud-gcp', 'cloud-azure', 'cloud-oracle', 'provider-ranges', 'cidr-list', 'asn-list', 'geofeed'),
+      vpn: has('cidr-list', 'asn-list'),
+      tor: has('tor-exits'),
+      relays: has('icloud-relay', 'cidr-list'),
+      threat: has('spamhaus-drop', 'threat-feed', 'cidr-list'),
+      bogons: has('bogons'),
+    },
+    attributions: opts.attributions,
+  };
+
+  progress.source(step + 2, 'writing');
+  const bytes = writeIndexFile(opts.out, meta, sections, builtAtMs, (tmp) => {
+    // Verify what reached the disk before it replaces anything.
+    const counts = IndexReader.open(tmp).intervalCounts;
+    if (counts.v4 !== merged.v4.starts.length || counts.v6 !== merged.v6.starts.length) {
+      throw new Error(`verification of ${tmp} failed: interval counts differ from the build`);
+    }
+  });
+  return { v4Intervals: merged.v4.starts.length, v6Intervals: merged.v6.starts.length, records: merged.recordCount, bytes };
+}
+
+/** The human summary printed at the end of a build. */
+export function formatSummary(s: BuildSummary): string {
+  const sourceTable = formatTable(
+    ['source', 'type', 'rows', 'skipped', 'seconds'],
+    s.sources.map((m) => [m.path, m.type, m.rows, m.skipped, m.seconds.toFixed(2)]),
+  );
+  const totals = formatTable(
+    ['index', 'value'],
+    [
+      ['file', s.out],
+      ['sources', s.sources.length],
+      ['rows', s.sources.reduce((a, m) => a + m.rows, 0)],
+      ['skipped lines', s.sources.reduce((a, m) => a + m.skipped, 0)],
+      ['IPv4 intervals', s.v4Intervals],
+      ['IPv6 intervals', s.v6Intervals],
+      ['records', s.records],
+      ['file size', `${(s.bytes / 1048576).toFixed(1)} MiB`],
+      ['seconds', s.seconds.toFixed(1)],
+    ],
+  );
+  const skipped = s.skippedSamples.length
+    ? '\nskipped lines (first of each source):\n' + s.skippedSamples.map((x) => `  ${x.path}:${x.line}: ${x.reason}`).join('\n')
+    : '';
+  return `${sourceTable}\n\n${totals}${skipped}`;
+}

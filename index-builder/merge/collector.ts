@@ -1,0 +1,207 @@
+/**
+ * The merger's input side: a BuildSink that files every parser report into
+ * its layer (per family) with deduplicated values, plus per-ASN facts.
+ */
+import type { Addr, Family } from '../../src/net/ip.ts';
+import { Flag } from '../../src/index/record.ts';
+import type {
+  AllocationValue,
+  AsnDropValue,
+  BuildSink,
+  Category,
+  GeoValue,
+  ProviderValue,
+  RouteValue,
+  ThreatFeedValue,
+  ThreatListValue,
+  VrpValue,
+} from '../sink.ts';
+import { RangeRows } from './range-rows.ts';
+import { ValueTable } from './value-table.ts';
+
+/** Value layers: within each, the most specific range wins. */
+export const VALUE_LAYERS = [
+  'geo',
+  'asn',
+  'allocation',
+  'route',
+  'provider',
+  'crawler',
+  'threatList',
+  'threatFeed',
+  'specialUse',
+] as const;
+export type ValueLayer = (typeof VALUE_LAYERS)[number];
+
+/** Record flag set by a provider/cidr-list category. */
+export const CATEGORY_FLAG: Record<Category, number> = {
+  datacenter: Flag.DATACENTER,
+  vpn: Flag.VPN,
+  proxy: Flag.PROXY,
+  privacy_relay: Flag.PRIVACY_RELAY,
+  mobile: Flag.MOBILE,
+  content: Flag.CONTENT,
+  network_service_provider: Flag.NETWORK_SERVICE_PROVIDER,
+  webhook: Flag.WEBHOOK,
+  messaging: Flag.MESSAGING,
+  threat: Flag.THREAT_LIST,
+};
+
+/** Record flag set on every range announced by an ASN of an asn-list category (weaker for datacenter/vpn). */
+export const ASN_CATEGORY_FLAG: Record<Category, number> = {
+  ...CATEGORY_FLAG,
+  datacenter: Flag.DATACENTER_ASN,
+  vpn: Flag.VPN_ASN,
+  threat: 0, // an ASN on a threat list is ASN-level context, not a per-address hit
+};
+
+export interface AsnValue {
+  asn: number;
+  org?: string;
+}
+
+export interface SpecialUseValue {
+  name: string;
+  cidr: string;
+  rfc: string;
+  kind: string;
+  global: boolean;
+}
+
+export interface RouteEntry extends RouteValue {
+  family: Family;
+  start: Addr;
+}
+
+/** Per-family layers. */
+export class FamilyLayers {
+  readonly values: Record<ValueLayer, RangeRows>;
+  /** Union layers keyed by flag bit. */
+  readonly flags = new Map<number, RangeRows>();
+
+  constructor(readonly family: Family) {
+    this.values = Object.fromEntries(VALUE_LAYERS.map((l) => [l, new RangeRows(family)])) as Record<
+      ValueLayer,
+      RangeRows
+    >;
+  }
+
+  /** Adds a range to a flag's union layer. */
+  flag(bit: number, start: Addr, end: Addr): void {
+    let rows = this.flags.get(bit);
+    if (!rows) this.flags.set(bit, (rows = new RangeRows(this.family)));
+    rows.push(start, end, bit);
+  }
+}
+
+/** Collects every parser report; the sweep turns it into intervals and records. */
+export class Collector implements BuildSink {
+  readonly v4 = new FamilyLayers(4);
+  readonly v6 = new FamilyLayers(6);
+
+  readonly geoValues = new ValueTable<GeoValue>();
+  readonly asnValues = new ValueTable<AsnValue>();
+  readonly allocationValues = new ValueTable<AllocationValue>();
+  readonly routeValues = new ValueTable<RouteEntry>();
+  readonly providerValues = new ValueTable<ProviderValue>();
+  readonly crawlerValues = new ValueTable<string>();
+  readonly threatListValues = new ValueTable<ThreatListValue>();
+  readonly threatFeedValues = new ValueTable<ThreatFeedValue>();
+  readonly specialUseValues = new ValueTable<SpecialUseValue>();
+
+  /** ASN -> name from asn-info sources (first source wins). */
+  readonly asnNames = new Map<number, string>();
+  /** ASN -> categories from asn-list sources. */
+  readonly asnCategories = new Map<number, Set<Category>>();
+  readonly asnDrops = new Map<number, AsnDropValue>();
+  readonly vrps: VrpValue[] = [];
+
+  private layers(family: Family): FamilyLayers {
+    return family === 4 ? this.v4 : this.v6;
+  }
+
+  geo(family: Family, start: Addr, end: Addr, v: GeoValue): void {
+    const key = `${v.countryCode ?? ''}|${v.region ?? ''}|${v.city ?? ''}|${v.postalCode ?? ''}|${v.latitude ?? ''}|${v.longitude ?? ''}|${v.timezone ?? ''}`;
+    this.layers(family).values.geo.push(start, end, this.geoValues.intern(v, key));
+  }
+
+  asn(family: Family, start: Addr, end: Addr, asn: number, org?: string): void {
+    const id = this.asnValues.intern({ asn, org }, `${asn}|${org ?? ''}`);
+    this.layers(family).values.asn.push(start, end, id);
+  }
+
+  asnName(asn: number, name: string): void {
+    if (name && !this.asnNames.has(asn)) this.asnNames.set(asn, name);
+  }
+
+  allocation(family: Family, start: Addr, end: Addr, v: AllocationValue): void {
+    const key = `${v.registry}|${v.countryCode ?? ''}|${v.status}|${v.date ?? ''}|${v.blockStart}|${v.blockEnd}`;
+    this.layers(family).values.allocation.push(start, end, this.allocationValues.intern(v, key));
+  }
+
+  route(family: Family, start: Addr, end: Addr, v: RouteValue): void {
+    const key = `${family}|${start}|${v.prefixLen}|${v.origins.join(',')}|${v.asSet ? 1 : 0}`;
+    const id = this.routeValues.intern({ ...v, family, start }, key);
+    this.layers(family).values.route.push(start, end, id);
+  }
+
+  vrp(v: VrpValue): void {
+    this.vrps.push(v);
+  }
+
+  provider(family: Family, start: Addr, end: Addr, v: ProviderValue): void {
+    const layers = this.layers(family);
+    const bit = CATEGORY_FLAG[v.category];
+    if (bit) layers.flag(bit, start, end);
+    // Only named providers compete for network.operator; an anonymous list only sets its category.
+    if (v.provider) {
+      const key = `${v.category}|${v.provider}|${v.service ?? ''}|${v.region ?? ''}`;
+      layers.values.provider.push(start, end, this.providerValues.intern(v, key));
+    }
+  }
+
+  asnCategory(asn: number, category: Category): void {
+    let set = this.asnCategories.get(asn);
+    if (!set) this.asnCategories.set(asn, (set = new Set()));
+    set.add(category);
+  }
+
+  crawler(family: Family, start: Addr, end: Addr, key: string): void {
+    const layers = this.layers(family);
+    layers.flag(Flag.CRAWLER_RANGE, start, end);
+    layers.values.crawler.push(start, end, this.crawlerValues.intern(key, key));
+  }
+
+  torExit(family: Family, start: Addr, end: Addr): void {
+    this.layers(family).flag(Flag.TOR_EXIT, start, end);
+  }
+
+  threatList(family: Family, start: Addr, end: Addr, v: ThreatListValue): void {
+    const layers = this.layers(family);
+    // DROP-style lists (hijacked/criminal netblocks) are the strong signal; others are generic lists.
+    layers.flag(/drop/i.test(v.list) ? Flag.DROP : Flag.THREAT_LIST, start, end);
+    layers.values.threatList.push(start, end, this.threatListValues.intern(v, `${v.list}|${v.reference ?? ''}`));
+  }
+
+  asnDrop(v: AsnDropValue): void {
+    this.asnDrops.set(v.asn, v);
+  }
+
+  threatFeed(family: Family, start: Addr, end: Addr, v: ThreatFeedValue): void {
+    const layers = this.layers(family);
+    layers.flag(Flag.THREAT_FEED, start, end);
+    const key = `${v.malware ?? ''}|${v.firstSeen ?? ''}|${v.lastSeen ?? ''}|${v.port ?? ''}|${v.status ?? ''}`;
+    layers.values.threatFeed.push(start, end, this.threatFeedValues.intern(v, key));
+  }
+
+  bogon(family: Family, start: Addr, end: Addr): void {
+    this.layers(family).flag(Flag.BOGON, start, end);
+  }
+
+  /** Built-in special-purpose blocks (not a parser report). */
+  specialUse(family: Family, start: Addr, end: Addr, v: SpecialUseValue): void {
+    const layers = this.layers(family);
+    layers.flag(Flag.SPECIAL_USE, start, end);
+    layers.values.specialUse.push(start, end, this.specialUseValues.intern(v, v.cidr));
+  }
+}

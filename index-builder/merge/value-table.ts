@@ -1,0 +1,45 @@
+/** Deduplicated values of one layer; id 0 is reserved for "none". */
+export class ValueTable<T> {
+  private readonly ids = new Map<string, number>();
+  /** values[0] is unused so that 0 can mean "none" everywhere. */
+  readonly values: (T | undefined)[] = [undefined];
+
+  /** Returns the id of a value, adding it when new. `key` identifies equal values. */
+  intern(value: T, key: string): number {
+    let id = this.ids.get(key);
+    if (id === undefined) {
+      id = this.values.length;
+      this.values.push(value);
+      this.ids.set(key, id);
+    }
+    return id;
+  }
+
+  /** The value of an id (undefined for 0). */
+  get(id: number): T | undefined {
+    return this.values[id];
+  }
+
+  /** Number of ids including the reserved 0. */
+  get size(): number {
+    return this.values.length;
+  }
+}
+
+/** Interned strings; id 0 is the empty string, which reads back as null. */
+export class StringTable {
+  private readonly ids = new Map<string, number>([['', 0]]);
+  readonly strings: string[] = [''];
+
+  /** Returns the id of a string (0 for undefined, null or empty). */
+  id(s: string | null | undefined): number {
+    if (s === undefined || s === null || s === '') return 0;
+    let id = this.ids.get(s);
+    if (id === undefined) {
+      id = this.strings.length;
+      this.strings.push(s);
+      this.ids.set(s, id);
+    }
+    return id;
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * Build progress on stderr: a progress bar over sources on a terminal
+ * (cli-progress), one plain line per step otherwise (CI logs), and the
+ * final summary table.
+ */
+import cliProgress from 'cli-progress';
+
+export interface BuildProgress {
+  start(total: number): void;
+  source(index: number, label: string): void;
+  phase(label: string): void;
+  stop(): void;
+}
+
+/** A reporter suited to where stderr goes; `quiet` prints nothing. */
+export function createProgress(quiet = false): BuildProgress {
+  if (quiet) return { start() {}, source() {}, phase() {}, stop() {} };
+  if (!process.stderr.isTTY) {
+    let total = 0;
+    return {
+      start: (t) => {
+        total = t;
+      },
+      source: (i, label) => console.error(`[${i + 1}/${total}] ${label}`),
+      phase: (label) => console.error(`... ${label}`),
+      stop() {},
+    };
+  }
+  const bar = new cliProgress.SingleBar(
+    { format: 'building index [{bar}] {value}/{total} | {step}', hideCursor: true, stream: process.stderr, clearOnComplete: false },
+    cliProgress.Presets.shades_classic,
+  );
+  return {
+    start: (t) => bar.start(t, 0, { step: 'starting' }),
+    source: (i, label) => bar.update(i, { step: label }),
+    phase: (label) => bar.update({ step: label }),
+    stop: () => {
+      bar.update(bar.getTotal(), { step: 'done' });
+      bar.stop();
+    },
+  };
+}
+
+/** Renders rows as an aligned text table. */
+export function formatTable(header: string[], rows: (string | number)[][]): string {
+  const cells = [header, ...rows.map((r) => r.map(String))];
+  const widths = header.map((_, c) => Math.max(...cells.map((r) => (r[c] ?? '').length)));
+  const line = (r: string[]) => r.map((v, c) => (c === 0 ? v.padEnd(widths[c]) : v.padStart(widths[c]))).join('  ');
+  return [line(cells[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
+}

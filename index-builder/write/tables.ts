@@ -1,0 +1,159 @@
+/**
+ * Encoding the merged index into typed arrays: interval starts, first-level
+ * tables, records and fixed-width sub-tables (see FORMAT.md).
+ */
+import type { Addr, Family } from '../../src/net/ip.ts';
+import { formatCidr, formatIp, rangeToCidrs } from '../../src/net/ip.ts';
+import { ASN_CATEGORY_BITS, ASN_DETAIL_DROP, RPKI_CODES, RouteFlag, TableLayout } from '../../src/index/format.ts';
+import type { Collector } from '../merge/collector.ts';
+import { validateRoute, VrpIndex } from '../merge/rpki.ts';
+import type { FamilyIntervals, MergedIndex } from '../merge/sweep.ts';
+import type { StringTable } from '../merge/value-table.ts';
+
+type Cell = string | number | null | undefined;
+
+/** Encodes rows into a u32 table per its layout (strings interned, floats as f32 bits). */
+export function encodeTable(layout: readonly string[], rows: Cell[][], strings: StringTable): Uint32Array {
+  const width = layout.length;
+  const u32 = new Uint32Array(rows.length * width);
+  const f32 = new Float32Array(u32.buffer);
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r];
+    for (let c = 0; c < width; c++) {
+      const kind = layout[c][0];
+      const v = row[c];
+      const at = r * width + c;
+      if (kind === 's') u32[at] = strings.id(v === null || v === undefined ? '' : String(v));
+      else if (kind === 'f') f32[at] = typeof v === 'number' && Number.isFinite(v) ? v : NaN;
+      else u32[at] = typeof v === 'number' && v > 0 ? v >>> 0 : 0;
+    }
+  }
+  return u32;
+}
+
+/** Interval starts of IPv4 as u32. */
+export function encodeV4Starts(iv: FamilyIntervals): Uint32Array {
+  return Uint32Array.from(iv.starts as number[]);
+}
+
+/** Interval starts of IPv6 as four u32 words each (most significant first). */
+export function encodeV6Starts(iv: FamilyIntervals): Uint32Array {
+  const out = new Uint32Array(iv.starts.length * 4);
+  for (let i = 0; i < iv.starts.length; i++) {
+    const v = iv.starts[i] as bigint;
+    out[i * 4] = Number((v >> 96n) & 0xffffffffn);
+    out[i * 4 + 1] = Number((v >> 64n) & 0xffffffffn);
+    out[i * 4 + 2] = Number((v >> 32n) & 0xffffffffn);
+    out[i * 4 + 3] = Number(v & 0xffffffffn);
+  }
+  return out;
+}
+
+/**
+ * First-level table: l1[p] is the interval holding the first address whose
+ * top 16 bits are p; l1[65536] is the last interval. A lookup of an address
+ * with top bits p searches only [l1[p], l1[p+1]].
+ */
+export function encodeL1(family: Family, iv: FamilyIntervals): Uint32Array {
+  const l1 = new Uint32Array(65537);
+  const n = iv.starts.length;
+  let i = 0;
+  for (let p = 0; p < 65536; p++) {
+    const addr: Addr = family === 4 ? p * 65536 : BigInt(p) << 112n;
+    while (i + 1 < n && iv.starts[i + 1] <= addr) i++;
+    l1[p] = i;
+  }
+  l1[65536] = n - 1;
+  return l1;
+}
+
+/** The block as a single CIDR when it is one. */
+function blockCidr(family: Family, start: Addr, end: Addr): string | null {
+  const cidrs = rangeToCidrs(family, start, end);
+  return cidrs.length === 1 ? formatCidr(family, cidrs[0].start, cidrs[0].len) : null;
+}
+
+/** All sub-tables as encoded u32 arrays, keyed by section tag. */
+export function encodeSubTables(collector: Collector, merged: MergedIndex): Record<string, Uint32Array> {
+  const s = merged.strings;
+  const rows = <T>(values: (T | undefined)[], f: (v: T) => Cell[]): Cell[][] =>
+    values.map((v) => (v === undefined ? [] : f(v)));
+
+  const vrpIndex = new VrpIndex(collector.vrps);
+  const familyOf = (start: Addr): Family => (typeof start === 'bigint' ? 6 : 4);
+
+  return {
+    TGEO: encodeTable(
+      TableLayout.TGEO,
+      rows(collector.geoValues.values, (g) => [g.countryCode, g.region, g.city, g.postalCode, g.latitude, g.longitude, g.timezone]),
+      s,
+    ),
+    TASN: encodeTable(TableLayout.TASN, rows(merged.asnRows.values, (a) => [a.asn, a.name]), s),
+    TALC: encodeTable(
+      TableLayout.TALC,
+      rows(collector.allocationValues.values, (a) => {
+        const fam = familyOf(a.blockStart);
+        return [
+          blockCidr(fam, a.blockStart, a.blockEnd),
+          `${formatIp(fam, a.blockStart)} - ${formatIp(fam, a.blockEnd)}`,
+          a.registry,
+          a.countryCode,
+          a.status,
+          a.date,
+        ];
+      }),
+      s,
+    ),
+    TRTE: encodeTable(
+      TableLayout.TRTE,
+      rows(collector.routeValues.values, (r) => {
+        const status = validateRoute(vrpIndex, r.family, r.start, r.prefixLen, r.origins, !!r.asSet);
+        const distinct = new Set(r.origins).size;
+        const flags = (distinct > 1 && !r.asSet ? RouteFlag.ORIGIN_CONFLICT : 0) | (r.asSet ? RouteFlag.AS_SET : 0);
+        return [formatCidr(r.family, r.start, r.prefixLen), r.origins.join(','), RPKI_CODES.indexOf(status), flags];
+      }),
+      s,
+    ),
+    TPRV: encodeTable(TableLayout.TPRV, rows(collector.providerValues.values, (p) => [p.provider, p.category, p.service, p.region]), s),
+    TTHL: encodeTable(TableLayout.TTHL, rows(collector.threatListValues.values, (t) => [t.list, t.reference]), s),
+    TTHF: encodeTable(
+      TableLayout.TTHF,
+      rows(collector.threatFeedValues.values, (t) => [t.malware, t.firstSeen, t.lastSeen, t.port, t.status]),
+      s,
+    ),
+    TSPC: encodeTable(TableLayout.TSPC, rows(collector.specialUseValues.values, (v) => [v.name, v.cidr, v.rfc, v.kind, v.global ? 1 : 0]), s),
+    ASND: encodeTable(TableLayout.ASND, asnDetailRows(collector, merged), s),
+  };
+}
+
+/** One row per ASN known to the build, sorted by ASN. */
+function asnDetailRows(collector: Collector, merged: MergedIndex): Cell[][] {
+  const orgs = new Map<number, string>();
+  for (const v of collector.asnValues.values) if (v?.org && !orgs.has(v.asn)) orgs.set(v.asn, v.org);
+  const asns = new Set<number>([
+    ...collector.asnNames.keys(),
+    ...orgs.keys(),
+    ...collector.asnDrops.keys(),
+    ...collector.asnCategories.keys(),
+    ...merged.density.keys(),
+  ]);
+  const sorted = [...asns].filter((a) => a > 0).sort((a, b) => a - b);
+  return sorted.map((asn) => {
+    const d = merged.density.get(asn);
+    const drop = collector.asnDrops.get(asn);
+    let flags = drop ? ASN_DETAIL_DROP : 0;
+    for (const c of collector.asnCategories.get(asn) ?? []) flags |= ASN_CATEGORY_BITS[c] ?? 0;
+    return [
+      asn,
+      collector.asnNames.get(asn) ?? orgs.get(asn),
+      d?.threatNetworks ?? 0,
+      d?.threatAddresses ?? 0,
+      d?.total ?? 0,
+      drop?.asName,
+      drop?.rir,
+      drop?.domain,
+      drop?.countryCode,
+      flags,
+    ];
+  });
+}

@@ -1,0 +1,130 @@
+/**
+ * Constants of the index file format shared by the writer (index-builder/)
+ * and the reader (src/index/). The format is documented in
+ * index-builder/FORMAT.md; change both together and bump FORMAT_VERSION.
+ */
+
+/** First 8 bytes of every index file. */
+export const MAGIC = 'IPINTIDX';
+export const FORMAT_VERSION = 1;
+/** Fixed header size before the section directory. */
+export const HEADER_SIZE = 64;
+/** Size of one section directory entry. */
+export const DIR_ENTRY_SIZE = 32;
+/** Every section starts on this alignment (typed array views need it). */
+export const SECTION_ALIGN = 8;
+
+/** Section tags (4 ASCII bytes each). */
+export const Section = {
+  META: 'META', // msgpack: build info, sources, counts, table layouts
+  STRING_OFFSETS: 'STRO', // u32[n+1] byte offsets into STRB
+  STRING_BYTES: 'STRB', // UTF-8 bytes of all strings
+  V4_STARTS: 'V4ST', // u32[n] interval starts, ascending, first is 0
+  V4_RECORDS: 'V4RC', // u32[n] record id of each interval
+  V4_L1: 'V4L1', // u32[65537] first-level table by top 16 bits
+  V6_STARTS: 'V6ST', // u32[4n] interval starts as 4 big-endian-ordered words
+  V6_RECORDS: 'V6RC', // u32[n]
+  V6_L1: 'V6L1', // u32[65537]
+  RECORDS: 'RECS', // u32[RECORD_WIDTH * nrec]
+  GEO: 'TGEO',
+  ASN: 'TASN',
+  ALLOCATION: 'TALC',
+  ROUTE: 'TRTE',
+  PROVIDER: 'TPRV',
+  THREAT_LIST: 'TTHL',
+  THREAT_FEED: 'TTHF',
+  SPECIAL_USE: 'TSPC',
+  ASN_DETAILS: 'ASND', // rows sorted by ASN, for /v1/asn
+} as const;
+
+/** Columns of a record row (u32 each). 0 means "none" for every id column. */
+export const RecordCol = {
+  GEO: 0,
+  ASN: 1,
+  ALLOCATION: 2,
+  ROUTE: 3,
+  PROVIDER: 4,
+  CRAWLER: 5, // string id of the crawler registry key
+  THREAT_LIST: 6,
+  THREAT_FEED: 7,
+  SPECIAL_USE: 8,
+  FLAGS: 9,
+} as const;
+export const RECORD_WIDTH = 10;
+
+/** Column layouts of the sub-tables: s = string id, u = u32, f = f32 (NaN = none). */
+export const TableLayout = {
+  [Section.GEO]: ['s:countryCode', 's:region', 's:city', 's:postalCode', 'f:latitude', 'f:longitude', 's:timezone'],
+  [Section.ASN]: ['u:asn', 's:name'],
+  [Section.ALLOCATION]: ['s:cidr', 's:range', 's:registry', 's:countryCode', 's:status', 's:date'],
+  [Section.ROUTE]: ['s:prefix', 's:origins', 'u:rpki', 'u:flags'],
+  [Section.PROVIDER]: ['s:name', 's:category', 's:service', 's:region'],
+  [Section.THREAT_LIST]: ['s:list', 's:reference'],
+  [Section.THREAT_FEED]: ['s:malware', 's:firstSeen', 's:lastSeen', 'u:port', 's:status'],
+  [Section.SPECIAL_USE]: ['s:name', 's:cidr', 's:rfc', 's:kind', 'u:globallyReachable'],
+  [Section.ASN_DETAILS]: [
+    'u:asn',
+    's:name',
+    'u:threatNetworkCount',
+    'u:threatIpv4Addresses',
+    'u:totalIpv4Addresses',
+    's:dropAsName',
+    's:dropRir',
+    's:dropDomain',
+    's:dropCountryCode',
+    'u:flags', // bit 0: on ASN-DROP; bits 1..: categories (ASN_CATEGORY_BITS)
+  ],
+} as const;
+
+/** Route row flag bits. */
+export const RouteFlag = { ORIGIN_CONFLICT: 1, AS_SET: 2 } as const;
+
+/** RPKI status codes stored in route rows. */
+export const RPKI_CODES = ['unknown', 'not_found', 'valid', 'invalid'] as const;
+
+/** ASN-details flag bits: ASN-DROP plus categories from asn-list sources. */
+export const ASN_DETAIL_DROP = 1;
+export const ASN_CATEGORY_BITS: Record<string, number> = {
+  datacenter: 1 << 1,
+  vpn: 1 << 2,
+  proxy: 1 << 3,
+  privacy_relay: 1 << 4,
+  mobile: 1 << 5,
+  content: 1 << 6,
+  network_service_provider: 1 << 7,
+  webhook: 1 << 8,
+  messaging: 1 << 9,
+  threat: 1 << 10,
+};
+
+/** Metadata stored in the META section. */
+export interface IndexMeta {
+  formatVersion: number;
+  builtAt: string; // ISO 8601
+  builder: string;
+  sources: SourceMeta[];
+  counts: {
+    v4Intervals: number;
+    v6Intervals: number;
+    records: number;
+    strings: number;
+    tables: Record<string, number>;
+    asnDetails: number;
+  };
+  /** Whether VRPs were loaded (else every rpki status is "unknown"). */
+  hasRpki: boolean;
+  /** Capabilities with data behind them (geolocation, asn, routing, ...). */
+  capabilities: Record<string, boolean>;
+  /** Data credits required by the sources' licences. */
+  attributions: string[];
+}
+
+export interface SourceMeta {
+  type: string;
+  path: string;
+  rows: number;
+  skipped: number;
+  bytes: number;
+  sha256: string;
+  seconds: number;
+}

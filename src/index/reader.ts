@@ -1,0 +1,312 @@
+/**
+ * The mapped index reader: binary search over interval starts (narrowed by
+ * a first-level table on the top 16 bits), then lazy, cached decoding of the
+ * record and its sub-tables.
+ */
+import { formatIPv4, formatIPv6Groups, parseIPv4, parseIPv6Groups, type Family } from '../net/ip.ts';
+import { ASN_CATEGORY_BITS, ASN_DETAIL_DROP, RECORD_WIDTH, RecordCol, RouteFlag, RPKI_CODES, Section, TableLayout } from './format.ts';
+import { mapIndexFile, u32Section, type MappedIndex, type OpenOptions } from './index-file.ts';
+import type {
+  AllocationInfo,
+  AsnDetails,
+  AsnInfo,
+  GeoInfo,
+  IndexRecord,
+  LookupHit,
+  ProviderInfo,
+  RouteInfo,
+  RpkiStatus,
+  SpecialUseInfo,
+  ThreatFeedInfo,
+  ThreatListInfo,
+} from './record.ts';
+import { BoundedCache, StringReader, TableReader } from './tables.ts';
+
+/** Where an address falls: family, interval index, and the address in the index's terms. */
+export interface IntervalRef {
+  family: Family;
+  interval: number;
+}
+
+const groups = new Uint16Array(8);
+
+/** An opened, verified index answering lookups. */
+export class IndexReader {
+  readonly strings: StringReader;
+  private readonly v4Starts: Uint32Array;
+  private readonly v4Recs: Uint32Array;
+  private readonly v4L1: Uint32Array;
+  private readonly v6Starts: Uint32Array;
+  private readonly v6Recs: Uint32Array;
+  private readonly v6L1: Uint32Array;
+  private readonly records: Uint32Array;
+  private readonly t: Record<string, TableReader>;
+  private readonly recordCache = new BoundedCache<IndexRecord>(200_000);
+  private readonly subCache = new Map<string, BoundedCache<unknown>>();
+  private readonly emptyRecord: IndexRecord;
+
+  constructor(readonly file: MappedIndex) {
+    this.strings = new StringReader(u32Section(file, Section.STRING_OFFSETS), file.sections.get(Section.STRING_BYTES)!.bytes);
+    this.v4Starts = u32Section(file, Section.V4_STARTS);
+    this.v4Recs = u32Section(file, Section.V4_RECORDS);
+    this.v4L1 = u32Section(file, Section.V4_L1);
+    this.v6Starts = u32Section(file, Section.V6_STARTS);
+    this.v6Recs = u32Section(file, Section.V6_RECORDS);
+    this.v6L1 = u32Section(file, Section.V6_L1);
+    this.records = u32Section(file, Section.RECORDS);
+    this.t = {};
+    for (const [tag, layout] of Object.entries(TableLayout)) {
+      this.t[tag] = new TableReader(u32Section(file, tag), layout, this.strings);
+    }
+    this.emptyRecord = this.decodeRecord(0);
+  }
+
+  /** Opens and verifies an index file (throws IndexFileError when refused). */
+  static open(path: string, options?: OpenOptions): IndexReader {
+    return new IndexReader(mapIndexFile(path, options));
+  }
+
+  get meta() {
+    return this.file.meta;
+  }
+
+  get intervalCounts(): { v4: number; v6: number } {
+    return { v4: this.v4Recs.length, v6: this.v6Recs.length };
+  }
+
+  /** Interval index of an IPv4 number. */
+  findV4(x: number): number {
+    const top = x >>> 16;
+    let lo = this.v4L1[top];
+    let hi = this.v4L1[top + 1];
+    const s = this.v4Starts;
+    // Last interval whose start <= x, within [lo, hi].
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (s[mid] <= x) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** Interval index of an IPv6 address given as four u32 words. */
+  findV6(w0: number, w1: number, w2: number, w3: number): number {
+    const top = w0 >>> 16;
+    let lo = this.v6L1[top];
+    let hi = this.v6L1[top + 1];
+    const s = this.v6Starts;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      const b = mid * 4;
+      // start <= x, compared word by word (most significant first).
+      const le =
+        s[b] < w0 ||
+        (s[b] === w0 && (s[b + 1] < w1 || (s[b + 1] === w1 && (s[b + 2] < w2 || (s[b + 2] === w2 && s[b + 3] <= w3)))));
+      if (le) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** Record id for an address text, or -1 when the text is not an IP. No allocation. */
+  recordIdOf(ip: string): number {
+    const ref = this.locate(ip);
+    if (ref < 0) return -1;
+    return ref >= V6_TAG ? this.v6Recs[ref - V6_TAG] : this.v4Recs[ref];
+  }
+
+  /**
+   * Locates an address: an IPv4 interval index, V6_TAG + an IPv6 interval
+   * index, or -1 for invalid text. IPv4-mapped and IPv4-compatible IPv6
+   * addresses are answered from the IPv4 family.
+   */
+  locate(ip: string): number {
+    if (ip.indexOf(':') < 0) {
+      const v = parseIPv4(ip);
+      return v < 0 ? -1 : this.findV4(v);
+    }
+    if (!parseIPv6Groups(ip, groups)) return -1;
+    const w0 = ((groups[0] << 16) | groups[1]) >>> 0;
+    const w1 = ((groups[2] << 16) | groups[3]) >>> 0;
+    const w2 = ((groups[4] << 16) | groups[5]) >>> 0;
+    const w3 = ((groups[6] << 16) | groups[7]) >>> 0;
+    if (w0 === 0 && w1 === 0 && (w2 === 0xffff || (w2 === 0 && w3 > 1))) return this.findV4(w3);
+    return V6_TAG + this.findV6(w0, w1, w2, w3);
+  }
+
+  /** Looks up an address text; null when it is not a valid IP. */
+  lookup(ip: string): LookupHit | null {
+    const ref = this.locate(ip);
+    if (ref < 0) return null;
+    if (ref < V6_TAG) {
+      const start = this.v4Starts[ref];
+      const end = ref + 1 < this.v4Starts.length ? this.v4Starts[ref + 1] - 1 : 0xffffffff;
+      const recordId = this.v4Recs[ref];
+      const ipText = ip.indexOf(':') < 0 ? ip : formatIPv4(((groups[6] << 16) | groups[7]) >>> 0);
+      return { family: 4, ip: ipText, rangeStart: formatIPv4(start), rangeEnd: formatIPv4(end), recordId, record: this.record(recordId) };
+    }
+    const i = ref - V6_TAG;
+    const canonical = formatIPv6Groups(groups);
+    const recordId = this.v6Recs[i];
+    return {
+      family: 6,
+      ip: canonical,
+      rangeStart: this.v6WordsText(i),
+      rangeEnd: i + 1 < this.v6Recs.length ? this.v6PredText(i + 1) : 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff',
+      recordId,
+      record: this.record(recordId),
+    };
+  }
+
+  private v6Word(i: number, k: number): number {
+    return this.v6Starts[i * 4 + k];
+  }
+
+  private v6WordsText(i: number): string {
+    const g = new Array<number>(8);
+    for (let k = 0; k < 4; k++) {
+      const w = this.v6Word(i, k);
+      g[2 * k] = w >>> 16;
+      g[2 * k + 1] = w & 0xffff;
+    }
+    return formatIPv6Groups(g);
+  }
+
+  /** Text of (start of interval i) - 1. */
+  private v6PredText(i: number): string {
+    const w = [0, 1, 2, 3].map((k) => this.v6Word(i, k));
+    for (let k = 3; k >= 0; k--) {
+      if (w[k] > 0) {
+        w[k]--;
+        break;
+      }
+      w[k] = 0xffffffff;
+    }
+    const g = new Array<number>(8);
+    for (let k = 0; k < 4; k++) {
+      g[2 * k] = w[k] >>> 16;
+      g[2 * k + 1] = w[k] & 0xffff;
+    }
+    return formatIPv6Groups(g);
+  }
+
+  /** The decoded record of an id (cached). */
+  record(id: number): IndexRecord {
+    if (id === 0 && this.emptyRecord) return this.emptyRecord;
+    return this.recordCache.get(id, (k) => this.decodeRecord(k));
+  }
+
+  private sub<T>(tag: string, id: number, decode: (row: Record<string, string | number | null>) => T): T | null {
+    if (id === 0) return null;
+    let cache = this.subCache.get(tag);
+    if (!cache) this.subCache.set(tag, (cache = new BoundedCache<unknown>(100_000)));
+    return cache.get(id, (k) => decode(this.t[tag].row(k))) as T;
+  }
+
+  private decodeRecord(id: number): IndexRecord {
+    const base = id * RECORD_WIDTH;
+    const r = this.records;
+    const s = (v: unknown) => v as string | null;
+    return {
+      flags: r[base + RecordCol.FLAGS],
+      geo: this.sub<GeoInfo>(Section.GEO, r[base + RecordCol.GEO], (x) => ({
+        countryCode: s(x.countryCode),
+        region: s(x.region),
+        city: s(x.city),
+        postalCode: s(x.postalCode),
+        latitude: x.latitude as number | null,
+        longitude: x.longitude as number | null,
+        timezone: s(x.timezone),
+      })),
+      asn: this.sub<AsnInfo>(Section.ASN, r[base + RecordCol.ASN], (x) => ({ asn: x.asn as number, name: s(x.name) })),
+      allocation: this.sub<AllocationInfo>(Section.ALLOCATION, r[base + RecordCol.ALLOCATION], (x) => ({
+        cidr: s(x.cidr),
+        range: s(x.range) ?? '',
+        registry: s(x.registry) ?? '',
+        countryCode: s(x.countryCode),
+        status: s(x.status) ?? '',
+        date: s(x.date),
+      })),
+      route: this.sub<RouteInfo>(Section.ROUTE, r[base + RecordCol.ROUTE], (x) => {
+        const origins = (s(x.origins) ?? '').split(',').filter(Boolean).map(Number);
+        const flags = x.flags as number;
+        return {
+          prefix: s(x.prefix) ?? '',
+          originAsn: flags & RouteFlag.AS_SET || origins.length === 0 ? null : origins[0],
+          origins,
+          rpkiStatus: (RPKI_CODES[x.rpki as number] ?? 'unknown') as RpkiStatus,
+          originConflict: (flags & RouteFlag.ORIGIN_CONFLICT) !== 0,
+        };
+      }),
+      provider: this.sub<ProviderInfo>(Section.PROVIDER, r[base + RecordCol.PROVIDER], (x) => ({
+        name: s(x.name),
+        category: s(x.category) ?? '',
+        service: s(x.service),
+        region: s(x.region),
+      })),
+      crawler: this.strings.get(r[base + RecordCol.CRAWLER]),
+      specialUse: this.sub<SpecialUseInfo>(Section.SPECIAL_USE, r[base + RecordCol.SPECIAL_USE], (x) => ({
+        name: s(x.name) ?? '',
+        cidr: s(x.cidr) ?? '',
+        rfc: s(x.rfc) ?? '',
+        kind: s(x.kind) ?? '',
+        globallyReachable: x.globallyReachable === 1,
+      })),
+      threatList: this.sub<ThreatListInfo>(Section.THREAT_LIST, r[base + RecordCol.THREAT_LIST], (x) => ({
+        list: s(x.list) ?? '',
+        reference: s(x.reference),
+      })),
+      threatFeed: this.sub<ThreatFeedInfo>(Section.THREAT_FEED, r[base + RecordCol.THREAT_FEED], (x) => ({
+        malware: s(x.malware),
+        firstSeen: s(x.firstSeen),
+        lastSeen: s(x.lastSeen),
+        port: (x.port as number) || null,
+        status: s(x.status),
+      })),
+    };
+  }
+
+  /** Per-ASN facts (binary search over the ASN details table); null when unknown. */
+  asnDetails(asn: number): AsnDetails | null {
+    const t = this.t[Section.ASN_DETAILS];
+    let lo = 0;
+    let hi = t.rows - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const v = t.cell(mid, 0);
+      if (v === asn) return decodeAsnDetails(t.row(mid));
+      if (v < asn) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return null;
+  }
+}
+
+/** IPv6 interval references are offset by this tag in locate(). */
+export const V6_TAG = 2 ** 33;
+
+function decodeAsnDetails(x: Record<string, string | number | null>): AsnDetails {
+  const flags = x.flags as number;
+  const dropped = (flags & ASN_DETAIL_DROP) !== 0;
+  return {
+    asn: x.asn as number,
+    name: x.name as string | null,
+    threatDensity: {
+      threatNetworkCount: x.threatNetworkCount as number,
+      threatIpv4Addresses: x.threatIpv4Addresses as number,
+      totalIpv4Addresses: x.totalIpv4Addresses as number,
+    },
+    asnDrop: dropped
+      ? {
+          asn: `AS${x.asn}`,
+          asName: x.dropAsName as string | null,
+          rir: x.dropRir as string | null,
+          domain: x.dropDomain as string | null,
+          countryCode: x.dropCountryCode as string | null,
+        }
+      : null,
+    categories: Object.entries(ASN_CATEGORY_BITS)
+      .filter(([, bit]) => flags & bit)
+      .map(([name]) => name),
+  };
+}

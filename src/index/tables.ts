@@ -1,0 +1,93 @@
+/**
+ * Lazy, cached decoding of the string table and the fixed-width sub-tables
+ * of a mapped index.
+ */
+
+/** Strings decoded on first use and cached; id 0 reads as null. */
+export class StringReader {
+  private readonly cache: (string | undefined)[];
+  private readonly decoder = new TextDecoder();
+
+  constructor(
+    private readonly offsets: Uint32Array,
+    private readonly bytes: Uint8Array,
+  ) {
+    this.cache = new Array(Math.max(0, offsets.length - 1));
+  }
+
+  get count(): number {
+    return this.offsets.length - 1;
+  }
+
+  /** The string with this id, or null for 0 / out of range. */
+  get(id: number): string | null {
+    if (id === 0 || id >= this.offsets.length - 1) return null;
+    let s = this.cache[id];
+    if (s === undefined) {
+      s = this.decoder.decode(this.bytes.subarray(this.offsets[id], this.offsets[id + 1]));
+      this.cache[id] = s;
+    }
+    return s;
+  }
+}
+
+type Row = Record<string, string | number | null>;
+
+/** A fixed-width u32 table whose rows decode to plain objects by column layout. */
+export class TableReader {
+  readonly width: number;
+  readonly rows: number;
+  private readonly f32: Float32Array;
+  private readonly names: string[];
+  private readonly kinds: string[];
+
+  constructor(
+    private readonly u32: Uint32Array,
+    layout: readonly string[],
+    private readonly strings: StringReader,
+  ) {
+    this.width = layout.length;
+    this.rows = this.width === 0 ? 0 : Math.floor(u32.length / this.width);
+    this.f32 = new Float32Array(u32.buffer, u32.byteOffset, u32.length);
+    this.kinds = layout.map((c) => c[0]);
+    this.names = layout.map((c) => c.slice(2));
+  }
+
+  /** A raw u32 cell. */
+  cell(row: number, col: number): number {
+    return this.u32[row * this.width + col];
+  }
+
+  /** Decodes one row (strings resolved, f32 NaN -> null). */
+  row(row: number): Row {
+    const out: Row = {};
+    const base = row * this.width;
+    for (let c = 0; c < this.width; c++) {
+      const k = this.kinds[c];
+      if (k === 's') out[this.names[c]] = this.strings.get(this.u32[base + c]);
+      else if (k === 'f') {
+        const v = this.f32[base + c];
+        // f32 storage: round to 4 decimals (about 10 m), the precision the feeds carry.
+        out[this.names[c]] = Number.isNaN(v) ? null : Math.round(v * 1e4) / 1e4;
+      } else out[this.names[c]] = this.u32[base + c];
+    }
+    return out;
+  }
+}
+
+/** A bounded cache: cleared wholesale when full (cheap, and hot entries refill at once). */
+export class BoundedCache<V> {
+  private map = new Map<number, V>();
+  constructor(private readonly max: number) {}
+
+  /** The cached value, or the computed one (then cached). */
+  get(key: number, compute: (key: number) => V): V {
+    let v = this.map.get(key);
+    if (v === undefined) {
+      if (this.map.size >= this.max) this.map = new Map();
+      v = compute(key);
+      this.map.set(key, v);
+    }
+    return v;
+  }
+}
