@@ -17,6 +17,9 @@ import { TtlCache } from './dns/ttl-cache.ts';
 import type { DnsTransport } from './dns/types.ts';
 import { createUdpTransport } from './dns/udp-transport.ts';
 
+/** A proof is re-checked at least daily, whatever TTL the zone publishes. */
+const MAX_PROOF_TTL_SECONDS = 86_400;
+
 /** A caller-independent proof that an address is a given crawler. */
 export interface CrawlerProof {
   key: string;
@@ -96,7 +99,7 @@ export function createCrawlerVerifier(options: CrawlerVerifierOptions): CrawlerV
         if (result.outcome === 'proven') {
           // The cached proof must not depend on a caller's User-Agent: pick its family from the range only.
           const family = chooseFamily(familiesForHostname(result.hostname), rangeFamily ? [rangeFamily.key] : []);
-          proofs.set(address, { key: family.key, hostname: result.hostname, verifiedBy: 'reverse_forward_dns' }, result.ttlSeconds * 1000);
+          proofs.set(address, { key: family.key, hostname: result.hostname, verifiedBy: 'reverse_forward_dns' }, Math.min(result.ttlSeconds, MAX_PROOF_TTL_SECONDS) * 1000);
         }
         return result;
       })

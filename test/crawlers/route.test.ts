@@ -186,3 +186,25 @@ describe('bad requests get a 400 in the spec error shape', () => {
     expect((await errorOf(res)).details.reason).toBe('body_too_large');
   });
 });
+
+describe('over a real HTTP listener on 127.0.0.1', () => {
+  test('the plugin reads the body itself and answers JSON and errors alike', async () => {
+    const verifier = createCrawlerVerifier({ dnsServers: [dns.address], timeoutMs: 200, cacheSize: 100 });
+    const server = new Elysia()
+      .onError(({ error }) => (error instanceof ApiError ? errorResponse(error) : undefined))
+      .use(crawlerVerifyRoutes({ lookup: (ip) => (parseIp(ip) ? (HITS[ip] ?? makeHit(ip)) : null), verifier }))
+      .listen({ port: 0, hostname: '127.0.0.1' });
+    try {
+      const url = `http://127.0.0.1:${server.server!.port}/v1/crawler/verify`;
+      const ok = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ip: '66.249.66.1', user_agent: 'Googlebot' }) });
+      expect(ok.status).toBe(200);
+      expect(ok.headers.get('cache-control')).toBe('no-store');
+      expect(((await ok.json()) as CrawlerVerifyBody).verification_status).toBe('verified');
+      const big = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ip: '66.249.66.1', pad: 'y'.repeat(20_000) }) });
+      expect(big.status).toBe(400);
+      expect((await errorOf(big)).details.reason).toBe('body_too_large');
+    } finally {
+      await server.stop();
+    }
+  });
+});
