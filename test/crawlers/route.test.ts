@@ -26,7 +26,7 @@ beforeAll(async () => {
   dns.set('PTR', '1.66.249.66.in-addr.arpa', { records: [{ data: 'crawl-66-249-66-1.googlebot.com', ttl: 600 }] });
   dns.set('A', 'crawl-66-249-66-1.googlebot.com', { records: [{ data: '66.249.66.1', ttl: 600 }] });
   dns.set('PTR', '9.66.249.66.in-addr.arpa', { silent: true });
-  const verifier = createCrawlerVerifier({ dnsServers: [dns.address], timeoutMs: 200, cacheSize: 100 });
+  const verifier = createCrawlerVerifier({ dnsServers: [dns.address], timeoutMs: 600, cacheSize: 100 });
   const lookup = (ip: string): LookupHit | null => {
     lookedUp.push(ip);
     if (!parseIp(ip)) return null;
@@ -189,7 +189,7 @@ describe('bad requests get a 400 in the spec error shape', () => {
 
 describe('over a real HTTP listener on 127.0.0.1', () => {
   test('the plugin reads the body itself and answers JSON and errors alike', async () => {
-    const verifier = createCrawlerVerifier({ dnsServers: [dns.address], timeoutMs: 200, cacheSize: 100 });
+    const verifier = createCrawlerVerifier({ dnsServers: [dns.address], timeoutMs: 600, cacheSize: 100 });
     const server = new Elysia()
       .onError(({ error }) => (error instanceof ApiError ? errorResponse(error) : undefined))
       .use(crawlerVerifyRoutes({ lookup: (ip) => (parseIp(ip) ? (HITS[ip] ?? makeHit(ip)) : null), verifier }))

@@ -26,7 +26,7 @@ beforeAll(async () => {
   // Timeout: an address in the Googlebot range whose PTR never answers.
   dns.set('PTR', '9.66.249.66.in-addr.arpa', { silent: true });
   // Slow: answers after the GET budget.
-  dns.set('PTR', '20.66.249.66.in-addr.arpa', { records: [{ data: 'crawl-66-249-66-20.googlebot.com', ttl: 600 }], delayMs: 100 });
+  dns.set('PTR', '20.66.249.66.in-addr.arpa', { records: [{ data: 'crawl-66-249-66-20.googlebot.com', ttl: 600 }], delayMs: 300 });
   dns.set('A', 'crawl-66-249-66-20.googlebot.com', { records: [{ data: '66.249.66.20', ttl: 600 }] });
   // An ambiguous Google host (google.com is both special crawlers and user-triggered fetchers).
   dns.set('PTR', '5.4.3.74.in-addr.arpa', { records: [{ data: 'google-proxy-74-3-4-5.google.com', ttl: 600 }] });
@@ -38,7 +38,7 @@ beforeAll(async () => {
 afterAll(() => dns.close());
 
 function verifier(now?: () => number) {
-  return createCrawlerVerifier({ dnsServers: [dns.address], timeoutMs: 200, cacheSize: 1000, now });
+  return createCrawlerVerifier({ dnsServers: [dns.address], timeoutMs: 1000, cacheSize: 1000, now });
 }
 
 describe('reverse-forward DNS families', () => {
