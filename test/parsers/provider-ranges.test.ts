@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { FeedError } from '../../index-builder/feed/source.ts';
 import { parse } from '../../index-builder/parsers/provider-ranges.ts';
 import { normalizeRegion } from '../../index-builder/parsers/provider-formats/vultr-geofeed.ts';
+import { readGithubMeta } from '../../index-builder/parsers/provider-formats/github-meta.ts';
 import { runParser, tempFeed, valueAt, valuesAt } from './feed-test-kit.ts';
 
 describe('provider-ranges on real snapshots', () => {
@@ -115,6 +116,19 @@ describe('provider-ranges input checks', () => {
     expect(err.message).toContain('no prefixes found'); // right shape, nothing in it
     const imperva = tempFeed('imperva.json', '{"res":2,"res_message":"Invalid API id"}');
     await expect(runParser(parse, imperva, { format: 'imperva', category: 'content' })).rejects.toThrow(/API error document/);
+  });
+
+  test('github-meta: an unknown all-CIDR section takes the manifest category; key lists are ignored', () => {
+    const entries = readGithubMeta({
+      hooks: ['192.30.252.0/22'],
+      new_service: ['203.0.113.0/24'],
+      ssh_keys: ['ssh-ed25519 AAAAC3Nza'],
+      domains: { website: ['*.github.com'] },
+    });
+    expect(entries).toEqual([
+      { prefix: '192.30.252.0/22', where: 'hooks[0]', category: 'webhook', service: 'hooks' },
+      { prefix: '203.0.113.0/24', where: 'new_service[0]', service: 'new_service' },
+    ]);
   });
 
   test('normalizeRegion drops a doubled country prefix only', () => {
