@@ -26,7 +26,7 @@ describe('asn-csv on ip-location-db asn', () => {
     const sputnik = calls.find((c) => c[1] === parseIPv4('2.26.200.0'))!;
     expect(sputnik).toEqual([4, parseIPv4('2.26.200.0'), parseIPv4('2.26.215.255'), 201907, 'LLC "SPUTNIK"']);
     expect(calls.at(-1)).toEqual([4, parseIPv4('223.255.254.0'), parseIPv4('223.255.254.255'), 55415, 'Marina Bay Sands Pte Ltd']);
-  });
+  }, 60_000);
 
   test('asn-ipv6.csv and the -num variant give the same ranges', async () => {
     const text = await run(`${ASN_DIR}/asn-ipv6.csv`);
@@ -37,13 +37,13 @@ describe('asn-csv on ip-location-db asn', () => {
     expect(text.calls[0]).toEqual([6, parseIPv6('2001::'), parseIPv6('2001::ffff:ffff:ffff:ffff:ffff:ffff'), 6939, 'Hurricane Electric LLC']);
     expect(num.calls.slice(0, 1000)).toEqual(text.calls.slice(0, 1000));
     expect(num.calls.at(-1)).toEqual(text.calls.at(-1)!);
-  });
+  }, 60_000);
 
   test('asn-ipv4-num.csv reads integer addresses as IPv4', async () => {
     const { ctx, calls } = await run(`${ASN_DIR}/asn-ipv4-num.csv`);
     expect(ctx.rows).toBe(411961);
     expect(calls[0]).toEqual([4, 16777216, 16777471, 13335, 'Cloudflare, Inc.']);
-  });
+  }, 60_000);
 });
 
 describe('asn-csv on bad input', () => {

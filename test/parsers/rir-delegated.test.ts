@@ -30,7 +30,7 @@ describe('rir-delegated on real statistics', () => {
     // The one row with an empty cc.
     const p = parseCidr('2001:de3::/48')!;
     expect(at(p.start)).toEqual([6, p.start, p.end, { registry: 'apnic', status: 'assigned', date: '2025-07-03', blockStart: p.start, blockEnd: p.end }]);
-  });
+  }, 60_000);
 
   test('RIPE NCC 2014: an ipv4 count that is not a power of two stays one block', async () => {
     const { ctx, at } = await run('rir/delegated-ripencc-latest.gz');
@@ -39,7 +39,7 @@ describe('rir-delegated on real statistics', () => {
     expect(at(start)).toEqual([4, start, start + 6143, {
       registry: 'ripencc', countryCode: 'UA', status: 'assigned', date: '2011-02-08', blockStart: start, blockEnd: start + 6143,
     }]);
-  });
+  }, 60_000);
 
   test('LACNIC extended: 7-field available rows and 8-field rows', async () => {
     const { ctx, at } = await run('rir/delegated-lacnic-extended-latest.gz');
@@ -49,7 +49,7 @@ describe('rir-delegated on real statistics', () => {
     expect(at(avail)![3]).toEqual({ registry: 'lacnic', status: 'available', blockStart: avail, blockEnd: avail + 1023 });
     const mx = parseCidr('2001:1200::/32')!;
     expect(at(mx.start)![3]).toEqual({ registry: 'lacnic', countryCode: 'MX', status: 'allocated', date: '2003-01-10', blockStart: mx.start, blockEnd: mx.end });
-  });
+  }, 60_000);
 
   test('AFRINIC extended: ZZ country and empty date are left out', async () => {
     const { ctx, at } = await run('rir/delegated-afrinic-extended-20260505.gz');
