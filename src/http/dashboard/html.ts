@@ -35,7 +35,7 @@ button:disabled{opacity:.5;cursor:default}input{font:inherit;padding:8px 10px;bo
 .secret code{display:block;word-break:break-all;margin:8px 0 10px;font-size:14px;color:#fff}
 .error{color:var(--danger)}dialog{background:var(--card);color:var(--text);border:1px solid var(--line);border-radius:12px;padding:22px;max-width:420px}
 dialog::backdrop{background:rgba(0,0,0,.55)}.chart{width:100%;height:140px}.chart rect{fill:var(--accent2)}.chart text{fill:var(--muted);font-size:10px}
-.center{text-align:center;padding:60px 20px}.row.centered{justify-content:center}.stats{display:flex;gap:28px}.stats b{display:block;font-size:22px}
+.spaced{margin-top:14px}.center{text-align:center;padding:60px 20px}.row.centered{justify-content:center}.stats{display:flex;gap:28px}.stats b{display:block;font-size:22px}
 `;
 
 /** A complete page with the shared header and styles; `nonce` allows its inline script/style under the CSP. */
