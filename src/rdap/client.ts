@@ -45,6 +45,8 @@ export interface RdapClientOptions {
 export interface RdapClient {
   /** The spec 2.3 object for an address; `available: false` on any failure, never a rejection. */
   lookup(ip: string): Promise<RdapResult>;
+  /** The cached answer for an address without asking the registry (for hot paths); null when none is cached. */
+  peek(ip: string): RdapResult | null;
 }
 
 export const RDAP_DEFAULTS = {
@@ -203,6 +205,11 @@ export function createRdapClient(options: RdapClientOptions = {}): RdapClient {
         inflight.set(ip, pending);
       }
       return structuredClone(await pending);
+    },
+    peek(rawIp) {
+      const ip = rdapQueryAddress(rawIp);
+      const cached = ip === null ? undefined : cache.get(ip);
+      return cached ? structuredClone(cached) : null;
     },
   };
 }

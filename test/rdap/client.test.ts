@@ -195,6 +195,19 @@ describe('cache', () => {
     expect(mock.requests).toEqual(['/ip/1.1.1.1']);
   });
 
+  test('peek answers from the cache only, never asking the registry', async () => {
+    const mock = started(startMockRdap());
+    const client = createRdapClient({ base: mock.base });
+    expect(client.peek('1.1.1.1')).toBeNull();
+    expect(mock.requests).toEqual([]);
+    await client.lookup('1.1.1.1');
+    expect(client.peek('1.1.1.1')?.network?.registered_owner).toBeNull();
+    expect(client.peek('1.1.1.1')?.network?.name).toBe('APNIC-LABS');
+    expect(client.peek('::ffff:1.1.1.1')?.network?.name).toBe('APNIC-LABS');
+    expect(client.peek('bogus')).toBeNull();
+    expect(mock.requests).toEqual(['/ip/1.1.1.1']);
+  });
+
   test('concurrent lookups of one address share one request', async () => {
     const mock = started(startMockRdap(async (url) => {
       await Bun.sleep(30);
