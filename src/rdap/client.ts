@@ -19,6 +19,7 @@ export interface RdapFailure {
   status?: number;
 }
 
+/** Options of createRdapClient; every one has a default. */
 export interface RdapClientOptions {
   /** IPINTEL_RDAP_BASE: when set, every query goes to `<base>ip/<ip>` (a "/" is added when missing). */
   base?: string | null;
@@ -42,6 +43,7 @@ export interface RdapClientOptions {
   onFailure?: (failure: RdapFailure) => void;
 }
 
+/** A client: one per process (it owns the cache). */
 export interface RdapClient {
   /** The spec 2.3 object for an address; `available: false` on any failure, never a rejection. */
   lookup(ip: string): Promise<RdapResult>;
@@ -49,6 +51,7 @@ export interface RdapClient {
   peek(ip: string): RdapResult | null;
 }
 
+/** Defaults of the client options: short timeout, generous cache for answers, brief one for failures. */
 export const RDAP_DEFAULTS = {
   timeoutMs: 2500,
   cacheSize: 10_000,
@@ -84,6 +87,7 @@ function withSlash(base: string): string {
   return base.endsWith('/') ? base : `${base}/`;
 }
 
+/** The body as text, refusing more than maxBytes (declared or streamed). */
 async function readCapped(res: Response, maxBytes: number): Promise<string> {
   const declared = Number(res.headers.get('content-length') ?? '0');
   if (declared > maxBytes) {
@@ -115,6 +119,8 @@ export function createRdapClient(options: RdapClientOptions = {}): RdapClient {
   const maxBodyBytes = options.maxBodyBytes ?? RDAP_DEFAULTS.maxBodyBytes;
   const bootstrap = options.bootstrap ?? shippedBootstrap;
   const base = options.base ? withSlash(options.base) : null;
+  // A bad base is a configuration error: fail at start-up, not as silent "unavailable" forever.
+  if (base !== null && !/^https?:\/\/[^/]/i.test(base)) throw new Error(`RDAP base must be an http(s) URL (got "${base}")`);
   const fetchImpl = options.fetch ?? fetch;
   const now = options.now;
   const cache = new LRUCache<string, RdapResult>({

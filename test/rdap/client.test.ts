@@ -111,6 +111,21 @@ describe('RDAP unreachable or failing -> available: false, never a rejection', (
     ]);
   });
 
+  test('a streamed answer without Content-Length is cut off at the size cap', async () => {
+    const chunk = new TextEncoder().encode(`${' '.repeat(4095)}\n`);
+    const mock = started(startMockRdap(() => new Response(new ReadableStream({
+      pull: (c) => c.enqueue(chunk), // endless
+    }), { status: 200 })));
+    const { client, failures } = clientWith({ base: mock.base, maxBodyBytes: 64 * 1024 });
+    expect(await client.lookup('1.1.1.1')).toEqual(UNAVAILABLE);
+    expect(failures).toEqual([{ ip: '1.1.1.1', reason: 'too_large' }]);
+  });
+
+  test('a base that is not an http(s) URL is refused at start-up', () => {
+    expect(() => createRdapClient({ base: 'rdap.example' })).toThrow(/http\(s\) URL/);
+    expect(() => createRdapClient({ base: 'ftp://127.0.0.1/' })).toThrow(/http\(s\) URL/);
+  });
+
   test('a fetch that throws synchronously', async () => {
     const { client, failures } = clientWith({
       base: 'http://127.0.0.1:9/',
