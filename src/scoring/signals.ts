@@ -191,7 +191,8 @@ export const SIGNALS = {
     severity: 'info',
     confidence: 'high',
     description: 'Address is in an official crawler range published by its operator',
-    weight: -5,
+    // Offsets the infrastructure signals every crawler range also carries (crawlers run in datacenters).
+    weight: -15,
   },
   verified_crawler: {
     label: 'verified_crawler',
@@ -224,7 +225,7 @@ export const CATEGORY_CAPS: Readonly<Record<SignalCategory, { max: number; min: 
   threat: { max: 80, min: 0 },
   routing: { max: 25, min: 0 },
   address: { max: 70, min: 0 },
-  crawler: { max: 0, min: -15 },
+  crawler: { max: 0, min: -25 },
   network: { max: 0, min: 0 },
 };
 

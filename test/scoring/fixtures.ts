@@ -101,7 +101,7 @@ export const PROFILE_FIXTURES: Record<string, ProfileFixture> = {
   known_crawler_unverified: {
     name: 'known_crawler_unverified',
     record: baseRecord({
-      flags: Flag.CRAWLER_RANGE | Flag.CONTENT,
+      flags: Flag.CRAWLER_RANGE | Flag.CONTENT | Flag.DATACENTER | Flag.DATACENTER_ASN,
       asn: { asn: 15169, name: 'GOOGLE' },
       route: route('66.249.64.0/20', 15169),
       provider: { name: 'Google', category: 'content', service: null, region: null },
@@ -112,7 +112,7 @@ export const PROFILE_FIXTURES: Record<string, ProfileFixture> = {
   verified_crawler: {
     name: 'verified_crawler',
     record: baseRecord({
-      flags: Flag.CRAWLER_RANGE | Flag.CONTENT,
+      flags: Flag.CRAWLER_RANGE | Flag.CONTENT | Flag.DATACENTER | Flag.DATACENTER_ASN,
       asn: { asn: 15169, name: 'GOOGLE' },
       route: route('66.249.64.0/20', 15169),
       provider: { name: 'Google', category: 'content', service: null, region: null },

@@ -151,3 +151,33 @@ describe.skipIf(!existsSync(FEEDS + 'feeds.json'))('real feed snapshots', () => 
     expect(a.score).toMatchObject({ band: 'good', verdict: 'allow' });
   });
 });
+
+// The same addresses through a real index built from feeds.json, when one is at hand
+// (`bun run build-index --manifest ../shared/feeds/feeds.json --out /tmp/full.idx`, about a minute).
+const FULL_INDEX = process.env.IPINTEL_FULL_INDEX ?? '/tmp/full.idx';
+
+/** Opens the index on first use, once (the reader module is loaded only when the suite runs). */
+function lazyReader(path: string) {
+  let reader: Promise<import('../../src/index/reader.ts').IndexReader> | null = null;
+  return () => (reader ??= import('../../src/index/reader.ts').then((m) => m.IndexReader.open(path)));
+}
+
+describe.skipIf(!existsSync(FULL_INDEX))(`real index ${FULL_INDEX}`, () => {
+  const cases: Array<[string, string]> = [
+    ['171.25.193.25', 'tor_exit'],
+    ['104.28.28.1', 'privacy_relay'],
+    ['3.5.140.10', 'ordinary_datacenter'],
+    ['66.249.64.5', 'known_crawler_unverified'],
+    ['1.10.16.1', 'threat_listed'],
+    ['73.162.10.20', 'residential'],
+    ['10.1.2.3', 'bogon'],
+  ];
+  const reader = lazyReader(FULL_INDEX);
+  test.each(cases)('%s → %s', async (ip, profile) => {
+    const hit = (await reader()).lookup(ip);
+    expect(hit).not.toBeNull();
+    const a = assessRecord(hit!.record, NO_PROOF, DEFAULT_POLICY);
+    expect(a.decision.profile).toBe(profile as typeof a.decision.profile);
+    expect(a.score.ip_score + a.score.risk_score).toBe(100);
+  });
+});

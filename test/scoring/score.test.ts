@@ -73,14 +73,14 @@ describe('signals', () => {
     expect(labelsOf(Flag.SPECIAL_USE, { specialUse: su(true) })).toEqual(['special_use_global']);
   });
 
-  test('a known crawler range lowers risk, DNS verification lowers it further', () => {
-    const r = baseRecord({ flags: Flag.CRAWLER_RANGE, crawler: 'bingbot' });
+  test('a known crawler range offsets its datacenter signal, DNS verification lowers risk further', () => {
+    const r = baseRecord({ flags: Flag.CRAWLER_RANGE | Flag.DATACENTER, crawler: 'bingbot' });
     const unverified = computeScore(collectEvidence(r, classify(r, NO_PROOF)));
     const ctx = { verifiedCrawler: { key: 'bingbot', hostname: 'msnbot-1.search.msn.com' } };
     const verified = computeScore(collectEvidence(r, classify(r, ctx)));
-    expect(unverified.risk_score).toBe(BASE_RISK + SIGNALS.known_crawler_range.weight);
-    // The sum goes below zero, and risk is clamped at 0.
-    expect(verified.risk_score).toBe(Math.max(0, BASE_RISK + SIGNALS.known_crawler_range.weight + SIGNALS.verified_crawler.weight));
+    const dc = SIGNALS.datacenter_range.weight;
+    expect(unverified.risk_score).toBe(BASE_RISK + dc + SIGNALS.known_crawler_range.weight);
+    expect(verified.risk_score).toBe(Math.max(0, BASE_RISK + dc + Math.max(CATEGORY_CAPS.crawler.min, SIGNALS.known_crawler_range.weight + SIGNALS.verified_crawler.weight)));
     expect(verified.risk_score).toBeLessThan(unverified.risk_score);
   });
 
