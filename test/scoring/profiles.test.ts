@@ -122,7 +122,7 @@ describe('profile table (policy 2026-11.1)', () => {
       const a = assessRecord(f.record, f.ctx, DEFAULT_POLICY);
       expect(a.decision.profile).toBe(name as typeof a.decision.profile);
       expect(a.decision.policy_version).toBe('2026-11.1');
-      expect({
+      const got: Expected = {
         usage_type: a.classification.usage_type,
         category: a.network.category,
         operator_type: a.network.operator_type,
@@ -134,9 +134,10 @@ describe('profile table (policy 2026-11.1)', () => {
         verdict: a.score.verdict,
         role: a.decision.role,
         action: a.decision.action,
-        surfaces: Object.fromEntries(Object.entries(a.scenarios).map(([k, s]) => [k, s.action])),
+        surfaces: Object.fromEntries(Object.entries(a.scenarios).map(([k, s]) => [k, s.action])) as Expected['surfaces'],
         guardrails: a.decision.guardrails_applied,
-      }).toEqual(want);
+      };
+      expect(got).toEqual(want);
     });
   }
 
