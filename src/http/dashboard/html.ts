@@ -42,7 +42,7 @@ dialog::backdrop{background:rgba(0,0,0,.55)}.chart{width:100%;height:140px}.char
 export function layout(title: string, body: string, nonce: string, headerRight = ''): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="referrer" content="no-referrer"><title>${escapeHtml(title)}</title><style nonce="${nonce}">${STYLES}</style></head>
+<meta name="referrer" content="no-referrer"><link rel="icon" href="data:,"><title>${escapeHtml(title)}</title><style nonce="${nonce}">${STYLES}</style></head>
 <body><header><div class="brand">ip<span>intel</span></div><div>${headerRight}</div></header><main>${body}</main></body></html>`;
 }
 
