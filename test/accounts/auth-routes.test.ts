@@ -67,9 +67,9 @@ describe('sign-in through the OIDC provider', () => {
     const again = await (await client.fetch(`${app.url}/dashboard`)).text();
     expect(again).not.toContain(shown!);
     // The shown key works and resolves to the free tier.
-    const echo = await (await fetch(`${app.url}/v1/echo`, { headers: { 'x-api-key': shown! } })).json();
+    const echo = await (await fetch(`${app.url}/v1/echo`, { headers: { 'x-api-key': shown! } })).json() as any;
     expect(echo.tier).toBe('free');
-    const me = await (await json(client, '/auth/me')).json();
+    const me = await (await json(client, '/auth/me')).json() as any;
     expect(me.user.email).toBe('flow@example.test');
     expect(me.user.tier).toBe('free');
     expect(me.identities).toEqual([expect.objectContaining({ provider: 'oidc', email: 'flow@example.test' })]);
@@ -78,11 +78,11 @@ describe('sign-in through the OIDC provider', () => {
   test('a second sign-in of the same identity reuses the account and creates no new key', async () => {
     const user = { sub: 'repeat-1', email: 'repeat@example.test', name: 'R' };
     const first = await signIn(user);
-    const firstMe = await (await json(first, '/auth/me')).json();
+    const firstMe = await (await json(first, '/auth/me')).json() as any;
     const second = await signIn(user);
-    const secondMe = await (await json(second, '/auth/me')).json();
+    const secondMe = await (await json(second, '/auth/me')).json() as any;
     expect(secondMe.user.id).toBe(firstMe.user.id);
-    const keys = (await (await json(second, '/auth/keys')).json()).keys;
+    const keys = (await (await json(second, '/auth/keys')).json() as any).keys;
     expect(keys).toHaveLength(1);
     expect(second.jar.get('ipintel_session')).not.toBe(first.jar.get('ipintel_session'));
   });
@@ -107,7 +107,7 @@ describe('sign-in through the OIDC provider', () => {
     const back = await client.fetch(authorize.toString());
     const res = await client.fetch(back.headers.get('location')!);
     expect(res.status).toBe(400);
-    const body = await res.json();
+    const body = await res.json() as any;
     expect(body.code).toBe('OAUTH_STATE_INVALID');
     expect(body).toHaveProperty('details');
     expect(client.jar.has('ipintel_session')).toBe(false);
@@ -128,7 +128,7 @@ describe('sign-in through the OIDC provider', () => {
     const client = new TestClient();
     const { res } = await client.follow(`${app.url}/auth/idp`);
     expect(res.status).toBe(403);
-    expect((await res.json()).code).toBe('OAUTH_DENIED');
+    expect((await res.json() as any).code).toBe('OAUTH_DENIED');
     expect(client.jar.has('ipintel_session')).toBe(false);
   });
 
@@ -142,7 +142,7 @@ describe('sign-in through the OIDC provider', () => {
       const client = new TestClient();
       const { res } = await client.follow(`${app.url}/auth/idp`);
       expect(res.status).toBe(502);
-      const body = await res.json();
+      const body = await res.json() as any;
       expect(body.code).toBe('OAUTH_PROVIDER_ERROR');
       expect(body.details.stage).toBe(stage);
       expect(client.jar.has('ipintel_session')).toBe(false);
@@ -155,7 +155,7 @@ describe('sign-in through the OIDC provider', () => {
       const client = new TestClient();
       const { res } = await client.follow(`${dead.url}/auth/idp`);
       expect(res.status).toBe(502);
-      expect((await res.json()).details.stage).toBe('token');
+      expect((await res.json() as any).details.stage).toBe('token');
     } finally {
       dead.stop();
     }
@@ -165,7 +165,7 @@ describe('sign-in through the OIDC provider', () => {
     for (const q of ['', '?code=x', '?state=a&code=b', "?state=' OR 1=1 --&code=x", '?error=access_denied']) {
       const res = await fetch(`${app.url}/auth/callback${q}`, { redirect: 'manual' });
       expect(res.status).toBe(400);
-      expect((await res.json()).code).toBe('OAUTH_STATE_INVALID');
+      expect((await res.json() as any).code).toBe('OAUTH_STATE_INVALID');
     }
   });
 });
@@ -181,7 +181,7 @@ describe('logout', () => {
     // The old token no longer works even if replayed.
     const replay = await fetch(`${app.url}/auth/me`, { headers: { cookie: `ipintel_session=${token}` } });
     expect(replay.status).toBe(401);
-    expect((await replay.json()).code).toBe('UNAUTHORIZED');
+    expect((await replay.json() as any).code).toBe('UNAUTHORIZED');
   });
 
   test('cross-site logout attempts are refused', async () => {
@@ -204,7 +204,7 @@ describe('session-protected routes', () => {
       const res = await fetch(`${app.url}${path}`, { method });
       expect(res.status).toBe(401);
       expect(res.headers.get('cache-control')).toBe('no-store');
-      expect(await res.json()).toEqual({ error: expect.any(String), code: 'UNAUTHORIZED', details: {} });
+      expect(await res.json() as any).toEqual({ error: expect.any(String), code: 'UNAUTHORIZED', details: {} });
     });
   }
 
@@ -220,7 +220,7 @@ describe('keys', () => {
     const created = await json(client, '/auth/keys', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'ci runner' }) });
     expect(created.status).toBe(201);
     expect(created.headers.get('cache-control')).toBe('no-store');
-    const key = await created.json();
+    const key = await created.json() as any;
     expect(key.key).toMatch(/^ipi_[A-Za-z0-9_-]{43}$/);
     expect(key.prefix).toBe(key.key.slice(0, 12));
     expect(key).toMatchObject({ name: 'ci runner', tier: 'free', status: 'active', last_used_at: null, revoked_at: null });
@@ -235,29 +235,29 @@ describe('keys', () => {
     expect((await fetch(`${app.url}/v1/echo`, { headers: { 'x-api-key': key.key } })).status).toBe(200);
     const del = await json(client, `/auth/keys/${key.id}`, { method: 'DELETE' });
     expect(del.status).toBe(200);
-    expect((await del.json()).status).toBe('revoked');
+    expect((await del.json() as any).status).toBe('revoked');
     const after = await fetch(`${app.url}/v1/echo`, { headers: { 'x-api-key': key.key } });
     expect(after.status).toBe(401);
-    expect((await after.json()).code).toBe('INVALID_API_KEY');
-    const listed = (await (await json(client, '/auth/keys')).json()).keys.find((k: { id: string }) => k.id === key.id);
+    expect((await after.json() as any).code).toBe('INVALID_API_KEY');
+    const listed = (await (await json(client, '/auth/keys')).json() as any).keys.find((k: { id: string }) => k.id === key.id);
     expect(listed.status).toBe('revoked');
   });
 
   test("another user's key id is 404 and stays active", async () => {
     const alice = await signIn();
     const bob = await signIn();
-    const aliceKey = (await (await json(alice, '/auth/keys')).json()).keys[0];
+    const aliceKey = (await (await json(alice, '/auth/keys')).json() as any).keys[0];
     const res = await json(bob, `/auth/keys/${aliceKey.id}`, { method: 'DELETE' });
     expect(res.status).toBe(404);
-    expect((await res.json()).code).toBe('NOT_FOUND');
-    expect((await (await json(alice, '/auth/keys')).json()).keys[0].status).toBe('active');
+    expect((await res.json() as any).code).toBe('NOT_FOUND');
+    expect((await (await json(alice, '/auth/keys')).json() as any).keys[0].status).toBe('active');
   });
 
   test('a free user cannot create a pro key (invite-only)', async () => {
     const client = await signIn();
     const res = await json(client, '/auth/keys', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"tier":"pro"}' });
     expect(res.status).toBe(403);
-    expect((await res.json()).code).toBe('PRO_REQUIRED');
+    expect((await res.json() as any).code).toBe('PRO_REQUIRED');
   });
 
   test('bad bodies get clear 4xx errors', async () => {
@@ -277,16 +277,16 @@ describe('keys', () => {
     ];
     for (const [res, status, code] of cases) {
       expect(res.status).toBe(status);
-      expect((await res.json()).code).toBe(code);
+      expect((await res.json() as any).code).toBe(code);
     }
-    expect((await (await json(client, '/auth/keys')).json()).keys).toHaveLength(1);
+    expect((await (await json(client, '/auth/keys')).json() as any).keys).toHaveLength(1);
   });
 
   test('cross-site key creation is refused', async () => {
     const client = await signIn();
     const res = await json(client, '/auth/keys', { method: 'POST', headers: { origin: 'https://evil.example', 'content-type': 'application/json' }, body: '{}' });
     expect(res.status).toBe(403);
-    expect((await (await json(client, '/auth/keys')).json()).keys).toHaveLength(1);
+    expect((await (await json(client, '/auth/keys')).json() as any).keys).toHaveLength(1);
   });
 
   test('SQL injection attempts in names, ids, cookies and keys are inert data', async () => {
@@ -296,7 +296,7 @@ describe('keys', () => {
       const res = await json(client, '/auth/keys', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name }) });
       expect(res.status).toBe(201);
     }
-    const names = (await (await json(client, '/auth/keys')).json()).keys.map((k: { name: string }) => k.name);
+    const names = (await (await json(client, '/auth/keys')).json() as any).keys.map((k: { name: string }) => k.name);
     expect(names).toEqual(['Default key', ...evil]);
     for (const id of ["1' OR '1'='1", '1; DROP TABLE api_keys', '%27%20OR%201%3D1--']) {
       const res = await json(client, `/auth/keys/${encodeURIComponent(id)}`, { method: 'DELETE' });
@@ -307,13 +307,13 @@ describe('keys', () => {
     const keyRes = await fetch(`${app.url}/v1/echo`, { headers: { 'x-api-key': "ipi_' OR 1=1 --" } });
     expect(keyRes.status).toBe(401);
     // Everything still there and working.
-    expect((await (await json(client, '/auth/keys')).json()).keys.filter((k: { status: string }) => k.status === 'active')).toHaveLength(5);
+    expect((await (await json(client, '/auth/keys')).json() as any).keys.filter((k: { status: string }) => k.status === 'active')).toHaveLength(5);
   });
 });
 
 describe('tiers and usage', () => {
   test('/auth/tiers lists every tier and the caller tier from the API key', async () => {
-    const anon = await (await fetch(`${app.url}/auth/tiers`)).json();
+    const anon = await (await fetch(`${app.url}/auth/tiers`)).json() as any;
     expect(anon.tiers).toEqual([
       expect.objectContaining({ tier: 'anonymous', requests_per_minute: 60 }),
       expect.objectContaining({ tier: 'free', requests_per_minute: 200 }),
@@ -323,13 +323,13 @@ describe('tiers and usage', () => {
     expect(anon.account).toBeNull();
 
     const { created } = app.accounts.grantKeyByEmail('vip@example.test', 'pro', 'invite');
-    const pro = await (await fetch(`${app.url}/auth/tiers`, { headers: { 'x-api-key': created.secret } })).json();
+    const pro = await (await fetch(`${app.url}/auth/tiers`, { headers: { 'x-api-key': created.secret } })).json() as any;
     expect(pro.current).toEqual({ tier: 'pro', requests_per_minute: 600, key_id: created.key.id });
 
     const client = await signIn();
-    const free = (await (await json(client, '/auth/keys')).json()).keys[0];
-    const secret = (await (await json(client, '/auth/keys', { method: 'POST' })).json()).key;
-    const withSession = await (await json(client, '/auth/tiers', { headers: { 'x-api-key': secret } })).json();
+    const free = (await (await json(client, '/auth/keys')).json() as any).keys[0];
+    const secret = (await (await json(client, '/auth/keys', { method: 'POST' })).json() as any).key;
+    const withSession = await (await json(client, '/auth/tiers', { headers: { 'x-api-key': secret } })).json() as any;
     expect(withSession.current.tier).toBe('free');
     expect(withSession.account).toEqual({ tier: 'free' });
     expect(free.tier).toBe('free');
@@ -337,12 +337,12 @@ describe('tiers and usage', () => {
 
   test('/auth/usage counts N keyed requests per key, before and after a flush', async () => {
     const client = await signIn();
-    const a = (await (await json(client, '/auth/keys', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"a"}' })).json());
-    const b = (await (await json(client, '/auth/keys', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"b"}' })).json());
+    const a = (await (await json(client, '/auth/keys', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"a"}' })).json() as any);
+    const b = (await (await json(client, '/auth/keys', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"b"}' })).json() as any);
     for (let i = 0; i < 7; i++) expect((await fetch(`${app.url}/v1/echo`, { headers: { 'x-api-key': a.key } })).status).toBe(200);
     for (let i = 0; i < 3; i++) expect((await fetch(`${app.url}/v1/echo`, { headers: { 'x-api-key': b.key } })).status).toBe(200);
     const check = async () => {
-      const usage = await (await json(client, '/auth/usage')).json();
+      const usage = await (await json(client, '/auth/usage')).json() as any;
       const byName = Object.fromEntries(usage.keys.map((k: { name: string; totals: unknown }) => [k.name, k.totals]));
       expect(byName.a).toEqual({ last_hour: 7, last_24h: 7, last_30d: 7 });
       expect(byName.b).toEqual({ last_hour: 3, last_24h: 3, last_30d: 3 });
@@ -356,7 +356,7 @@ describe('tiers and usage', () => {
     await check(); // served from memory
     app.accounts.flush();
     await check(); // served from SQLite
-    const listed = (await (await json(client, '/auth/keys')).json()).keys.find((k: { name: string }) => k.name === 'a');
+    const listed = (await (await json(client, '/auth/keys')).json() as any).keys.find((k: { name: string }) => k.name === 'a');
     expect(listed.last_used_at).not.toBeNull();
   });
 });
@@ -365,6 +365,6 @@ describe('unknown routes', () => {
   test('/auth/nope is a 404 in the spec shape', async () => {
     const res = await fetch(`${app.url}/auth/nope`);
     expect(res.status).toBe(404);
-    expect((await res.json()).code).toBe('NOT_FOUND');
+    expect((await res.json() as any).code).toBe('NOT_FOUND');
   });
 });

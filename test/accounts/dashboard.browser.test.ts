@@ -59,15 +59,15 @@ describe.skipIf(!runBrowser)('dashboard in chromium', () => {
     const first = (await page.textContent('#secret-value'))!;
     expect(first).toMatch(/^ipi_[A-Za-z0-9_-]{43}$/);
     await page.click('#copy-secret');
-    await page.waitForFunction(() => document.getElementById('copy-secret')?.textContent === 'Copied');
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(first);
+    await page.waitForFunction(`document.getElementById('copy-secret')?.textContent === 'Copied'`);
+    expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(first);
     expect(await page.locator('#keys-body tr[data-status="active"]').count()).toBe(1);
     expect(await keyStatus(first)).toBe(200);
 
     // Create a key: value shown once, table grows.
     await page.fill('#key-name', 'browser key');
     await page.click('#create-button');
-    await page.waitForFunction(() => document.querySelectorAll('#keys-body tr[data-status="active"]').length === 2);
+    await page.waitForFunction(`document.querySelectorAll('#keys-body tr[data-status="active"]').length === 2`);
     const second = (await page.textContent('#secret-value'))!;
     expect(second).toMatch(/^ipi_/);
     expect(second).not.toBe(first);
@@ -85,7 +85,7 @@ describe.skipIf(!runBrowser)('dashboard in chromium', () => {
     await page.waitForSelector(`#keys-body tr[data-key-id="${secondId}"][data-status="revoked"]`);
     const refused = await fetch(`${app.url}/v1/echo`, { headers: { 'x-api-key': second } });
     expect(refused.status).toBe(401);
-    expect((await refused.json()).code).toBe('INVALID_API_KEY');
+    expect((await refused.json() as any).code).toBe('INVALID_API_KEY');
 
     // Usage: requests with the first key show in the totals and the chart after a reload; the first key is not shown again.
     for (let i = 0; i < 4; i++) await keyStatus(first);
@@ -94,7 +94,7 @@ describe.skipIf(!runBrowser)('dashboard in chromium', () => {
     expect(await page.content()).not.toContain(first);
     // first key: 1 check + 4; second key: 2 checks before revocation (the refused one is not counted).
     expect(await page.textContent('#stat-hour')).toBe('7');
-    const tallest = await page.evaluate(() => Math.max(...[...document.querySelectorAll('#chart rect')].map((r) => Number(r.getAttribute('height')))));
+    const tallest = await page.evaluate<number>(`Math.max(...[...document.querySelectorAll('#chart rect')].map((r) => Number(r.getAttribute('height'))))`);
     expect(tallest).toBeGreaterThan(0);
     expect(await page.locator('#chart rect').count()).toBe(24);
 
@@ -103,7 +103,7 @@ describe.skipIf(!runBrowser)('dashboard in chromium', () => {
     await page.waitForSelector('#sign-in');
     // No script, CSP or network errors along the whole walk (before the deliberate 401 probe below).
     expect(problems).toEqual([]);
-    const me = await page.evaluate(() => fetch('/auth/me').then((r) => r.status));
+    const me = await page.evaluate<number>(`fetch('/auth/me').then((r) => r.status)`);
     expect(me).toBe(401);
     await context.close();
   }, 60_000);

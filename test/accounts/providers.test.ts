@@ -32,7 +32,7 @@ describe('providers', () => {
       const client = new TestClient();
       const { res } = await client.follow(`${app.url}/auth/idp`);
       expect(res.status).toBe(200);
-      const me = await (await client.fetch(`${app.url}/auth/me`)).json();
+      const me = await (await client.fetch(`${app.url}/auth/me`)).json() as any;
       expect(me.user.email).toBe('octo@example.test');
       expect(me.user.name).toBe('octocat');
       expect(me.identities[0].provider).toBe('github');
@@ -48,7 +48,7 @@ describe('providers', () => {
       idp.user = { sub: '99', email: 'unverified@example.test', email_verified: false, name: 'nomail' };
       const client = new TestClient();
       await client.follow(`${app.url}/auth/idp`);
-      const me = await (await client.fetch(`${app.url}/auth/me`)).json();
+      const me = await (await client.fetch(`${app.url}/auth/me`)).json() as any;
       expect(me.user.email).toBeNull();
     } finally {
       app.stop();
@@ -64,7 +64,7 @@ describe('providers', () => {
       const scope = new URL(start.headers.get('location')!).searchParams.get('scope');
       expect(scope).toBe('openid email profile');
       await client.follow(start.headers.get('location')!);
-      const me = await (await client.fetch(`${app.url}/auth/me`)).json();
+      const me = await (await client.fetch(`${app.url}/auth/me`)).json() as any;
       expect(me.user.email).toBe('g@example.test');
       expect(me.identities[0].provider).toBe('google');
     } finally {
@@ -97,7 +97,7 @@ describe('AUTH_DISABLED', () => {
       ] as const) {
         const res = await fetch(`${app.url}${path}`, { method, redirect: 'manual' });
         expect(res.status).toBe(503);
-        const body = await res.json();
+        const body = await res.json() as any;
         expect(body.code).toBe('AUTH_DISABLED');
         expect(typeof body.error).toBe('string');
       }
@@ -114,7 +114,7 @@ describe('AUTH_DISABLED', () => {
     try {
       const res = await fetch(`${app.url}/auth/idp`, { redirect: 'manual' });
       expect(res.status).toBe(503);
-      const body = await res.json();
+      const body = await res.json() as any;
       expect(body.code).toBe('AUTH_DISABLED');
       expect(body.details.reason).toContain('IPINTEL_OAUTH_AUTHORIZE_URL');
     } finally {

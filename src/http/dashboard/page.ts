@@ -42,6 +42,7 @@ export function renderDashboard(state: DashboardState, nonce: string): string {
   <div class="stats"><div><b id="stat-hour">0</b><span class="muted">last hour</span></div>
   <div><b id="stat-day">0</b><span class="muted">last 24 hours</span></div>
   <div><b id="stat-month">0</b><span class="muted">last 30 days</span></div></div>
+  <div class="muted spaced">Requests per hour, last 24 hours</div>
   <svg id="chart" class="chart" viewBox="0 0 960 140" preserveAspectRatio="none" role="img" aria-label="Requests per hour, last 24 hours"></svg>
 </section>
 <dialog id="revoke-dialog">
