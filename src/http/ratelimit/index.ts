@@ -1,0 +1,10 @@
+/**
+ * Rate limiting (spec section 8): the pieces the HTTP app uses per request.
+ * See docs/rate-limits.md for the order of calls.
+ */
+export { createRateLimiter, createRateLimiterFromConfig, isRedisUrl, type RateLimiter, type RateLimiterOptions } from './limiter.ts';
+export { bucketKeyFor } from './bucket-key.ts';
+export { rateLimitHeaders, shouldSendRateLimitHeaders, isSharedCacheable } from './headers.ts';
+export { rateLimitedError, upgradeUrlFor } from './rate-limited-error.ts';
+export { limiterMetrics, limiterMetricsText, type LimiterMetrics } from './metrics.ts';
+export type { RateDecision } from './gcra.ts';

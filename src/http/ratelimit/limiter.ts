@@ -1,0 +1,140 @@
+/**
+ * The rate limiter the HTTP app holds: token buckets in process memory, or
+ * shared through Redis with an in-process fallback.
+ *
+ * Redis failure policy (docs/rate-limits.md): when a Redis call fails or
+ * times out, the request is decided by a local bucket in this process, and
+ * for `fallbackMs` every request is (no Redis round trip while it is down);
+ * then one request probes Redis again. Local buckets see only this process's
+ * share of a caller's requests, so they never refuse a request the shared
+ * limit would have admitted: the fleet as a whole fails open (up to N times
+ * the limit for N processes) while each process stays protected. One log
+ * line per state change, never per request.
+ */
+import { MemoryBuckets, DEFAULT_MAX_BUCKETS } from './memory-store.ts';
+import { RedisBuckets, DEFAULT_REDIS_TIMEOUT_MS } from './redis-store.ts';
+import { limiterMetrics } from './metrics.ts';
+import type { RateDecision } from './gcra.ts';
+import type { Tier } from '../../tiers.ts';
+import type { Config } from '../../config.ts';
+
+/** How long the limiter stays on local buckets after a Redis error before trying Redis again. */
+export const DEFAULT_FALLBACK_MS = 1_000;
+
+export interface RateLimiterOptions {
+  /** `'memory'` (default) or a Redis URL (`redis://host:port`, `rediss://…`, `redis+unix://…`). */
+  store?: string;
+  /** Bound on in-process buckets (the store itself for memory, the fallback for Redis). */
+  maxBuckets?: number;
+  /**
+   * Clock in Unix ms. Defaults to Date.now for memory buckets; with Redis the
+   * default is Redis's own TIME (one clock for all processes) and an injected
+   * clock is sent to the script instead (tests).
+   */
+  now?: () => number;
+  /** Bound on one Redis round trip (ms). */
+  redisTimeoutMs?: number;
+  /** Time on local buckets after a Redis error before probing Redis again (ms). */
+  fallbackMs?: number;
+  /** Called with every store error (the counters and log lines happen regardless). */
+  onStoreError?: (err: unknown) => void;
+  /** Where state-change lines go (default console.warn). */
+  log?: (line: string) => void;
+}
+
+export interface RateLimiter {
+  /** Which store decides: `memory`, or `redis` (with local fallback). */
+  readonly store: 'memory' | 'redis';
+  /** Takes one token from a bucket. Synchronous for memory (and while Redis is bypassed), a Promise for Redis. */
+  consume(bucketKey: string, tier: Tier): RateDecision | Promise<RateDecision>;
+  /** Buckets held in this process (memory store or Redis fallback). */
+  bucketCount(): number;
+  /** Releases the Redis connection; the limiter must not be used afterwards. */
+  close(): void;
+}
+
+/** Whether a store setting names Redis. */
+export function isRedisUrl(store: string): boolean {
+  return /^(redis|rediss|valkey|valkeys)(\+tls)?(\+unix)?:\/\//i.test(store);
+}
+
+/** Builds a rate limiter over the chosen store. */
+export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter {
+  const store = options.store ?? 'memory';
+  const local = new MemoryBuckets(options.maxBuckets ?? DEFAULT_MAX_BUCKETS);
+  const clock = options.now ?? Date.now;
+  if (store === 'memory') return memoryLimiter(local, clock);
+  if (!isRedisUrl(store)) throw new Error(`rate-limit store must be "memory" or a redis:// URL (got "${store}")`);
+  return redisLimiter(store, local, clock, options);
+}
+
+/** The limiter for a server configuration, or null when limiting is off (IPINTEL_RATE_LIMITS=off). */
+export function createRateLimiterFromConfig(config: Pick<Config, 'rateLimits' | 'rateLimitStore'>): RateLimiter | null {
+  if (!config.rateLimits) return null;
+  return createRateLimiter({ store: config.rateLimitStore ?? 'memory' });
+}
+
+function count(d: RateDecision): RateDecision {
+  if (d.allowed) limiterMetrics.admitted++;
+  else limiterMetrics.rejections++;
+  return d;
+}
+
+function memoryLimiter(buckets: MemoryBuckets, clock: () => number): RateLimiter {
+  return {
+    store: 'memory',
+    consume: (key, tier) => count(buckets.consume(key, tier, clock())),
+    bucketCount: () => buckets.size,
+    close: () => {},
+  };
+}
+
+function redisLimiter(url: string, fallback: MemoryBuckets, clock: () => number, options: RateLimiterOptions): RateLimiter {
+  const redis = new RedisBuckets(url, options.redisTimeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS);
+  const fallbackMs = options.fallbackMs ?? DEFAULT_FALLBACK_MS;
+  const log = options.log ?? ((line: string) => console.warn(line));
+  const injected = options.now !== undefined;
+  const where = redactUrl(url);
+  let degraded = false;
+  let probeAt = 0;
+
+  const decideLocally = (key: string, tier: Tier): RateDecision => {
+    limiterMetrics.fallbackDecisions++;
+    return count(fallback.consume(key, tier, clock()));
+  };
+
+  return {
+    store: 'redis',
+    consume(key, tier) {
+      if (degraded && clock() < probeAt) return decideLocally(key, tier);
+      return redis.consume(key, tier, injected ? clock() : null).then(
+        (d) => {
+          if (degraded) {
+            degraded = false;
+            limiterMetrics.redisDegraded = 0;
+            log(`[ratelimit] rate-limit store ${where} reachable again: shared limits restored`);
+          }
+          return count(d);
+        },
+        (err: unknown) => {
+          limiterMetrics.redisErrors++;
+          options.onStoreError?.(err);
+          if (!degraded) {
+            degraded = true;
+            limiterMetrics.redisDegraded = 1;
+            log(`[ratelimit] rate-limit store ${where} unreachable (${(err as Error)?.message ?? err}): deciding with per-process buckets until it answers`);
+          }
+          probeAt = clock() + fallbackMs;
+          return decideLocally(key, tier);
+        },
+      );
+    },
+    bucketCount: () => fallback.size,
+    close: () => redis.close(),
+  };
+}
+
+/** The URL without a password, for log lines. */
+function redactUrl(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//***@');
+}

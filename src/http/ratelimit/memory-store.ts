@@ -1,0 +1,145 @@
+/**
+ * In-process buckets: bucket key -> tat (see gcra.ts), bounded and in
+ * least-recently-used order.
+ *
+ * Storage is preallocated: a Map from key to a slot number, and per slot a
+ * tat (Float64Array) and prev/next links (Int32Array) of an LRU list. A touch
+ * moves the slot to the tail in O(1) without touching the Map. (Reordering a
+ * JS Map by delete+set instead leaves deleted entries at its head that every
+ * later walk from the head must skip: quadratic under a flood.)
+ *
+ * Guarantees:
+ *  - idle eviction: a bucket untouched for a window is full (tat <= now), and
+ *    such buckets all sit at the head of the list, so `sweepIdle` removes them
+ *    by walking from the head to the first non-full bucket. Removing a full
+ *    bucket changes no decision.
+ *  - a hard bound: never more than `maxBuckets` buckets. At the bound a full
+ *    bucket near the head is reused if there is one; if a flood of distinct
+ *    callers leaves none, the least recently seen bucket is dropped (that
+ *    caller gets a fresh bucket early; counted in `evictedActiveBuckets`). A
+ *    caller that keeps sending stays recent, so a flood must bring
+ *    `maxBuckets` new callers between two of its requests to reset it.
+ */
+import { describe, step, type RateDecision } from './gcra.ts';
+import { limiterMetrics } from './metrics.ts';
+import type { Tier } from '../../tiers.ts';
+
+/** Default bound on buckets (memory measured in tools/bench/ratelimit.bench.ts; see docs/rate-limits.md). */
+export const DEFAULT_MAX_BUCKETS = 250_000;
+
+/** How often consume() walks the head of the list for idle buckets (ms of the limiter's clock). */
+export const SWEEP_INTERVAL_MS = 10_000;
+
+/** How far from the head a full bucket is looked for before a draining one is dropped. */
+const RECLAIM_SCAN = 32;
+
+const NONE = -1;
+
+/** A bounded, LRU-ordered set of token buckets. */
+export class MemoryBuckets {
+  private readonly slotOf = new Map<string, number>();
+  private readonly keys: (string | undefined)[];
+  private readonly tats: Float64Array;
+  private readonly prev: Int32Array;
+  private readonly next: Int32Array;
+  private head = NONE; // least recently used
+  private tail = NONE; // most recently used
+  private freeSlots: number[] = [];
+  private used = 0; // slots ever handed out (0..maxBuckets)
+  private nextSweepAt = -Infinity;
+
+  constructor(readonly maxBuckets: number = DEFAULT_MAX_BUCKETS) {
+    if (!Number.isInteger(maxBuckets) || maxBuckets < 1) throw new Error(`maxBuckets must be a positive integer (got ${maxBuckets})`);
+    this.keys = new Array(maxBuckets);
+    this.tats = new Float64Array(maxBuckets);
+    this.prev = new Int32Array(maxBuckets);
+    this.next = new Int32Array(maxBuckets);
+  }
+
+  /** Number of buckets held. */
+  get size(): number {
+    return this.slotOf.size;
+  }
+
+  /** Takes one token from `key`'s bucket at time `now` (ms) and reports the outcome. */
+  consume(key: string, tier: Tier, now: number): RateDecision {
+    if (now >= this.nextSweepAt) {
+      this.sweepIdle(now);
+      this.nextSweepAt = now + SWEEP_INTERVAL_MS;
+    }
+    let slot = this.slotOf.get(key);
+    if (slot === undefined) {
+      const s = step(null, now, tier);
+      slot = this.allocate(now);
+      this.keys[slot] = key;
+      this.tats[slot] = s.tat;
+      this.slotOf.set(key, slot);
+      this.append(slot);
+      return describe(s.allowed, s.tat, now, tier);
+    }
+    const s = step(this.tats[slot], now, tier);
+    this.tats[slot] = s.tat;
+    if (slot !== this.tail) {
+      this.unlink(slot);
+      this.append(slot);
+    }
+    return describe(s.allowed, s.tat, now, tier);
+  }
+
+  /** Removes full buckets from the least-recent end; returns how many. */
+  sweepIdle(now: number): number {
+    let removed = 0;
+    // Every bucket idle for a whole window lies before the first non-full one.
+    while (this.head !== NONE && this.tats[this.head] <= now) {
+      this.release(this.head);
+      removed++;
+    }
+    return removed;
+  }
+
+  /** The stored tat of a key (for tests and diagnostics). */
+  peek(key: string): number | undefined {
+    const slot = this.slotOf.get(key);
+    return slot === undefined ? undefined : this.tats[slot];
+  }
+
+  /** A free slot: never used, released, or reclaimed from a full or (last resort) the least recent bucket. */
+  private allocate(now: number): number {
+    if (this.freeSlots.length > 0) return this.freeSlots.pop()!;
+    if (this.used < this.maxBuckets) return this.used++;
+    let slot = this.head;
+    for (let i = 0; i < RECLAIM_SCAN && slot !== NONE; i++, slot = this.next[slot]) {
+      if (this.tats[slot] <= now) {
+        this.release(slot);
+        return this.freeSlots.pop()!;
+      }
+    }
+    limiterMetrics.evictedActiveBuckets++;
+    this.release(this.head);
+    return this.freeSlots.pop()!;
+  }
+
+  private release(slot: number): void {
+    this.unlink(slot);
+    this.slotOf.delete(this.keys[slot]!);
+    this.keys[slot] = undefined;
+    this.freeSlots.push(slot);
+  }
+
+  private unlink(slot: number): void {
+    const p = this.prev[slot];
+    const n = this.next[slot];
+    if (p === NONE) this.head = n;
+    else this.next[p] = n;
+    if (n === NONE) this.tail = p;
+    else this.prev[n] = p;
+  }
+
+  private append(slot: number): void {
+    this.prev[slot] = this.tail;
+    this.next[slot] = NONE;
+    if (this.tail === NONE) this.head = slot;
+    else this.next[this.tail] = slot;
+    this.tail = slot;
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * Buckets shared through Redis: one EVALSHA of the token-bucket script per
+ * request (atomic, so concurrent requests from any number of processes can
+ * never take more tokens than the bucket holds). Uses Bun's built-in client.
+ * Errors and timeouts reject; the limiter decides what to do about them.
+ */
+import { RedisClient } from 'bun';
+import { describe, emissionIntervalMs, EPSILON_MS, WINDOW_MS, type RateDecision } from './gcra.ts';
+import { TOKEN_BUCKET_LUA } from './redis-script.ts';
+import type { Tier } from '../../tiers.ts';
+
+/** Prefix of every bucket key in Redis, so the limiter can share a database. */
+export const REDIS_KEY_PREFIX = 'ipintel:rl:';
+
+/** Default bound on one Redis round trip before the request is answered locally. */
+export const DEFAULT_REDIS_TIMEOUT_MS = 200;
+
+const SCRIPT_SHA = new Bun.CryptoHasher('sha1').update(TOKEN_BUCKET_LUA).digest('hex');
+const WINDOW_ARG = String(WINDOW_MS);
+const EPSILON_ARG = String(EPSILON_MS);
+
+/** Token buckets stored in Redis. */
+export class RedisBuckets {
+  private readonly client: RedisClient;
+  private connecting: Promise<void> | null = null;
+
+  constructor(
+    url: string,
+    private readonly timeoutMs: number = DEFAULT_REDIS_TIMEOUT_MS,
+  ) {
+    // No offline queue: while Redis is away, commands fail at once instead of
+    // piling up behind a reconnect, and the limiter answers from its fallback.
+    this.client = new RedisClient(url, {
+      enableOfflineQueue: false,
+      connectionTimeout: Math.max(timeoutMs, 100),
+      autoReconnect: true,
+    });
+  }
+
+  /** Takes one token from `key`'s bucket; `now` is the caller's clock in ms, or null to use Redis's TIME. */
+  async consume(key: string, tier: Tier, now: number | null): Promise<RateDecision> {
+    const reply = await this.withTimeout(this.run(key, tier, now));
+    if (!Array.isArray(reply) || reply.length !== 3) throw new Error(`unexpected reply from the rate-limit script: ${JSON.stringify(reply)}`);
+    const tat = Number(reply[1]);
+    const at = Number(reply[2]);
+    return describe(reply[0] === 1, tat, at, tier);
+  }
+
+  /** Closes the connection. */
+  close(): void {
+    this.client.close();
+  }
+
+  private async run(key: string, tier: Tier, now: number | null): Promise<unknown> {
+    if (!this.client.connected) await this.connect();
+    const args = ['1', REDIS_KEY_PREFIX + key, String(emissionIntervalMs(tier)), WINDOW_ARG, EPSILON_ARG, now === null ? '' : String(now)];
+    try {
+      return await this.client.send('EVALSHA', [SCRIPT_SHA, ...args]);
+    } catch (err) {
+      // After a Redis restart (or on first use) the script cache is empty: EVAL loads it.
+      if (!String((err as Error)?.message).includes('NOSCRIPT')) throw err;
+      return await this.client.send('EVAL', [TOKEN_BUCKET_LUA, ...args]);
+    }
+  }
+
+  /** One shared connect attempt; the client gives up reconnecting on its own after a while, so this also revives it. */
+  private connect(): Promise<void> {
+    if (this.connecting === null) {
+      this.connecting = this.client.connect().finally(() => {
+        this.connecting = null;
+      });
+    }
+    return this.connecting;
+  }
+
+  private withTimeout<T>(p: Promise<T>): Promise<T> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`rate-limit store did not answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+    });
+    return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+  }
+}
