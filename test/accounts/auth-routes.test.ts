@@ -368,3 +368,32 @@ describe('unknown routes', () => {
     expect((await res.json() as any).code).toBe('NOT_FOUND');
   });
 });
+
+describe('session rotation over HTTP', () => {
+  test('after a day the next response replaces the session cookie; errors carry the new cookie too', async () => {
+    const clock = { t: Date.now() };
+    const now = () => clock.t;
+    const rotApp = startTestApp(oidcEnv(idp.url, idp.clientId, idp.clientSecret), { accounts: { now }, now });
+    try {
+      idp.user = { sub: 'rotating', email: 'rot@example.test', name: 'Rot' };
+      const client = new TestClient();
+      await client.follow(`${rotApp.url}/auth/idp`);
+      const original = client.jar.get('ipintel_session')!;
+      const plain = await client.fetch(`${rotApp.url}/auth/me`);
+      expect(plain.headers.get('set-cookie')).toBeNull();
+      clock.t += 25 * 3_600_000;
+      // An error response (404 for an unknown key) still hands over the rotated id.
+      const res = await client.fetch(`${rotApp.url}/auth/keys/unknown`, { method: 'DELETE' });
+      expect(res.status).toBe(404);
+      const rotated = client.jar.get('ipintel_session')!;
+      expect(rotated).not.toBe(original);
+      expect(res.headers.get('set-cookie')).toMatch(/^ipintel_session=[^;]+; Path=\/; Max-Age=2592000; HttpOnly; SameSite=Lax$/);
+      expect((await client.fetch(`${rotApp.url}/auth/me`)).status).toBe(200);
+      clock.t += 61_000; // past the grace period of the old id
+      const old = await fetch(`${rotApp.url}/auth/me`, { headers: { cookie: `ipintel_session=${original}` } });
+      expect(old.status).toBe(401);
+    } finally {
+      rotApp.stop();
+    }
+  });
+});
