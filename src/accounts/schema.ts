@@ -5,6 +5,7 @@
  */
 import { sqliteTable, text, integer, index, uniqueIndex, primaryKey } from 'drizzle-orm/sqlite-core';
 
+/** People with an account. */
 export const users = sqliteTable(
   'users',
   {
@@ -19,6 +20,7 @@ export const users = sqliteTable(
   (t) => [uniqueIndex('users_email_unique').on(t.email)],
 );
 
+/** Provider accounts (provider + subject) that sign a user in. */
 export const identities = sqliteTable(
   'identities',
   {
@@ -33,6 +35,7 @@ export const identities = sqliteTable(
   (t) => [primaryKey({ columns: [t.provider, t.subject] }), index('identities_user_idx').on(t.userId)],
 );
 
+/** Browser sessions, by hash of the cookie's id. */
 export const sessions = sqliteTable(
   'sessions',
   {
@@ -49,6 +52,7 @@ export const sessions = sqliteTable(
   (t) => [index('sessions_user_idx').on(t.userId), index('sessions_expires_idx').on(t.expiresAt)],
 );
 
+/** API keys, by hash of the secret. */
 export const apiKeys = sqliteTable(
   'api_keys',
   {

@@ -3,7 +3,9 @@
  * increments a Map; the store drains it into SQLite in batches.
  */
 
+/** One minute in ms. */
 export const MINUTE_MS = 60_000;
+/** One day in ms. */
 export const DAY_MS = 86_400_000;
 
 /** One flush worth of counts. */
