@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openAccounts } from '../../src/accounts/store.ts';
-import { hashSecret } from '../../src/accounts/secrets.ts';
+import { generateApiKey, hashSecret } from '../../src/accounts/secrets.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ipintel-store-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -62,6 +62,34 @@ describe('key resolution', () => {
     for (const junk of ['', 'ipi_', 'x'.repeat(10_000), "ipi_' OR 1=1 --", secret + 'x', secret.toUpperCase()]) expect(store.resolveApiKey(junk)).toBeNull();
     store.revokeKey(firstKey!.key.id);
     expect(store.resolveApiKey(secret)).toBeNull();
+    store.close();
+  });
+
+  test('the hot path (resolve + count) runs no SQL', () => {
+    const { store } = clockedStore();
+    const { firstKey } = store.signIn(profile('hot', 'hot@example.test'));
+    const sqlite = (store as unknown as { sqlite: Database }).sqlite;
+    const saved = { query: sqlite.query, prepare: sqlite.prepare, run: sqlite.run, exec: sqlite.exec };
+    const calls: string[] = [];
+    for (const name of Object.keys(saved) as (keyof typeof saved)[]) {
+      (sqlite as unknown as Record<string, unknown>)[name] = () => {
+        calls.push(name);
+        throw new Error('SQL on the hot path');
+      };
+    }
+    try {
+      for (let i = 0; i < 100; i++) {
+        const r = store.resolveApiKey(firstKey!.secret);
+        expect(r?.keyId).toBe(firstKey!.key.id);
+        store.recordUsage(r!.keyId);
+      }
+      expect(store.resolveApiKey(generateApiKey())).toBeNull();
+    } finally {
+      Object.assign(sqlite, saved);
+    }
+    expect(calls).toEqual([]);
+    store.flush();
+    expect(store.usageReport(store.getKey(firstKey!.key.id)!.userId).totals.last_hour).toBe(100);
     store.close();
   });
 
