@@ -43,3 +43,10 @@ export function shouldSendRateLimitHeaders(status: number, cacheControl: string 
   const successful = (status >= 200 && status < 300) || status === 304;
   return !(successful && isSharedCacheable(cacheControl));
 }
+
+/** Adds the four headers to a response's headers when spec 8 says they belong there (reads its Cache-Control). */
+export function applyRateLimitHeaders(headers: Headers, decision: RateDecision, status: number): void {
+  if (!shouldSendRateLimitHeaders(status, headers.get('cache-control'))) return;
+  const h = rateLimitHeaders(decision);
+  for (const name in h) headers.set(name, h[name]);
+}

@@ -8,3 +8,5 @@ export { rateLimitHeaders, shouldSendRateLimitHeaders, isSharedCacheable } from 
 export { rateLimitedError, upgradeUrlFor } from './rate-limited-error.ts';
 export { limiterMetrics, limiterMetricsText, type LimiterMetrics } from './metrics.ts';
 export type { RateDecision } from './gcra.ts';
+export { applyRateLimitHeaders } from './headers.ts';
+export { isExemptFromRateLimit } from './route-policy.ts';
