@@ -74,24 +74,28 @@ export function walkNetworks(db: MmdbDatabase, onRange: NetworkHandler): void {
 }
 
 class TreeWalker {
-  private readonly b: Uint8Array;
   private readonly nodeCount: number;
   private readonly readRecord: (node: number, right: boolean) => number;
   /** Node at ::/96 in an IPv6 tree (the IPv4 root), or -1. */
   private ipv4Root = -1;
-  // Pending range being coalesced (one family at a time).
-  private pendFamily: Family = 4;
-  private pendStart: Addr = 0;
-  private pendEnd: Addr = 0;
+  // The pending range being coalesced (one family at a time); -1: none.
   private pendOffset = -1;
-  /** IPv6 prefix bits of the current path, as four 32-bit words. */
+  private pendFamily: Family = 4;
+  private pendStart = 0;
+  private pendEnd = 0;
+  // IPv6 bounds stay as 32-bit words (most significant first) until a range
+  // is flushed, so coalesced neighbours cost no bigint allocations.
   private readonly path = new Uint32Array(4);
+  private readonly start6 = new Uint32Array(4);
+  private readonly end6 = new Uint32Array(4);
+  private readonly pendStart6 = new Uint32Array(4);
+  private readonly pendEnd6 = new Uint32Array(4);
+  private readonly scratch = new DataView(new ArrayBuffer(16));
 
   constructor(
     private readonly db: MmdbDatabase,
     private readonly onRange: NetworkHandler,
   ) {
-    this.b = db.buf;
     this.nodeCount = db.metadata.nodeCount;
     this.readRecord = recordReader(db.buf, db.metadata.recordSize);
   }
@@ -120,7 +124,7 @@ class TreeWalker {
       const rec = this.readRecord(node, side === 1);
       const start = side === 1 ? prefix + half : prefix;
       if (rec < this.nodeCount) this.walk4(rec, depth + 1, start);
-      else if (rec > this.nodeCount) this.emit(4, start, start + half - 1, this.dataOffset(rec));
+      else if (rec > this.nodeCount) this.emit4(start, start + half - 1, this.dataOffset(rec));
     }
   }
 
@@ -136,25 +140,9 @@ class TreeWalker {
         // The IPv4 subtree was already reported as family 4; aliases point to it too.
         if (rec !== this.ipv4Root) this.walk6(rec, depth + 1);
       } else if (rec > this.nodeCount) {
-        const start = this.prefixStart(depth + 1);
-        const end = start | ((1n << BigInt(127 - depth)) - 1n);
-        this.emit(6, start, end, this.dataOffset(rec));
+        this.emit6(depth + 1, this.dataOffset(rec));
       }
     }
-  }
-
-  /** The current path's first address for a prefix of `len` bits. */
-  private prefixStart(len: number): bigint {
-    const p = this.path;
-    let v = 0n;
-    for (let w = 0; w < 4; w++) {
-      const keep = len - w * 32;
-      let word = p[w];
-      if (keep <= 0) word = 0;
-      else if (keep < 32) word = (word & ~((1 << (32 - keep)) - 1)) >>> 0;
-      v = (v << 32n) | BigInt(word);
-    }
-    return v;
   }
 
   private dataOffset(rec: number): number {
@@ -163,27 +151,69 @@ class TreeWalker {
     return off;
   }
 
-  private emit(family: Family, start: Addr, end: Addr, offset: number): void {
-    if (
-      offset === this.pendOffset &&
-      family === this.pendFamily &&
-      (family === 4 ? (start as number) === (this.pendEnd as number) + 1 : (start as bigint) === (this.pendEnd as bigint) + 1n)
-    ) {
+  private emit4(start: number, end: number, offset: number): void {
+    if (offset === this.pendOffset && this.pendFamily === 4 && start === this.pendEnd + 1) {
       this.pendEnd = end;
       return;
     }
     this.flush();
-    this.pendFamily = family;
+    this.pendFamily = 4;
+    this.pendOffset = offset;
     this.pendStart = start;
     this.pendEnd = end;
+  }
+
+  /** Reports the current path as a /len IPv6 network. */
+  private emit6(len: number, offset: number): void {
+    const p = this.path;
+    const s = this.start6;
+    const e = this.end6;
+    for (let w = 0; w < 4; w++) {
+      const keep = len - w * 32;
+      const mask = keep >= 32 ? 0xffffffff : keep <= 0 ? 0 : ~((1 << (32 - keep)) - 1) >>> 0;
+      s[w] = (p[w] & mask) >>> 0;
+      e[w] = (s[w] | ~mask) >>> 0;
+    }
+    if (offset === this.pendOffset && this.pendFamily === 6 && followsPending(this.pendEnd6, s)) {
+      this.pendEnd6.set(e);
+      return;
+    }
+    this.flush();
+    this.pendFamily = 6;
     this.pendOffset = offset;
+    this.pendStart6.set(s);
+    this.pendEnd6.set(e);
   }
 
   private flush(): void {
     if (this.pendOffset < 0) return;
-    this.onRange(this.pendFamily, this.pendStart, this.pendEnd, this.pendOffset);
+    if (this.pendFamily === 6) {
+      this.onRange(6, wordsToBigint(this.pendStart6, this.scratch), wordsToBigint(this.pendEnd6, this.scratch), this.pendOffset);
+    } else {
+      this.onRange(4, this.pendStart, this.pendEnd, this.pendOffset);
+    }
     this.pendOffset = -1;
   }
+}
+
+/** True when `start` is the address right after `end` (128-bit values as words). */
+function followsPending(end: Uint32Array, start: Uint32Array): boolean {
+  let carry = 1;
+  for (let w = 3; w >= 0; w--) {
+    const sum = end[w] + carry;
+    carry = sum > 0xffffffff ? 1 : 0;
+    if (sum >>> 0 !== start[w]) return false;
+  }
+  return carry === 0;
+}
+
+/** Four 32-bit words (most significant first) as a bigint. */
+function wordsToBigint(words: Uint32Array, view: DataView): bigint {
+  view.setUint32(0, words[0]);
+  view.setUint32(4, words[1]);
+  view.setUint32(8, words[2]);
+  view.setUint32(12, words[3]);
+  return (view.getBigUint64(0) << 64n) | view.getBigUint64(8);
 }
 
 /** A reader of left/right records for the database's record size. */
