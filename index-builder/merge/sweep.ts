@@ -78,12 +78,17 @@ export function sweep(collector: Collector, onProgress?: (phase: string) => void
   const runFamily = (fam: FamilyLayers): FamilyIntervals => {
     const family: Family = fam.family;
     onProgress?.(`normalising IPv${family} layers`);
-    const valueSegs: Segments[] = VALUE_LAYERS.map((l) => normalizeMostSpecific(fam.values[l]));
+    // Only layers with data take part in the sweep; absent layers read as 0 ("none").
+    const present = VALUE_LAYERS.filter((l) => fam.values[l].length > 0);
+    const valueSegs: Segments[] = present.map((l) => normalizeMostSpecific(fam.values[l]));
     const flagSegs: Segments[] = [...fam.flags].map(([bit, rows]) => normalizeUnion(rows, bit));
     const valueCount = valueSegs.length;
     const all = [...valueSegs, ...flagSegs];
     const ptr = new Int32Array(all.length);
-    const cur = new Array<number>(all.length).fill(0);
+    // cur has one slot per VALUE_LAYERS entry (absent ones stay 0) followed by the flag layers' values.
+    const slot = present.map((l) => VALUE_LAYERS.indexOf(l));
+    const values = new Array<number>(VALUE_LAYERS.length).fill(0);
+    const flagVals = new Array<number>(flagSegs.length).fill(0);
     const END: Addr = family === 4 ? 2 ** 32 : 1n << 128n;
     const out: FamilyIntervals = { starts: [], recs: [] };
     const cols = new Array<number>(RECORD_WIDTH).fill(0);
@@ -104,19 +109,22 @@ export function sweep(collector: Collector, onProgress?: (phase: string) => void
         while (p < n && s.ends[p] < pos) p++;
         ptr[i] = p;
         let change: Addr;
+        let val = 0;
         if (p < n && s.starts[p] <= pos) {
-          cur[i] = s.vals[p];
+          val = s.vals[p];
           change = family === 4 ? (s.ends[p] as number) + 1 : (s.ends[p] as bigint) + 1n;
         } else {
-          cur[i] = 0;
           change = p < n ? s.starts[p] : END;
         }
+        if (i < valueCount) values[slot[i]] = val;
+        else flagVals[i - valueCount] = val;
         if (change < next) next = change;
       }
 
       // Combine the layers into one record.
       let flags = 0;
-      for (let i = valueCount; i < all.length; i++) flags |= cur[i];
+      for (let i = 0; i < flagVals.length; i++) flags |= flagVals[i];
+      const cur = values;
       const asnVal = collector.asnValues.get(cur[layerIndex.asn]);
       const routeVal = collector.routeValues.get(cur[layerIndex.route]);
       const routeOrigin = routeVal && !routeVal.asSet && routeVal.origins.length > 0 ? routeVal.origins[0] : undefined;

@@ -1,0 +1,14 @@
+/** Admin access (`/reload`, `/metrics`): `Authorization: Bearer <IPINTEL_ADMIN_TOKEN>`, compared in constant time. */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { ApiError } from './errors.ts';
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+/** Throws FORBIDDEN unless the request carries the admin token (always when none is configured). */
+export function requireAdmin(request: Request, adminToken: string | null): void {
+  const header = request.headers.get('authorization') ?? '';
+  const m = /^Bearer\s+(.+)$/i.exec(header.trim());
+  // Hashing first makes the comparison length-independent.
+  const ok = adminToken !== null && m !== null && timingSafeEqual(digest(m[1]), digest(adminToken));
+  if (!ok) throw new ApiError('FORBIDDEN', 'This route is for the operator only', {});
+}

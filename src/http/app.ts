@@ -1,0 +1,83 @@
+/**
+ * The Elysia application: every route of the spec, CORS, OpenAPI at
+ * /openapi.json with a docs page at /docs, and one error hook that renders
+ * every failure in the spec's error shape.
+ */
+import { cors } from '@elysiajs/cors';
+import { swagger } from '@elysiajs/swagger';
+import { Elysia } from 'elysia';
+import { crawlerVerifyRoutes } from './routes/crawler-verify.ts';
+import { authRoutes } from './routes/auth.ts';
+import { dashboardRoutes } from './routes/dashboard.ts';
+import { ApiError, errorResponse } from './errors.ts';
+import type { AppServices } from './services.ts';
+import { asnRoutes } from './routes/asn.ts';
+import { assessmentRoutes } from './routes/assessment.ts';
+import { legacyRoutes } from './routes/legacy.ts';
+import { lookupRoutes } from './routes/lookup.ts';
+import { opsRoutes } from './routes/ops.ts';
+
+/** Maps any thrown value to the spec's error response (never a stack trace). */
+export function toErrorResponse(code: string | number, error: unknown): Response {
+  if (error instanceof ApiError) return errorResponse(error);
+  if (code === 'NOT_FOUND') return errorResponse(new ApiError('NOT_FOUND', 'No such endpoint or resource', {}));
+  if (code === 'PARSE') return errorResponse(new ApiError('INVALID_REQUEST', 'The request body could not be parsed', {}));
+  if (code === 'VALIDATION') return errorResponse(new ApiError('INVALID_REQUEST', 'The request does not match what the route takes', {}));
+  if (code === 'INVALID_COOKIE_SIGNATURE') return errorResponse(new ApiError('UNAUTHORIZED', 'Invalid session cookie', {}));
+  console.error(`internal error: ${error instanceof Error ? error.name + ': ' + error.message : String(error)}`);
+  return errorResponse(new ApiError('INTERNAL_ERROR', 'Unexpected server error', {}));
+}
+
+/** Builds the application over its services. */
+export function createApp(s: AppServices) {
+  return (
+    new Elysia()
+      .onError(({ code, error }) => toErrorResponse(code, error))
+      .use(
+        cors({
+          origin: true,
+          methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+          allowedHeaders: ['Content-Type', 'X-API-Key', 'Authorization', 'If-None-Match'],
+          exposeHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-RateLimit-Tier', 'Retry-After', 'ETag'],
+          maxAge: 86400,
+        }),
+      )
+      .use(
+        swagger({
+          path: '/docs',
+          specPath: '/openapi.json',
+          exclude: ['/docs', '/openapi.json'],
+          documentation: {
+            info: {
+              title: 'ipintel',
+              version: '1',
+              description:
+                'IP intelligence: location, network ownership and routing, classification, evidence, score and an advisory decision. Errors are JSON {error, code, details}.',
+            },
+            tags: [
+              { name: 'lookup', description: 'IP lookups (v1)' },
+              { name: 'crawlers', description: 'Crawler verification' },
+              { name: 'asn', description: 'ASN details' },
+              { name: 'legacy', description: 'Legacy routes (JSON or plain text)' },
+              { name: 'operations', description: 'Health, status, metrics, reload' },
+              { name: 'accounts', description: 'Sign-in, keys, tiers, usage' },
+            ],
+            components: {
+              securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' }, admin: { type: 'http', scheme: 'bearer' } },
+            },
+          },
+        }),
+      )
+      .use(opsRoutes(s))
+      .use(lookupRoutes(s))
+      .use(assessmentRoutes(s))
+      .use(asnRoutes(s))
+      .use(crawlerVerifyRoutes({ lookup: (ip) => s.index.current.lookup(ip), verifier: s.crawlers }))
+      .use(authRoutes({ config: s.config, accounts: s.accounts, now: s.now }))
+      .use(dashboardRoutes({ config: s.config, accounts: s.accounts, now: s.now }))
+      // The legacy /{ip} catch-all goes last so every static route wins.
+      .use(legacyRoutes(s))
+  );
+}
+
+export type App = ReturnType<typeof createApp>;

@@ -1,0 +1,77 @@
+/**
+ * Legacy GET / and GET /{ip} (spec 4.6, 4.9): the flat legacy JSON, or
+ * plain text by `format=text` / Accept, with a strong ETag on /{ip}.
+ */
+import { Elysia, t } from 'elysia';
+import { legacyObject, legacyText } from '../../lookup/legacy.ts';
+import { callerOf } from '../caller.ts';
+import { ApiError } from '../errors.ts';
+import { wantsText } from '../negotiation.ts';
+import type { AppServices } from '../services.ts';
+import { lookupOrThrow, pathParam, scoringContextFor } from './lookup.ts';
+
+const CURRENT_CACHE = 'no-store, no-cache, must-revalidate';
+const EXPLICIT_CACHE = 'public, max-age=86400';
+
+/** A strong validator over the exact bytes and their media type. */
+function etagOf(contentType: string, body: string): string {
+  return `"${Bun.hash.wyhash(`${contentType}\n${body}`).toString(16)}"`;
+}
+
+/** Whether If-None-Match matches an ETag (weak comparison, RFC 9110 13.1.2). */
+function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  if (ifNoneMatch.trim() === '*') return true;
+  return ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
+
+async function legacy(s: AppServices, request: Request, query: Record<string, string | undefined>, ipText: string | null): Promise<Response> {
+  const text = wantsText(query.format, request.headers.get('accept'));
+  const current = ipText === null;
+  try {
+    if (query.format !== undefined && !['text', 'json'].includes(query.format.toLowerCase())) {
+      throw new ApiError('INVALID_REQUEST', 'format must be text or json', { provided: query.format, allowed: ['text', 'json'] });
+    }
+    const ip = ipText ?? callerOf(request).ip;
+    if (!ip) throw new ApiError('NO_CLIENT_IP', 'The caller IP address cannot be determined', {});
+    const hit = lookupOrThrow(s, ip);
+    const obj = legacyObject(hit, await scoringContextFor(s, hit), s.now());
+    const detail = query.detail === '1' || query.detail === 'true';
+    const contentType = text ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8';
+    const body = text ? legacyText(obj, detail, current) : JSON.stringify(obj);
+    const headers: Record<string, string> = { 'content-type': contentType, 'cache-control': current ? CURRENT_CACHE : EXPLICIT_CACHE, vary: 'Accept' };
+    if (!current) {
+      headers.etag = etagOf(contentType, body);
+      if (matchesEtag(request.headers.get('if-none-match'), headers.etag)) {
+        delete headers['content-type'];
+        return new Response(null, { status: 304, headers });
+      }
+    }
+    return new Response(body, { status: 200, headers });
+  } catch (e) {
+    if (!(e instanceof ApiError) || !text) throw e;
+    // Text errors keep the JSON route's status: one line "error: <message>".
+    return new Response(`error: ${e.message}\n`, {
+      status: e.status,
+      headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', vary: 'Accept', ...e.headers },
+    });
+  }
+}
+
+const query = t.Object(
+  { format: t.Optional(t.String()), detail: t.Optional(t.String()) },
+  { additionalProperties: true },
+);
+
+/** The legacy routes (register last: /{ip} is a catch-all). */
+export function legacyRoutes(s: AppServices) {
+  return new Elysia({ name: 'legacy' })
+    .get('/', ({ request, query }) => legacy(s, request, query as Record<string, string | undefined>, null), {
+      query,
+      detail: { summary: 'Legacy lookup of the caller IP (JSON or text)', tags: ['legacy'] },
+    })
+    .get('/:ip', ({ request, params, query }) => legacy(s, request, query as Record<string, string | undefined>, pathParam(params.ip)), {
+      query,
+      detail: { summary: 'Legacy lookup of an IP (JSON or text, ETag)', tags: ['legacy'] },
+    });
+}

@@ -1,0 +1,78 @@
+/**
+ * GET /v1/ip/current and GET /v1/ip/{ip} (spec 2.1, 4.1, 4.9): the v1
+ * object, projected by `fields`, with the Pro RDAP include.
+ */
+import { Elysia, t } from 'elysia';
+import { lookupCrawlerFlags } from '../../crawlers/lookup-flags.ts';
+import type { LookupHit } from '../../index/record.ts';
+import { parseProjection } from '../../lookup/projection.ts';
+import { buildV1 } from '../../lookup/v1.ts';
+import { ownerFromRdap } from '../../rdap/index.ts';
+import { callerOf } from '../caller.ts';
+import { ApiError } from '../errors.ts';
+import type { AppServices } from '../services.ts';
+
+/** How long a GET lookup may wait for a DNS crawler proof before answering without it. */
+export const CRAWLER_PROOF_BUDGET_MS = 50;
+
+/** A path parameter as text (percent-decoded when it still is encoded; never throws). */
+export function pathParam(v: string): string {
+  if (!v.includes('%')) return v;
+  try {
+    return decodeURIComponent(v);
+  } catch {
+    return v;
+  }
+}
+
+/** Looks up an address text or throws INVALID_IP with the text provided. */
+export function lookupOrThrow(s: AppServices, ip: string): LookupHit {
+  const hit = s.index.current.lookup(ip);
+  if (!hit) throw new ApiError('INVALID_IP', `Not a valid IPv4 or IPv6 address: ${ip.slice(0, 100)}`, { provided: ip });
+  s.metrics.lookup(hit.family);
+  return hit;
+}
+
+/** The caller-independent crawler proof context of a hit (may start a bounded DNS check). */
+export async function scoringContextFor(s: AppServices, hit: LookupHit) {
+  const proof = await s.crawlers.startProof(hit.ip, hit, CRAWLER_PROOF_BUDGET_MS);
+  return { verifiedCrawler: lookupCrawlerFlags(hit, proof).verifiedCrawler };
+}
+
+async function answer(s: AppServices, ip: string, query: Record<string, unknown>, request: Request, current: boolean, set: { headers: Record<string, string | number> }) {
+  const hit = lookupOrThrow(s, ip);
+  const projection = parseProjection(query, callerOf(request).tier);
+  const scoring = await scoringContextFor(s, hit);
+  const body = buildV1(hit, { scoring, policy: s.policy.current, rdapOwner: ownerFromRdap(s.rdap.peek(hit.ip) ?? emptyRdap), now: s.now() }, projection.fields);
+  if (projection.rdap && (projection.fields === null || projection.fields.has('rdap'))) body.rdap = await s.rdap.lookup(hit.ip);
+  set.headers['cache-control'] = current || projection.rdap ? 'no-store' : 'public, max-age=86400';
+  return body;
+}
+
+const emptyRdap = { available: false, network: null, contacts: [] };
+
+const query = t.Object({ fields: t.Optional(t.Any()), include: t.Optional(t.Any()) }, { additionalProperties: true });
+
+/** The v1 lookup routes. */
+export function lookupRoutes(s: AppServices) {
+  return new Elysia({ name: 'lookup' })
+    .get(
+      '/v1/ip/current',
+      ({ request, query, set }) => {
+        const ip = callerOf(request).ip;
+        if (!ip) throw new ApiError('NO_CLIENT_IP', 'The caller IP address cannot be determined', {});
+        return answer(s, ip, query, request, true, set);
+      },
+      { query, detail: { summary: 'Look up the caller IP', tags: ['lookup'], description: 'The v1 object for the caller address (Cache-Control: no-store). Same `fields` and `include` rules as /v1/ip/{ip}.' } },
+    )
+    .get('/v1/ip/:ip', ({ params, request, query, set }) => answer(s, pathParam(params.ip), query, request, false, set), {
+      query,
+      params: t.Object({ ip: t.String({ description: 'IPv4 or IPv6 address' }) }),
+      detail: {
+        summary: 'Look up an IP address',
+        tags: ['lookup'],
+        description:
+          'The v1 object of spec 2.1/2.2. `fields` selects top-level fields (400 INVALID_FIELDS on unknown or empty); `include=rdap_contacts` adds the Pro RDAP object (403 PRO_REQUIRED without a Pro key, 400 INVALID_INCLUDE for unknown names). Cache-Control: public, max-age=86400 (no-store with an accepted include).',
+      },
+    });
+}

@@ -1,0 +1,72 @@
+/**
+ * The request path around the Elysia app: who is calling (IP, API key ->
+ * tier), the rate limit, usage counting, the X-RateLimit-* headers per spec
+ * 8, and metrics. Kept outside Elysia so it runs once per request, first
+ * and last, for every route alike.
+ */
+import type { Server } from 'bun';
+import type { App } from './app.ts';
+import { setCaller, type Caller } from './caller.ts';
+import { clientIp } from './client-ip.ts';
+import { ApiError, errorResponse } from './errors.ts';
+import { bucketKeyFor, rateLimitHeaders, rateLimitedError, shouldSendRateLimitHeaders, upgradeUrlFor } from './ratelimit/index.ts';
+import type { RateDecision } from './ratelimit/index.ts';
+import type { AppServices } from './services.ts';
+
+/** Route pattern of a path, for metrics labels and the rate-limit policy. */
+export function routeOf(method: string, path: string): string {
+  if (path === '/') return '/';
+  if (path.startsWith('/v1/ip/')) return path === '/v1/ip/current' ? '/v1/ip/current' : '/v1/ip/{ip}';
+  if (path.startsWith('/v1/asn/')) return '/v1/asn/{asn}';
+  if (path.startsWith('/asn/')) return '/asn/{asn}';
+  if (path.startsWith('/auth/keys/')) return '/auth/keys/{id}';
+  if (path.startsWith('/docs')) return '/docs';
+  const known = ['/v1/assessment', '/v1/crawler/verify', '/v1/data/status', '/health', '/metrics', '/reload', '/openapi.json', '/dashboard'];
+  if (known.includes(path) || path.startsWith('/auth/')) return path;
+  return path.split('/').length === 2 ? '/{ip}' : 'other';
+}
+
+/** Routes that cost a token (docs/rate-limits.md): lookups, verify, assessment, ASN, status. */
+const COUNTED = new Set(['/', '/{ip}', '/v1/ip/current', '/v1/ip/{ip}', '/v1/assessment', '/v1/crawler/verify', '/v1/asn/{asn}', '/asn/{asn}', '/v1/data/status']);
+
+/** Resolves the caller of a request; a Response when the API key is refused. */
+function resolveCaller(s: AppServices, request: Request, socketIp: string | null): Caller | Response {
+  const ip = clientIp(socketIp, request.headers, s.trusted);
+  const key = request.headers.get('x-api-key');
+  if (key === null) return { ip, tier: 'anonymous', keyId: null, userId: null };
+  const resolved = key.trim() === '' ? null : s.accounts.resolveApiKey(key.trim());
+  if (!resolved) return errorResponse(new ApiError('INVALID_API_KEY', 'The API key is invalid or revoked', {}));
+  return { ip, tier: resolved.tier, keyId: resolved.keyId, userId: resolved.userId };
+}
+
+/** The fetch handler for Bun.serve. */
+export function createFetchHandler(s: AppServices, app: App) {
+  return async function handle(request: Request, server: Server<unknown> | null): Promise<Response> {
+    const t0 = performance.now();
+    const path = new URL(request.url).pathname;
+    const route = routeOf(request.method, path);
+    let response: Response;
+    let decision: RateDecision | null = null;
+    try {
+      const caller = resolveCaller(s, request, server?.requestIP(request)?.address ?? null);
+      if (caller instanceof Response) response = caller;
+      else {
+        setCaller(request, caller);
+        if (s.limiter && request.method !== 'OPTIONS' && COUNTED.has(route)) {
+          decision = await s.limiter.consume(bucketKeyFor(caller), caller.tier);
+          if (caller.keyId) s.accounts.recordUsage(caller.keyId);
+        }
+        if (decision && !decision.allowed) response = errorResponse(rateLimitedError(decision, upgradeUrlFor(request.url, s.config.upgradeUrl)));
+        else response = await app.handle(request);
+      }
+    } catch (e) {
+      console.error(`request failed: ${(e as Error).message}`);
+      response = errorResponse(new ApiError('INTERNAL_ERROR', 'Unexpected server error', {}));
+    }
+    if (decision && decision.allowed && shouldSendRateLimitHeaders(response.status, response.headers.get('cache-control'))) {
+      for (const [k, v] of Object.entries(rateLimitHeaders(decision))) response.headers.set(k, v);
+    }
+    s.metrics.observe(route, request.method, response.status, (performance.now() - t0) / 1000);
+    return response;
+  };
+}

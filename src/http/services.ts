@@ -1,0 +1,36 @@
+/**
+ * Everything the HTTP routes need, created once at start-up (src/main.ts)
+ * or by tests with fixtures.
+ */
+import type { AccountStore } from '../accounts/store.ts';
+import type { Config } from '../config.ts';
+import type { CrawlerVerifier } from '../crawlers/verifier.ts';
+import type { IndexHolder } from '../index/holder.ts';
+import type { RdapClient } from '../rdap/index.ts';
+import type { Policy } from '../scoring/index.ts';
+import type { RadarClient } from '../lookup/radar.ts';
+import type { TrustedProxies } from './client-ip.ts';
+import type { HttpMetrics } from './metrics.ts';
+import type { RateLimiter } from './ratelimit/index.ts';
+
+/** The decision policy in force, swappable by /reload. */
+export interface PolicyHolder {
+  current: Policy;
+  /** Where a policy file came from (null: the built-in default). */
+  path: string | null;
+}
+
+export interface AppServices {
+  config: Config;
+  index: IndexHolder;
+  policy: PolicyHolder;
+  crawlers: CrawlerVerifier;
+  accounts: AccountStore;
+  limiter: RateLimiter | null;
+  rdap: RdapClient;
+  radar: RadarClient;
+  metrics: HttpMetrics;
+  trusted: TrustedProxies;
+  /** Clock (ms); tests inject one. */
+  now: () => number;
+}

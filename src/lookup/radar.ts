@@ -1,0 +1,72 @@
+/**
+ * Optional third-party ASN enrichment (`radar` of spec 2.5) from
+ * IPINTEL_RADAR_URL: a short timeout and a small cache; any failure is null.
+ * The URL may contain `{asn}`; otherwise the number is appended as a path segment.
+ */
+
+export interface RadarClient {
+  /** Enrichment for an ASN, or null when unset, failing or slow. */
+  lookup(asn: number): Promise<unknown | null>;
+}
+
+interface Entry {
+  value: unknown | null;
+  until: number;
+}
+
+/** A client for the configured endpoint (always null when `url` is null). */
+export function createRadarClient(opts: {
+  url: string | null;
+  token: string | null;
+  timeoutMs?: number;
+  ttlMs?: number;
+  failureTtlMs?: number;
+  maxEntries?: number;
+  now?: () => number;
+  fetch?: typeof fetch;
+}): RadarClient {
+  const { url, token } = opts;
+  if (!url) return { lookup: async () => null };
+  const timeoutMs = opts.timeoutMs ?? 1500;
+  const ttl = opts.ttlMs ?? 3_600_000;
+  const failureTtl = opts.failureTtlMs ?? 60_000;
+  const max = opts.maxEntries ?? 10_000;
+  const now = opts.now ?? Date.now;
+  const doFetch = opts.fetch ?? fetch;
+  const cache = new Map<number, Entry>();
+  const pending = new Map<number, Promise<unknown | null>>();
+
+  const fetchOne = async (asn: number): Promise<unknown | null> => {
+    const target = url.includes('{asn}') ? url.replaceAll('{asn}', String(asn)) : `${url.replace(/\/+$/, '')}/${asn}`;
+    try {
+      const res = await doFetch(target, {
+        headers: { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      if (!res.ok) return null;
+      const body = (await res.json()) as Record<string, unknown>;
+      // Radar-style envelopes carry the payload in `result`.
+      return body && typeof body === 'object' && 'result' in body ? body.result : body;
+    } catch {
+      return null;
+    }
+  };
+
+  return {
+    async lookup(asn) {
+      const hit = cache.get(asn);
+      if (hit && hit.until > now()) return hit.value;
+      let p = pending.get(asn);
+      if (!p) {
+        p = fetchOne(asn).then((value) => {
+          if (cache.size >= max) cache.clear();
+          cache.set(asn, { value, until: now() + (value === null ? failureTtl : ttl) });
+          pending.delete(asn);
+          return value;
+        });
+        pending.set(asn, p);
+      }
+      return p;
+    },
+  };
+}

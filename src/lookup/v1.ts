@@ -1,0 +1,147 @@
+/**
+ * Assembling the v1 IP lookup object (spec 2.1/2.2) from an index hit.
+ * Each top-level field is computed only when asked for: scoring runs only
+ * for the fields that need it, and decision objects only when requested.
+ */
+import { Flag, type IndexRecord, type LookupHit } from '../index/record.ts';
+import { classify, collectEvidence, computeScore, decide, networkContext } from '../scoring/index.ts';
+import type { Classification, DecisionObjects, Evidence, Score, ScoringContext } from '../scoring/index.ts';
+import type { Policy } from '../scoring/index.ts';
+import { countryName } from './country.ts';
+import { utcOffset } from './timezone.ts';
+
+/** Top-level fields of the v1 object, in output order (spec 4.1). */
+export const V1_FIELDS = [
+  'ip',
+  'stack',
+  'location',
+  'network',
+  'routing',
+  'score',
+  'classification',
+  'evidence',
+  'decision',
+  'scores',
+  'scenarios',
+  'explanation',
+] as const;
+export type V1Field = (typeof V1_FIELDS)[number];
+
+/** Caller-independent inputs of one lookup besides the index hit. */
+export interface V1Context {
+  scoring: ScoringContext;
+  policy: Policy;
+  /** RDAP owner when an RDAP answer is cached for this address (never fetched here). */
+  rdapOwner?: string | null;
+  now?: number;
+}
+
+/** Spec 2.1 location object. */
+export function locationOf(record: IndexRecord, now?: number) {
+  const g = record.geo;
+  if (!g) return null;
+  return {
+    country: countryName(g.countryCode),
+    country_code: g.countryCode,
+    region: g.region,
+    city: g.city,
+    postal_code: g.postalCode,
+    latitude: g.latitude,
+    longitude: g.longitude,
+    timezone: g.timezone ? utcOffset(g.timezone, now) : null,
+    timezone_name: g.timezone,
+  };
+}
+
+/** Why an address is or is not globally routable (network.routability). */
+export function routabilityOf(record: IndexRecord) {
+  const s = record.specialUse;
+  if (s) {
+    return {
+      status: s.globallyReachable ? 'global' : s.kind,
+      globally_reachable: s.globallyReachable,
+      reason: `${s.name} (${s.rfc}), ${s.cidr}`,
+    };
+  }
+  if (record.flags & Flag.BOGON) {
+    return { status: 'unallocated', globally_reachable: false, reason: 'Listed as a full bogon: not allocated to any network by the registries' };
+  }
+  if (!record.route && !record.asn) {
+    return { status: 'unannounced', globally_reachable: null, reason: 'No route for this address was seen in the routing data' };
+  }
+  return { status: 'global', globally_reachable: true, reason: 'Globally routable unicast address space' };
+}
+
+/** Spec 2.1 network object (classification context from scoring). */
+export function networkOf(record: IndexRecord, classification: Classification, rdapOwner?: string | null) {
+  const ctx = networkContext(record, classification);
+  const a = record.allocation;
+  const special = record.specialUse;
+  return {
+    asn: record.asn ? `AS${record.asn.asn}` : null,
+    org: record.asn?.name ?? null,
+    category: ctx.category,
+    operator: ctx.operator,
+    operator_type: ctx.operator_type,
+    service_name: ctx.service_name,
+    owner: rdapOwner ?? record.asn?.name ?? null,
+    allocation: a ? { cidr: a.cidr, range: a.range, registry: a.registry, country: a.countryCode, status: a.status, date: a.date } : null,
+    routability: routabilityOf(record),
+    is_special_use: special !== null,
+    is_bogon: (record.flags & Flag.BOGON) !== 0 || (special !== null && !special.globallyReachable),
+  };
+}
+
+/** Spec 2.1 routing object; confidence says how directly the origin was observed. */
+export function routingOf(record: IndexRecord) {
+  const r = record.route;
+  if (r) {
+    const confidence = r.originConflict || r.originAsn === null ? 'low' : r.rpkiStatus === 'valid' ? 'high' : 'medium';
+    return {
+      origin_asn: r.originAsn === null ? null : `AS${r.originAsn}`,
+      origins: r.origins.map((o) => `AS${o}`),
+      prefix: r.prefix,
+      rpki_status: r.rpkiStatus,
+      confidence,
+      origin_conflict: r.originConflict,
+    };
+  }
+  // Without a routing table the ASN range layer still names the likely origin.
+  return {
+    origin_asn: record.asn ? `AS${record.asn.asn}` : null,
+    origins: record.asn ? [`AS${record.asn.asn}`] : [],
+    prefix: null,
+    rpki_status: 'unknown',
+    confidence: 'low',
+    origin_conflict: false,
+  };
+}
+
+/** Builds the requested fields of the v1 object (all when `fields` is null). */
+export function buildV1(hit: LookupHit, ctx: V1Context, fields: ReadonlySet<string> | null): Record<string, unknown> {
+  const want = (f: V1Field) => fields === null || fields.has(f);
+  const record = hit.record;
+  let classification: Classification | undefined;
+  let evidence: Evidence | undefined;
+  let score: Score | undefined;
+  let decision: DecisionObjects | undefined;
+  const cls = () => (classification ??= classify(record, ctx.scoring));
+  const ev = () => (evidence ??= collectEvidence(record, cls()));
+  const sc = () => (score ??= computeScore(ev()));
+  const dec = () => (decision ??= decide(record, cls(), ev(), sc(), ctx.policy));
+
+  const out: Record<string, unknown> = {};
+  if (want('ip')) out.ip = hit.ip;
+  if (want('stack')) out.stack = hit.family === 4 ? 'ipv4' : 'ipv6';
+  if (want('location')) out.location = locationOf(record, ctx.now);
+  if (want('network')) out.network = networkOf(record, cls(), ctx.rdapOwner);
+  if (want('routing')) out.routing = routingOf(record);
+  if (want('score')) out.score = sc();
+  if (want('classification')) out.classification = cls();
+  if (want('evidence')) out.evidence = ev();
+  if (want('decision')) out.decision = dec().decision;
+  if (want('scores')) out.scores = dec().scores;
+  if (want('scenarios')) out.scenarios = dec().scenarios;
+  if (want('explanation')) out.explanation = dec().explanation;
+  return out;
+}
