@@ -54,8 +54,11 @@ export const parse: FeedParser = async (ctx, sink) => {
       const range = parseRangeFields(f[0], f[1], hint);
       const value = typeof range === 'string' ? range : geoValueOfRow(f);
       if (typeof range !== 'string' && typeof value !== 'string') {
-        sink.geo(range.family, range.start, range.end, value);
-        ctx.rows++;
+        // Rows without any location (unknown ranges) say nothing: not reported.
+        if (Object.keys(value).length > 0) {
+          sink.geo(range.family, range.start, range.end, value);
+          ctx.rows++;
+        }
         badStreak = 0;
         continue;
       }

@@ -64,7 +64,8 @@ export const parse: FeedParser = async (ctx, sink) => {
       continue;
     }
     badStreak = 0;
-    sink.geo(cidr.family, cidr.start, cidr.end, value);
+    // A row may carry no location at all (`prefix,,,,`), only the category.
+    if (Object.keys(value).length > 0) sink.geo(cidr.family, cidr.start, cidr.end, value);
     if (category) {
       const region = (f[2] ?? '').trim();
       sink.provider(cidr.family, cidr.start, cidr.end, {

@@ -70,3 +70,11 @@ describe('geo-csv', () => {
     expect(err.message).toBe(`${path}:10: not an ip-location-db city CSV: no line parses`);
   });
 });
+
+test('geo-csv: a row without any location is not reported', async () => {
+  const rec = new RecordingSink();
+  const ctx = sourceFor(tempFeed('empty-row.csv', ['1.0.0.0,1.0.0.255,,,,,,,,', '1.0.1.0,1.0.1.255,JP,,,,,,,']), { type: 'geo-csv' });
+  await parse(ctx, rec.sink);
+  expect(rec.of('geo')).toEqual([[4, parseIPv4('1.0.1.0'), parseIPv4('1.0.1.255'), { countryCode: 'JP' }]]);
+  expect(ctx.skipped).toBe(0);
+});

@@ -49,10 +49,13 @@ describe('geofeed on bad input', () => {
       '203.0.113.0/24,SG,SG-SIN,Singapore,',
       '2001:db8::/32,,,,',
     ]);
-    const { ctx, geo } = await run(path);
+    const { ctx, geo, provider } = await run(path, { category: 'vpn' });
     expect(ctx.rows).toBe(3);
     expect(geo[1][3]).toEqual({ countryCode: 'SG', region: 'SG-SIN', city: 'Singapore' });
-    expect(geo[2][3]).toEqual({});
+    // The row without any location reports only its category.
+    expect(geo.length).toBe(2);
+    expect(provider.length).toBe(3);
+    expect(provider[2][3]).toEqual({ category: 'vpn' });
     expect(ctx.skipSamples).toEqual([
       { line: 3, reason: 'bad prefix "192.0.2.0/33"' },
       { line: 4, reason: 'bad prefix "not-a-prefix"' },
