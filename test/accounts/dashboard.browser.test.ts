@@ -59,7 +59,7 @@ describe.skipIf(!runBrowser)('dashboard in chromium', () => {
     const first = (await page.textContent('#secret-value'))!;
     expect(first).toMatch(/^ipi_[A-Za-z0-9_-]{43}$/);
     await page.click('#copy-secret');
-    await page.waitForFunction(`document.getElementById('copy-secret')?.textContent === 'Copied'`);
+    await page.locator('#copy-secret', { hasText: 'Copied' }).waitFor();
     expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(first);
     expect(await page.locator('#keys-body tr[data-status="active"]').count()).toBe(1);
     expect(await keyStatus(first)).toBe(200);
@@ -67,7 +67,8 @@ describe.skipIf(!runBrowser)('dashboard in chromium', () => {
     // Create a key: value shown once, table grows.
     await page.fill('#key-name', 'browser key');
     await page.click('#create-button');
-    await page.waitForFunction(`document.querySelectorAll('#keys-body tr[data-status="active"]').length === 2`);
+    // Locators, not string predicates: the page's CSP (rightly) forbids eval.
+    await page.locator('#keys-body tr[data-status="active"]').nth(1).waitFor();
     const second = (await page.textContent('#secret-value'))!;
     expect(second).toMatch(/^ipi_/);
     expect(second).not.toBe(first);
