@@ -22,19 +22,27 @@ const EPSILON_ARG = String(EPSILON_MS);
 /** Token buckets stored in Redis. */
 export class RedisBuckets {
   private readonly client: RedisClient;
-  private connecting: Promise<void> | null = null;
+  /** The first connection, which requests wait for (bounded by the timeout) instead of failing at start-up. */
+  private readonly firstConnect: Promise<void>;
+  private firstConnectDone = false;
+  private reconnecting = false;
 
   constructor(
     url: string,
     private readonly timeoutMs: number = DEFAULT_REDIS_TIMEOUT_MS,
   ) {
-    // No offline queue: while Redis is away, commands fail at once instead of
-    // piling up behind a reconnect, and the limiter answers from its fallback.
+    // No offline queue and no automatic reconnect: while Redis is away a
+    // request fails at once (the limiter answers it locally) instead of
+    // waiting behind a reconnect; run() reconnects in the background.
     this.client = new RedisClient(url, {
       enableOfflineQueue: false,
       connectionTimeout: Math.max(timeoutMs, 100),
-      autoReconnect: true,
+      autoReconnect: false,
     });
+    this.firstConnect = this.client.connect().finally(() => {
+      this.firstConnectDone = true;
+    });
+    this.firstConnect.catch(() => {}); // reported by the first request that needs it
   }
 
   /** Takes one token from `key`'s bucket; `now` is the caller's clock in ms, or null to use Redis's TIME. */
@@ -52,7 +60,11 @@ export class RedisBuckets {
   }
 
   private async run(key: string, tier: Tier, now: number | null): Promise<unknown> {
-    if (!this.client.connected) await this.connect();
+    if (!this.firstConnectDone) await this.firstConnect;
+    else if (!this.client.connected) {
+      this.reconnectInBackground();
+      throw new Error('connection lost; reconnecting in the background');
+    }
     const args = ['1', REDIS_KEY_PREFIX + key, String(emissionIntervalMs(tier)), WINDOW_ARG, EPSILON_ARG, now === null ? '' : String(now)];
     try {
       return await this.client.send('EVALSHA', [SCRIPT_SHA, ...args]);
@@ -63,14 +75,16 @@ export class RedisBuckets {
     }
   }
 
-  /** One shared connect attempt; the client gives up reconnecting on its own after a while, so this also revives it. */
-  private connect(): Promise<void> {
-    if (this.connecting === null) {
-      this.connecting = this.client.connect().finally(() => {
-        this.connecting = null;
+  /** Starts one connect attempt unless one is under way; the next request after it succeeds uses Redis again. */
+  private reconnectInBackground(): void {
+    if (this.reconnecting) return;
+    this.reconnecting = true;
+    this.client
+      .connect()
+      .catch(() => {}) // still down: the limiter's next probe tries again
+      .finally(() => {
+        this.reconnecting = false;
       });
-    }
-    return this.connecting;
   }
 
   private withTimeout<T>(p: Promise<T>): Promise<T> {

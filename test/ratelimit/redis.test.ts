@@ -1,0 +1,255 @@
+/**
+ * The Redis store against a real redis-server on 127.0.0.1 (started here):
+ * the Lua script's exactness, atomicity under concurrency, one limit shared by
+ * two server processes, and the fail-open fallback when Redis dies.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { RedisClient, type Subprocess } from 'bun';
+import { createRateLimiter, limiterMetrics, type RateDecision } from '../../src/http/ratelimit/index.ts';
+import { MemoryBuckets } from '../../src/http/ratelimit/memory-store.ts';
+import { startTestRedis, type TestRedis } from './fixtures/redis-server.ts';
+import { TIERS, type Tier } from '../../src/tiers.ts';
+
+const T0 = Date.UTC(2026, 5, 1, 9, 0, 0, 500);
+let redis: TestRedis;
+const spawned: Subprocess[] = [];
+
+beforeAll(async () => {
+  redis = await startTestRedis();
+}, 15_000);
+afterAll(async () => {
+  for (const p of spawned) p.kill('SIGKILL');
+  await redis?.kill();
+});
+
+let keySeq = 0;
+/** A bucket key no other test uses (they share one Redis). */
+const freshKey = (label: string) => `test-${label}-${++keySeq}-${Math.random().toString(36).slice(2)}`;
+
+describe('Lua token bucket (injected clock)', () => {
+  for (const tier of ['anonymous', 'free', 'pro'] as Tier[]) {
+    const cap = TIERS[tier].requestsPerMinute;
+    test(`${tier}: ${cap} admitted at one instant, the next refused; one interval later one more`, async () => {
+      const clock = { t: T0 };
+      const limiter = createRateLimiter({ store: redis.url, now: () => clock.t });
+      try {
+        const key = freshKey(tier);
+        for (let i = 1; i <= cap; i++) {
+          const d = await limiter.consume(key, tier);
+          expect(d.allowed).toBe(true);
+          expect(d.remaining).toBe(cap - i);
+        }
+        const refused = await limiter.consume(key, tier);
+        expect(refused).toEqual({ allowed: false, limit: cap, remaining: 0, resetAt: Math.ceil((T0 + 60_000) / 1000), retryAfter: 1, tier });
+        clock.t += 60_000 / cap;
+        expect((await limiter.consume(key, tier)).allowed).toBe(true);
+        expect((await limiter.consume(key, tier)).allowed).toBe(false);
+      } finally {
+        limiter.close();
+      }
+    });
+  }
+
+  test('Redis and memory stores give identical decisions on the same request sequence', async () => {
+    const clock = { t: T0 };
+    const limiter = createRateLimiter({ store: redis.url, now: () => clock.t });
+    const memory = new MemoryBuckets(100);
+    const keys = [freshKey('a'), freshKey('b'), freshKey('c')];
+    const tiers: Tier[] = ['anonymous', 'free', 'pro'];
+    let seed = 12345;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+    try {
+      for (let i = 0; i < 2000; i++) {
+        clock.t += Math.floor(rand() * 400);
+        const k = Math.floor(rand() * 3);
+        const tier = tiers[(k + (i > 1000 ? 1 : 0)) % 3]; // tiers change half-way, as on an upgrade
+        const viaRedis = await limiter.consume(keys[k], tier);
+        const viaMemory = memory.consume(keys[k], tier, clock.t);
+        expect(viaRedis).toEqual(viaMemory);
+      }
+    } finally {
+      limiter.close();
+    }
+  });
+
+  test('an idle bucket expires from Redis when it is full again', async () => {
+    const limiter = createRateLimiter({ store: redis.url, now: () => Date.now() });
+    const client = new RedisClient(redis.url);
+    try {
+      const key = freshKey('ttl');
+      await limiter.consume(key, 'anonymous');
+      const pttl = Number(await client.send('PTTL', [`ipintel:rl:${key}`]));
+      // One request on an anonymous bucket: full again one emission interval (1000 ms) later.
+      expect(pttl).toBeGreaterThan(0);
+      expect(pttl).toBeLessThanOrEqual(1000);
+    } finally {
+      limiter.close();
+      client.close();
+    }
+  });
+});
+
+describe('atomicity (Redis TIME clock)', () => {
+  test('300 concurrent requests on one 200 bucket admit 200, plus at most what refilled meanwhile', async () => {
+    const limiter = createRateLimiter({ store: redis.url });
+    const client = new RedisClient(redis.url);
+    const redisMs = async () => {
+      const [s, us] = (await client.send('TIME', [])) as [string, string];
+      return Number(s) * 1000 + Number(us) / 1000;
+    };
+    try {
+      const key = freshKey('burst');
+      const before = await redisMs();
+      const decisions = (await Promise.all(Array.from({ length: 300 }, () => limiter.consume(key, 'free')))) as RateDecision[];
+      const after = await redisMs();
+      const admitted = decisions.filter((d) => d.allowed).length;
+      // One token per 300 ms of Redis time: the span measured on Redis's own clock bounds the refill.
+      expect(admitted).toBeGreaterThanOrEqual(200);
+      expect(admitted).toBeLessThanOrEqual(200 + Math.floor((after - before) / 300) + 1);
+    } finally {
+      limiter.close();
+      client.close();
+    }
+  });
+
+  test('300 concurrent requests at one pinned instant admit exactly 200', async () => {
+    const limiter = createRateLimiter({ store: redis.url, now: () => T0 });
+    try {
+      const key = freshKey('burst-pinned');
+      const decisions = (await Promise.all(Array.from({ length: 300 }, () => limiter.consume(key, 'free')))) as RateDecision[];
+      expect(decisions.filter((d) => d.allowed).length).toBe(200);
+      expect(new Set(decisions.filter((d) => d.allowed).map((d) => d.remaining)).size).toBe(200);
+    } finally {
+      limiter.close();
+    }
+  });
+});
+
+/** Starts the fixture server as its own process; resolves with its port and its stderr lines. */
+async function startServerProcess(env: Record<string, string>): Promise<{ port: number; proc: Subprocess; log: () => Promise<string> }> {
+  const proc = Bun.spawn(['bun', new URL('./fixtures/limited-server.ts', import.meta.url).pathname], {
+    env: { ...process.env, ...env },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  spawned.push(proc);
+  const reader = proc.stdout.getReader();
+  let text = '';
+  const deadline = Date.now() + 15_000;
+  while (!/PORT (\d+)/.test(text)) {
+    if (Date.now() > deadline) throw new Error('fixture server did not print its port in time');
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`fixture server exited before listening: ${await new Response(proc.stderr).text()}`);
+    text += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  const port = Number(/PORT (\d+)/.exec(text)![1]);
+  return {
+    port,
+    proc,
+    log: async () => {
+      proc.kill('SIGTERM');
+      await proc.exited;
+      return await new Response(proc.stderr).text();
+    },
+  };
+}
+
+async function status(port: number, path: string, headers: Record<string, string> = {}): Promise<Response> {
+  const r = await fetch(`http://127.0.0.1:${port}${path}`, { headers });
+  await r.arrayBuffer();
+  return r;
+}
+
+describe('two server processes sharing one Redis', () => {
+  test('requests sent alternately to both are admitted up to one shared capacity (pinned clock)', async () => {
+    const env = { RL_STORE: redis.url, RL_FROZEN_NOW: String(T0) };
+    const [a, b] = await Promise.all([startServerProcess(env), startServerProcess(env)]);
+    try {
+      const key = `free-${freshKey('two-proc')}`;
+      const statuses: number[] = [];
+      const remaining: string[] = [];
+      for (let i = 0; i < 230; i++) {
+        const r = await status(i % 2 === 0 ? a.port : b.port, '/v1/ip/current', { 'x-api-key': key });
+        statuses.push(r.status);
+        remaining.push(r.headers.get('x-ratelimit-remaining')!);
+      }
+      expect(statuses.filter((s) => s === 200).length).toBe(200);
+      expect(statuses.slice(0, 200).every((s) => s === 200)).toBe(true);
+      expect(statuses.slice(200).every((s) => s === 429)).toBe(true);
+      // One bucket: the count runs down across both processes.
+      expect(remaining.slice(0, 200)).toEqual(Array.from({ length: 200 }, (_, i) => String(199 - i)));
+      // And 300 at once, split between the two, against a fresh key: exactly 200.
+      const burstKey = `free-${freshKey('two-proc-burst')}`;
+      const burst = await Promise.all(Array.from({ length: 300 }, (_, i) => status(i % 2 ? a.port : b.port, '/v1/ip/current', { 'x-api-key': burstKey }).then((r) => r.status)));
+      expect(burst.filter((s) => s === 200).length).toBe(200);
+      expect(burst.filter((s) => s === 429).length).toBe(100);
+    } finally {
+      await Promise.all([a.log(), b.log()]);
+    }
+  }, 30_000);
+
+  test('with Redis TIME as the clock, anonymous callers get 60 between both processes (plus refill)', async () => {
+    const env = { RL_STORE: redis.url };
+    const [a, b] = await Promise.all([startServerProcess(env), startServerProcess(env)]);
+    try {
+      const ip = `198.51.100.${(keySeq++ % 250) + 1}`;
+      const statuses: number[] = [];
+      let resets = new Set<string>();
+      for (let i = 0; i < 61; i++) {
+        const r = await status(i % 2 === 0 ? a.port : b.port, '/v1/ip/current', { 'x-test-client-ip': ip });
+        statuses.push(r.status);
+        resets.add(r.headers.get('x-ratelimit-reset')!);
+      }
+      const admitted = statuses.filter((s) => s === 200).length;
+      // 61 requests; a 61st admission is possible only if a whole second (one anonymous token) passed.
+      expect(admitted).toBeGreaterThanOrEqual(60);
+      if (admitted === 61) expect(resets.size).toBeGreaterThan(1);
+    } finally {
+      await Promise.all([a.log(), b.log()]);
+    }
+  }, 30_000);
+});
+
+describe('Redis dies mid-test', () => {
+  test('requests are still answered from per-process buckets, counted, logged once; shared limits resume when Redis returns', async () => {
+    const env = { RL_STORE: redis.url, RL_FROZEN_NOW: String(T0), RL_FALLBACK_MS: '0' };
+    const a = await startServerProcess(env);
+    let stderr = '';
+    try {
+      const key = `free-${freshKey('outage')}`;
+      for (let i = 0; i < 150; i++) expect((await status(a.port, '/v1/ip/current', { 'x-api-key': key })).status).toBe(200);
+      await redis.kill();
+      // Redis is gone: every request is still answered, from a local bucket that starts full.
+      const during: Response[] = [];
+      for (let i = 0; i < 201; i++) during.push(await status(a.port, '/v1/ip/current', { 'x-api-key': key }));
+      expect(during.slice(0, 200).every((r) => r.status === 200)).toBe(true);
+      expect(during[0].headers.get('x-ratelimit-remaining')).toBe('199');
+      expect(during[0].headers.get('x-ratelimit-tier')).toBe('free');
+      // The local bucket still holds this process to the tier's limit.
+      expect(during[200].status).toBe(429);
+      const m = (await (await fetch(`http://127.0.0.1:${a.port}/metrics-json`)).json()) as typeof limiterMetrics;
+      expect(m.redisErrors).toBe(201);
+      expect(m.fallbackDecisions).toBe(201);
+      expect(m.redisDegraded).toBe(1);
+
+      await redis.restart();
+      // The restarted Redis is empty; poll (bounded) until the process reports the shared store back.
+      const deadline = Date.now() + 10_000;
+      let back = false;
+      const fresh = `free-${freshKey('after')}`;
+      while (!back && Date.now() < deadline) {
+        await status(a.port, '/v1/ip/current', { 'x-api-key': fresh });
+        const mm = (await (await fetch(`http://127.0.0.1:${a.port}/metrics-json`)).json()) as typeof limiterMetrics;
+        back = mm.redisDegraded === 0;
+        if (!back) await Bun.sleep(50);
+      }
+      expect(back).toBe(true);
+    } finally {
+      stderr = await a.log();
+    }
+    // One line per state change, not one per failed request.
+    expect(stderr.match(/unreachable/g)?.length).toBe(1);
+    expect(stderr.match(/reachable again/g)?.length).toBe(1);
+  }, 30_000);
+});
