@@ -35,7 +35,8 @@ export function createApp(s: AppServices) {
       .onError(({ code, error }) => toErrorResponse(code, error))
       .use(
         cors({
-          origin: true,
+          origin: '*',
+          credentials: false,
           methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
           allowedHeaders: ['Content-Type', 'X-API-Key', 'Authorization', 'If-None-Match'],
           exposeHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-RateLimit-Tier', 'Retry-After', 'ETag'],

@@ -1,0 +1,17 @@
+/** A first end-to-end check that the server starts on the fixture index and answers. */
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import type { RunningServer } from '../../src/server.ts';
+import { startTestServer } from '../helpers/test-server.ts';
+
+let server: RunningServer;
+beforeAll(async () => {
+  server = await startTestServer();
+}, 120_000); // the first call builds the fixture index
+afterAll(() => server.stop());
+
+test('a Tor exit from the real exit list is classified as Tor', async () => {
+  const res = await fetch(`${server.url}/v1/ip/185.220.101.1`);
+  expect(res.status).toBe(200);
+  const body = (await res.json()) as { classification: { is_tor: boolean } };
+  expect(body.classification.is_tor).toBe(true);
+});
