@@ -7,19 +7,23 @@ import { classify, networkContext } from './classify.ts';
 import { decide } from './decision/decide.ts';
 import { collectEvidence } from './evidence.ts';
 import type { Policy } from './policy/schema.ts';
-import { computeScore } from './score.ts';
+import { traceScore } from './score.ts';
 import type { Assessment, ScoringContext } from './types.ts';
 
 /** Classification, network context, evidence, score and the decision objects of a record. */
 export function assessRecord(record: IndexRecord, ctx: ScoringContext, policy: Policy): Assessment {
   const classification = classify(record, ctx);
   const evidence = collectEvidence(record, classification);
-  const score = computeScore(evidence);
+  const trace = traceScore(evidence);
+  const d = decide(record, classification, evidence, trace.score, policy, trace);
   return {
     classification,
     network: networkContext(record, classification),
     evidence,
-    score,
-    ...decide(record, classification, evidence, score, policy),
+    score: trace.score,
+    decision: d.decision,
+    scores: d.scores,
+    scenarios: d.scenarios,
+    explanation: d.explanation,
   };
 }

@@ -2,6 +2,7 @@
 import { describe, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import {
+  ACTIONS,
   DEFAULT_POLICY,
   SIGNALS,
   SURFACES,
@@ -13,7 +14,7 @@ import {
   isSignalLabel,
   traceScore,
 } from '../../src/scoring/index.ts';
-import { chooseAction, marginLevel, minLevel } from '../../src/scoring/decision/expected-loss.ts';
+import { actionsOf, chooseAction, compileSurface, lossOf, marginLevel, minLevel } from '../../src/scoring/decision/expected-loss.ts';
 import { planDecision } from '../../src/scoring/decision/decide.ts';
 import { ctxArb, recordArb } from './arbitraries.ts';
 
@@ -155,18 +156,26 @@ describe('decision invariants', () => {
     expect(differing).toBeGreaterThan(0);
   });
 
-  test('margin level is monotone in the relative margin', () => {
-    const sp = DEFAULT_POLICY.surfaces.login;
-    const all = ['allow', 'monitor', 'challenge', 'block'] as const;
+  test('the chosen action has the least expected loss and its margin sets the margin level', () => {
+    const cs = compileSurface(DEFAULT_POLICY.surfaces.signup);
+    const masks = fc.integer({ min: 1, max: cs.offered }).map((m) => m & cs.offered).filter((m) => m !== 0);
     fc.assert(
-      fc.property(fc.double({ min: 0.005, max: 0.995, noNaN: true }), (p) => {
-        const c = chooseAction(sp, p, all);
-        const level = marginLevel(c, DEFAULT_POLICY.confidence);
+      fc.property(fc.double({ min: 0.005, max: 0.995, noNaN: true }), masks, (p, mask) => {
+        const c = chooseAction(cs, p, mask);
+        const permitted = actionsOf(mask);
+        expect(permitted).toContain(c.action);
+        const losses = permitted.map((a) => lossOf(cs, p, ACTIONS.indexOf(a)));
+        expect(c.loss).toBe(Math.min(...losses));
+        const others = losses.filter((_, i) => permitted[i] !== c.action);
+        if (others.length === 0) {
+          expect(c.runnerUp).toBeNull();
+        } else {
+          expect(c.runnerUp!.loss).toBe(Math.min(...others));
+          expect(c.relativeMargin).toBeCloseTo((c.runnerUp!.loss - c.loss) / c.runnerUp!.loss, 12);
+        }
         const rel = c.relativeMargin;
-        const expected = rel >= DEFAULT_POLICY.confidence.margin_high ? 'high' : rel >= DEFAULT_POLICY.confidence.margin_medium ? 'medium' : 'low';
-        expect(level).toBe(expected);
-        // The chosen action really has the least expected loss.
-        for (const l of c.losses) expect(c.loss).toBeLessThanOrEqual(l.loss);
+        const conf = DEFAULT_POLICY.confidence;
+        expect(marginLevel(c, conf)).toBe(rel >= conf.margin_high ? 'high' : rel >= conf.margin_medium ? 'medium' : 'low');
       }),
       RUNS,
     );

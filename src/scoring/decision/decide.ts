@@ -8,15 +8,13 @@ import { networkContext } from '../classify.ts';
 import type { GuardrailName, Policy } from '../policy/schema.ts';
 import { traceScore } from '../score.ts';
 import {
-  ACTIONS,
   SURFACES,
-  type Action,
   type Classification,
+  type Decision,
   type DecisionObjects,
   type Evidence,
   type Level,
   type Profile,
-  type Scenario,
   type Scenarios,
   type Score,
   type ScoreTrace,
@@ -24,33 +22,71 @@ import {
   type Surface,
 } from '../types.ts';
 import { buildExplanation } from './explain.ts';
-import { abuseLikelihood, chooseAction, levelOf, marginLevel, minLevel, qualityLevel, type Choice } from './expected-loss.ts';
-import { activeGuardrails, permittedActions, type DecisionSurface, type Guardrail } from './guardrails.ts';
+import {
+  abuseLikelihood,
+  actionsOf,
+  chooseAction,
+  compileSurface,
+  levelOf,
+  lossOf,
+  marginLevel,
+  minLevel,
+  qualityLevel,
+  type ActionMask,
+  type Choice,
+  type CompiledSurface,
+} from './expected-loss.ts';
+import { GUARDRAILS, activeGuardrails, permittedActions, type DecisionSurface, type Guardrail } from './guardrails.ts';
 import { assignProfile } from './profile.ts';
 import { computeSubScores } from './subscores.ts';
 
+type CompiledPolicy = Record<DecisionSurface, CompiledSurface>;
+const compiledPolicies = new WeakMap<Policy, CompiledPolicy>();
+
+/** The policy's surfaces as flat arrays, compiled once per policy object. */
+function compiled(policy: Policy): CompiledPolicy {
+  let c = compiledPolicies.get(policy);
+  if (!c) {
+    c = {} as CompiledPolicy;
+    for (const s of Object.keys(policy.surfaces) as DecisionSurface[]) c[s] = compileSurface(policy.surfaces[s]);
+    compiledPolicies.set(policy, c);
+  }
+  return c;
+}
+
+/** 0.4567 → "0.46": two decimals from integer arithmetic (double-to-string conversion is the slow part). */
+function num(x: number): string {
+  const n = Math.round(x * 100);
+  const whole = Math.floor(n / 100);
+  const frac = n - whole * 100;
+  return `${whole}${frac < 10 ? '.0' : '.'}${frac}`;
+}
 const pct = (p: number) => `${Math.round(p * 100)}%`;
 
 export interface SurfaceOutcome {
   p: number;
   choice: Choice;
-  permitted: Action[];
-  enforced: GuardrailName[];
-  yielded: GuardrailName[];
+  offered: ActionMask;
+  permitted: ActionMask;
+  enforced: readonly GuardrailName[];
+  yielded: readonly GuardrailName[];
 }
 
-function planSurface(surface: DecisionSurface, policy: Policy, subs: SubScores, active: Guardrail[]): SurfaceOutcome {
-  const sp = policy.surfaces[surface];
-  const offered = ACTIONS.filter((a) => sp.actions[a] !== undefined);
-  const { actions, enforced, yielded } = permittedActions(surface, offered, active);
-  const p = abuseLikelihood(sp, subs, policy.likelihood_bounds);
-  return { p, choice: chooseAction(sp, p, actions), permitted: actions, enforced, yielded };
+const NO_NAMES: readonly GuardrailName[] = [];
+
+function planSurface(surface: DecisionSurface, cs: CompiledSurface, policy: Policy, subs: SubScores, active: Guardrail[]): SurfaceOutcome {
+  const p = abuseLikelihood(cs.model, subs, policy.likelihood_bounds);
+  if (active.length === 0) {
+    return { p, choice: chooseAction(cs, p, cs.offered), offered: cs.offered, permitted: cs.offered, enforced: NO_NAMES, yielded: NO_NAMES };
+  }
+  const g = permittedActions(surface, cs.offered, active);
+  return { p, choice: chooseAction(cs, p, g.actions), offered: cs.offered, permitted: g.actions, enforced: g.enforced, yielded: g.yielded };
 }
 
 function scenarioReason(o: SurfaceOutcome): string {
   const c = o.choice;
   const base = c.runnerUp
-    ? `${c.action}: expected loss ${c.loss.toFixed(2)} vs ${c.runnerUp.action} ${c.runnerUp.loss.toFixed(2)} at ${pct(o.p)} estimated abuse likelihood`
+    ? `${c.action}: expected loss ${num(c.loss)} vs ${c.runnerUp.action} ${num(c.runnerUp.loss)} at ${pct(o.p)} estimated abuse likelihood`
     : `${c.action}: the only permitted action at ${pct(o.p)} estimated abuse likelihood`;
   return o.enforced.length > 0 ? `${base}; guardrail ${o.enforced.join(', ')}` : base;
 }
@@ -69,14 +105,21 @@ export interface DecisionPlan {
 }
 
 /** The expected-loss plan behind decide(): exposed so tests and tools can see the margins. */
-export function planDecision(record: IndexRecord, classification: Classification, evidence: Evidence, score: Score, policy: Policy): DecisionPlan {
-  const trace = traceScore(evidence);
+export function planDecision(
+  record: IndexRecord,
+  classification: Classification,
+  evidence: Evidence,
+  score: Score,
+  policy: Policy,
+  trace: ScoreTrace = traceScore(evidence),
+): DecisionPlan {
   if (trace.score.risk_score !== score.risk_score) throw new Error('decide: score does not match the evidence');
   const { profile, because } = assignProfile(record, classification);
   const subs = computeSubScores(record, classification, trace, profile, policy);
   const active = activeGuardrails(record, classification, profile, policy);
+  const cp = compiled(policy);
   const surfaces = {} as Record<Surface, SurfaceOutcome>;
-  for (const surface of SURFACES) surfaces[surface] = planSurface(surface, policy, subs, active);
+  for (const surface of SURFACES) surfaces[surface] = planSurface(surface, cp[surface], policy, subs, active);
   return {
     trace,
     profile,
@@ -84,39 +127,66 @@ export function planDecision(record: IndexRecord, classification: Classification
     subs,
     active,
     quality: qualityLevel(subs.evidence_quality_score, policy.confidence),
-    general: planSurface('general', policy, subs, active),
+    general: planSurface('general', cp.general, policy, subs, active),
     surfaces,
   };
 }
 
-/** Spec 2.2 decision, scores, scenarios and explanation for a classified, scored record. */
-export function decide(record: IndexRecord, classification: Classification, evidence: Evidence, score: Score, policy: Policy): DecisionObjects {
-  const plan = planDecision(record, classification, evidence, score, policy);
+/**
+ * Spec 2.2 decision, scores, scenarios and explanation for a classified, scored record.
+ * `trace` (from traceScore of the same evidence) saves recomputing it when the caller has it.
+ */
+export function decide(
+  record: IndexRecord,
+  classification: Classification,
+  evidence: Evidence,
+  score: Score,
+  policy: Policy,
+  knownTrace?: ScoreTrace,
+): DecisionObjects {
+  const plan = planDecision(record, classification, evidence, score, policy, knownTrace);
   const { trace, profile, because, subs, active, quality, general } = plan;
   const profilePolicy = policy.profiles[profile];
-  const guardrailNames = new Set<GuardrailName>(general.enforced);
-  const yieldNotes: string[] = general.yielded.map((g) => `guardrail ${g} yielded on general`);
+
+  // Guardrails that constrained some surface, in priority order; those that had to yield are noted.
+  let acted = 0;
+  let yieldNotes: string[] | null = null;
+  for (let k = -1; k < SURFACES.length; k++) {
+    const surface: DecisionSurface = k < 0 ? 'general' : SURFACES[k];
+    const o = k < 0 ? general : plan.surfaces[SURFACES[k]];
+    for (const g of o.enforced) acted |= 1 << GUARDRAIL_INDEX[g];
+    for (const g of o.yielded) (yieldNotes ??= []).push(`guardrail ${g} yielded on ${surface}`);
+  }
+  const guardrails: string[] = [];
+  const decisionChain: string[] = [`profile ${profile} (role ${profilePolicy.role}): ${because}`];
+  for (let i = 0; i < GUARDRAILS.length; i++) {
+    if (!(acted & (1 << i))) continue;
+    guardrails.push(GUARDRAILS[i].name);
+    decisionChain.push(GUARDRAIL_LINES[i]);
+  }
+  if (yieldNotes) decisionChain.push(...yieldNotes);
+
   const scenarios = {} as Scenarios;
   for (const surface of SURFACES) {
     const o = plan.surfaces[surface];
-    for (const g of o.enforced) guardrailNames.add(g);
-    for (const g of o.yielded) yieldNotes.push(`guardrail ${g} yielded on ${surface}`);
-    const scenario: Scenario = {
+    scenarios[surface] = {
       action: o.choice.action,
       risk_level: levelOf(o.p, policy.likelihood_levels),
       // The scenario's own margin, bounded by how complete the evidence is.
       confidence: minLevel(marginLevel(o.choice, policy.confidence), quality),
       reason: scenarioReason(o),
     };
-    scenarios[surface] = scenario;
   }
 
-  const tolerance = policy.allowed_tolerance * general.choice.scale;
-  const allowed = general.choice.losses.filter((l) => l.loss <= general.choice.loss + tolerance).map((l) => l.action);
-  const offeredGeneral = ACTIONS.filter((a) => policy.surfaces.general.actions[a] !== undefined);
-  const blocked = offeredGeneral.filter((a) => !general.permitted.includes(a));
-  const guardrails = GUARDRAIL_ORDER.filter((g) => guardrailNames.has(g));
-  const decision = {
+  const cs = compiled(policy).general;
+  const limit = general.choice.loss + policy.allowed_tolerance * cs.scale;
+  let allowedMask = 0;
+  for (let i = 0; i < cs.ifBad.length; i++) {
+    if (general.permitted & (1 << i) && lossOf(cs, general.p, i) <= limit) allowedMask |= 1 << i;
+  }
+  const allowed = actionsOf(allowedMask);
+  const blocked = actionsOf(general.offered & ~general.permitted);
+  const decision: Decision = {
     profile,
     role: profilePolicy.role,
     action: general.choice.action,
@@ -128,22 +198,20 @@ export function decide(record: IndexRecord, classification: Classification, evid
     guardrails_applied: guardrails,
   };
 
-  const operator = networkContext(record, classification).operator;
-  const decisionChain = [
-    `profile ${profile} (role ${profilePolicy.role}): ${because}`,
-    ...active.filter((g) => guardrailNames.has(g.name)).map((g) => `guardrail ${g.name}: ${g.rule}`),
-    ...yieldNotes,
+  decisionChain.push(
     `policy ${policy.policy_version}: ${decision.action} at ${pct(general.p)} estimated abuse likelihood; allowed ${allowed.join(', ')}`,
-  ];
+  );
+  const operator = networkContext(record, classification).operator;
   const explanation = buildExplanation({
     trace,
     score,
     summary: `${profilePolicy.description}${operator ? ` (${operator})` : ''}: risk ${score.risk_score}/100 (${score.band}); advised action ${decision.action}.`,
     fallbackReason: because,
-    guardrails,
+    guardrails: guardrails.slice(),
     decisionChain,
   });
   return { decision, scores: subs, scenarios, explanation };
 }
 
-const GUARDRAIL_ORDER: readonly GuardrailName[] = ['verified_crawler_protection', 'bogon_block', 'privacy_relay_no_block', 'threat_listed_step_up'];
+const GUARDRAIL_INDEX = Object.fromEntries(GUARDRAILS.map((g, i) => [g.name, i])) as Record<GuardrailName, number>;
+const GUARDRAIL_LINES = GUARDRAILS.map((g) => `guardrail ${g.name}: ${g.rule}`);

@@ -65,6 +65,6 @@ export function buildExplanation(parts: ExplanationParts): Explanation {
     key_reason: top ? top.reason : parts.fallbackReason,
     drivers,
     guardrails_applied: parts.guardrails,
-    reason_chain: [...scoreChain(parts.trace, parts.score), ...parts.decisionChain],
+    reason_chain: scoreChain(parts.trace, parts.score).concat(parts.decisionChain),
   };
 }
