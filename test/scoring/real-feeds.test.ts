@@ -9,11 +9,13 @@
  * 'unknown'. Routes are the RouteViews pfx2as 2024-04-06 most-specific
  * matches; ASN names come from the asn2org table.
  */
-import { describe, expect, test } from 'bun:test';
+import { beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, readFileSync } from 'node:fs';
+import { IndexReader } from '../../src/index/reader.ts';
 import { Flag, type IndexRecord, type RouteInfo } from '../../src/index/record.ts';
 import { parseCidr, parseIp } from '../../src/net/ip.ts';
 import { DEFAULT_POLICY, assessRecord, type ScoringContext } from '../../src/scoring/index.ts';
+import { fixtureIndexPath } from '../helpers/fixture-index.ts';
 
 const FEEDS = new URL('../../../shared/feeds/', import.meta.url).pathname;
 const feed = (path: string) => readFileSync(FEEDS + path, 'utf8');
@@ -152,17 +154,17 @@ describe.skipIf(!existsSync(FEEDS + 'feeds.json'))('real feed snapshots', () => 
   });
 });
 
-// The same addresses through a real index built from feeds.json, when one is at hand
-// (`bun run build-index --manifest ../shared/feeds/feeds.json --out /tmp/full.idx`, about a minute).
-const FULL_INDEX = process.env.IPINTEL_FULL_INDEX ?? '/tmp/full.idx';
+// The same addresses through a real index: the full feeds.json index when IPINTEL_FULL_INDEX names one
+// (`bun run build-index --manifest ../shared/feeds/feeds.json --out /tmp/full.idx`), otherwise the shared
+// test fixture index built from a subset of the same snapshots (test/helpers/fixture-index.ts).
+const FULL_INDEX = process.env.IPINTEL_FULL_INDEX;
 
-/** Opens the index on first use, once (the reader module is loaded only when the suite runs). */
-function lazyReader(path: string) {
-  let reader: Promise<import('../../src/index/reader.ts').IndexReader> | null = null;
-  return () => (reader ??= import('../../src/index/reader.ts').then((m) => m.IndexReader.open(path)));
-}
+describe.skipIf(!existsSync(FEEDS + 'feeds.json'))(`real index (${FULL_INDEX ?? 'fixture subset of the snapshots'})`, () => {
+  let reader: IndexReader;
+  beforeAll(async () => {
+    reader = IndexReader.open(FULL_INDEX ?? (await fixtureIndexPath()));
+  }, 180_000);
 
-describe.skipIf(!existsSync(FULL_INDEX))(`real index ${FULL_INDEX}`, () => {
   const cases: Array<[string, string]> = [
     ['171.25.193.25', 'tor_exit'],
     ['104.28.28.1', 'privacy_relay'],
@@ -172,9 +174,8 @@ describe.skipIf(!existsSync(FULL_INDEX))(`real index ${FULL_INDEX}`, () => {
     ['73.162.10.20', 'residential'],
     ['10.1.2.3', 'bogon'],
   ];
-  const reader = lazyReader(FULL_INDEX);
-  test.each(cases)('%s → %s', async (ip, profile) => {
-    const hit = (await reader()).lookup(ip);
+  test.each(cases)('%s → %s', (ip, profile) => {
+    const hit = reader.lookup(ip);
     expect(hit).not.toBeNull();
     const a = assessRecord(hit!.record, NO_PROOF, DEFAULT_POLICY);
     expect(a.decision.profile).toBe(profile as typeof a.decision.profile);
