@@ -15,6 +15,14 @@ export const REDIS_KEY_PREFIX = 'ipintel:rl:';
 /** Default bound on one Redis round trip before the request is answered locally. */
 export const DEFAULT_REDIS_TIMEOUT_MS = 200;
 
+/**
+ * Bound on establishing a connection. Generous on purpose: the timer also
+ * runs while start-up work blocks the event loop, and a short one would call
+ * a healthy Redis dead. Requests never wait for it: they are bounded by the
+ * round-trip timeout and reconnects happen in the background.
+ */
+const CONNECT_TIMEOUT_MS = 5_000;
+
 const SCRIPT_SHA = new Bun.CryptoHasher('sha1').update(TOKEN_BUCKET_LUA).digest('hex');
 const WINDOW_ARG = String(WINDOW_MS);
 const EPSILON_ARG = String(EPSILON_MS);
@@ -36,7 +44,7 @@ export class RedisBuckets {
     // waiting behind a reconnect; run() reconnects in the background.
     this.client = new RedisClient(url, {
       enableOfflineQueue: false,
-      connectionTimeout: Math.max(timeoutMs, 100),
+      connectionTimeout: CONNECT_TIMEOUT_MS,
       autoReconnect: false,
     });
     this.firstConnect = this.client.connect().finally(() => {

@@ -1,0 +1,247 @@
+/**
+ * Rate limiter cost, each figure against a baseline measured in the same run:
+ *  1. in process (memory store): consume() per request vs a bare Map get+set
+ *     over the same keys; the bucket's memory per entry;
+ *  2. Redis on loopback (a redis-server started here): one consume() round
+ *     trip vs one PING round trip, sequential and 100 in flight;
+ *  3. the real lookup route (GET /v1/ip/{ip}, keyed pro callers under their
+ *     limit) with IPINTEL_RATE_LIMITS=off vs on (memory) vs on (Redis).
+ *
+ *   bun tools/bench/ratelimit.bench.ts [--quick]
+ *
+ * Part 3 builds the test fixture index on first use (about a minute).
+ */
+import { RedisClient, type Subprocess } from 'bun';
+import { heapStats } from 'bun:jsc';
+import { createRateLimiter } from '../../src/http/ratelimit/limiter.ts';
+import { MemoryBuckets } from '../../src/http/ratelimit/memory-store.ts';
+import { bucketKeyFor } from '../../src/http/ratelimit/bucket-key.ts';
+import { rateLimitHeaders, shouldSendRateLimitHeaders } from '../../src/http/ratelimit/headers.ts';
+import type { RateDecision } from '../../src/http/ratelimit/gcra.ts';
+import type { Caller } from '../../src/http/caller.ts';
+import { startTestRedis, type TestRedis } from '../../test/ratelimit/fixtures/redis-server.ts';
+
+const QUICK = process.argv.includes('--quick');
+const KEYS = 10_000;
+const keys = Array.from({ length: KEYS }, (_, i) => `key:k_${i.toString(36)}_${(i * 2654435761) >>> 0}`);
+
+let sink = 0;
+/** Median ns per operation over `rounds` passes of `n` operations. */
+function measure(name: string, n: number, op: (i: number) => unknown, rounds = QUICK ? 11 : 31): number {
+  for (let i = 0; i < n * 3; i++) op(i % n); // warm-up: JIT
+  const perOp: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const t0 = Bun.nanoseconds();
+    for (let i = 0; i < n; i++) if (op(i)) sink++;
+    perOp.push((Bun.nanoseconds() - t0) / n);
+  }
+  perOp.sort((a, b) => a - b);
+  const median = perOp[perOp.length >> 1];
+  console.log(`  ${name.padEnd(52)} ${median.toFixed(1).padStart(8)} ns/op   p90 ${perOp[Math.floor(perOp.length * 0.9)].toFixed(1)} ns/op`);
+  return median;
+}
+
+const ratio = (label: string, a: number, b: number) => console.log(`  ratio ${label.padEnd(46)} ${(a / b).toFixed(2)}x`);
+
+function inProcess(): void {
+  console.log(`\n1. In process, memory store (${KEYS} distinct keyed callers, pro tier, under the limit)`);
+  const map = new Map<string, number>();
+  const baseline = measure('baseline: Map get + set of the same keys', KEYS, (i) => {
+    const k = keys[i];
+    map.set(k, (map.get(k) ?? 0) + 1);
+  });
+  // A fresh limiter per round would refill; instead the pro budget (600) exceeds the
+  // requests each key receives here (≈ (3 + rounds) per key), so every call is admitted.
+  const limiter = createRateLimiter({ store: 'memory' });
+  let refused = 0;
+  const consume = measure('limiter.consume(key, tier) (Date.now clock)', KEYS, (i) => {
+    const d = limiter.consume(keys[i], 'pro') as RateDecision;
+    if (!d.allowed) refused++;
+    return d.allowed;
+  });
+  const callers: Caller[] = keys.map((k, i) => ({ ip: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, tier: 'anonymous', keyId: null, userId: null }));
+  const v6: Caller[] = keys.map((_, i) => ({ ip: `2001:db8:${i.toString(16)}::${(i * 7).toString(16)}`, tier: 'anonymous', keyId: null, userId: null }));
+  const keyV4 = measure('bucketKeyFor(anonymous IPv4 caller)', KEYS, (i) => bucketKeyFor(callers[i]).length);
+  const keyV6 = measure('bucketKeyFor(anonymous IPv6 caller, /64)', KEYS, (i) => bucketKeyFor(v6[i]).length);
+  const keyed: Caller[] = keys.map((k) => ({ ip: '192.0.2.1', tier: 'pro', keyId: k.slice(4), userId: 'u' }));
+  const limiter2 = createRateLimiter({ store: 'memory' });
+  const perRequest = measure('whole per-request path (key, consume, header rule, headers)', KEYS, (i) => {
+    const d = limiter2.consume(bucketKeyFor(keyed[i]), 'pro') as RateDecision;
+    return shouldSendRateLimitHeaders(200, 'no-store') ? rateLimitHeaders(d)['X-RateLimit-Remaining'] : d.allowed;
+  });
+  if (refused > 0) console.log(`  (warning: ${refused} refusals; the measurement left the under-limit regime)`);
+  ratio('consume / baseline Map get+set', consume, baseline);
+  ratio('whole per-request path / baseline', perRequest, baseline);
+  console.log(`  (bucketKeyFor IPv4 ${keyV4.toFixed(1)} ns, IPv6 ${keyV6.toFixed(1)} ns)`);
+
+  // Memory per bucket: fill a store to a bound with distinct keys.
+  const n = QUICK ? 100_000 : 250_000;
+  const names = Array.from({ length: n }, (_, i) => `ip:10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`);
+  Bun.gc(true);
+  const before = heapStats().heapSize;
+  const store = new MemoryBuckets(n);
+  const now = Date.now();
+  for (let i = 0; i < n; i++) store.consume(names[i], 'anonymous', now);
+  Bun.gc(true);
+  const after = heapStats().heapSize;
+  console.log(`  memory: ${n} buckets hold ${((after - before) / 1e6).toFixed(1)} MB of heap = ${((after - before) / n).toFixed(0)} bytes/bucket (key strings counted separately: they belong to the request)`);
+  sink += store.size;
+}
+
+async function redisLoopback(redis: TestRedis): Promise<void> {
+  const n = QUICK ? 2_000 : 10_000;
+  console.log(`\n2. Redis on loopback (redis-server ${redis.url}, ${n} operations)`);
+  const client = new RedisClient(redis.url);
+  await client.connect();
+  const limiter = createRateLimiter({ store: redis.url });
+  // Pro keys spread so each takes < 600 requests: every call admitted.
+  const rkeys = Array.from({ length: Math.ceil(n / 100) }, (_, i) => `bench-${i}`);
+  for (let i = 0; i < 200; i++) {
+    await client.send('PING', []);
+    await limiter.consume(rkeys[i % rkeys.length], 'pro');
+  }
+  const seq = async (op: (i: number) => Promise<unknown>) => {
+    const t0 = Bun.nanoseconds();
+    for (let i = 0; i < n; i++) await op(i);
+    return (Bun.nanoseconds() - t0) / n;
+  };
+  const inFlight = async (op: (i: number) => Promise<unknown>, depth = 100) => {
+    let next = 0;
+    const t0 = Bun.nanoseconds();
+    await Promise.all(
+      Array.from({ length: depth }, async () => {
+        while (next < n) await op(next++);
+      }),
+    );
+    return (Bun.nanoseconds() - t0) / n;
+  };
+  const rounds = QUICK ? 3 : 5;
+  const med = (xs: number[]) => xs.sort((a, b) => a - b)[xs.length >> 1];
+  const pingSeq: number[] = [], rlSeq: number[] = [], pingPar: number[] = [], rlPar: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    pingSeq.push(await seq(() => client.send('PING', [])));
+    rlSeq.push(await seq((i) => limiter.consume(rkeys[i % rkeys.length], 'pro') as Promise<RateDecision>));
+    pingPar.push(await inFlight(() => client.send('PING', [])));
+    rlPar.push(await inFlight((i) => limiter.consume(rkeys[i % rkeys.length], 'pro') as Promise<RateDecision>));
+    await client.send('FLUSHALL', []); // keep every key under its limit between rounds
+  }
+  const [ps, rs, pp, rp] = [med(pingSeq), med(rlSeq), med(pingPar), med(rlPar)];
+  console.log(`  baseline: PING round trip, one at a time          ${(ps / 1000).toFixed(1).padStart(8)} µs/op`);
+  console.log(`  consume() via EVALSHA, one at a time              ${(rs / 1000).toFixed(1).padStart(8)} µs/op`);
+  console.log(`  baseline: PING, 100 in flight                     ${(pp / 1000).toFixed(2).padStart(8)} µs/op  (${(1e9 / pp).toFixed(0)} ops/s)`);
+  console.log(`  consume(), 100 in flight                          ${(rp / 1000).toFixed(2).padStart(8)} µs/op  (${(1e9 / rp).toFixed(0)} ops/s)`);
+  ratio('consume / PING, sequential', rs, ps);
+  ratio('consume / PING, 100 in flight', rp, pp);
+  limiter.close();
+  client.close();
+}
+
+/** Role of the child process: the real server over the fixture index, with 1000 pro keys written to keysFile. */
+async function serve(keysFile: string): Promise<void> {
+  const { startTestServer } = await import('../../test/helpers/test-server.ts');
+  const env: Record<string, string> = { IPINTEL_RATE_LIMITS: process.env.BENCH_LIMITS ?? 'on' };
+  if (process.env.BENCH_STORE) env.IPINTEL_RATE_LIMIT_STORE = process.env.BENCH_STORE;
+  const server = await startTestServer(env);
+  const secrets: string[] = [];
+  for (let i = 0; i < 1000; i++) secrets.push(server.services.accounts.grantKeyByEmail(`bench${i}@example.test`, 'pro', 'bench').created.secret);
+  await Bun.write(keysFile, JSON.stringify(secrets));
+  console.log(`PORT ${server.port}`);
+}
+
+async function startServerProcess(limits: string, store: string | null): Promise<{ port: number; secrets: string[]; proc: Subprocess }> {
+  const keysFile = `/tmp/ipintel-bench-keys-${process.pid}-${Math.random().toString(36).slice(2)}.json`;
+  const env: Record<string, string> = { ...(process.env as Record<string, string>), BENCH_LIMITS: limits };
+  if (store) env.BENCH_STORE = store;
+  const proc = Bun.spawn(['bun', import.meta.path, '--serve', keysFile], { env, stdout: 'pipe', stderr: 'inherit' });
+  const reader = proc.stdout.getReader();
+  let text = '';
+  while (!/PORT (\d+)/.test(text)) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error('bench server exited before listening');
+    text += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  const secrets = JSON.parse(await Bun.file(keysFile).text()) as string[];
+  return { port: Number(/PORT (\d+)/.exec(text)![1]), secrets, proc };
+}
+
+/** Requests per second against GET /v1/ip/{ip} for `ms`, 64 in flight, keys round-robin. */
+async function drive(port: number, secrets: string[], ms: number): Promise<{ rps: number; statuses: Map<number, number> }> {
+  const ips = Array.from({ length: 256 }, (_, i) => `${(i * 37) % 223 + 1}.${(i * 91) % 256}.${(i * 53) % 256}.${i}`);
+  const statuses = new Map<number, number>();
+  let done = 0;
+  let i = 0;
+  const end = performance.now() + ms;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: 64 }, async () => {
+      while (performance.now() < end) {
+        const k = i++;
+        const r = await fetch(`http://127.0.0.1:${port}/v1/ip/${ips[k & 255]}`, { headers: { 'x-api-key': secrets[k % secrets.length] } });
+        await r.arrayBuffer();
+        statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+        done++;
+      }
+    }),
+  );
+  return { rps: done / ((performance.now() - t0) / 1000), statuses };
+}
+
+async function lookupRoute(redis: TestRedis | null): Promise<void> {
+  const ms = QUICK ? 1500 : 4000;
+  const rounds = QUICK ? 2 : 3;
+  console.log(`\n3. Lookup route GET /v1/ip/{ip}, real server (fixture index), 1000 pro keys under their limit, 64 in flight, ${rounds} × ${ms} ms per mode`);
+  const modes: Array<[string, string, string | null]> = [
+    ['off (baseline)', 'off', null],
+    ['on, memory store', 'on', null],
+  ];
+  if (redis) modes.push(['on, Redis store', 'on', redis.url]);
+  const results = new Map<string, number[]>();
+  for (let r = 0; r < rounds; r++) {
+    for (const [name, limits, store] of modes) {
+      if (store && redis) {
+        const c = new RedisClient(store);
+        await c.connect();
+        await c.send('FLUSHALL', []);
+        c.close();
+      }
+      const srv = await startServerProcess(limits, store);
+      try {
+        await drive(srv.port, srv.secrets, 300); // warm-up
+        const { rps, statuses } = await drive(srv.port, srv.secrets, ms);
+        const non200 = [...statuses].filter(([s]) => s !== 200);
+        if (non200.length > 0) console.log(`  (warning: ${name} answered ${JSON.stringify(non200)} besides 200)`);
+        results.set(name, [...(results.get(name) ?? []), rps]);
+      } finally {
+        srv.proc.kill('SIGTERM');
+        await srv.proc.exited;
+      }
+    }
+  }
+  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+  const base = med(results.get('off (baseline)')!);
+  for (const [name] of modes) {
+    const m = med(results.get(name)!);
+    console.log(`  ${name.padEnd(20)} ${m.toFixed(0).padStart(8)} req/s (median; runs ${results.get(name)!.map((x) => x.toFixed(0)).join(', ')})   ratio to off ${(m / base).toFixed(3)}`);
+  }
+}
+
+if (process.argv[2] === '--serve') {
+  await serve(process.argv[3]);
+} else {
+  console.log(`ipintel rate-limit benchmark (bun ${Bun.version}${QUICK ? ', quick' : ''})`);
+  inProcess();
+  let redis: TestRedis | null = null;
+  try {
+    redis = await startTestRedis();
+  } catch (e) {
+    console.log(`\n2. Redis: skipped (${(e as Error).message})`);
+  }
+  try {
+    if (redis) await redisLoopback(redis);
+    await lookupRoute(redis);
+  } finally {
+    await redis?.kill();
+  }
+  if (sink === -1) console.log(sink);
+}
