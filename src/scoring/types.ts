@@ -165,6 +165,7 @@ export interface ScoreTrace {
 }
 
 export type Surface = 'content' | 'seo_crawler' | 'login' | 'signup' | 'payment' | 'api';
+/** The scenario surfaces of spec 2.2, in output order. */
 export const SURFACES: readonly Surface[] = ['content', 'seo_crawler', 'login', 'signup', 'payment', 'api'];
 
 export type Action = 'allow' | 'monitor' | 'challenge' | 'manual_review' | 'block';
@@ -186,6 +187,7 @@ export type Profile =
   | 'residential'
   | 'unknown';
 
+/** Every decision profile. */
 export const PROFILES: readonly Profile[] = [
   'bogon',
   'verified_crawler',

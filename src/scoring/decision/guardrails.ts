@@ -24,6 +24,7 @@ export interface Guardrail {
   permits: ActionMask;
 }
 
+/** Every guardrail, in priority order. */
 export const GUARDRAILS: readonly Guardrail[] = [
   {
     name: 'verified_crawler_protection',

@@ -22,6 +22,7 @@ export const ABUSE_VALUES: ReadonlyArray<readonly [number, number]> = [
   [Flag.ASN_DROP, 25],
 ];
 
+/** Anonymity facts: Tor strongest, shared relay egress weakest. */
 export const ANONYMITY_VALUES: ReadonlyArray<readonly [number, number]> = [
   [Flag.TOR_EXIT, 95],
   [Flag.PROXY, 80],
@@ -30,6 +31,7 @@ export const ANONYMITY_VALUES: ReadonlyArray<readonly [number, number]> = [
   [Flag.PRIVACY_RELAY, 40],
 ];
 
+/** Infrastructure facts: a hosting range list beats an ASN-level match. */
 export const INFRASTRUCTURE_VALUES: ReadonlyArray<readonly [number, number]> = [
   [Flag.DATACENTER, 70],
   [Flag.DATACENTER_ASN, 45],

@@ -4,6 +4,7 @@
  */
 import type { Policy } from './schema.ts';
 
+/** Policy 2026-11.1 as data. */
 export const POLICY_2026_11_1: Policy = {
   policy_version: '2026-11.1',
   profiles: {

@@ -112,4 +112,5 @@ export const PolicySchema = Type.Object(
 export type Policy = Static<typeof PolicySchema>;
 export type SurfacePolicy = Static<typeof SurfacePolicy>;
 export type GuardrailName = (typeof guardrailKeys)[number];
+/** Names of the guardrails a policy can switch, in priority order. */
 export const GUARDRAIL_NAMES: readonly GuardrailName[] = guardrailKeys;
