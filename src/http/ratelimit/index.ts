@@ -6,7 +6,7 @@ export { createRateLimiter, createRateLimiterFromConfig, isRedisUrl, type RateLi
 export { bucketKeyFor } from './bucket-key.ts';
 export { rateLimitHeaders, shouldSendRateLimitHeaders, isSharedCacheable } from './headers.ts';
 export { rateLimitedError, upgradeUrlFor } from './rate-limited-error.ts';
-export { limiterMetrics, limiterMetricsText, type LimiterMetrics } from './metrics.ts';
+export { limiterMetrics, type LimiterMetrics } from './metrics.ts';
 export type { RateDecision } from './gcra.ts';
 export { applyRateLimitHeaders } from './headers.ts';
 export { isExemptFromRateLimit } from './route-policy.ts';
