@@ -13,7 +13,7 @@ import { Collector } from './merge/collector.ts';
 import { sweep } from './merge/sweep.ts';
 import { PARSERS } from './parsers/index.ts';
 import { createProgress, formatTable } from './progress.ts';
-import { encodeL1, encodeSubTables, encodeV4Starts, encodeV6Starts } from './write/tables.ts';
+import { encodeL1, encodeSubTables } from './write/tables.ts';
 import { bytesOf, encodeStrings, writeIndexFile, type SectionData } from './write/index-file.ts';
 
 export interface BuildOptions {
@@ -107,13 +107,13 @@ export function writeCollected(
   const sections: SectionData[] = [
     { tag: Section.STRING_OFFSETS, bytes: bytesOf(strings.offsets) },
     { tag: Section.STRING_BYTES, bytes: strings.bytes },
-    { tag: Section.V4_STARTS, bytes: bytesOf(encodeV4Starts(merged.v4)) },
-    { tag: Section.V4_RECORDS, bytes: bytesOf(Uint32Array.from(merged.v4.recs)) },
-    { tag: Section.V4_L1, bytes: bytesOf(encodeL1(4, merged.v4)) },
-    { tag: Section.V6_STARTS, bytes: bytesOf(encodeV6Starts(merged.v6)) },
-    { tag: Section.V6_RECORDS, bytes: bytesOf(Uint32Array.from(merged.v6.recs)) },
-    { tag: Section.V6_L1, bytes: bytesOf(encodeL1(6, merged.v6)) },
-    { tag: Section.RECORDS, bytes: bytesOf(Uint32Array.from(merged.records)) },
+    { tag: Section.V4_STARTS, bytes: bytesOf(merged.v4.startWords) },
+    { tag: Section.V4_RECORDS, bytes: bytesOf(merged.v4.recs) },
+    { tag: Section.V4_L1, bytes: bytesOf(encodeL1(merged.v4)) },
+    { tag: Section.V6_STARTS, bytes: bytesOf(merged.v6.startWords) },
+    { tag: Section.V6_RECORDS, bytes: bytesOf(merged.v6.recs) },
+    { tag: Section.V6_L1, bytes: bytesOf(encodeL1(merged.v6)) },
+    { tag: Section.RECORDS, bytes: bytesOf(merged.records) },
     ...Object.entries(tables).map(([tag, u32]) => ({ tag, bytes: bytesOf(u32) })),
   ];
 
@@ -125,8 +125,8 @@ export function writeCollected(
     builder: 'ipintel index-builder',
     sources: metas,
     counts: {
-      v4Intervals: merged.v4.starts.length,
-      v6Intervals: merged.v6.starts.length,
+      v4Intervals: merged.v4.count,
+      v6Intervals: merged.v6.count,
       records: merged.recordCount,
       strings: merged.strings.strings.length,
       tables: Object.fromEntries(Object.entries(tables).map(([tag, u32]) => [tag, u32.length])),
@@ -154,11 +154,11 @@ export function writeCollected(
   const bytes = writeIndexFile(opts.out, meta, sections, builtAtMs, (tmp) => {
     // Verify what reached the disk before it replaces anything.
     const counts = IndexReader.open(tmp).intervalCounts;
-    if (counts.v4 !== merged.v4.starts.length || counts.v6 !== merged.v6.starts.length) {
+    if (counts.v4 !== merged.v4.count || counts.v6 !== merged.v6.count) {
       throw new Error(`verification of ${tmp} failed: interval counts differ from the build`);
     }
   });
-  return { v4Intervals: merged.v4.starts.length, v6Intervals: merged.v6.starts.length, records: merged.recordCount, bytes };
+  return { v4Intervals: merged.v4.count, v6Intervals: merged.v6.count, records: merged.recordCount, bytes };
 }
 
 /** The human summary printed at the end of a build. */

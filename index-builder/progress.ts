@@ -17,12 +17,14 @@ export function createProgress(quiet = false): BuildProgress {
   if (quiet) return { start() {}, source() {}, phase() {}, stop() {} };
   if (!process.stderr.isTTY) {
     let total = 0;
+    const t0 = performance.now();
+    const at = () => `${((performance.now() - t0) / 1000).toFixed(1)}s`;
     return {
       start: (t) => {
         total = t;
       },
-      source: (i, label) => console.error(`[${i + 1}/${total}] ${label}`),
-      phase: (label) => console.error(`... ${label}`),
+      source: (i, label) => console.error(`[${i + 1}/${total}] ${at()} ${label}`),
+      phase: (label) => console.error(`... ${at()} ${label}`),
       stop() {},
     };
   }

@@ -75,7 +75,8 @@ export interface RouteEntry extends RouteValue {
 
 /** Per-family layers. */
 export class FamilyLayers {
-  readonly values: Record<ValueLayer, RangeRows>;
+  /** Rows per value layer (replaced by empty rows once the sweep has consumed them). */
+  values: Record<ValueLayer, RangeRows>;
   /** Union layers keyed by flag bit. */
   readonly flags = new Map<number, RangeRows>();
 

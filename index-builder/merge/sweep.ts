@@ -8,13 +8,19 @@ import { Flag } from '../../src/index/record.ts';
 import { RECORD_WIDTH, RecordCol } from '../../src/index/format.ts';
 import type { Category } from '../sink.ts';
 import { ASN_CATEGORY_FLAG, type Collector, type FamilyLayers, VALUE_LAYERS } from './collector.ts';
-import { normalizeMostSpecific, normalizeUnion, type Segments } from './range-rows.ts';
+import { normalizeMostSpecific, normalizeUnion, RangeRows, type Segments } from './range-rows.ts';
 import { StringTable, ValueTable } from './value-table.ts';
+import { GrowableU32 } from './growable.ts';
 
-/** Elementary intervals of one family: interval i covers [starts[i], starts[i+1]-1]. */
+/**
+ * Elementary intervals of one family: interval i covers [start i, start i+1 - 1].
+ * Starts are u32 words: one per IPv4 interval, four (most significant first) per IPv6 interval.
+ */
 export interface FamilyIntervals {
-  starts: Addr[];
-  recs: number[];
+  family: Family;
+  count: number;
+  startWords: Uint32Array;
+  recs: Uint32Array;
 }
 
 /** ASN row of the record's ASN sub-table. */
@@ -35,7 +41,7 @@ export interface MergedIndex {
   v4: FamilyIntervals;
   v6: FamilyIntervals;
   /** Flat record rows, RECORD_WIDTH u32 each; record 0 is the empty record. */
-  records: number[];
+  records: Uint32Array;
   recordCount: number;
   asnRows: ValueTable<AsnRow>;
   strings: StringTable;
@@ -58,8 +64,9 @@ export function sweep(collector: Collector, onProgress?: (phase: string) => void
   const strings = new StringTable();
   const asnRows = new ValueTable<AsnRow>();
   const recordIds = new Map<string, number>();
-  const records: number[] = new Array(RECORD_WIDTH).fill(0);
-  recordIds.set(records.join(','), 0);
+  const records = new GrowableU32(RECORD_WIDTH * 1024);
+  for (let c = 0; c < RECORD_WIDTH; c++) records.push(0);
+  recordIds.set(new Array(RECORD_WIDTH).fill(0).join(','), 0);
   const density = new Map<number, AsnDensity>();
   const asnFlagCache = new Map<number, number>();
   const crawlerStringIds = collector.crawlerValues.values.map((k) => strings.id(k));
@@ -82,6 +89,9 @@ export function sweep(collector: Collector, onProgress?: (phase: string) => void
     const present = VALUE_LAYERS.filter((l) => fam.values[l].length > 0);
     const valueSegs: Segments[] = present.map((l) => normalizeMostSpecific(fam.values[l]));
     const flagSegs: Segments[] = [...fam.flags].map(([bit, rows]) => normalizeUnion(rows, bit));
+    // The rows are now held as segments: let the collector's copies go before the sweep allocates.
+    for (const l of VALUE_LAYERS) fam.values[l] = new RangeRows(family);
+    fam.flags.clear();
     const valueCount = valueSegs.length;
     const all = [...valueSegs, ...flagSegs];
     const ptr = new Int32Array(all.length);
@@ -90,7 +100,8 @@ export function sweep(collector: Collector, onProgress?: (phase: string) => void
     const values = new Array<number>(VALUE_LAYERS.length).fill(0);
     const flagVals = new Array<number>(flagSegs.length).fill(0);
     const END: Addr = family === 4 ? 2 ** 32 : 1n << 128n;
-    const out: FamilyIntervals = { starts: [], recs: [] };
+    const startWords = new GrowableU32();
+    const recs = new GrowableU32();
     const cols = new Array<number>(RECORD_WIDTH).fill(0);
     const layerIndex = Object.fromEntries(VALUE_LAYERS.map((l, i) => [l, i])) as Record<(typeof VALUE_LAYERS)[number], number>;
     // Announced space comes from routes when the build has them, else from the ASN ranges.
@@ -170,18 +181,27 @@ export function sweep(collector: Collector, onProgress?: (phase: string) => void
         }
       }
 
-      const k = out.recs.length;
-      if (k === 0 || out.recs[k - 1] !== rec) {
-        out.starts.push(pos);
-        out.recs.push(rec);
+      const k = recs.length;
+      if (k === 0 || recs.at(k - 1) !== rec) {
+        if (family === 4) startWords.push(pos as number);
+        else {
+          const v = pos as bigint;
+          startWords.push(Number(v >> 96n));
+          startWords.push(Number((v >> 64n) & 0xffffffffn));
+          startWords.push(Number((v >> 32n) & 0xffffffffn));
+          startWords.push(Number(v & 0xffffffffn));
+        }
+        recs.push(rec);
       }
       if (next >= END) break;
       pos = next;
     }
-    return out;
+    return { family, count: recs.length, startWords: startWords.view(), recs: recs.view() };
   };
 
   const v4 = runFamily(collector.v4);
+  Bun.gc(true);
   const v6 = runFamily(collector.v6);
-  return { v4, v6, records, recordCount: recordIds.size, asnRows, strings, density };
+  Bun.gc(true);
+  return { v4, v6, records: records.view(), recordCount: recordIds.size, asnRows, strings, density };
 }

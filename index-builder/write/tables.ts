@@ -31,36 +31,27 @@ export function encodeTable(layout: readonly string[], rows: Cell[][], strings: 
   return u32;
 }
 
-/** Interval starts of IPv4 as u32. */
-export function encodeV4Starts(iv: FamilyIntervals): Uint32Array {
-  return Uint32Array.from(iv.starts as number[]);
-}
-
-/** Interval starts of IPv6 as four u32 words each (most significant first). */
-export function encodeV6Starts(iv: FamilyIntervals): Uint32Array {
-  const out = new Uint32Array(iv.starts.length * 4);
-  for (let i = 0; i < iv.starts.length; i++) {
-    const v = iv.starts[i] as bigint;
-    out[i * 4] = Number((v >> 96n) & 0xffffffffn);
-    out[i * 4 + 1] = Number((v >> 64n) & 0xffffffffn);
-    out[i * 4 + 2] = Number((v >> 32n) & 0xffffffffn);
-    out[i * 4 + 3] = Number(v & 0xffffffffn);
-  }
-  return out;
-}
-
 /**
  * First-level table: l1[p] is the interval holding the first address whose
  * top 16 bits are p; l1[65536] is the last interval. A lookup of an address
  * with top bits p searches only [l1[p], l1[p+1]].
  */
-export function encodeL1(family: Family, iv: FamilyIntervals): Uint32Array {
+export function encodeL1(iv: FamilyIntervals): Uint32Array {
   const l1 = new Uint32Array(65537);
-  const n = iv.starts.length;
+  const n = iv.count;
+  const w = iv.startWords;
+  const stride = iv.family === 4 ? 1 : 4;
+  // start of interval k <= (p << 16) followed by zeros?
+  const startsAtOrBefore = (k: number, target: number): boolean => {
+    const w0 = w[k * stride];
+    if (w0 !== target) return w0 < target;
+    for (let j = 1; j < stride; j++) if (w[k * stride + j] !== 0) return false;
+    return true;
+  };
   let i = 0;
   for (let p = 0; p < 65536; p++) {
-    const addr: Addr = family === 4 ? p * 65536 : BigInt(p) << 112n;
-    while (i + 1 < n && iv.starts[i + 1] <= addr) i++;
+    const target = (p * 65536) >>> 0;
+    while (i + 1 < n && startsAtOrBefore(i + 1, target)) i++;
     l1[p] = i;
   }
   l1[65536] = n - 1;
