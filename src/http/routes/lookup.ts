@@ -39,9 +39,22 @@ export async function scoringContextFor(s: AppServices, hit: LookupHit) {
   return { verifiedCrawler: lookupCrawlerFlags(hit, proof).verifiedCrawler };
 }
 
+/** Every value of a query parameter, in order (Elysia's parsed query keeps only the last of a repeated key). */
+export function queryAll(request: Request, name: string): string[] {
+  return new URL(request.url).searchParams.getAll(name);
+}
+
+/** `fields` and `include` with repeated parameters joined, so `fields=ip&fields=stack` means both. */
+function projectionQuery(query: Record<string, unknown>, request: Request): { fields?: unknown; include?: unknown } {
+  if (query.fields === undefined && query.include === undefined) return {}; // the common case: no URL re-parse
+  const fields = queryAll(request, 'fields');
+  const include = queryAll(request, 'include');
+  return { fields: fields.length ? fields : undefined, include: include.length ? include : undefined };
+}
+
 async function answer(s: AppServices, ip: string, query: Record<string, unknown>, request: Request, current: boolean, set: { headers: Record<string, string | number> }) {
   const hit = lookupOrThrow(s, ip);
-  const projection = parseProjection(query, callerOf(request).tier);
+  const projection = parseProjection(projectionQuery(query, request), callerOf(request).tier);
   const scoring = await scoringContextFor(s, hit);
   const body = buildV1(hit, { scoring, policy: s.policy.current, rdapOwner: ownerFromRdap(s.rdap.peek(hit.ip) ?? emptyRdap), now: s.now() }, projection.fields);
   if (projection.rdap && (projection.fields === null || projection.fields.has('rdap'))) body.rdap = await s.rdap.lookup(hit.ip);
