@@ -27,6 +27,16 @@ export const V1_FIELDS = [
 ] as const;
 export type V1Field = (typeof V1_FIELDS)[number];
 
+/** Fields whose values depend on classification (and so on the crawler proof in the scoring context). */
+const SCORED_FIELDS: ReadonlySet<string> = new Set(['network', 'score', 'classification', 'evidence', 'decision', 'scores', 'scenarios', 'explanation']);
+
+/** Whether a projection (null: the full object) needs the scoring context at all. */
+export function needsScoring(fields: ReadonlySet<string> | null): boolean {
+  if (fields === null) return true;
+  for (const f of fields) if (SCORED_FIELDS.has(f)) return true;
+  return false;
+}
+
 /** Caller-independent inputs of one lookup besides the index hit. */
 export interface V1Context {
   scoring: ScoringContext;

@@ -6,8 +6,9 @@ import { Elysia, t } from 'elysia';
 import { lookupCrawlerFlags } from '../../crawlers/lookup-flags.ts';
 import type { LookupHit } from '../../index/record.ts';
 import { parseProjection } from '../../lookup/projection.ts';
-import { buildV1 } from '../../lookup/v1.ts';
+import { buildV1, needsScoring } from '../../lookup/v1.ts';
 import { ownerFromRdap } from '../../rdap/index.ts';
+import type { ScoringContext } from '../../scoring/index.ts';
 import { callerOf } from '../caller.ts';
 import { ApiError } from '../errors.ts';
 import type { AppServices } from '../services.ts';
@@ -55,12 +56,16 @@ function projectionQuery(query: Record<string, unknown>, request: Request): { fi
 async function answer(s: AppServices, ip: string, query: Record<string, unknown>, request: Request, current: boolean, set: { headers: Record<string, string | number> }) {
   const hit = lookupOrThrow(s, ip);
   const projection = parseProjection(projectionQuery(query, request), callerOf(request).tier);
-  const scoring = await scoringContextFor(s, hit);
+  // ip/stack/location/routing alone never wait for a crawler DNS proof.
+  const scoring = needsScoring(projection.fields) ? await scoringContextFor(s, hit) : UNSCORED;
   const body = buildV1(hit, { scoring, policy: s.policy.current, rdapOwner: ownerFromRdap(s.rdap.peek(hit.ip) ?? emptyRdap), now: s.now() }, projection.fields);
   if (projection.rdap && (projection.fields === null || projection.fields.has('rdap'))) body.rdap = await s.rdap.lookup(hit.ip);
   set.headers['cache-control'] = current || projection.rdap ? 'no-store' : 'public, max-age=86400';
   return body;
 }
+
+/** Never read: buildV1 only consults the scoring context for fields needsScoring() names. */
+const UNSCORED: ScoringContext = { verifiedCrawler: null };
 
 const emptyRdap = { available: false, network: null, contacts: [] };
 
