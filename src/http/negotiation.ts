@@ -5,6 +5,8 @@
  * A bare any-type range (curl's default) means JSON.
  */
 
+import type { ApiError } from './errors.ts';
+
 interface MediaRange {
   type: string;
   subtype: string;
@@ -54,4 +56,19 @@ export function wantsText(format: string | null | undefined, accept: string | nu
   const json = match(ranges, 'application', 'json');
   if (text.q > json.q) return true;
   return text.q > 0 && text.q === json.q && text.specificity > json.specificity;
+}
+
+/** An error as legacy text (spec 4.6 rule 6): one line `error: <message>`, the JSON route's status and headers. */
+export function textErrorResponse(e: ApiError): Response {
+  return new Response(`error: ${e.message}\n`, {
+    status: e.status,
+    headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', vary: 'Accept', ...e.headers },
+  });
+}
+
+/** Whether a request to a legacy route asks for text (its `format` query, else its Accept header). */
+export function requestWantsText(request: Request): boolean {
+  const q = request.url.indexOf('?');
+  const format = q < 0 ? null : new URLSearchParams(request.url.slice(q + 1)).get('format');
+  return wantsText(format, request.headers.get('accept'));
 }

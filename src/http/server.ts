@@ -8,6 +8,7 @@ import type { Server } from 'bun';
 import type { App } from './app.ts';
 import { setCaller, type Caller } from './caller.ts';
 import { clientIp } from './client-ip.ts';
+import { requestWantsText, textErrorResponse } from './negotiation.ts';
 import { ApiError, errorResponse } from './errors.ts';
 import { bucketKeyFor, rateLimitHeaders, rateLimitedError, shouldSendRateLimitHeaders, upgradeUrlFor } from './ratelimit/index.ts';
 import type { RateDecision } from './ratelimit/index.ts';
@@ -29,14 +30,22 @@ export function routeOf(method: string, path: string): string {
 /** Routes that cost a token (docs/rate-limits.md): lookups, verify, assessment, ASN, status. */
 const COUNTED = new Set(['/', '/{ip}', '/v1/ip/current', '/v1/ip/{ip}', '/v1/assessment', '/v1/crawler/verify', '/v1/asn/{asn}', '/asn/{asn}', '/v1/data/status']);
 
-/** Resolves the caller of a request; a Response when the API key is refused. */
-function resolveCaller(s: AppServices, request: Request, socketIp: string | null): Caller | Response {
+/** Resolves the caller of a request; an ApiError when the API key is refused. */
+function resolveCaller(s: AppServices, request: Request, socketIp: string | null): Caller | ApiError {
   const ip = clientIp(socketIp, request.headers, s.trusted);
   const key = request.headers.get('x-api-key');
   if (key === null) return { ip, tier: 'anonymous', keyId: null, userId: null };
   const resolved = key.trim() === '' ? null : s.accounts.resolveApiKey(key.trim());
-  if (!resolved) return errorResponse(new ApiError('INVALID_API_KEY', 'The API key is invalid or revoked', {}));
+  if (!resolved) return new ApiError('INVALID_API_KEY', 'The API key is invalid or revoked', {});
   return { ip, tier: resolved.tier, keyId: resolved.keyId, userId: resolved.userId };
+}
+
+/** Legacy routes answer their errors as text when the request asked for text (spec 4.6 rule 6). */
+const LEGACY_ROUTES = new Set(['/', '/{ip}']);
+
+/** An error raised here, before the route ran, in the representation the route would have used. */
+function earlyError(err: ApiError, request: Request, route: string): Response {
+  return LEGACY_ROUTES.has(route) && requestWantsText(request) ? textErrorResponse(err) : errorResponse(err);
 }
 
 /** The fetch handler for Bun.serve. */
@@ -49,14 +58,14 @@ export function createFetchHandler(s: AppServices, app: App) {
     let decision: RateDecision | null = null;
     try {
       const caller = resolveCaller(s, request, server?.requestIP(request)?.address ?? null);
-      if (caller instanceof Response) response = caller;
+      if (caller instanceof ApiError) response = earlyError(caller, request, route);
       else {
         setCaller(request, caller);
         if (s.limiter && request.method !== 'OPTIONS' && COUNTED.has(route)) {
           decision = await s.limiter.consume(bucketKeyFor(caller), caller.tier);
           if (caller.keyId) s.accounts.recordUsage(caller.keyId);
         }
-        if (decision && !decision.allowed) response = errorResponse(rateLimitedError(decision, upgradeUrlFor(request.url, s.config.upgradeUrl)));
+        if (decision && !decision.allowed) response = earlyError(rateLimitedError(decision, upgradeUrlFor(request.url, s.config.upgradeUrl)), request, route);
         else response = await app.handle(request);
       }
     } catch (e) {

@@ -6,7 +6,7 @@ import { Elysia, t } from 'elysia';
 import { legacyObject, legacyText } from '../../lookup/legacy.ts';
 import { callerOf } from '../caller.ts';
 import { ApiError } from '../errors.ts';
-import { wantsText } from '../negotiation.ts';
+import { textErrorResponse, wantsText } from '../negotiation.ts';
 import type { AppServices } from '../services.ts';
 import { lookupOrThrow, pathParam, scoringContextFor } from './lookup.ts';
 
@@ -51,10 +51,7 @@ async function legacy(s: AppServices, request: Request, query: Record<string, st
   } catch (e) {
     if (!(e instanceof ApiError) || !text) throw e;
     // Text errors keep the JSON route's status: one line "error: <message>".
-    return new Response(`error: ${e.message}\n`, {
-      status: e.status,
-      headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', vary: 'Accept', ...e.headers },
-    });
+    return textErrorResponse(e);
   }
 }
 
