@@ -1,0 +1,47 @@
+# syntax=docker/dockerfile:1
+# ipintel container: the single binary, the default index built at image
+# build time, and the default data (so the container can rebuild its index).
+# The build commands live in tools/docker-build-steps.sh (one step per RUN,
+# in the order `sh tools/docker-build-steps.sh steps` prints; a test checks it).
+#   docker build -t ipintel .
+#   docker run -p 8080:8080 -v ipintel-data:/var/lib/ipintel ipintel
+
+ARG BUN_VERSION=1.4
+
+FROM oven/bun:${BUN_VERSION} AS build
+WORKDIR /src
+COPY package.json bun.lock bunfig.toml ./
+COPY tools/docker-build-steps.sh tools/docker-build-steps.sh
+RUN sh tools/docker-build-steps.sh install
+COPY tsconfig.json ./
+COPY src src
+COPY index-builder index-builder
+COPY tools tools
+COPY drizzle drizzle
+COPY feeds feeds
+RUN sh tools/docker-build-steps.sh compile
+RUN sh tools/docker-build-steps.sh index
+RUN sh tools/docker-build-steps.sh stage /stage
+
+FROM debian:bookworm-slim AS runtime
+RUN groupadd --system --gid 10001 ipintel \
+ && useradd --system --uid 10001 --gid ipintel --home-dir /var/lib/ipintel --shell /usr/sbin/nologin ipintel \
+ && mkdir -p /var/lib/ipintel \
+ && chown ipintel:ipintel /var/lib/ipintel
+COPY --from=build /stage/ipintel /usr/local/bin/ipintel
+COPY --from=build /stage/data /opt/ipintel/data
+COPY --from=build --chown=ipintel:ipintel /stage/ipintel.idx /var/lib/ipintel/ipintel.idx
+ENV PORT=8080 \
+    HOST=0.0.0.0 \
+    IPINTEL_INDEX=/var/lib/ipintel/ipintel.idx \
+    IPINTEL_DB=/var/lib/ipintel/ipintel.sqlite \
+    IPINTEL_FEEDS_DIR=/var/lib/ipintel/feeds \
+    IPINTEL_DATA_DIR=/opt/ipintel/data
+USER ipintel
+WORKDIR /var/lib/ipintel
+VOLUME /var/lib/ipintel
+EXPOSE 8080
+# A fresh, empty volume makes `serve` build the index first (1-2 minutes): start-period covers it.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=180s --retries=3 CMD ["ipintel", "healthcheck"]
+ENTRYPOINT ["ipintel"]
+CMD ["serve"]

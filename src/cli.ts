@@ -1,0 +1,207 @@
+/**
+ * `ipintel <command>`: the single-binary entry (`bun run compile` builds it
+ * into dist/ipintel with `bun build --compile`). It runs from the source tree
+ * too: `bun run src/cli.ts <command>`.
+ *
+ *   serve        the API (configured by the environment, as `bun run start`)
+ *   build-index  compile feeds into an index (as `bun run build-index`)
+ *   keys         operator key management (as `bun run keys`)
+ *   inspect      an index file's header, sources and records (as `bun run inspect`)
+ *   feeds        refresh the public feeds and rebuild the index (as `bun run feeds`)
+ *   healthcheck  exit 0 when the local server answers /health (container HEALTHCHECK)
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import packageJson from '../package.json' with { type: 'json' };
+import type { AccountsOptions, AccountStore } from './accounts/store.ts';
+
+const USAGE = `ipintel ${packageJson.version}: self-hostable IP intelligence API
+
+usage: ipintel <command> [options]
+
+commands:
+  serve                              serve the API (PORT, HOST, IPINTEL_INDEX, IPINTEL_DB, ... from the
+                                     environment); builds the default index first when IPINTEL_INDEX is missing
+  build-index --manifest <feeds.json> --out <file>
+  build-index --default [--out <file>] [--feeds-dir <dir>]
+                                     compile feeds into an index file (atomic, verified)
+  keys create --email <addr> --tier <free|pro> | keys list --email <addr> | keys revoke <id>
+  inspect <index-file> [ip ...]      header, sources and raw records of an index
+  feeds update [--dir feeds/] [--reload <url>] | feeds list
+                                     refresh the public feeds, rebuild the index, reload the server
+  healthcheck [--url <url>]          exit 0 when http://127.0.0.1:$PORT/health answers 200
+
+The default data (DB-IP city MMDB, ip-location-db ASN CSV) is read from
+IPINTEL_DATA_DIR, else node_modules beside the binary, else ./node_modules.
+Run 'ipintel <command> --help' for a command's options.`;
+
+/** A command: argv after the command name in, exit code out. */
+type Command = (argv: string[]) => Promise<number>;
+
+const COMMANDS: Record<string, Command> = {
+  serve,
+  'build-index': buildIndexCommand,
+  keys,
+  inspect: async (argv) => (await import('../tools/inspect.ts')).main(argv),
+  feeds: async (argv) => (await import('../tools/feeds/cli.ts')).main(argv),
+  healthcheck,
+};
+
+/** Dispatches argv (without the runtime and script) to a command; resolves with the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    console.log(USAGE);
+    return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-v') {
+    console.log(packageJson.version);
+    return 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    console.error(`unknown command: ${name}\n\n${USAGE}`);
+    return 2;
+  }
+  return command(rest);
+}
+
+/** `build-index`: `--default` finds the data wherever it lives (see tools/feeds/default-data.ts); the rest is the builder's CLI. */
+async function buildIndexCommand(argv: string[]): Promise<number> {
+  const builder = await import('../index-builder/cli.ts');
+  const data = await import('../tools/feeds/default-data.ts');
+  const wantsDefault = argv.includes('--default') && !argv.includes('--help');
+  if (!wantsDefault || (!data.isCompiledBinary() && !process.env.IPINTEL_DATA_DIR?.trim())) return builder.main(argv);
+  let args;
+  try {
+    args = parseArgs({
+      args: argv,
+      strict: true,
+      options: { default: { type: 'boolean' }, out: { type: 'string' }, 'feeds-dir': { type: 'string' }, quiet: { type: 'boolean' } },
+    }).values;
+  } catch (e) {
+    console.error(`${(e as Error).message}\nusage: ipintel build-index --default [--out <file>] [--feeds-dir <dir>] [--quiet]`);
+    return 2;
+  }
+  const out = args.out ?? process.env.IPINTEL_INDEX ?? 'data/ipintel.idx';
+  try {
+    await data.buildDefaultIndex(out, args['feeds-dir'] ?? process.env.IPINTEL_FEEDS_DIR ?? 'feeds', args.quiet);
+  } catch (e) {
+    console.error(`build failed: ${(e as Error).message}`);
+    return 1;
+  }
+  console.log(out);
+  return 0;
+}
+
+/** `serve`: as `bun run start`; never resolves while serving (SIGINT/SIGTERM stop it). */
+async function serve(argv: string[]): Promise<number> {
+  if (argv.length > 0) {
+    console.error('usage: ipintel serve (configuration comes from the environment; see docs/deployment.md)');
+    return argv[0] === '--help' ? 0 : 2;
+  }
+  const { loadConfig } = await import('./config.ts');
+  const { startServer } = await import('./server.ts');
+  const data = await import('../tools/feeds/default-data.ts');
+  const config = loadConfig();
+  if (!existsSync(config.indexPath)) {
+    console.error(`no index at ${config.indexPath}: building it from the embedded default sources`);
+    await data.buildDefaultIndex(config.indexPath, config.feedsDir);
+  }
+  const server = await startServer(config, { accounts: await openAccountStore(config.dbPath) });
+  console.error(`ipintel listening on ${config.host}:${server.port} (index ${config.indexPath})`);
+  let stopping = false;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, async () => {
+      if (stopping) return;
+      stopping = true;
+      await server.stop(); // flushes usage counters and closes the database
+      process.exit(0);
+    });
+  }
+  return new Promise<number>(() => {});
+}
+
+/** `keys`: the operator key commands of tools/keys.ts over this binary's database access. */
+async function keys(argv: string[]): Promise<number> {
+  const { loadConfig } = await import('./config.ts');
+  const { runKeysCommand } = await import('../tools/keys.ts');
+  let store: AccountStore | null = null;
+  try {
+    const config = loadConfig();
+    const opened = await openAccountStore(config.dbPath, { flushIntervalMs: 0, syncIntervalMs: 0 });
+    store = opened;
+    process.stdout.write(runKeysCommand(argv, () => opened).join('\n') + '\n');
+    return 0;
+  } catch (err) {
+    process.stderr.write(`keys: ${(err as Error).message}\n`);
+    // tools/keys.ts marks usage errors with exitCode 2 and failed operations with 1.
+    const code = (err as { exitCode?: unknown }).exitCode;
+    return code === 2 ? 2 : 1;
+  } finally {
+    store?.close();
+  }
+}
+
+/**
+ * Opens the accounts database. From the source tree this is openAccounts;
+ * a compiled binary cannot reach the repository's drizzle/ folder that
+ * src/accounts/db.ts resolves, so it applies the migrations embedded with
+ * `bun build --asset drizzle` (under the binary's virtual root) instead, with
+ * the same connection settings.
+ */
+async function openAccountStore(dbPath: string, options: AccountsOptions = {}): Promise<AccountStore> {
+  const store = await import('./accounts/store.ts');
+  const data = await import('../tools/feeds/default-data.ts');
+  if (!data.isCompiledBinary()) return store.openAccounts(dbPath, options);
+  const { Database } = await import('bun:sqlite');
+  const { drizzle } = await import('drizzle-orm/bun-sqlite');
+  const { migrate } = await import('drizzle-orm/bun-sqlite/migrator');
+  const schema = await import('./accounts/schema.ts');
+  const { mkdirSync } = await import('node:fs');
+  if (dbPath !== ':memory:' && !dbPath.startsWith('file:')) mkdirSync(dirname(dbPath), { recursive: true });
+  const sqlite = new Database(dbPath, { create: true, strict: true });
+  try {
+    // Keep in step with openDatabase in src/accounts/db.ts.
+    sqlite.exec('PRAGMA journal_mode = WAL');
+    sqlite.exec('PRAGMA busy_timeout = 5000');
+    sqlite.exec('PRAGMA synchronous = NORMAL');
+    sqlite.exec('PRAGMA foreign_keys = ON');
+    const db = drizzle(sqlite, { schema });
+    migrate(db, { migrationsFolder: join(dirname(Bun.main), 'drizzle') });
+    return new store.AccountStore({ sqlite, db }, options);
+  } catch (err) {
+    sqlite.close();
+    throw err;
+  }
+}
+
+/** `healthcheck`: GET <url> (default the local server's /health); exit 0 only on 200 with status ok. */
+async function healthcheck(argv: string[]): Promise<number> {
+  let args;
+  try {
+    args = parseArgs({ args: argv, strict: true, options: { url: { type: 'string' }, timeout: { type: 'string' } } }).values;
+  } catch (e) {
+    console.error(`${(e as Error).message}\nusage: ipintel healthcheck [--url <url>] [--timeout <seconds>]`);
+    return 2;
+  }
+  const url = args.url ?? `http://127.0.0.1:${process.env.PORT?.trim() || '8080'}/health`;
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(Number(args.timeout ?? 5) * 1000) });
+    const body = (await res.json().catch(() => null)) as { status?: unknown } | null;
+    if (res.status === 200 && body?.status === 'ok') {
+      console.log(`ok ${url}`);
+      return 0;
+    }
+    console.error(`unhealthy: ${url} answered ${res.status}`);
+  } catch (e) {
+    console.error(`unhealthy: ${url}: ${(e as Error).message}`);
+  }
+  return 1;
+}
+
+if (import.meta.main) {
+  const code = await main(process.argv.slice(2));
+  process.exit(code);
+}

