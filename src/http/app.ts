@@ -11,15 +11,30 @@ import { authRoutes } from './routes/auth.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
 import { ApiError, errorResponse } from './errors.ts';
 import type { AppServices } from './services.ts';
-import { asnRoutes } from './routes/asn.ts';
+import { asnRoutes, invalidAsn } from './routes/asn.ts';
 import { assessmentRoutes } from './routes/assessment.ts';
 import { legacyRoutes } from './routes/legacy.ts';
-import { lookupRoutes } from './routes/lookup.ts';
+import { invalidIp, lookupRoutes, rawLastSegment } from './routes/lookup.ts';
 import { opsRoutes } from './routes/ops.ts';
 
+/**
+ * The route's own error for a path parameter Elysia refused: a segment that
+ * does not percent-decode arrives as null and fails the params schema.
+ */
+function pathParamError(request: Request): ApiError | null {
+  const path = new URL(request.url).pathname;
+  if (path.startsWith('/v1/ip/')) return invalidIp(rawLastSegment(request.url));
+  if (path.startsWith('/v1/asn/') || path.startsWith('/asn/')) return invalidAsn(rawLastSegment(request.url));
+  return null;
+}
+
 /** Maps any thrown value to the spec's error response (never a stack trace). */
-export function toErrorResponse(code: string | number, error: unknown): Response {
+export function toErrorResponse(code: string | number, error: unknown, request?: Request): Response {
   if (error instanceof ApiError) return errorResponse(error);
+  if (code === 'VALIDATION' && request && (error as { type?: unknown }).type === 'params') {
+    const mapped = pathParamError(request);
+    if (mapped) return errorResponse(mapped);
+  }
   if (code === 'NOT_FOUND') return errorResponse(new ApiError('NOT_FOUND', 'No such endpoint or resource', {}));
   if (code === 'PARSE') return errorResponse(new ApiError('INVALID_REQUEST', 'The request body could not be parsed', {}));
   if (code === 'VALIDATION') return errorResponse(new ApiError('INVALID_REQUEST', 'The request does not match what the route takes', {}));
@@ -32,7 +47,7 @@ export function toErrorResponse(code: string | number, error: unknown): Response
 export function createApp(s: AppServices) {
   return (
     new Elysia()
-      .onError(({ code, error }) => toErrorResponse(code, error))
+      .onError(({ code, error, request }) => toErrorResponse(code, error, request))
       .use(
         cors({
           origin: '*',

@@ -22,9 +22,14 @@ export function parseAsn(text: string): number | null {
   return n >= 1 && n <= 4294967295 ? n : null;
 }
 
+/** The spec's INVALID_ASN error for a text. */
+export function invalidAsn(text: string): ApiError {
+  return new ApiError('INVALID_ASN', `Not a valid ASN (expected AS<number>): ${text.slice(0, 100)}`, { provided: text });
+}
+
 async function asnBody(s: AppServices, raw: string) {
   const asn = parseAsn(raw);
-  if (asn === null) throw new ApiError('INVALID_ASN', `Not a valid ASN (expected AS<number>): ${raw.slice(0, 100)}`, { provided: raw });
+  if (asn === null) throw invalidAsn(raw);
   const d = s.index.current.asnDetails(asn);
   const threat = d?.threatDensity ?? { threatNetworkCount: 0, threatIpv4Addresses: 0, totalIpv4Addresses: 0 };
   const ratio = threat.totalIpv4Addresses > 0 ? threat.threatIpv4Addresses / threat.totalIpv4Addresses : 0;
@@ -55,8 +60,8 @@ const detail = (alias: boolean) => ({
 
 /** The ASN routes (identical bodies on both paths). */
 export function asnRoutes(s: AppServices) {
-  const handler = async ({ params, set }: { params: { asn: string }; set: { headers: Record<string, string | number> } }) => {
-    const body = await asnBody(s, pathParam(params.asn));
+  const handler = async ({ params, request, set }: { params: { asn: string }; request: Request; set: { headers: Record<string, string | number> } }) => {
+    const body = await asnBody(s, pathParam(params.asn, request));
     set.headers['cache-control'] = 'public, max-age=43200';
     return body;
   };

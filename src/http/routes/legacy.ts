@@ -67,7 +67,7 @@ export function legacyRoutes(s: AppServices) {
       query,
       detail: { summary: 'Legacy lookup of the caller IP (JSON or text)', tags: ['legacy'] },
     })
-    .get('/:ip', ({ request, params, query }) => legacy(s, request, query as Record<string, string | undefined>, pathParam(params.ip)), {
+    .get('/:ip', ({ request, params, query }) => legacy(s, request, query as Record<string, string | undefined>, pathParam(params.ip, request)), {
       query,
       detail: { summary: 'Legacy lookup of an IP (JSON or text, ETag)', tags: ['legacy'] },
     });

@@ -16,20 +16,30 @@ import type { AppServices } from '../services.ts';
 /** How long a GET lookup may wait for a DNS crawler proof before answering without it. */
 export const CRAWLER_PROOF_BUDGET_MS = 50;
 
-/** A path parameter as text (percent-decoded when it still is encoded; never throws). */
-export function pathParam(v: string): string {
-  if (!v.includes('%')) return v;
-  try {
-    return decodeURIComponent(v);
-  } catch {
-    return v;
-  }
+/**
+ * A path parameter as Elysia already percent-decoded it (decoding again would
+ * turn `%2531` into `1`). Elysia gives null for a segment that does not
+ * decode (`%ZZ`); the route then sees the raw segment and refuses it itself.
+ */
+export function pathParam(v: string | null | undefined, request: Request): string {
+  return typeof v === 'string' ? v : rawLastSegment(request.url);
+}
+
+/** The last path segment of a URL, undecoded. */
+export function rawLastSegment(url: string): string {
+  const path = new URL(url).pathname;
+  return path.slice(path.lastIndexOf('/') + 1);
+}
+
+/** The spec's INVALID_IP error for a text. */
+export function invalidIp(text: string): ApiError {
+  return new ApiError('INVALID_IP', `Not a valid IPv4 or IPv6 address: ${text.slice(0, 100)}`, { provided: text });
 }
 
 /** Looks up an address text or throws INVALID_IP with the text provided. */
 export function lookupOrThrow(s: AppServices, ip: string): LookupHit {
   const hit = s.index.current.lookup(ip);
-  if (!hit) throw new ApiError('INVALID_IP', `Not a valid IPv4 or IPv6 address: ${ip.slice(0, 100)}`, { provided: ip });
+  if (!hit) throw invalidIp(ip);
   s.metrics.lookup(hit.family);
   return hit;
 }
@@ -83,7 +93,7 @@ export function lookupRoutes(s: AppServices) {
       },
       { query, detail: { summary: 'Look up the caller IP', tags: ['lookup'], description: 'The v1 object for the caller address (Cache-Control: no-store). Same `fields` and `include` rules as /v1/ip/{ip}.' } },
     )
-    .get('/v1/ip/:ip', ({ params, request, query, set }) => answer(s, pathParam(params.ip), query, request, false, set), {
+    .get('/v1/ip/:ip', ({ params, request, query, set }) => answer(s, pathParam(params.ip, request), query, request, false, set), {
       query,
       params: t.Object({ ip: t.String({ description: 'IPv4 or IPv6 address' }) }),
       detail: {
