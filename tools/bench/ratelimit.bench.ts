@@ -5,9 +5,11 @@
  *  2. Redis on loopback (a redis-server started here): one consume() round
  *     trip vs one PING round trip, sequential and 100 in flight;
  *  3. the real lookup route (GET /v1/ip/{ip}, keyed pro callers under their
- *     limit) with IPINTEL_RATE_LIMITS=off vs on (memory) vs on (Redis): one
- *     server process per mode, short windows interleaved so that load from
- *     elsewhere on the machine hits every mode alike; paired ratios.
+ *     limit) with IPINTEL_RATE_LIMITS=off vs on: (a) the app's fetch handler
+ *     called in process (server CPU per request, off vs memory store); (b) over
+ *     HTTP, off vs memory vs Redis, one server process per mode. Both
+ *     interleave short rounds so load from elsewhere on the machine hits every
+ *     mode alike, and report paired ratios.
  *
  *   bun tools/bench/ratelimit.bench.ts [--quick]
  *
@@ -195,10 +197,54 @@ async function drive(port: number, secrets: string[], ms: number): Promise<{ rps
   return { rps: done / ((performance.now() - t0) / 1000), statuses };
 }
 
+/**
+ * The real fetch handler (src/http/server.ts) called in process, no network:
+ * µs of server work per keyed lookup with limiting off vs on (memory), paired
+ * rounds. Isolates the server's CPU cost from the HTTP client's.
+ */
+async function lookupHandler(): Promise<void> {
+  const { startTestServer } = await import('../../test/helpers/test-server.ts');
+  const { createApp } = await import('../../src/http/app.ts');
+  const { createFetchHandler } = await import('../../src/http/server.ts');
+  const n = QUICK ? 1000 : 2000;
+  const rounds = QUICK ? 5 : 21;
+  console.log(`\n3a. Lookup route in process: the app's fetch handler on GET /v1/ip/{ip}, 1000 pro keys under their limit, ${rounds} paired rounds of ${n} requests`);
+  const modes = ['off', 'on'] as const;
+  const setups: Array<{ srv: Awaited<ReturnType<typeof startTestServer>>; secrets: string[]; handle: ReturnType<typeof createFetchHandler> }> = [];
+  for (const limits of modes) {
+    const srv = await startTestServer({ IPINTEL_RATE_LIMITS: limits });
+    const secrets: string[] = [];
+    for (let i = 0; i < 1000; i++) secrets.push(srv.services.accounts.grantKeyByEmail(`bench${i}@example.test`, 'pro', 'bench').created.secret);
+    setups.push({ srv, secrets, handle: createFetchHandler(srv.services, createApp(srv.services)) });
+  }
+  const ips = Array.from({ length: 256 }, (_, i) => `${((i * 37) % 223) + 1}.${(i * 91) % 256}.${(i * 53) % 256}.${i}`);
+  let k = 0;
+  const run = async (m: number) => {
+    const { handle, secrets } = setups[m];
+    const t0 = Bun.nanoseconds();
+    for (let i = 0; i < n; i++, k++) {
+      const res = await handle(new Request(`http://127.0.0.1/v1/ip/${ips[k & 255]}`, { headers: { 'x-api-key': secrets[k % 1000] } }), null);
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`bench request answered ${res.status}`);
+    }
+    return (Bun.nanoseconds() - t0) / n / 1000;
+  };
+  await run(0);
+  await run(1);
+  const us: number[][] = [[], []];
+  for (let r = 0; r < rounds; r++) for (let j = 0; j < 2; j++) us[(j + r) % 2].push(await run((j + r) % 2));
+  for (const { srv } of setups) await srv.stop();
+  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+  const paired = us[1].map((x, r) => x / us[0][r]);
+  console.log(`  off (baseline)         ${med(us[0]).toFixed(1).padStart(7)} µs/request median (${(1e6 / med(us[0])).toFixed(0)} req/s on one core)`);
+  console.log(`  on, memory store       ${med(us[1]).toFixed(1).padStart(7)} µs/request median (${(1e6 / med(us[1])).toFixed(0)} req/s on one core)`);
+  console.log(`  median paired ratio on/off (time per request) ${med(paired).toFixed(3)}`);
+}
+
 async function lookupRoute(redis: TestRedis | null): Promise<void> {
-  const windowMs = 1000;
-  const rounds = QUICK ? 4 : 11;
-  console.log(`\n3. Lookup route GET /v1/ip/{ip}, real server (fixture index), 1000 pro keys under their limit, 64 in flight;`);
+  const windowMs = QUICK ? 500 : 700;
+  const rounds = QUICK ? 5 : 21;
+  console.log(`\n3b. Lookup route over HTTP: GET /v1/ip/{ip}, real server (fixture index), 1000 pro keys under their limit, 64 in flight;`);
   console.log(`   one server per mode, ${rounds} rounds of ${windowMs} ms windows interleaved (order rotated each round)`);
   const modes: Array<[string, string, string | null]> = [
     ['off (baseline)', 'off', null],
@@ -245,6 +291,7 @@ if (process.argv[2] === '--serve') {
   }
   try {
     if (redis) await redisLoopback(redis);
+    await lookupHandler();
     await lookupRoute(redis);
   } finally {
     await redis?.kill();

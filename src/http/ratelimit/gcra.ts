@@ -47,24 +47,23 @@ export interface BucketStep {
   tat: number;
 }
 
-/** Emission interval of a tier: ms that one request "costs" in the window. */
-export function emissionIntervalMs(tier: Tier): number {
-  return WINDOW_MS / TIERS[tier].requestsPerMinute;
+/** Requests per minute of a tier, from the one tier table. */
+export function limitOf(tier: Tier): number {
+  return TIERS[tier].requestsPerMinute;
 }
 
-/** One token-bucket step: stored tat (or null for a fresh bucket) and now -> admitted or not, and the new tat. */
-export function step(storedTat: number | null, now: number, tier: Tier): BucketStep {
+/** One token-bucket step for a bucket of `limit` per minute: stored tat (null: fresh bucket) and now -> admitted or not, and the new tat. */
+export function step(storedTat: number | null, now: number, limit: number): BucketStep {
   let tat = storedTat === null || storedTat < now ? now : storedTat;
   // A tat beyond one window can only come from a clock that stepped back: cap the debt at one window.
   if (tat > now + WINDOW_MS) tat = now + WINDOW_MS;
-  const next = tat + emissionIntervalMs(tier);
+  const next = tat + WINDOW_MS / limit;
   if (next - now > WINDOW_MS + EPSILON_MS) return { allowed: false, tat };
   return { allowed: true, tat: next };
 }
 
 /** The numbers reported for a step taken at `now` (pure; shared by the memory and Redis stores). */
-export function describe(allowed: boolean, tat: number, now: number, tier: Tier): RateDecision {
-  const limit = TIERS[tier].requestsPerMinute;
+export function describe(allowed: boolean, tat: number, now: number, limit: number, tier: Tier): RateDecision {
   const interval = WINDOW_MS / limit;
   const debt = tat > now ? tat - now : 0;
   // Tokens left = unused part of the window, in whole requests.

@@ -21,6 +21,7 @@ import type { Config } from '../../config.ts';
 /** How long the limiter stays on local buckets after a Redis error before trying Redis again. */
 export const DEFAULT_FALLBACK_MS = 1_000;
 
+/** How to build a limiter (all optional: memory store, Date.now, default bounds). */
 export interface RateLimiterOptions {
   /** `'memory'` (default) or a Redis URL (`redis://host:port`, `rediss://…`, `redis+unix://…`). */
   store?: string;
@@ -42,6 +43,7 @@ export interface RateLimiterOptions {
   log?: (line: string) => void;
 }
 
+/** What the HTTP app holds: one consume() per counted request. */
 export interface RateLimiter {
   /** Which store decides: `memory`, or `redis` (with local fallback). */
   readonly store: 'memory' | 'redis';
@@ -74,12 +76,14 @@ export function createRateLimiterFromConfig(config: Pick<Config, 'rateLimits' | 
   return createRateLimiter({ store: config.rateLimitStore ?? 'memory' });
 }
 
+/** Adds a decision to the process counters and passes it on. */
 function count(d: RateDecision): RateDecision {
   if (d.allowed) limiterMetrics.admitted++;
   else limiterMetrics.rejections++;
   return d;
 }
 
+/** A limiter over in-process buckets only (synchronous). */
 function memoryLimiter(buckets: MemoryBuckets, clock: () => number): RateLimiter {
   return {
     store: 'memory',
@@ -89,6 +93,7 @@ function memoryLimiter(buckets: MemoryBuckets, clock: () => number): RateLimiter
   };
 }
 
+/** A limiter over Redis, falling back to `fallback` while Redis fails (see the policy above). */
 function redisLimiter(url: string, fallback: MemoryBuckets, clock: () => number, options: RateLimiterOptions): RateLimiter {
   const redis = new RedisBuckets(url, options.redisTimeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS);
   const fallbackMs = options.fallbackMs ?? DEFAULT_FALLBACK_MS;

@@ -20,7 +20,7 @@
  *    caller that keeps sending stays recent, so a flood must bring
  *    `maxBuckets` new callers between two of its requests to reset it.
  */
-import { describe, step, type RateDecision } from './gcra.ts';
+import { describe, limitOf, step, type RateDecision } from './gcra.ts';
 import { limiterMetrics } from './metrics.ts';
 import type { Tier } from '../../tiers.ts';
 
@@ -67,23 +67,24 @@ export class MemoryBuckets {
       this.sweepIdle(now);
       this.nextSweepAt = now + SWEEP_INTERVAL_MS;
     }
+    const limit = limitOf(tier);
     let slot = this.slotOf.get(key);
     if (slot === undefined) {
-      const s = step(null, now, tier);
+      const s = step(null, now, limit);
       slot = this.allocate(now);
       this.keys[slot] = key;
       this.tats[slot] = s.tat;
       this.slotOf.set(key, slot);
       this.append(slot);
-      return describe(s.allowed, s.tat, now, tier);
+      return describe(s.allowed, s.tat, now, limit, tier);
     }
-    const s = step(this.tats[slot], now, tier);
+    const s = step(this.tats[slot], now, limit);
     this.tats[slot] = s.tat;
     if (slot !== this.tail) {
       this.unlink(slot);
       this.append(slot);
     }
-    return describe(s.allowed, s.tat, now, tier);
+    return describe(s.allowed, s.tat, now, limit, tier);
   }
 
   /** Removes full buckets from the least-recent end; returns how many. */

@@ -3,6 +3,7 @@
  * Counters only ever grow, so every limiter in the process adds to one object.
  */
 
+/** The counters (plain numbers: the hot path only increments them). */
 export interface LimiterMetrics {
   /** Requests admitted. */
   admitted: number;

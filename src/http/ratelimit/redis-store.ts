@@ -5,7 +5,7 @@
  * Errors and timeouts reject; the limiter decides what to do about them.
  */
 import { RedisClient } from 'bun';
-import { describe, emissionIntervalMs, EPSILON_MS, WINDOW_MS, type RateDecision } from './gcra.ts';
+import { describe, EPSILON_MS, limitOf, WINDOW_MS, type RateDecision } from './gcra.ts';
 import { TOKEN_BUCKET_LUA } from './redis-script.ts';
 import type { Tier } from '../../tiers.ts';
 
@@ -55,11 +55,12 @@ export class RedisBuckets {
 
   /** Takes one token from `key`'s bucket; `now` is the caller's clock in ms, or null to use Redis's TIME. */
   async consume(key: string, tier: Tier, now: number | null): Promise<RateDecision> {
-    const reply = await this.withTimeout(this.run(key, tier, now));
+    const limit = limitOf(tier);
+    const reply = await this.withTimeout(this.run(key, limit, now));
     if (!Array.isArray(reply) || reply.length !== 3) throw new Error(`unexpected reply from the rate-limit script: ${JSON.stringify(reply)}`);
     const tat = Number(reply[1]);
     const at = Number(reply[2]);
-    return describe(reply[0] === 1, tat, at, tier);
+    return describe(reply[0] === 1, tat, at, limit, tier);
   }
 
   /** Closes the connection. */
@@ -67,13 +68,13 @@ export class RedisBuckets {
     this.client.close();
   }
 
-  private async run(key: string, tier: Tier, now: number | null): Promise<unknown> {
+  private async run(key: string, limit: number, now: number | null): Promise<unknown> {
     if (!this.firstConnectDone) await this.firstConnect;
     else if (!this.client.connected) {
       this.reconnectInBackground();
       throw new Error('connection lost; reconnecting in the background');
     }
-    const args = ['1', REDIS_KEY_PREFIX + key, String(emissionIntervalMs(tier)), WINDOW_ARG, EPSILON_ARG, now === null ? '' : String(now)];
+    const args = ['1', REDIS_KEY_PREFIX + key, String(WINDOW_MS / limit), WINDOW_ARG, EPSILON_ARG, now === null ? '' : String(now)];
     try {
       return await this.client.send('EVALSHA', [SCRIPT_SHA, ...args]);
     } catch (err) {
