@@ -75,6 +75,9 @@ export function createFetchHandler(s: AppServices, app: App) {
     if (decision && decision.allowed && shouldSendRateLimitHeaders(response.status, response.headers.get('cache-control'))) {
       for (const [k, v] of Object.entries(rateLimitHeaders(decision))) response.headers.set(k, v);
     }
+    // Spec 4.9 wants a Cache-Control on every answer; routes set their own, and
+    // anything else (docs, OpenAPI, preflight) must not be cached by accident.
+    if (!response.headers.has('cache-control')) response.headers.set('cache-control', 'no-store');
     s.metrics.observe(route, request.method, response.status, (performance.now() - t0) / 1000);
     return response;
   };
