@@ -1,0 +1,96 @@
+/**
+ * The feed catalog: it loads, its limits fit the real snapshots (each entry
+ * with a snapshot parses with its real parser and meets minRows), it agrees
+ * with the shared manifest, and bad entries are refused naming the entry.
+ */
+import { describe, expect, test } from 'bun:test';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CatalogError, loadCatalog, sourceUrlOf, type CatalogFeed } from '../../tools/feeds/catalog.ts';
+import { countRows, refusal } from '../../tools/feeds/validate.ts';
+import { FEEDS_DIR } from '../helpers/recording-sink.ts';
+
+const catalog = loadCatalog();
+
+describe('the bundled catalog', () => {
+  test('holds every entry of feeds/catalog.json, each with a publisher URL and a licence', () => {
+    const raw = JSON.parse(readFileSync(join(import.meta.dir, '../../feeds/catalog.json'), 'utf8'));
+    expect(catalog.length).toBe(raw.feeds.length);
+    expect(catalog.length).toBeGreaterThan(40);
+    for (const f of catalog) {
+      expect(f.url).toMatch(/^https:\/\//);
+      expect(f.licence.length).toBeGreaterThan(3);
+    }
+  });
+
+  test('every entry with a real snapshot in ../shared/feeds parses with its parser and meets its minimum rows', async () => {
+    const withSnapshot = catalog.filter((f) => existsSync(join(FEEDS_DIR, f.path)));
+    expect(withSnapshot.length).toBeGreaterThan(35);
+    for (const f of withSnapshot) {
+      const { rows } = await countRows(f, join(FEEDS_DIR, f.path), f.path);
+      expect({ path: f.path, ok: rows >= f.minRows }).toEqual({ path: f.path, ok: true });
+    }
+  }, 60_000);
+
+  test('entries the shared manifest also lists have its type and options', () => {
+    const shared = JSON.parse(readFileSync(join(FEEDS_DIR, 'feeds.json'), 'utf8')).sources as Array<Record<string, string>>;
+    let matched = 0;
+    for (const s of shared) {
+      const f = catalog.find((c) => c.path === s.path);
+      if (!f) continue;
+      matched++;
+      expect({ type: f.type, ...f.options, path: f.path }).toEqual(s);
+    }
+    expect(matched).toBeGreaterThan(35);
+  });
+
+  test('a mirror URL keeps the feed path', () => {
+    const f = catalog.find((c) => c.path === 'crawlers/googlebot.json')!;
+    expect(sourceUrlOf(f, null)).toBe(f.url);
+    expect(sourceUrlOf(f, 'http://127.0.0.1:9/mirror')).toBe('http://127.0.0.1:9/mirror/crawlers/googlebot.json');
+  });
+});
+
+describe('catalog errors name the file and the entry', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ipintel-catalog-'));
+  const good = { type: 'tor-exits', path: 'tor/exits', url: 'https://example.org/exits', publisher: 'x', licence: 'none stated' };
+  const load = (feeds: object[]) => {
+    const path = join(dir, `c${Math.random().toString(36).slice(2)}.json`);
+    writeFileSync(path, JSON.stringify({ feeds }));
+    return () => loadCatalog(path);
+  };
+
+  test.each([
+    ['a path leaving the feeds folder', { ...good, path: '../etc/passwd' }, /feeds\[1\]: path must be relative/],
+    ['an absolute path', { ...good, path: '/etc/passwd' }, /feeds\[1\]: path must be relative/],
+    ['the manifest itself', { ...good, path: 'feeds.json' }, /feeds\[1\]: path feeds\.json/],
+    ['an unknown type', { ...good, path: 'b', type: 'nope' }, /feeds\[1\]: unknown type "nope"/],
+    ['a non-http URL', { ...good, path: 'b', url: 'ftp://x/y' }, /feeds\[1\]: url must be http/],
+    ['a missing licence', { ...good, path: 'b', licence: '' }, /feeds\[1\]: missing "licence"/],
+    ['minRows 0', { ...good, path: 'b', minRows: 0 }, /feeds\[1\]: minRows/],
+    ['maxShrink above 1', { ...good, path: 'b', maxShrink: 2 }, /feeds\[1\]: maxShrink/],
+    ['a duplicate path', { ...good }, /feeds\[1\]: path tor\/exits appears twice/],
+  ])('%s', (_what, bad, message) => {
+    const run = load([good, bad]);
+    expect(run).toThrow(CatalogError);
+    expect(run).toThrow(message);
+  });
+});
+
+describe('refusal', () => {
+  const feed: CatalogFeed = { type: 'cidr-list', options: {}, path: 'x', url: 'https://x', publisher: 'p', licence: 'l', minRows: 10, maxShrink: 0.5 };
+
+  test('accepts a copy at the limits and refuses one just past them', () => {
+    expect(refusal(feed, { rows: 10, skipped: 0 }, null)).toBeNull();
+    expect(refusal(feed, { rows: 9, skipped: 0 }, null)).toBe('9 rows, fewer than the minimum 10');
+    expect(refusal(feed, { rows: 50, skipped: 0 }, { rows: 100, skipped: 0 })).toBeNull();
+    expect(refusal(feed, { rows: 49, skipped: 0 }, { rows: 100, skipped: 0 })).toMatch(/^shrank from 100 to 49 rows \(51% lost/);
+    expect(refusal(feed, { rows: 500, skipped: 0 }, { rows: 100, skipped: 0 })).toBeNull();
+  });
+
+  test('refuses a copy with more malformed lines than rows', () => {
+    expect(refusal(feed, { rows: 20, skipped: 21 }, null)).toBe('21 malformed lines against 20 rows');
+    expect(refusal(feed, { rows: 20, skipped: 20 }, null)).toBeNull();
+  });
+});
