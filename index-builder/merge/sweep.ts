@@ -85,6 +85,8 @@ export function sweep(collector: Collector, onProgress?: (phase: string) => void
   const runFamily = (fam: FamilyLayers): FamilyIntervals => {
     const family: Family = fam.family;
     onProgress?.(`normalising IPv${family} layers`);
+    // Announced space comes from routes when the build has them, else from the ASN ranges.
+    const hasRoutes = fam.values.route.length > 0;
     // Only layers with data take part in the sweep; absent layers read as 0 ("none").
     const present = VALUE_LAYERS.filter((l) => fam.values[l].length > 0);
     const valueSegs: Segments[] = present.map((l) => normalizeMostSpecific(fam.values[l]));
@@ -104,8 +106,6 @@ export function sweep(collector: Collector, onProgress?: (phase: string) => void
     const recs = new GrowableU32();
     const cols = new Array<number>(RECORD_WIDTH).fill(0);
     const layerIndex = Object.fromEntries(VALUE_LAYERS.map((l, i) => [l, i])) as Record<(typeof VALUE_LAYERS)[number], number>;
-    // Announced space comes from routes when the build has them, else from the ASN ranges.
-    const hasRoutes = fam.values.route.length > 0;
     let lastThreatAsn = -1;
     let lastThreatEnd: Addr = -1;
 

@@ -33,7 +33,7 @@ const FIXTURE_SOURCES: Array<Record<string, string>> = [
 let built: Promise<string> | null = null;
 
 /** Every source file of the builder, so a change to the builder rebuilds the fixture. */
-function builderFingerprint(): string {
+export function builderFingerprint(): string {
   const hasher = new Bun.CryptoHasher('sha256');
   hasher.update(JSON.stringify(FIXTURE_SOURCES));
   const root = resolve(import.meta.dir, '../..');
