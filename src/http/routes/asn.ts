@@ -7,6 +7,7 @@ import { Elysia, t } from 'elysia';
 import { ApiError } from '../errors.ts';
 import type { AppServices } from '../services.ts';
 import { pathParam } from './lookup.ts';
+import { ASN_SCHEMA, COMMON_ERRORS, errorResponses, ok } from '../openapi.ts';
 
 /** A density counts as significant from this fraction of announced IPv4 space listed... */
 export const SIGNIFICANT_RATIO = 0.01;
@@ -56,6 +57,7 @@ const detail = (alias: boolean) => ({
   summary: alias ? 'ASN details (legacy alias of /v1/asn/{asn})' : 'ASN details',
   tags: ['asn'],
   description: 'Local name, build-time threat density over announced IPv4 space, ASN-DROP context, optional radar enrichment. 400 INVALID_ASN unless AS<1..4294967295> (the AS prefix is case-insensitive).',
+  responses: { ...ok('The ASN object (spec 2.5); radar is null when the enrichment is unset or failing', ASN_SCHEMA), ...errorResponses({ 400: 'INVALID_ASN (details.provided)', ...COMMON_ERRORS }) },
 });
 
 /** The ASN routes (identical bodies on both paths). */
