@@ -9,7 +9,7 @@
  */
 import type { FeedParser } from '../feed/source.ts';
 import { categoryOption, failIfEmpty, quoted } from './cidr-list.ts';
-import { splitCsvLine } from './threat-feed.ts';
+import { splitCsvLine } from '../feed/csv-fields.ts';
 
 /** Largest 32-bit ASN. */
 const MAX_ASN = 4294967295;

@@ -9,51 +9,12 @@
  * Dates become ISO 8601 UTC: `2023-05-23 17:51:44` → `2023-05-23T17:51:44Z`;
  * date-only values stay dates (`2024-04-01`) rather than invent a time.
  */
+import { splitCsvLine } from '../feed/csv-fields.ts';
 import type { FeedParser, SourceContext } from '../feed/source.ts';
 import type { BuildSink, ThreatFeedValue } from '../sink.ts';
 import { parseIp } from '../../src/net/ip.ts';
 import { failIfEmpty, quoted } from './cidr-list.ts';
 import { isObject, textOf } from './provider-formats/json-shape.ts';
-
-/**
- * Splits one CSV line into fields: `"…"` quoting with `""` escapes, spaces
- * before an opening quote tolerated. Null when a quote is left open.
- */
-export function splitCsvLine(line: string): string[] | null {
-  const fields: string[] = [];
-  let i = 0;
-  for (;;) {
-    let j = i;
-    while (line[j] === ' ' || line[j] === '\t') j++;
-    if (line[j] === '"') {
-      let value = '';
-      j++;
-      for (;;) {
-        const close = line.indexOf('"', j);
-        if (close < 0) return null;
-        value += line.slice(j, close);
-        if (line[close + 1] === '"') {
-          value += '"';
-          j = close + 2;
-          continue;
-        }
-        j = close + 1;
-        break;
-      }
-      const comma = line.indexOf(',', j);
-      const rest = (comma < 0 ? line.slice(j) : line.slice(j, comma)).trim();
-      if (rest !== '') return null; // text after a closing quote
-      fields.push(value);
-      if (comma < 0) return fields;
-      i = comma + 1;
-    } else {
-      const comma = line.indexOf(',', i);
-      fields.push(comma < 0 ? line.slice(i) : line.slice(i, comma));
-      if (comma < 0) return fields;
-      i = comma + 1;
-    }
-  }
-}
 
 /** A feed timestamp as ISO 8601 UTC (`YYYY-MM-DD[ hh:mm:ss]` read as UTC); undefined when not a date. */
 export function isoUtc(value: string | undefined): string | undefined {

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { FeedError } from '../../index-builder/feed/source.ts';
-import { isoUtc, parse, splitCsvLine } from '../../index-builder/parsers/threat-feed.ts';
+import { isoUtc, parse } from '../../index-builder/parsers/threat-feed.ts';
+import { splitCsvLine } from '../../index-builder/feed/csv-fields.ts';
 import { runParser, skippedLines, tempFeed, valueAt } from './feed-test-kit.ts';
 
 describe('threat-feed: Feodo Tracker CSV (real snapshot)', () => {
