@@ -58,6 +58,8 @@ describe('feeds update against a local mirror', () => {
   let dir: string;
   let catalog: string;
   let server: RunningServer | null = null;
+  /** A second process mapping the same index (scale-out on one host). */
+  let second: RunningServer | null = null;
   const token = 'feeds-test-admin-token';
 
   beforeAll(() => {
@@ -67,6 +69,7 @@ describe('feeds update against a local mirror', () => {
 
   afterAll(async () => {
     await server?.stop();
+    await second?.stop();
   });
 
   test('a first update downloads, validates and publishes every feed, the manifest and the index', async () => {
@@ -119,9 +122,10 @@ describe('feeds update against a local mirror', () => {
     expect(readdirTree(dir).filter((p) => p.includes('.download-'))).toEqual([]);
   }, 60_000);
 
-  test('a changed feed is published, the index rebuilt and --reload swaps it into a running server', async () => {
+  test('a changed feed is published, the index rebuilt and --reload swaps it into every running server', async () => {
     const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', IPINTEL_INDEX: join(dir, 'index.idx'), IPINTEL_DB: ':memory:', IPINTEL_ADMIN_TOKEN: token, IPINTEL_DNS_SERVERS: '127.0.0.1:9' });
     server = await startServer(config);
+    second = await startServer(config);
     const health0 = (await (await fetch(`${server.url}/health`)).json()) as { index: { built_at: string; generation: number } };
     expect(health0.index.generation).toBe(1);
 
@@ -131,7 +135,7 @@ describe('feeds update against a local mirror', () => {
     process.env.IPINTEL_ADMIN_TOKEN = token;
     let code: number;
     try {
-      code = await update(dir, catalog, '--reload', `${server.url}/reload`);
+      code = await update(dir, catalog, '--reload', `${server.url}/reload`, '--reload', `${second.url}/reload`);
     } finally {
       delete process.env.IPINTEL_ADMIN_TOKEN;
       mirror.overrides.clear();
@@ -143,6 +147,8 @@ describe('feeds update against a local mirror', () => {
     expect(health1.index.generation).toBe(2);
     expect(health1.index.built_at).toBe(meta.builtAt);
     expect(health1.index.built_at).not.toBe(health0.index.built_at);
+    const health2 = (await (await fetch(`${second.url}/health`)).json()) as { index: { built_at: string; generation: number } };
+    expect(health2.index).toMatchObject({ generation: 2, built_at: meta.builtAt });
   }, 60_000);
 
   test('a reload the server refuses (wrong token) makes the run fail', async () => {

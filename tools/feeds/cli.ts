@@ -26,7 +26,8 @@ const USAGE = `usage: feeds update [--dir <feeds dir>] [--index <file>] [--reloa
 
   --dir        feeds folder (default IPINTEL_FEEDS_DIR or feeds); copies and feeds.json go here
   --index      index to rebuild (default IPINTEL_INDEX or data/ipintel.idx)
-  --reload     POST this URL (e.g. http://127.0.0.1:8080/reload) with IPINTEL_ADMIN_TOKEN after the build
+  --reload     POST this URL (e.g. http://127.0.0.1:8080/reload) with IPINTEL_ADMIN_TOKEN after the build;
+               repeat it for every server process that maps the index
   --mirror     fetch <mirror>/<path> instead of each publisher URL (env IPINTEL_FEEDS_MIRROR)
   --catalog    feed catalog (default: the bundled feeds/catalog.json)
   --no-defaults  build the index from the feeds only, without the embedded default data
@@ -46,7 +47,7 @@ export async function main(argv: string[]): Promise<number> {
       options: {
         dir: { type: 'string' },
         index: { type: 'string' },
-        reload: { type: 'string' },
+        reload: { type: 'string', multiple: true },
         mirror: { type: 'string' },
         catalog: { type: 'string' },
         'no-defaults': { type: 'boolean' },
@@ -93,7 +94,7 @@ export async function main(argv: string[]): Promise<number> {
   return runUpdate({
     feedsDir: resolve(o.dir ?? process.env.IPINTEL_FEEDS_DIR ?? 'feeds'),
     indexPath: o.index ?? process.env.IPINTEL_INDEX ?? 'data/ipintel.idx',
-    reloadUrl: o.reload ?? null,
+    reloadUrls: o.reload ?? [],
     mirror: o.mirror ?? process.env.IPINTEL_FEEDS_MIRROR ?? null,
     catalog,
     withDefaults: !o['no-defaults'],
@@ -107,7 +108,8 @@ export async function main(argv: string[]): Promise<number> {
 interface RunOptions {
   feedsDir: string;
   indexPath: string;
-  reloadUrl: string | null;
+  /** Every server process on this host that maps the index. */
+  reloadUrls: string[];
   mirror: string | null;
   catalog: CatalogFeed[];
   withDefaults: boolean;
@@ -152,9 +154,9 @@ async function runUpdate(r: RunOptions): Promise<number> {
     console.error(`index: build failed, ${r.indexPath} unchanged: ${known ? (e as Error).message : ((e as Error).stack ?? e)}`);
     return 1;
   }
-  if (r.reloadUrl) {
-    const reload = await requestReload(r.reloadUrl, process.env.IPINTEL_ADMIN_TOKEN?.trim() || null);
-    console.error(`reload: ${r.reloadUrl} -> ${reload.status || 'no answer'} ${reload.detail}`);
+  for (const url of r.reloadUrls) {
+    const reload = await requestReload(url, process.env.IPINTEL_ADMIN_TOKEN?.trim() || null);
+    console.error(`reload: ${url} -> ${reload.status || 'no answer'} ${reload.detail}`);
     ok &&= reload.ok;
   }
   return ok ? 0 : 1;
