@@ -139,23 +139,22 @@ export class IndexReader {
     const ref = this.locate(ip);
     if (ref < 0) return null;
     if (ref < V6_TAG) {
-      const start = this.v4Starts[ref];
-      const end = ref + 1 < this.v4Starts.length ? this.v4Starts[ref + 1] - 1 : 0xffffffff;
       const recordId = this.v4Recs[ref];
       const ipText = ip.indexOf(':') < 0 ? ip : formatIPv4(((groups[6] << 16) | groups[7]) >>> 0);
-      return { family: 4, ip: ipText, rangeStart: formatIPv4(start), rangeEnd: formatIPv4(end), recordId, record: this.record(recordId) };
+      return new Hit(this, 4, ipText, ref, recordId, this.record(recordId));
     }
     const i = ref - V6_TAG;
-    const canonical = formatIPv6Groups(groups);
     const recordId = this.v6Recs[i];
-    return {
-      family: 6,
-      ip: canonical,
-      rangeStart: this.v6WordsText(i),
-      rangeEnd: i + 1 < this.v6Recs.length ? this.v6PredText(i + 1) : 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff',
-      recordId,
-      record: this.record(recordId),
-    };
+    return new Hit(this, 6, formatIPv6Groups(groups), i, recordId, this.record(recordId));
+  }
+
+  /** First and last address of an interval, as text (computed on demand). */
+  intervalText(family: Family, i: number): [string, string] {
+    if (family === 4) {
+      const end = i + 1 < this.v4Starts.length ? this.v4Starts[i + 1] - 1 : 0xffffffff;
+      return [formatIPv4(this.v4Starts[i]), formatIPv4(end)];
+    }
+    return [this.v6WordsText(i), i + 1 < this.v6Recs.length ? this.v6PredText(i + 1) : 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff'];
   }
 
   private v6Word(i: number, k: number): number {
@@ -279,6 +278,32 @@ export class IndexReader {
       else hi = mid - 1;
     }
     return null;
+  }
+}
+
+/** A lookup answer; the interval's bounds are formatted only when read. */
+class Hit implements LookupHit {
+  private bounds: [string, string] | null = null;
+  constructor(
+    private readonly reader: IndexReader,
+    readonly family: Family,
+    readonly ip: string,
+    private readonly interval: number,
+    readonly recordId: number,
+    readonly record: IndexRecord,
+  ) {}
+
+  get rangeStart(): string {
+    return (this.bounds ??= this.reader.intervalText(this.family, this.interval))[0];
+  }
+
+  get rangeEnd(): string {
+    return (this.bounds ??= this.reader.intervalText(this.family, this.interval))[1];
+  }
+
+  /** Plain data for JSON and logs. */
+  toJSON() {
+    return { family: this.family, ip: this.ip, rangeStart: this.rangeStart, rangeEnd: this.rangeEnd, recordId: this.recordId, record: this.record };
   }
 }
 

@@ -12,7 +12,7 @@ import { writeCollected } from '../../index-builder/build.ts';
 import { addBuiltins } from '../../index-builder/builtins.ts';
 import { IndexReader } from '../../src/index/reader.ts';
 import { Flag } from '../../src/index/record.ts';
-import { formatIPv4, formatIPv6, type Addr, type Family } from '../../src/net/ip.ts';
+import { formatIPv4, formatIPv6, parseIPv4, parseIPv6, type Addr, type Family } from '../../src/net/ip.ts';
 import { prng } from '../helpers/prng.ts';
 
 type Row = { family: Family; start: Addr; end: Addr; layer: 'geo' | 'provider' | 'crawler' | 'tor' | 'bogon'; value: string };
@@ -106,11 +106,19 @@ function check(family: Family, x: Addr) {
   if (got.city !== ref.city || got.provider !== ref.provider || got.crawler !== ref.crawler || got.flags !== ref.flags) {
     throw new Error(`${text}: got ${JSON.stringify(got)}, expected ${JSON.stringify(ref)}`);
   }
+  if (checkBounds) {
+    // The reported interval contains the address.
+    const lo = family === 4 ? parseIPv4(hit!.rangeStart) : parseIPv6(hit!.rangeStart)!;
+    const hi = family === 4 ? parseIPv4(hit!.rangeEnd) : parseIPv6(hit!.rangeEnd)!;
+    if (!(lo <= x && x <= hi)) throw new Error(`${text} outside its interval ${hit!.rangeStart} - ${hit!.rangeEnd}`);
+  }
 }
+let checkBounds = false;
 
 describe('merger + reader vs naive reference', () => {
   test('every range boundary: first, last, one before, one after', () => {
     let n = 0;
+    checkBounds = true;
     for (const r of rows) {
       const one = r.family === 4 ? 1 : 1n;
       const max = r.family === 4 ? 0xffffffff : (1n << 128n) - 1n;
@@ -120,6 +128,7 @@ describe('merger + reader vs naive reference', () => {
         n++;
       }
     }
+    checkBounds = false;
     expect(n).toBeGreaterThan(1500);
   });
 
