@@ -30,27 +30,24 @@ const EPSILON_ARG = String(EPSILON_MS);
 /** Token buckets stored in Redis. */
 export class RedisBuckets {
   private readonly client: RedisClient;
-  /** The first connection, which requests wait for (bounded by the timeout) instead of failing at start-up. */
-  private readonly firstConnect: Promise<void>;
-  private firstConnectDone = false;
-  private reconnecting = false;
+  /** The connection attempt under way, if any. */
+  private connecting: Promise<void> | null = null;
+  /** Whether the attempt under way is the first one (requests wait for that one instead of failing at start-up). */
+  private firstAttempt = true;
 
   constructor(
     url: string,
     private readonly timeoutMs: number = DEFAULT_REDIS_TIMEOUT_MS,
   ) {
-    // No offline queue and no automatic reconnect: while Redis is away a
-    // request fails at once (the limiter answers it locally) instead of
-    // waiting behind a reconnect; run() reconnects in the background.
+    // No offline queue and no automatic reconnect: run() decides when to
+    // connect, and while Redis is away requests fail at once (the limiter
+    // answers them locally) instead of queueing behind a reconnect.
     this.client = new RedisClient(url, {
       enableOfflineQueue: false,
       connectionTimeout: CONNECT_TIMEOUT_MS,
       autoReconnect: false,
     });
-    this.firstConnect = this.client.connect().finally(() => {
-      this.firstConnectDone = true;
-    });
-    this.firstConnect.catch(() => {}); // reported by the first request that needs it
+    this.startConnect().catch(() => {}); // a failure is met by the first request, which tries again
   }
 
   /** Takes one token from `key`'s bucket; `now` is the caller's clock in ms, or null to use Redis's TIME. */
@@ -69,10 +66,13 @@ export class RedisBuckets {
   }
 
   private async run(key: string, limit: number, now: number | null): Promise<unknown> {
-    if (!this.firstConnectDone) await this.firstConnect;
-    else if (!this.client.connected) {
-      this.reconnectInBackground();
-      throw new Error('connection lost; reconnecting in the background');
+    if (!this.client.connected) {
+      // One attempt at a time: the request that starts it waits for it (bounded
+      // by the round-trip timeout; a refused connection fails at once), others
+      // meanwhile fail fast, except while the very first attempt is under way.
+      if (this.connecting === null) await this.startConnect();
+      else if (this.firstAttempt) await this.connecting;
+      else throw new Error('not connected; a reconnect is under way');
     }
     const args = ['1', REDIS_KEY_PREFIX + key, String(WINDOW_MS / limit), WINDOW_ARG, EPSILON_ARG, now === null ? '' : String(now)];
     try {
@@ -84,16 +84,14 @@ export class RedisBuckets {
     }
   }
 
-  /** Starts one connect attempt unless one is under way; the next request after it succeeds uses Redis again. */
-  private reconnectInBackground(): void {
-    if (this.reconnecting) return;
-    this.reconnecting = true;
-    this.client
-      .connect()
-      .catch(() => {}) // still down: the limiter's next probe tries again
-      .finally(() => {
-        this.reconnecting = false;
-      });
+  /** Starts a connect attempt and records it as the one under way until it settles. */
+  private startConnect(): Promise<void> {
+    const attempt = this.client.connect().finally(() => {
+      this.connecting = null;
+      this.firstAttempt = false;
+    });
+    this.connecting = attempt;
+    return attempt;
   }
 
   private withTimeout<T>(p: Promise<T>): Promise<T> {
