@@ -16,6 +16,7 @@
  * Part 3 builds the test fixture index on first use (about a minute).
  */
 import { RedisClient, type Subprocess } from 'bun';
+import { availableParallelism, loadavg } from 'node:os';
 import { heapStats } from 'bun:jsc';
 import { createRateLimiter } from '../../src/http/ratelimit/limiter.ts';
 import { MemoryBuckets } from '../../src/http/ratelimit/memory-store.ts';
@@ -281,7 +282,7 @@ async function lookupRoute(redis: TestRedis | null): Promise<void> {
 if (process.argv[2] === '--serve') {
   await serve(process.argv[3]);
 } else {
-  console.log(`ipintel rate-limit benchmark (bun ${Bun.version}${QUICK ? ', quick' : ''})`);
+  console.log(`ipintel rate-limit benchmark (bun ${Bun.version}${QUICK ? ', quick' : ''}; ${availableParallelism()} CPUs, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} at start)`);
   inProcess();
   let redis: TestRedis | null = null;
   try {
@@ -296,5 +297,6 @@ if (process.argv[2] === '--serve') {
   } finally {
     await redis?.kill();
   }
+  console.log(`\nload average at end ${loadavg().map((x) => x.toFixed(1)).join(' ')} (other work on the machine widens every range above; compare the ratios)`);
   if (sink === -1) console.log(sink);
 }

@@ -8,8 +8,9 @@
  * ARGV[3] epsilon (ms); ARGV[4] caller's clock in ms, or "" to use Redis's
  * own TIME (the default: one clock for every process, so clock skew between
  * servers cannot hand out extra tokens).
- * Returns {allowed 0|1, tat, now} with the numbers as text (Redis would
- * truncate Lua floats to integers).
+ * Returns {allowed 0|1, tat as text (Redis would truncate a Lua float),
+ * now as an integer (whole ms: TIME is floored, an injected clock is sent
+ * floored)}.
  */
 export const TOKEN_BUCKET_LUA = `
 local T = tonumber(ARGV[1])
@@ -26,8 +27,9 @@ if not tat or tat < now then tat = now end
 if tat > now + W then tat = now + W end
 local nxt = tat + T
 if nxt - now > W + eps then
-  return {0, string.format('%.17g', tat), string.format('%.17g', now)}
+  return {0, string.format('%.17g', tat), now}
 end
-redis.call('SET', KEYS[1], string.format('%.17g', nxt), 'PX', math.max(1, math.ceil(nxt - now)))
-return {1, string.format('%.17g', nxt), string.format('%.17g', now)}
+local text = string.format('%.17g', nxt)
+redis.call('SET', KEYS[1], text, 'PX', math.max(1, math.ceil(nxt - now)))
+return {1, text, now}
 `;

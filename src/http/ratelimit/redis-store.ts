@@ -50,7 +50,7 @@ export class RedisBuckets {
     this.startConnect().catch(() => {}); // a failure is met by the first request, which tries again
   }
 
-  /** Takes one token from `key`'s bucket; `now` is the caller's clock in ms, or null to use Redis's TIME. */
+  /** Takes one token from `key`'s bucket; `now` is the caller's clock in ms (used floored), or null to use Redis's TIME. */
   async consume(key: string, tier: Tier, now: number | null): Promise<RateDecision> {
     const limit = limitOf(tier);
     const reply = await this.withTimeout(this.run(key, limit, now));
@@ -74,7 +74,7 @@ export class RedisBuckets {
       else if (this.firstAttempt) await this.connecting;
       else throw new Error('not connected; a reconnect is under way');
     }
-    const args = ['1', REDIS_KEY_PREFIX + key, String(WINDOW_MS / limit), WINDOW_ARG, EPSILON_ARG, now === null ? '' : String(now)];
+    const args = ['1', REDIS_KEY_PREFIX + key, String(WINDOW_MS / limit), WINDOW_ARG, EPSILON_ARG, now === null ? '' : String(Math.floor(now))];
     try {
       return await this.client.send('EVALSHA', [SCRIPT_SHA, ...args]);
     } catch (err) {
