@@ -40,7 +40,8 @@ describe('the bundled catalog', () => {
       const f = catalog.find((c) => c.path === s.path);
       if (!f) continue;
       matched++;
-      expect({ type: f.type, ...f.options, path: f.path }).toEqual(s);
+      const entry: Record<string, string> = { type: f.type, ...f.options, path: f.path };
+      expect(entry).toEqual(s);
     }
     expect(matched).toBeGreaterThan(35);
   });
