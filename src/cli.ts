@@ -147,9 +147,9 @@ async function keys(argv: string[]): Promise<number> {
 /**
  * Opens the accounts database. From the source tree this is openAccounts;
  * a compiled binary cannot reach the repository's drizzle/ folder that
- * src/accounts/db.ts resolves, so it applies the migrations embedded with
- * `bun build --asset drizzle` (under the binary's virtual root) instead, with
- * the same connection settings.
+ * src/accounts/db.ts resolves from its own path, so it applies the
+ * migrations embedded with `bun build --asset drizzle` (under the binary's
+ * virtual root) itself, with the same connection settings.
  */
 async function openAccountStore(dbPath: string, options: AccountsOptions = {}): Promise<AccountStore> {
   const store = await import('./accounts/store.ts');
@@ -158,8 +158,8 @@ async function openAccountStore(dbPath: string, options: AccountsOptions = {}): 
   const { Database } = await import('bun:sqlite');
   const { drizzle } = await import('drizzle-orm/bun-sqlite');
   const { migrate } = await import('drizzle-orm/bun-sqlite/migrator');
-  const schema = await import('./accounts/schema.ts');
   const { mkdirSync } = await import('node:fs');
+  const migrations = embeddedMigrationsFolder();
   if (dbPath !== ':memory:' && !dbPath.startsWith('file:')) mkdirSync(dirname(dbPath), { recursive: true });
   const sqlite = new Database(dbPath, { create: true, strict: true });
   try {
@@ -168,13 +168,22 @@ async function openAccountStore(dbPath: string, options: AccountsOptions = {}): 
     sqlite.exec('PRAGMA busy_timeout = 5000');
     sqlite.exec('PRAGMA synchronous = NORMAL');
     sqlite.exec('PRAGMA foreign_keys = ON');
-    const db = drizzle(sqlite, { schema });
-    migrate(db, { migrationsFolder: join(dirname(Bun.main), 'drizzle') });
+    // The store's row modules use the query builder with their own table objects, so no relational schema is needed here.
+    const db = drizzle(sqlite) as unknown as ConstructorParameters<typeof store.AccountStore>[0]['db'];
+    migrate(db, { migrationsFolder: migrations });
     return new store.AccountStore({ sqlite, db }, options);
   } catch (err) {
     sqlite.close();
     throw err;
   }
+}
+
+/** The SQLite migrations inside the binary: drizzle/sqlite/ when the repository splits dialects, else drizzle/. */
+function embeddedMigrationsFolder(): string {
+  const root = join(dirname(Bun.main), 'drizzle');
+  const found = [join(root, 'sqlite'), root].find((dir) => existsSync(join(dir, 'meta', '_journal.json')));
+  if (!found) throw new Error(`no database migrations inside this binary (looked in ${root}); rebuild it with bun run compile`);
+  return found;
 }
 
 /** `healthcheck`: GET <url> (default the local server's /health); exit 0 only on 200 with status ok. */
