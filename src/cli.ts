@@ -196,8 +196,13 @@ async function healthcheck(argv: string[]): Promise<number> {
     return 2;
   }
   const url = args.url ?? `http://127.0.0.1:${process.env.PORT?.trim() || '8080'}/health`;
+  const timeoutS = Number(args.timeout ?? 5);
+  if (!(timeoutS > 0)) {
+    console.error('--timeout must be a positive number of seconds');
+    return 2;
+  }
   try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(Number(args.timeout ?? 5) * 1000) });
+    const res = await fetch(url, { signal: AbortSignal.timeout(timeoutS * 1000) });
     const body = (await res.json().catch(() => null)) as { status?: unknown } | null;
     if (res.status === 200 && body?.status === 'ok') {
       console.log(`ok ${url}`);
