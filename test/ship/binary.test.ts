@@ -51,6 +51,8 @@ describe('the compiled binary', () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown command: frobnicate');
     expect((await run([bin, '--version'], { cwd: work })).stdout.trim()).toBe(packageJson.version);
+    expect((await run([bin, 'healthcheck', '--timeout', '0'], { cwd: work })).code).toBe(2);
+    expect((await run([bin, 'healthcheck', '--bogus'], { cwd: work })).code).toBe(2);
   });
 
   test('inspect prints what `bun run inspect` prints', async () => {
