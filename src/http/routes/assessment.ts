@@ -7,7 +7,7 @@ import { assessPair, assessStack } from '../../lookup/assessment.ts';
 import { callerOf } from '../caller.ts';
 import { ApiError } from '../errors.ts';
 import type { AppServices } from '../services.ts';
-import { lookupOrThrow, scoringContextFor } from './lookup.ts';
+import { lookupOrThrow, queryAll, scoringContextFor } from './lookup.ts';
 import { ASSESSMENT_SCHEMA, COMMON_ERRORS, errorResponses, ok } from '../openapi.ts';
 
 async function stack(s: AppServices, ip: string | undefined, family: 4 | 6, param: string) {
@@ -24,7 +24,9 @@ export function assessmentRoutes(s: AppServices) {
     async ({ request, query, set }) => {
       const q = query as Record<string, unknown>;
       for (const k of ['ipv4', 'ipv6']) {
-        if (q[k] !== undefined && typeof q[k] !== 'string') throw new ApiError('INVALID_IP', `${k} must be given once`, { provided: String(q[k]), parameter: k });
+        // Elysia's parsed query keeps only the last of a repeated key: count on the URL itself.
+        const all = q[k] === undefined ? [] : queryAll(request, k);
+        if (all.length > 1) throw new ApiError('INVALID_IP', `${k} must be given once`, { provided: all.join(','), parameter: k });
       }
       let ipv4 = q.ipv4 as string | undefined;
       let ipv6 = q.ipv6 as string | undefined;
