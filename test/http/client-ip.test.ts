@@ -60,7 +60,8 @@ describe('a trusted peer (loopback)', () => {
 });
 
 describe('NO_CLIENT_IP when the forwarded client cannot be determined', () => {
-  for (const headers of [{ 'x-forwarded-for': 'garbage' }, { 'x-forwarded-for': '8.8.8.8, nonsense' }, { forwarded: 'for=unknown' }, { forwarded: 'for=_hidden' }]) {
+  const unusable: Array<Record<string, string>> = [{ 'x-forwarded-for': 'garbage' }, { 'x-forwarded-for': '8.8.8.8, nonsense' }, { forwarded: 'for=unknown' }, { forwarded: 'for=_hidden' }];
+  for (const headers of unusable) {
     test(JSON.stringify(headers), async () => {
       for (const path of ['/v1/ip/current', '/v1/assessment', '/']) {
         expectError(await call(trusting.url, path, { headers }), 400, 'NO_CLIENT_IP');
