@@ -72,7 +72,7 @@ describe('index file verification', () => {
     const rand = prng(7);
     const headerLen = new DataView(bytes.buffer).getUint32(12, true);
     const positions = [9, 20, 70, headerLen - 1, headerLen, bytes.length - 1];
-    for (let i = 0; i < 60; i++) positions.push(Math.floor(rand() * bytes.length));
+    for (let i = 0; i < 24; i++) positions.push(Math.floor(rand() * bytes.length));
     const reasons = new Set<string>();
     for (const pos of positions) {
       const b = bytes.slice();
@@ -82,7 +82,7 @@ describe('index file verification', () => {
     }
     expect([...reasons].some((r) => r.startsWith('checksum mismatch in section'))).toBe(true);
     expect(reasons.has('header checksum mismatch')).toBe(true);
-  });
+  }, 60_000);
 
   test('trailing bytes after the last section', () => {
     const b = new Uint8Array(bytes.length + 8);
