@@ -46,7 +46,11 @@ export function toErrorResponse(code: string | number, error: unknown, request?:
 /** Builds the application over its services. */
 export function createApp(s: AppServices) {
   return (
-    new Elysia()
+    // Elysia's default finds the path by searching for "/" from the 11th
+    // character of the URL, assuming a host of 4+ characters; `Host: api`
+    // (a service on port 80) was then routed by the wrong path. Bun.serve
+    // here is plain http, so the search may start right after "http://".
+    new Elysia({ handler: { standardHostname: false } })
       .onError(({ code, error, request }) => toErrorResponse(code, error, request))
       .use(
         cors({
