@@ -20,7 +20,7 @@ import type {
   ThreatFeedInfo,
   ThreatListInfo,
 } from './record.ts';
-import { BoundedCache, StringReader, TableReader } from './tables.ts';
+import { DirectMappedCache, StringReader, TableReader } from './tables.ts';
 
 /** Where an address falls: family, interval index, and the address in the index's terms. */
 export interface IntervalRef {
@@ -41,8 +41,9 @@ export class IndexReader {
   private readonly v6L1: Uint32Array;
   private readonly records: Uint32Array;
   private readonly t: Record<string, TableReader>;
-  private readonly recordCache = new BoundedCache<IndexRecord>(200_000);
-  private readonly subCache = new Map<string, BoundedCache<unknown>>();
+  // 64k records and 16k rows per sub-table stay decoded: bounded memory, hot data cached.
+  private readonly recordCache = new DirectMappedCache<IndexRecord>(16);
+  private readonly subCache = new Map<string, DirectMappedCache<unknown>>();
   private readonly emptyRecord: IndexRecord;
 
   constructor(readonly file: MappedIndex) {
@@ -198,7 +199,7 @@ export class IndexReader {
   private sub<T>(tag: string, id: number, decode: (row: Record<string, string | number | null>) => T): T | null {
     if (id === 0) return null;
     let cache = this.subCache.get(tag);
-    if (!cache) this.subCache.set(tag, (cache = new BoundedCache<unknown>(100_000)));
+    if (!cache) this.subCache.set(tag, (cache = new DirectMappedCache<unknown>(14)));
     return cache.get(id, (k) => decode(this.t[tag].row(k))) as T;
   }
 

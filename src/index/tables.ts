@@ -75,19 +75,30 @@ export class TableReader {
   }
 }
 
-/** A bounded cache: cleared wholesale when full (cheap, and hot entries refill at once). */
-export class BoundedCache<V> {
-  private map = new Map<number, V>();
-  constructor(private readonly max: number) {}
+/**
+ * A direct-mapped cache of decoded rows keyed by row id: slot = id mod size.
+ * Bounded memory, O(1) with no hashing, and a hot row stays until another
+ * row maps to its slot; much cheaper than a Map on the lookup path.
+ */
+export class DirectMappedCache<V> {
+  private readonly keys: Int32Array;
+  private readonly values: (V | undefined)[];
+  private readonly mask: number;
 
-  /** The cached value, or the computed one (then cached). */
-  get(key: number, compute: (key: number) => V): V {
-    let v = this.map.get(key);
-    if (v === undefined) {
-      if (this.map.size >= this.max) this.map = new Map();
-      v = compute(key);
-      this.map.set(key, v);
-    }
+  constructor(bits: number) {
+    const size = 1 << bits;
+    this.keys = new Int32Array(size).fill(-1);
+    this.values = new Array(size);
+    this.mask = size - 1;
+  }
+
+  /** The cached value of `id`, or the computed one (then cached in its slot). */
+  get(id: number, compute: (id: number) => V): V {
+    const slot = id & this.mask;
+    if (this.keys[slot] === id) return this.values[slot] as V;
+    const v = compute(id);
+    this.keys[slot] = id;
+    this.values[slot] = v;
     return v;
   }
 }

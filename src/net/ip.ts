@@ -13,32 +13,36 @@ export type Addr = number | bigint;
 export const V4_MAX = 0xffffffff;
 export const V6_MAX = (1n << 128n) - 1n;
 
-/** Parses dotted-quad IPv4 text strictly (no leading zeros, no shorthand); -1 when invalid. */
+/**
+ * Parses dotted-quad IPv4 text strictly (four decimal octets, no leading
+ * zeros, no shorthand); -1 when invalid. One pass over char codes: this runs
+ * on every lookup.
+ */
 export function parseIPv4(s: string, from = 0, to = s.length): number {
+  if (to - from < 7 || to - from > 15) return -1;
   let value = 0;
+  let n = 0;
+  let digits = 0;
   let octets = 0;
-  let i = from;
-  while (i < to) {
-    let n = 0;
-    let digits = 0;
-    const start = i;
-    while (i < to) {
-      const c = s.charCodeAt(i);
-      if (c < 48 || c > 57) break;
-      n = n * 10 + (c - 48);
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 46) {
+      if (digits === 0 || octets === 3) return -1;
+      value = value * 256 + n;
+      octets++;
+      n = 0;
+      digits = 0;
+    } else {
+      const d = c - 48;
+      // "01" is rejected: some parsers read a leading zero as octal.
+      if (d < 0 || d > 9 || (digits === 1 && n === 0)) return -1;
+      n = n * 10 + d;
       digits++;
-      i++;
+      if (n > 255) return -1;
     }
-    if (digits === 0 || digits > 3 || n > 255) return -1;
-    if (digits > 1 && s.charCodeAt(start) === 48) return -1; // "01" is ambiguous (octal in some parsers)
-    value = value * 256 + n;
-    octets++;
-    if (i === to) break;
-    if (s.charCodeAt(i) !== 46 || octets === 4) return -1;
-    i++;
-    if (i === to) return -1; // trailing dot
   }
-  return octets === 4 ? value : -1;
+  if (digits === 0 || octets !== 3) return -1;
+  return value * 256 + n;
 }
 
 /**

@@ -1,0 +1,101 @@
+/** IP text <-> numbers against ipaddr.js as a reference, plus CIDR helpers. */
+import { describe, expect, test } from 'bun:test';
+import fc from 'fast-check';
+import ipaddr from 'ipaddr.js';
+import {
+  embeddedIPv4,
+  formatIPv4,
+  formatIPv6,
+  parseCidr,
+  parseIp,
+  parseIPv4,
+  parseIPv6,
+  prefixRange,
+  rangeToCidrs,
+} from '../../src/net/ip.ts';
+
+const v6FromIpaddr = (s: string): bigint => {
+  const bytes = ipaddr.IPv6.parse(s).toByteArray();
+  return bytes.reduce((acc, b) => (acc << 8n) | BigInt(b), 0n);
+};
+
+describe('IPv4', () => {
+  test('round-trips every generated address and agrees with ipaddr.js', () => {
+    fc.assert(
+      fc.property(fc.ipV4(), (s) => {
+        const v = parseIPv4(s);
+        expect(v).toBe(ipaddr.IPv4.parse(s).toByteArray().reduce((a, b) => a * 256 + b, 0));
+        expect(formatIPv4(v)).toBe(s);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  test('rejects malformed text', () => {
+    for (const bad of ['', '1.2.3', '1.2.3.4.5', '256.1.1.1', '01.2.3.4', '1..2.3', '1.2.3.', '.1.2.3', ' 1.2.3.4', '1.2.3.4 ', '1.2.3.-4', '0x1.2.3.4', '1.2.3.4/8', '１.2.3.4']) {
+      expect(parseIPv4(bad)).toBe(-1);
+    }
+    expect(parseIPv4('0.0.0.0')).toBe(0);
+    expect(parseIPv4('255.255.255.255')).toBe(0xffffffff);
+  });
+});
+
+describe('IPv6', () => {
+  test('parses like ipaddr.js and formats canonically (RFC 5952)', () => {
+    fc.assert(
+      fc.property(fc.ipV6(), (s) => {
+        // ipaddr.js reads the IPv4-compatible form (::a.b.c.d, RFC 4291 2.5.5.1) as IPv4-mapped; we follow the RFC.
+        fc.pre(!/^[0:]*:(\d{1,3}\.){3}\d{1,3}$/.test(s));
+        const v = parseIPv6(s);
+        expect(v).toBe(v6FromIpaddr(s));
+        const canonical = formatIPv6(v!);
+        expect(canonical).toBe(ipaddr.IPv6.parse(s).toRFC5952String());
+        expect(parseIPv6(canonical)).toBe(v);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  test('rejects malformed text', () => {
+    for (const bad of ['', ':', ':::', '1::2::3', '1:2:3:4:5:6:7:8:9', '12345::', 'g::', 'fe80::1%eth0', '1:2:3:4:5:6:7:8::', '::1.2.3', '1:', ':1', '[::1]']) {
+      expect(parseIPv6(bad)).toBeNull();
+    }
+  });
+
+  test('mapped and compatible IPv4', () => {
+    expect(parseIPv6('::1.2.3.4')).toBe(0x01020304n);
+    expect(parseIPv6('::ffff:1.2.3.4')).toBe(0xffff01020304n);
+    expect(embeddedIPv4(parseIPv6('::ffff:1.2.3.4')!)).toBe(parseIPv4('1.2.3.4'));
+    expect(embeddedIPv4(parseIPv6('::1.2.3.4')!)).toBe(parseIPv4('1.2.3.4'));
+    expect(embeddedIPv4(parseIPv6('::1')!)).toBe(-1);
+    expect(embeddedIPv4(parseIPv6('2001:db8::1')!)).toBe(-1);
+  });
+});
+
+describe('CIDR helpers', () => {
+  test('parseCidr clears host bits and accepts bare addresses', () => {
+    expect(parseCidr('10.1.2.3/8')).toMatchObject({ family: 4, start: parseIPv4('10.0.0.0'), end: parseIPv4('10.255.255.255'), len: 8 });
+    expect(parseCidr('2001:db8::1/32')).toMatchObject({ family: 6, start: parseIPv6('2001:db8::'), len: 32 });
+    expect(parseCidr('1.2.3.4')).toMatchObject({ len: 32 });
+    expect(parseCidr('1.2.3.4/33')).toBeNull();
+    expect(parseCidr('1.2.3.4/x')).toBeNull();
+    expect(parseIp('nope')).toBeNull();
+  });
+
+  test('rangeToCidrs covers exactly the range with aligned prefixes', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 0xffffffff }), fc.integer({ min: 0, max: 1 << 20 }), (start, size) => {
+        const end = Math.min(0xffffffff, start + size);
+        const cidrs = rangeToCidrs(4, start, end);
+        let next = start;
+        for (const c of cidrs) {
+          const r = prefixRange(4, c.start, c.len);
+          expect(r.start).toBe(next);
+          next = (r.end as number) + 1;
+        }
+        expect(next).toBe(end + 1);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
