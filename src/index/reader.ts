@@ -20,7 +20,8 @@ import type {
   ThreatFeedInfo,
   ThreatListInfo,
 } from './record.ts';
-import { DirectMappedCache, StringReader, TableReader } from './tables.ts';
+import { StringReader, TableReader } from './tables.ts';
+import { RecordDecoder } from './record-decoder.ts';
 
 /** Where an address falls: family, interval index, and the address in the index's terms. */
 export interface IntervalRef {
@@ -39,12 +40,8 @@ export class IndexReader {
   private readonly v6Starts: Uint32Array;
   private readonly v6Recs: Uint32Array;
   private readonly v6L1: Uint32Array;
-  private readonly records: Uint32Array;
-  private readonly t: Record<string, TableReader>;
-  // 64k records and 16k rows per sub-table stay decoded: bounded memory, hot data cached.
-  private readonly recordCache = new DirectMappedCache<IndexRecord>(16);
-  private readonly subCache = new Map<string, DirectMappedCache<unknown>>();
-  private readonly emptyRecord: IndexRecord;
+  private readonly decoder: RecordDecoder;
+  private readonly asnTable: TableReader;
 
   constructor(readonly file: MappedIndex) {
     this.strings = new StringReader(u32Section(file, Section.STRING_OFFSETS), file.sections.get(Section.STRING_BYTES)!.bytes);
@@ -54,12 +51,8 @@ export class IndexReader {
     this.v6Starts = u32Section(file, Section.V6_STARTS);
     this.v6Recs = u32Section(file, Section.V6_RECORDS);
     this.v6L1 = u32Section(file, Section.V6_L1);
-    this.records = u32Section(file, Section.RECORDS);
-    this.t = {};
-    for (const [tag, layout] of Object.entries(TableLayout)) {
-      this.t[tag] = new TableReader(u32Section(file, tag), layout, this.strings);
-    }
-    this.emptyRecord = this.decodeRecord(0);
+    this.decoder = new RecordDecoder(file, this.strings);
+    this.asnTable = new TableReader(u32Section(file, Section.ASN_DETAILS), TableLayout[Section.ASN_DETAILS], this.strings);
   }
 
   /** Opens and verifies an index file (throws IndexFileError when refused). */
@@ -190,85 +183,14 @@ export class IndexReader {
     return formatIPv6Groups(g);
   }
 
-  /** The decoded record of an id (cached). */
+  /** The decoded record of an id (cached while hot). */
   record(id: number): IndexRecord {
-    if (id === 0 && this.emptyRecord) return this.emptyRecord;
-    return this.recordCache.get(id, (k) => this.decodeRecord(k));
-  }
-
-  private sub<T>(tag: string, id: number, decode: (row: Record<string, string | number | null>) => T): T | null {
-    if (id === 0) return null;
-    let cache = this.subCache.get(tag);
-    if (!cache) this.subCache.set(tag, (cache = new DirectMappedCache<unknown>(14)));
-    return cache.get(id, (k) => decode(this.t[tag].row(k))) as T;
-  }
-
-  private decodeRecord(id: number): IndexRecord {
-    const base = id * RECORD_WIDTH;
-    const r = this.records;
-    const s = (v: unknown) => v as string | null;
-    return {
-      flags: r[base + RecordCol.FLAGS],
-      geo: this.sub<GeoInfo>(Section.GEO, r[base + RecordCol.GEO], (x) => ({
-        countryCode: s(x.countryCode),
-        region: s(x.region),
-        city: s(x.city),
-        postalCode: s(x.postalCode),
-        latitude: x.latitude as number | null,
-        longitude: x.longitude as number | null,
-        timezone: s(x.timezone),
-      })),
-      asn: this.sub<AsnInfo>(Section.ASN, r[base + RecordCol.ASN], (x) => ({ asn: x.asn as number, name: s(x.name) })),
-      allocation: this.sub<AllocationInfo>(Section.ALLOCATION, r[base + RecordCol.ALLOCATION], (x) => ({
-        cidr: s(x.cidr),
-        range: s(x.range) ?? '',
-        registry: s(x.registry) ?? '',
-        countryCode: s(x.countryCode),
-        status: s(x.status) ?? '',
-        date: s(x.date),
-      })),
-      route: this.sub<RouteInfo>(Section.ROUTE, r[base + RecordCol.ROUTE], (x) => {
-        const origins = (s(x.origins) ?? '').split(',').filter(Boolean).map(Number);
-        const flags = x.flags as number;
-        return {
-          prefix: s(x.prefix) ?? '',
-          originAsn: flags & RouteFlag.AS_SET || origins.length === 0 ? null : origins[0],
-          origins,
-          rpkiStatus: (RPKI_CODES[x.rpki as number] ?? 'unknown') as RpkiStatus,
-          originConflict: (flags & RouteFlag.ORIGIN_CONFLICT) !== 0,
-        };
-      }),
-      provider: this.sub<ProviderInfo>(Section.PROVIDER, r[base + RecordCol.PROVIDER], (x) => ({
-        name: s(x.name),
-        category: s(x.category) ?? '',
-        service: s(x.service),
-        region: s(x.region),
-      })),
-      crawler: this.strings.get(r[base + RecordCol.CRAWLER]),
-      specialUse: this.sub<SpecialUseInfo>(Section.SPECIAL_USE, r[base + RecordCol.SPECIAL_USE], (x) => ({
-        name: s(x.name) ?? '',
-        cidr: s(x.cidr) ?? '',
-        rfc: s(x.rfc) ?? '',
-        kind: s(x.kind) ?? '',
-        globallyReachable: x.globallyReachable === 1,
-      })),
-      threatList: this.sub<ThreatListInfo>(Section.THREAT_LIST, r[base + RecordCol.THREAT_LIST], (x) => ({
-        list: s(x.list) ?? '',
-        reference: s(x.reference),
-      })),
-      threatFeed: this.sub<ThreatFeedInfo>(Section.THREAT_FEED, r[base + RecordCol.THREAT_FEED], (x) => ({
-        malware: s(x.malware),
-        firstSeen: s(x.firstSeen),
-        lastSeen: s(x.lastSeen),
-        port: (x.port as number) || null,
-        status: s(x.status),
-      })),
-    };
+    return this.decoder.record(id);
   }
 
   /** Per-ASN facts (binary search over the ASN details table); null when unknown. */
   asnDetails(asn: number): AsnDetails | null {
-    const t = this.t[Section.ASN_DETAILS];
+    const t = this.asnTable;
     let lo = 0;
     let hi = t.rows - 1;
     while (lo <= hi) {

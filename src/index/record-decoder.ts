@@ -1,0 +1,146 @@
+/**
+ * Decoding record rows and their sub-table rows into IndexRecord objects.
+ * Each table has its own decoder reading u32 cells directly (no generic
+ * row objects), and its own bounded direct-mapped cache: the lookup path
+ * decodes a row once while it stays hot.
+ */
+import { RECORD_WIDTH, RecordCol, RouteFlag, RPKI_CODES, Section, TableLayout } from './format.ts';
+import { u32Section, type MappedIndex } from './index-file.ts';
+import type {
+  AllocationInfo,
+  AsnInfo,
+  GeoInfo,
+  IndexRecord,
+  ProviderInfo,
+  RouteInfo,
+  RpkiStatus,
+  SpecialUseInfo,
+  ThreatFeedInfo,
+  ThreatListInfo,
+} from './record.ts';
+import { DirectMappedCache, type StringReader } from './tables.ts';
+
+/** One sub-table: its cells, row width, and a cache of decoded rows. */
+class SubTable<T> {
+  readonly u32: Uint32Array;
+  readonly f32: Float32Array;
+  readonly width: number;
+  private readonly cache = new DirectMappedCache<T>(14);
+
+  constructor(
+    file: MappedIndex,
+    tag: keyof typeof TableLayout,
+    private readonly decodeRow: (t: SubTable<T>, base: number) => T,
+  ) {
+    this.u32 = u32Section(file, tag);
+    this.f32 = new Float32Array(this.u32.buffer, this.u32.byteOffset, this.u32.length);
+    this.width = TableLayout[tag].length;
+  }
+
+  /** The decoded row `id`, or null for 0 ("none"). */
+  get(id: number): T | null {
+    if (id === 0) return null;
+    return this.cache.get(id, (k) => this.decodeRow(this, k * this.width));
+  }
+}
+
+/** f32 cell as a number rounded to 4 decimals (about 10 m, the feeds' precision), null for NaN. */
+function coord(v: number): number | null {
+  return Number.isNaN(v) ? null : Math.round(v * 1e4) / 1e4;
+}
+
+/** Decodes records of a mapped index. */
+export class RecordDecoder {
+  private readonly records: Uint32Array;
+  private readonly cache = new DirectMappedCache<IndexRecord>(16);
+  private readonly geo: SubTable<GeoInfo>;
+  private readonly asn: SubTable<AsnInfo>;
+  private readonly allocation: SubTable<AllocationInfo>;
+  private readonly route: SubTable<RouteInfo>;
+  private readonly provider: SubTable<ProviderInfo>;
+  private readonly specialUse: SubTable<SpecialUseInfo>;
+  private readonly threatList: SubTable<ThreatListInfo>;
+  private readonly threatFeed: SubTable<ThreatFeedInfo>;
+
+  constructor(file: MappedIndex, private readonly s: StringReader) {
+    this.records = u32Section(file, Section.RECORDS);
+    const str = (t: { u32: Uint32Array }, i: number) => s.get(t.u32[i]);
+    this.geo = new SubTable(file, Section.GEO, (t, b) => ({
+      countryCode: str(t, b),
+      region: str(t, b + 1),
+      city: str(t, b + 2),
+      postalCode: str(t, b + 3),
+      latitude: coord(t.f32[b + 4]),
+      longitude: coord(t.f32[b + 5]),
+      timezone: str(t, b + 6),
+    }));
+    this.asn = new SubTable(file, Section.ASN, (t, b) => ({ asn: t.u32[b], name: str(t, b + 1) }));
+    this.allocation = new SubTable(file, Section.ALLOCATION, (t, b) => ({
+      cidr: str(t, b),
+      range: str(t, b + 1) ?? '',
+      registry: str(t, b + 2) ?? '',
+      countryCode: str(t, b + 3),
+      status: str(t, b + 4) ?? '',
+      date: str(t, b + 5),
+    }));
+    this.route = new SubTable(file, Section.ROUTE, (t, b) => {
+      const origins = (str(t, b + 1) ?? '').split(',').filter(Boolean).map(Number);
+      const flags = t.u32[b + 3];
+      return {
+        prefix: str(t, b) ?? '',
+        originAsn: flags & RouteFlag.AS_SET || origins.length === 0 ? null : origins[0],
+        origins,
+        rpkiStatus: (RPKI_CODES[t.u32[b + 2]] ?? 'unknown') as RpkiStatus,
+        originConflict: (flags & RouteFlag.ORIGIN_CONFLICT) !== 0,
+      };
+    });
+    this.provider = new SubTable(file, Section.PROVIDER, (t, b) => ({
+      name: str(t, b),
+      category: str(t, b + 1) ?? '',
+      service: str(t, b + 2),
+      region: str(t, b + 3),
+    }));
+    this.specialUse = new SubTable(file, Section.SPECIAL_USE, (t, b) => ({
+      name: str(t, b) ?? '',
+      cidr: str(t, b + 1) ?? '',
+      rfc: str(t, b + 2) ?? '',
+      kind: str(t, b + 3) ?? '',
+      globallyReachable: t.u32[b + 4] === 1,
+    }));
+    this.threatList = new SubTable(file, Section.THREAT_LIST, (t, b) => ({ list: str(t, b) ?? '', reference: str(t, b + 1) }));
+    this.threatFeed = new SubTable(file, Section.THREAT_FEED, (t, b) => ({
+      malware: str(t, b),
+      firstSeen: str(t, b + 1),
+      lastSeen: str(t, b + 2),
+      port: t.u32[b + 3] || null,
+      status: str(t, b + 4),
+    }));
+  }
+
+  /** Number of records in the file. */
+  get count(): number {
+    return this.records.length / RECORD_WIDTH;
+  }
+
+  /** The decoded record `id` (cached while hot). */
+  record(id: number): IndexRecord {
+    return this.cache.get(id, (k) => this.decode(k));
+  }
+
+  private decode(id: number): IndexRecord {
+    const b = id * RECORD_WIDTH;
+    const r = this.records;
+    return {
+      flags: r[b + RecordCol.FLAGS],
+      geo: this.geo.get(r[b + RecordCol.GEO]),
+      asn: this.asn.get(r[b + RecordCol.ASN]),
+      allocation: this.allocation.get(r[b + RecordCol.ALLOCATION]),
+      route: this.route.get(r[b + RecordCol.ROUTE]),
+      provider: this.provider.get(r[b + RecordCol.PROVIDER]),
+      crawler: this.s.get(r[b + RecordCol.CRAWLER]),
+      specialUse: this.specialUse.get(r[b + RecordCol.SPECIAL_USE]),
+      threatList: this.threatList.get(r[b + RecordCol.THREAT_LIST]),
+      threatFeed: this.threatFeed.get(r[b + RecordCol.THREAT_FEED]),
+    };
+  }
+}
