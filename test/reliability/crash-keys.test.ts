@@ -63,14 +63,14 @@ describe('kill -9 during `bun run keys create`', () => {
         }
         expect(checkDatabase(dbPath)).toEqual([]);
         // The store (server and script alike) opens what the crash left, migrating it if needed.
-        const store = openAccounts(dbPath, { flushIntervalMs: 0, syncIntervalMs: 0 });
+        const store = await openAccounts(dbPath, { flushIntervalMs: 0, syncIntervalMs: 0 });
         try {
           const printed = run.stdoutLines.at(-1) ?? '';
-          if (/^ipi_[A-Za-z0-9_-]{43}$/.test(printed)) expect(store.resolveApiKey(printed)?.tier).toBe('pro');
+          if (/^ipi_[A-Za-z0-9_-]{43}$/.test(printed)) expect((await store.resolveApiKey(printed))?.tier).toBe('pro');
           // A second, uninterrupted create on the same file works.
-          expect(store.grantKeyByEmail('after@example.test', 'free', 'after crash').created.secret).toMatch(/^ipi_/);
+          expect((await store.grantKeyByEmail('after@example.test', 'free', 'after crash')).created.secret).toMatch(/^ipi_/);
         } finally {
-          store.close();
+          await store.close();
         }
         expect(checkDatabase(dbPath)).toEqual([]);
       }
@@ -103,11 +103,11 @@ describe('kill -9 in the middle of a stream of key grants and usage flushes', ()
         expect(checkDatabase(dbPath)).toEqual([]);
       }
       expect(committedKeys.length).toBeGreaterThan(100);
-      const store = openAccounts(dbPath, { flushIntervalMs: 0, syncIntervalMs: 0 });
+      const store = await openAccounts(dbPath, { flushIntervalMs: 0, syncIntervalMs: 0 });
       try {
         for (const secret of committedKeys) expect(store.resolveApiKey(secret)).not.toBeNull();
       } finally {
-        store.close();
+        await store.close();
       }
       // Reported usage was committed; a flush that committed just before the kill without being reported may add more.
       const db = new Database(dbPath, { readonly: true });

@@ -17,18 +17,18 @@ if (!dbPath) {
   process.exit(2);
 }
 const rounds = Number(process.argv[2] ?? 100_000);
-const store = openAccounts(dbPath, { flushIntervalMs: 0, syncIntervalMs: 0 });
+const store = await openAccounts(dbPath, { flushIntervalMs: 0, syncIntervalMs: 0 });
 const say = (line: string) => writeSync(1, line + '\n');
 say('ready');
 const keyIds: string[] = [];
 let usage = 0;
 for (let i = 0; i < rounds; i++) {
-  const { created } = store.grantKeyByEmail(`crash-${process.pid}-${i % 5}@example.test`, i % 4 === 0 ? 'pro' : 'free', `crash key ${i}`);
+  const { created } = await store.grantKeyByEmail(`crash-${process.pid}-${i % 5}@example.test`, i % 4 === 0 ? 'pro' : 'free', `crash key ${i}`);
   keyIds.push(created.key.id);
   say(`key ${created.key.id} ${created.secret}`);
   for (let u = 0; u < 20; u++) store.recordUsage(keyIds[(i * 7 + u) % keyIds.length]);
-  store.flush();
+  await store.flush();
   usage += 20;
   say(`usage ${usage}`);
 }
-store.close();
+await store.close();
