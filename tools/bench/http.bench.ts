@@ -1,0 +1,172 @@
+/**
+ * HTTP benchmark for issue 3: wrk on loopback, side by side in one run,
+ *   - GET /v1/ip/{ip}           random IPv4 addresses, the full v1 object
+ *   - GET /{ip}?format=text     random IPv4 addresses, legacy text
+ *   - a bare Bun.serve route    a fixed JSON body of the v1 object's mean size (the baseline)
+ *   - a diagnostic row          Bun.serve + lookup + full v1 object without the framework and request path
+ * Each target is its own process; rounds interleave the targets so machine
+ * load drifts hit all of them alike. Prints throughput, p50/p99 and the
+ * ratio of each route to the baseline of the same round.
+ *
+ *   bun tools/bench/http.bench.ts [--index <file>] [--connections 64] [--duration 8] [--rounds 2]
+ *
+ * Without --index it uses the test fixture index (real snapshots). Needs wrk (apt-get install wrk).
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { fixtureIndexPath } from '../../test/helpers/fixture-index.ts';
+import { median, printTable } from './bench-kit.ts';
+
+interface Args {
+  index: string | null;
+  connections: number;
+  duration: number;
+  rounds: number;
+}
+
+function parseArgs(argv: string[]): Args {
+  const out: Args = { index: null, connections: 64, duration: 8, rounds: 2 };
+  for (let i = 0; i < argv.length; i++) {
+    const v = argv[i + 1];
+    if (argv[i] === '--index') (out.index = v), i++;
+    else if (argv[i] === '--connections') (out.connections = Number(v)), i++;
+    else if (argv[i] === '--duration') (out.duration = Number(v)), i++;
+    else if (argv[i] === '--rounds') (out.rounds = Number(v)), i++;
+  }
+  return out;
+}
+
+interface Target {
+  name: string;
+  child: ChildProcess;
+  port: number;
+}
+
+/** Starts a target process and waits for the port it prints. */
+function startTarget(name: string, args: string[]): Promise<Target> {
+  const child = spawn(process.execPath, [join(import.meta.dir, 'http-target.ts'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = /^(\d+)\n/.exec(out);
+      if (m) resolve({ name, child, port: Number(m[1]) });
+    });
+    child.on('exit', (code) => reject(new Error(`${name} exited with ${code} before listening`)));
+  });
+}
+
+/** A wrk Lua script asking for `prefix<random IPv4>suffix`, seeded so every run asks the same sequence. */
+function randomIpScript(prefix: string, suffix: string): string {
+  return `
+math.randomseed(42)
+request = function()
+  local ip = math.random(1, 223) .. "." .. math.random(0, 255) .. "." .. math.random(0, 255) .. "." .. math.random(1, 254)
+  return wrk.format("GET", "${prefix}" .. ip .. "${suffix}")
+end
+`;
+}
+
+interface WrkResult {
+  rps: number;
+  p50ms: number;
+  p99ms: number;
+  errors: number;
+  non2xx: number;
+}
+
+const toMs = (v: string, unit: string) => Number(v) * ({ us: 0.001, ms: 1, s: 1000 }[unit] ?? NaN);
+
+/** Runs wrk against a URL (with an optional Lua script) and parses its report. */
+function wrk(url: string, args: Args, script: string | null): WrkResult {
+  const argv = ['-t1', `-c${args.connections}`, `-d${args.duration}s`, '--latency'];
+  let scriptPath: string | null = null;
+  if (script) {
+    scriptPath = `/tmp/ipintel-http-bench-${process.pid}-${Math.random().toString(36).slice(2)}.lua`;
+    Bun.write(scriptPath, script);
+    argv.push('-s', scriptPath);
+  }
+  const r = spawnSync('wrk', [...argv, url], { encoding: 'utf8' });
+  if (r.error) throw new Error(`wrk failed to run (${r.error.message}); install it with apt-get install wrk`);
+  const text = r.stdout;
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1]);
+  const lat = (p: string) => {
+    const m = new RegExp(`^\\s+${p}%\\s+([\\d.]+)(us|ms|s)`, 'm').exec(text);
+    return m ? toMs(m[1], m[2]) : NaN;
+  };
+  const errs = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(text);
+  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(text)?.[1] ?? 0);
+  if (!Number.isFinite(rps)) throw new Error(`could not parse wrk output:\n${text}\n${r.stderr}`);
+  return { rps, p50ms: lat('50'), p99ms: lat('99'), errors: errs ? errs.slice(1).reduce((a, b) => a + Number(b), 0) : 0, non2xx };
+}
+
+/** Mean body size of the full v1 object over a sample of random addresses. */
+async function meanV1Size(port: number): Promise<number> {
+  let total = 0;
+  const n = 200;
+  let seed = 7;
+  const rnd = (k: number) => ((seed = (seed * 1103515245 + 12345) >>> 0) % k);
+  for (let i = 0; i < n; i++) {
+    const ip = `${1 + rnd(223)}.${rnd(256)}.${rnd(256)}.${1 + rnd(254)}`;
+    total += (await (await fetch(`http://127.0.0.1:${port}/v1/ip/${ip}`)).arrayBuffer()).byteLength;
+  }
+  return Math.round(total / n);
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  const index = args.index ?? (await fixtureIndexPath());
+  const targets: Target[] = [];
+  const stopAll = () => targets.forEach((t) => t.child.kill('SIGTERM'));
+  process.on('exit', stopAll);
+  try {
+    const ipintel = await startTarget('ipintel', ['ipintel', index]);
+    targets.push(ipintel);
+    const size = await meanV1Size(ipintel.port);
+    const bare = await startTarget('bare', ['bare', String(size)]);
+    targets.push(bare);
+    const direct = await startTarget('direct', ['direct', index]);
+    targets.push(direct);
+
+    const runs = [
+      { name: 'bare Bun.serve, fixed JSON', port: bare.port, script: null as string | null, path: '/' },
+      { name: 'GET /v1/ip/{ip} (full object)', port: ipintel.port, script: randomIpScript('/v1/ip/', ''), path: '/' },
+      { name: 'GET /{ip}?format=text', port: ipintel.port, script: randomIpScript('/', '?format=text'), path: '/' },
+      { name: '(diagnostic) Bun.serve + v1 object', port: direct.port, script: randomIpScript('/v1/ip/', ''), path: '/' },
+    ];
+    // A short warm-up of each (JIT, page cache of the mapped index), not measured.
+    for (const r of runs) wrk(`http://127.0.0.1:${r.port}${r.path}`, { ...args, duration: 2 }, r.script);
+
+    const results = new Map<string, WrkResult[]>(runs.map((r) => [r.name, []]));
+    for (let round = 0; round < args.rounds; round++) {
+      for (const r of runs) results.get(r.name)!.push(wrk(`http://127.0.0.1:${r.port}${r.path}`, args, r.script));
+    }
+
+    const [l1, l5] = loadavg();
+    console.log(`index ${index}`);
+    console.log(`wrk -t1 -c${args.connections} -d${args.duration}s, ${args.rounds} interleaved rounds (medians shown); baseline body ${size} bytes (mean v1 object size)`);
+    console.log(`machine: ${navigator.hardwareConcurrency} cores, load average ${l1.toFixed(2)} / ${l5.toFixed(2)} (1/5 min), shared with other work\n`);
+    const baseRps = median(results.get(runs[0].name)!.map((x) => x.rps));
+    const rows: (string | number)[][] = [['target', 'req/s', 'x baseline', 'p50 ms', 'p99 ms', 'errors', 'non-2xx']];
+    for (const r of runs) {
+      const xs = results.get(r.name)!;
+      const rps = median(xs.map((x) => x.rps));
+      rows.push([
+        r.name,
+        Math.round(rps),
+        (rps / baseRps).toFixed(2),
+        median(xs.map((x) => x.p50ms)).toFixed(2),
+        median(xs.map((x) => x.p99ms)).toFixed(2),
+        xs.reduce((a, x) => a + x.errors, 0),
+        xs.reduce((a, x) => a + x.non2xx, 0),
+      ]);
+    }
+    printTable(rows);
+    console.log('\nper round (req/s): ' + runs.map((r) => `${r.name.split(' ')[0]}=${results.get(r.name)!.map((x) => Math.round(x.rps)).join('/')}`).join('  '));
+  } finally {
+    stopAll();
+  }
+}
+
+await main();
