@@ -132,7 +132,7 @@ async function keys(argv: string[]): Promise<number> {
     const config = loadConfig();
     const opened = await openAccountStore(config.dbPath, { flushIntervalMs: 0, syncIntervalMs: 0 });
     store = opened;
-    process.stdout.write(runKeysCommand(argv, () => opened).join('\n') + '\n');
+    process.stdout.write((await runKeysCommand(argv, async () => opened)).join('\n') + '\n');
     return 0;
   } catch (err) {
     process.stderr.write(`keys: ${(err as Error).message}\n`);
@@ -140,50 +140,25 @@ async function keys(argv: string[]): Promise<number> {
     const code = (err as { exitCode?: unknown }).exitCode;
     return code === 2 ? 2 : 1;
   } finally {
-    store?.close();
+    await store?.close();
   }
 }
 
 /**
- * Opens the accounts database. From the source tree this is openAccounts;
- * a compiled binary cannot reach the repository's drizzle/ folder that
- * src/accounts/db.ts resolves from its own path, so it applies the
- * migrations embedded with `bun build --asset drizzle` (under the binary's
- * virtual root) itself, with the same connection settings.
+ * Opens the accounts database (a SQLite path or a postgres:// URL). From the
+ * source tree the store finds the repository's drizzle/ folder itself; a
+ * compiled binary cannot reach it, so it points the store at the copy
+ * embedded with `bun build --asset drizzle` (under the binary's virtual root).
  */
 async function openAccountStore(dbPath: string, options: AccountsOptions = {}): Promise<AccountStore> {
   const store = await import('./accounts/store.ts');
   const data = await import('../tools/feeds/default-data.ts');
   if (!data.isCompiledBinary()) return store.openAccounts(dbPath, options);
-  const { Database } = await import('bun:sqlite');
-  const { drizzle } = await import('drizzle-orm/bun-sqlite');
-  const { migrate } = await import('drizzle-orm/bun-sqlite/migrator');
-  const { mkdirSync } = await import('node:fs');
-  const migrations = embeddedMigrationsFolder();
-  if (dbPath !== ':memory:' && !dbPath.startsWith('file:')) mkdirSync(dirname(dbPath), { recursive: true });
-  const sqlite = new Database(dbPath, { create: true, strict: true });
-  try {
-    // Keep in step with openDatabase in src/accounts/db.ts.
-    sqlite.exec('PRAGMA journal_mode = WAL');
-    sqlite.exec('PRAGMA busy_timeout = 5000');
-    sqlite.exec('PRAGMA synchronous = NORMAL');
-    sqlite.exec('PRAGMA foreign_keys = ON');
-    // The store's row modules use the query builder with their own table objects, so no relational schema is needed here.
-    const db = drizzle(sqlite) as unknown as ConstructorParameters<typeof store.AccountStore>[0]['db'];
-    migrate(db, { migrationsFolder: migrations });
-    return new store.AccountStore({ sqlite, db }, options);
-  } catch (err) {
-    sqlite.close();
-    throw err;
-  }
-}
-
-/** The SQLite migrations inside the binary: drizzle/sqlite/ when the repository splits dialects, else drizzle/. */
-function embeddedMigrationsFolder(): string {
   const root = join(dirname(Bun.main), 'drizzle');
-  const found = [join(root, 'sqlite'), root].find((dir) => existsSync(join(dir, 'meta', '_journal.json')));
-  if (!found) throw new Error(`no database migrations inside this binary (looked in ${root}); rebuild it with bun run compile`);
-  return found;
+  if (!existsSync(join(root, 'sqlite', 'meta', '_journal.json'))) {
+    throw new Error(`no database migrations inside this binary (looked in ${root}); rebuild it with bun run compile`);
+  }
+  return store.openAccounts(dbPath, { ...options, migrationsRoot: root });
 }
 
 /** `healthcheck`: GET <url> (default the local server's /health); exit 0 only on 200 with status ok. */

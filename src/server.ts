@@ -3,8 +3,7 @@
  * default when missing), the accounts database and every client, then
  * Bun.serve. Used by src/main.ts and by tests (port 0, fixture index).
  */
-import { existsSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync } from 'node:fs';
 import { openAccounts } from './accounts/store.ts';
 import type { Config } from './config.ts';
 import { createCrawlerVerifier } from './crawlers/verifier.ts';
@@ -40,13 +39,12 @@ export async function ensureIndex(config: Config): Promise<void> {
 export async function createServices(config: Config, overrides: Partial<AppServices> = {}): Promise<AppServices> {
   const index = overrides.index ?? IndexHolder.open(config.indexPath);
   const policyPath = process.env.IPINTEL_POLICY?.trim() || null;
-  if (config.dbPath !== ':memory:') mkdirSync(dirname(config.dbPath), { recursive: true });
   return {
     config,
     index,
     policy: overrides.policy ?? { current: await loadPolicy(policyPath ?? undefined), path: policyPath },
     crawlers: overrides.crawlers ?? createCrawlerVerifier({ dnsServers: config.dnsServers }),
-    accounts: overrides.accounts ?? openAccounts(config.dbPath),
+    accounts: overrides.accounts ?? (await openAccounts(config.dbPath)),
     limiter: overrides.limiter !== undefined ? overrides.limiter : createRateLimiterFromConfig(config),
     rdap: overrides.rdap ?? createRdapClient({ base: config.rdapBase }),
     radar: overrides.radar ?? createRadarClient({ url: config.radarUrl, token: config.radarToken }),
@@ -70,7 +68,7 @@ export async function startServer(config: Config, overrides: Partial<AppServices
     async stop() {
       await server.stop(true);
       services.limiter?.close();
-      services.accounts.close();
+      await services.accounts.close();
     },
   };
 }

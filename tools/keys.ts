@@ -3,8 +3,9 @@
  *   bun run keys create --email <addr> --tier <free|pro> [--name <name>]
  *   bun run keys list --email <addr> [--json]
  *   bun run keys revoke <id>
- * Works on the database named by IPINTEL_DB (default data/ipintel.sqlite)
- * through the same AccountStore as the server. `create` prints the key
+ * Works on the database named by IPINTEL_DB (default data/ipintel.sqlite;
+ * a postgres:// URL selects PostgreSQL) through the same AccountStore as
+ * the server. `create` prints the key
  * alone on the last line of stdout; nothing else ever prints a secret.
  */
 import { parseArgs } from 'node:util';
@@ -28,8 +29,8 @@ class CliError extends Error {
   }
 }
 
-/** Runs one command; returns the lines for stdout. */
-export function runKeysCommand(argv: string[], accounts: () => AccountStore): string[] {
+/** Runs one command; resolves with the lines for stdout. The store is opened only once the arguments are valid. */
+export async function runKeysCommand(argv: string[], accounts: () => Promise<AccountStore>): Promise<string[]> {
   let parsed;
   try {
     parsed = parseArgs({
@@ -52,8 +53,8 @@ export function runKeysCommand(argv: string[], accounts: () => AccountStore): st
       if (!tier.ok) throw new CliError(`--tier: ${tier.message}`, 2);
       const name = checkKeyName(o.name ?? `${tier.value} key (operator)`);
       if (!name.ok) throw new CliError(`--name: ${name.message}`, 2);
-      const store = accounts();
-      const { user, created, newUser } = store.grantKeyByEmail(email.value, tier.value, name.value);
+      const store = await accounts();
+      const { user, created, newUser } = await store.grantKeyByEmail(email.value, tier.value, name.value);
       return [
         `${newUser ? 'created user' : 'user'} ${user.email} (${user.id}), account tier ${user.tier}`,
         `key ${created.key.id} ${created.key.prefix}… tier ${created.key.tier}; store it now, it is shown only once:`,
@@ -64,10 +65,10 @@ export function runKeysCommand(argv: string[], accounts: () => AccountStore): st
       if (rest.length > 0) throw new CliError(`unexpected argument: ${rest[0]}\n${USAGE}`, 2);
       const email = checkEmail(o.email ?? '');
       if (!email.ok) throw new CliError(`--email: ${email.message}`, 2);
-      const store = accounts();
-      const user = store.findUserByEmail(email.value);
+      const store = await accounts();
+      const user = await store.findUserByEmail(email.value);
       if (!user) throw new CliError(`no user with email ${email.value}`, 1);
-      const keys = store.listKeys(user.id).map(keyView);
+      const keys = (await store.listKeys(user.id)).map(keyView);
       if (o.json) return [JSON.stringify({ keys }, null, 2)];
       const rows = keys.map((k) => [k.id, k.prefix, k.tier, k.status, k.created_at, k.last_used_at ?? 'never', k.name]);
       return formatTable(['ID', 'PREFIX', 'TIER', 'STATUS', 'CREATED', 'LAST USED', 'NAME'], rows);
@@ -75,10 +76,10 @@ export function runKeysCommand(argv: string[], accounts: () => AccountStore): st
     case 'revoke': {
       if (rest.length !== 1) throw new CliError(`revoke takes exactly one key id\n${USAGE}`, 2);
       const id = rest[0]!;
-      const store = accounts();
-      const before = store.getKey(id);
+      const store = await accounts();
+      const before = await store.getKey(id);
       if (!before) throw new CliError(`no key with id ${id}`, 1);
-      const key = store.revokeKey(id)!;
+      const key = (await store.revokeKey(id))!;
       return [before.revokedAt === null ? `revoked key ${key.id} (${key.prefix}…)` : `key ${key.id} was already revoked`];
     }
     default:
@@ -97,13 +98,13 @@ if (import.meta.main) {
   let store: AccountStore | null = null;
   try {
     const config = loadConfig();
-    const lines = runKeysCommand(process.argv.slice(2), () => (store = openAccounts(config.dbPath, { flushIntervalMs: 0, syncIntervalMs: 0 })));
+    const lines = await runKeysCommand(process.argv.slice(2), async () => (store = await openAccounts(config.dbPath, { flushIntervalMs: 0, syncIntervalMs: 0 })));
     process.stdout.write(lines.join('\n') + '\n');
     process.exitCode = 0;
   } catch (err) {
     process.stderr.write(`keys: ${(err as Error).message}\n`);
     process.exitCode = err instanceof CliError ? err.exitCode : 1;
   } finally {
-    (store as AccountStore | null)?.close();
+    await (store as AccountStore | null)?.close();
   }
 }

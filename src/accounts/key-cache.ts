@@ -15,22 +15,38 @@ export interface ResolvedKey {
 export class KeyCache {
   private byHash = new Map<string, ResolvedKey>();
   private hashById = new Map<string, string>();
+  /**
+   * Ids of keys seen revoked. Revocation is final, so a read that started
+   * before the revoke committed (a sync running concurrently) must never put
+   * the key back.
+   */
+  private readonly revoked = new Set<string>();
 
-  /** Replaces the whole content (load at open, reload after outside writes). */
+  /** Replaces the whole content with the active keys (load at open). */
   replaceAll(entries: Iterable<{ secretHash: string } & ResolvedKey>): void {
     this.byHash = new Map();
     this.hashById = new Map();
     for (const e of entries) this.add(e.secretHash, { keyId: e.keyId, userId: e.userId, tier: e.tier });
   }
 
-  /** Adds one active key. */
+  /** Applies keys created or revoked elsewhere (incremental sync). */
+  apply(changes: Iterable<{ secretHash: string; revoked: boolean } & ResolvedKey>): void {
+    for (const c of changes) {
+      if (c.revoked) this.removeById(c.keyId);
+      else this.add(c.secretHash, { keyId: c.keyId, userId: c.userId, tier: c.tier });
+    }
+  }
+
+  /** Adds one active key (ignored when the key was already seen revoked). */
   add(secretHash: string, entry: ResolvedKey): void {
+    if (this.revoked.has(entry.keyId)) return;
     this.byHash.set(secretHash, Object.freeze({ ...entry }));
     this.hashById.set(entry.keyId, secretHash);
   }
 
-  /** Removes a key by id (revocation). */
+  /** Removes a key by id, for good (revocation). */
   removeById(keyId: string): void {
+    this.revoked.add(keyId);
     const hash = this.hashById.get(keyId);
     if (hash === undefined) return;
     this.hashById.delete(keyId);

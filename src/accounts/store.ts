@@ -1,20 +1,24 @@
 /**
  * AccountStore: the one service the HTTP routes, the app's key resolver
- * and the keys script share. SQLite is touched only off the hot path:
- * key resolution reads an in-memory cache and usage is counted in memory
- * and flushed in batches inside one transaction.
+ * and the keys script share, over SQLite or PostgreSQL (backend.ts). The
+ * database is touched only off the hot path: key resolution reads an
+ * in-memory cache, usage is counted in memory and flushed in batches inside
+ * one transaction. Methods that reach the database are async because
+ * PostgreSQL is a network round trip; the two hot-path methods stay sync.
  */
-import type { Database } from 'bun:sqlite';
-import { dataVersion, openDatabase, type AccountsDb } from './db.ts';
+import type { AccountsBackend } from './backend.ts';
 import { KeyCache, type ResolvedKey } from './key-cache.ts';
-import { activeKeyHashes, hasActiveKey, insertKey, keyById, keysOfUser, markRevoked } from './keys.ts';
+import { parseDbLocation, redactDbLocation } from './location.ts';
+import { DEFAULT_MIGRATIONS_ROOT, migrationsFolder } from './migrations.ts';
+import { openPostgresBackend } from './postgres/backend.ts';
+import { newKey, newSession, newUser } from './records.ts';
 import { hashSecret, isApiKeyShaped } from './secrets.ts';
-import { deleteSessionByHash, insertSession, purgeExpiredSessions, retireSession, sessionByToken } from './sessions.ts';
+import { Serial } from './serial.ts';
+import { openSqliteBackend } from './sqlite/backend.ts';
 import type { CreatedKey, KeyRecord, KeyTier, ProviderProfile, SessionRecord, SignInResult, UserRecord } from './types.ts';
 import { DAY_MS, UsageCounter, dayOf } from './usage-counter.ts';
 import { buildUsageReport, type UsageReport } from './usage-report.ts';
-import { dayRows, minuteRows, pruneMinutes, writeUsageBatch } from './usage-store.ts';
-import { identitiesOf, insertIdentity, insertUser, raiseTier, userByEmail, userById, userByIdentity } from './users.ts';
+import { tierRank } from './validation.ts';
 
 export type { ResolvedKey } from './key-cache.ts';
 
@@ -23,7 +27,7 @@ export interface AccountsOptions {
   now?: () => number;
   /** How often pending usage is written; a crash loses at most this much usage. Default 5 s; 0 disables the timer. */
   flushIntervalMs?: number;
-  /** How often to look for writes by other processes (the keys script) and reload the key cache. Default 1 s; 0 disables. */
+  /** How often to look for key writes by other processes (the keys script, other servers) and apply them to the cache. Default 1 s; 0 disables. */
   syncIntervalMs?: number;
   /** Session lifetime since last rotation. Default 30 days. */
   sessionTtlMs?: number;
@@ -31,6 +35,8 @@ export interface AccountsOptions {
   sessionRotateMs?: number;
   /** How long per-minute usage rows are kept. Default 48 h. */
   minuteRetentionMs?: number;
+  /** Folder holding drizzle/sqlite and drizzle/postgres (default the repository's drizzle/; a compiled binary passes its embedded copy). */
+  migrationsRoot?: string;
 }
 
 /** Default name of the key made at first sign-in. */
@@ -40,43 +46,75 @@ const ROTATION_GRACE_MS = 60_000;
 /** How long a first key waits in memory for the dashboard to show it. */
 const REVEAL_TTL_MS = 10 * 60_000;
 
-/** Opens the accounts database at `dbPath` (`:memory:` for tests), migrates it and loads the key cache. */
-export function openAccounts(dbPath: string, options: AccountsOptions = {}): AccountStore {
-  return new AccountStore(openDatabase(dbPath), options);
+/**
+ * Opens the accounts database named by IPINTEL_DB: a SQLite file path
+ * (`:memory:` for tests) or a `postgres://` / `postgresql://` URL. Applies
+ * the migrations and loads the key cache.
+ */
+export async function openAccounts(location: string, options: AccountsOptions = {}): Promise<AccountStore> {
+  const loc = parseDbLocation(location);
+  const root = options.migrationsRoot ?? DEFAULT_MIGRATIONS_ROOT;
+  let backend: AccountsBackend;
+  try {
+    backend =
+      loc.dialect === 'postgres'
+        ? await openPostgresBackend(loc.url, migrationsFolder(root, 'postgres'))
+        : openSqliteBackend(loc.path, migrationsFolder(root, 'sqlite'));
+  } catch (err) {
+    // The URL may carry a password: name the database without it.
+    throw new Error(`accounts database ${redactDbLocation(location)}: ${(err as Error).message}`, { cause: err });
+  }
+  try {
+    return await AccountStore.start(backend, options);
+  } catch (err) {
+    await backend.close();
+    throw err;
+  }
 }
 
-/** Accounts, keys, sessions and usage over one SQLite database. */
+/** Accounts, keys, sessions and usage over one database. */
 export class AccountStore {
-  private readonly sqlite: Database;
-  private readonly db: AccountsDb;
   private readonly now: () => number;
   private readonly cache = new KeyCache();
   private readonly usage = new UsageCounter();
+  /** Flushes and usage reports take turns, so a report never counts a batch both in memory and in the database. */
+  private readonly usageTurns = new Serial();
+  /** Key cache syncs never overlap. */
+  private readonly syncTurns = new Serial();
   /** Session id hash -> secret of the first key, awaiting its one showing. */
   private readonly reveals = new Map<string, { secret: string; until: number }>();
   private readonly timers: ReturnType<typeof setInterval>[] = [];
   private readonly sessionTtlMs: number;
   private readonly sessionRotateMs: number;
   private readonly minuteRetentionMs: number;
-  private seenDataVersion: number;
+  /** The key change counter up to which the cache is known to be current. */
+  private seenKeySeq = 0;
   private lastPruneAt = 0;
   private closed = false;
+  private timerFlushRunning = false;
+  private timerSyncRunning = false;
 
-  constructor(opened: { sqlite: Database; db: AccountsDb }, options: AccountsOptions) {
-    this.sqlite = opened.sqlite;
-    this.db = opened.db;
+  /** Loads the key cache from `backend` and starts the flush and sync timers. */
+  static async start(backend: AccountsBackend, options: AccountsOptions = {}): Promise<AccountStore> {
+    const store = new AccountStore(backend, options);
+    await store.loadKeys();
+    store.startTimers(options);
+    return store;
+  }
+
+  private constructor(
+    private readonly backend: AccountsBackend,
+    options: AccountsOptions,
+  ) {
     this.now = options.now ?? Date.now;
     this.sessionTtlMs = options.sessionTtlMs ?? 30 * DAY_MS;
     this.sessionRotateMs = options.sessionRotateMs ?? DAY_MS;
     this.minuteRetentionMs = options.minuteRetentionMs ?? 2 * DAY_MS;
-    this.reloadKeys();
-    this.seenDataVersion = dataVersion(this.sqlite);
-    const flushMs = options.flushIntervalMs ?? 5_000;
-    const syncMs = options.syncIntervalMs ?? 1_000;
-    if (flushMs > 0) this.timers.push(setInterval(() => this.flushQuietly(), flushMs));
-    if (syncMs > 0) this.timers.push(setInterval(() => this.syncQuietly(), syncMs));
-    // Timers must not keep a finished process (the keys script, tests) alive.
-    for (const t of this.timers) (t as { unref?: () => void }).unref?.();
+  }
+
+  /** Which database engine holds the accounts. */
+  get dialect(): 'sqlite' | 'postgres' {
+    return this.backend.dialect;
   }
 
   // ---- hot path -------------------------------------------------------
@@ -97,30 +135,37 @@ export class AccountStore {
   // ---- users ----------------------------------------------------------
 
   /** A user by id, or null. */
-  getUser(userId: string): UserRecord | null {
-    return userById(this.db, userId);
+  getUser(userId: string): Promise<UserRecord | null> {
+    return this.backend.read((rows) => rows.userById(userId));
   }
 
   /** A user by (normalised) email, or null. */
-  findUserByEmail(email: string): UserRecord | null {
-    return userByEmail(this.db, email);
+  findUserByEmail(email: string): Promise<UserRecord | null> {
+    return this.backend.read((rows) => rows.userByEmail(email));
   }
 
   /** Provider identities linked to a user. */
-  identitiesOf(userId: string): { provider: string; email: string | null; createdAt: number }[] {
-    return identitiesOf(this.db, userId);
+  identitiesOf(userId: string): Promise<{ provider: string; email: string | null; createdAt: number }[]> {
+    return this.backend.read((rows) => rows.identitiesOf(userId));
   }
 
   /**
    * Operator path (keys script): the user with this email (created when
    * missing), raised to `tier`, and a new key of `tier` — in one transaction.
    */
-  grantKeyByEmail(email: string, tier: KeyTier, name: string): { user: UserRecord; created: CreatedKey; newUser: boolean } {
+  async grantKeyByEmail(email: string, tier: KeyTier, name: string): Promise<{ user: UserRecord; created: CreatedKey; newUser: boolean }> {
     const now = this.now();
-    const result = this.db.transaction((tx) => {
-      const existing = userByEmail(tx, email);
-      const user = raiseTier(tx, existing ?? insertUser(tx, { email, name: null, tier }, now), tier);
-      const created = insertKey(tx, user.id, name, tier, now);
+    const result = await this.backend.transaction(async (rows) => {
+      const existing = await rows.userByEmail(email);
+      let user = existing ?? newUser({ email, name: null, tier }, now);
+      if (!existing) await rows.insertUser(user);
+      else if (tierRank(tier) > tierRank(user.tier)) {
+        // Tiers only go up: an operator's free key never demotes a pro account.
+        await rows.setUserTier(user.id, tier);
+        user = { ...user, tier };
+      }
+      const created = newKey(user.id, name, tier, now);
+      await rows.insertKey(created.key, created.secretHash);
       return { user, created, newUser: existing === null };
     });
     this.cache.add(result.created.secretHash, { keyId: result.created.key.id, userId: result.user.id, tier });
@@ -132,17 +177,19 @@ export class AccountStore {
    * user with the same verified email, or creates a user. A user without an
    * active key gets a free one (returned once as `firstKey`).
    */
-  signIn(profile: ProviderProfile): SignInResult {
+  async signIn(profile: ProviderProfile): Promise<SignInResult> {
     const now = this.now();
-    const result = this.db.transaction((tx) => {
-      const known = userByIdentity(tx, profile.provider, profile.subject);
+    const result = await this.backend.transaction(async (rows) => {
+      const known = await rows.userByIdentity(profile.provider, profile.subject);
       if (known) return { user: known, newUser: false, firstKey: null };
-      const byEmail = profile.email && profile.emailVerified ? userByEmail(tx, profile.email) : null;
+      const byEmail = profile.email && profile.emailVerified ? await rows.userByEmail(profile.email) : null;
       // An unverified address must not claim a row's email (it could be someone else's).
       const email = profile.email && profile.emailVerified && !byEmail ? profile.email : null;
-      const user = byEmail ?? insertUser(tx, { email, name: profile.name, tier: 'free' }, now);
-      insertIdentity(tx, user.id, profile, now);
-      const firstKey = hasActiveKey(tx, user.id) ? null : insertKey(tx, user.id, FIRST_KEY_NAME, user.tier, now);
+      const user = byEmail ?? newUser({ email, name: profile.name, tier: 'free' }, now);
+      if (!byEmail) await rows.insertUser(user);
+      await rows.insertIdentity(user.id, profile, now);
+      const firstKey = (await rows.hasActiveKey(user.id)) ? null : newKey(user.id, FIRST_KEY_NAME, user.tier, now);
+      if (firstKey) await rows.insertKey(firstKey.key, firstKey.secretHash);
       return { user, newUser: byEmail === null, firstKey };
     });
     if (result.firstKey) {
@@ -154,20 +201,22 @@ export class AccountStore {
   // ---- keys -----------------------------------------------------------
 
   /** Creates a key for a user (the caller checks the tier is allowed); the secret is in the result only. */
-  createKey(userId: string, name: string, tier: KeyTier): CreatedKey {
-    const created = this.db.transaction((tx) => insertKey(tx, userId, name, tier, this.now()));
+  async createKey(userId: string, name: string, tier: KeyTier): Promise<CreatedKey> {
+    const created = newKey(userId, name, tier, this.now());
+    await this.backend.transaction((rows) => rows.insertKey(created.key, created.secretHash));
     this.cache.add(created.secretHash, { keyId: created.key.id, userId, tier });
     return stripHash(created);
   }
 
   /** A user's keys (revoked included), with last-use times not yet flushed merged in. */
-  listKeys(userId: string): KeyRecord[] {
-    return keysOfUser(this.db, userId).map((k) => this.withPendingLastUse(k));
+  async listKeys(userId: string): Promise<KeyRecord[]> {
+    const keys = await this.backend.read((rows) => rows.keysOfUser(userId));
+    return keys.map((k) => this.withPendingLastUse(k));
   }
 
   /** One key by id, or null. */
-  getKey(keyId: string): KeyRecord | null {
-    const k = keyById(this.db, keyId);
+  async getKey(keyId: string): Promise<KeyRecord | null> {
+    const k = await this.backend.read((rows) => rows.keyById(keyId));
     return k ? this.withPendingLastUse(k) : null;
   }
 
@@ -177,12 +226,12 @@ export class AccountStore {
    * With `ownerId`, another user's key is reported as absent. Returns the
    * key, or null when not found.
    */
-  revokeKey(keyId: string, ownerId?: string): KeyRecord | null {
-    const key = this.db.transaction((tx) => {
-      const k = keyById(tx, keyId);
+  async revokeKey(keyId: string, ownerId?: string): Promise<KeyRecord | null> {
+    const key = await this.backend.transaction(async (rows) => {
+      const k = await rows.keyById(keyId);
       if (!k || (ownerId !== undefined && k.userId !== ownerId)) return null;
-      markRevoked(tx, keyId, this.now());
-      return keyById(tx, keyId);
+      if (k.revokedAt === null) await rows.markRevoked(keyId, this.now());
+      return rows.keyById(keyId);
     });
     if (key) this.cache.removeById(keyId);
     return key;
@@ -191,36 +240,39 @@ export class AccountStore {
   // ---- sessions -------------------------------------------------------
 
   /** Starts a session for a user; returns the cookie token (never stored) and its expiry. */
-  createSession(userId: string): { token: string; expiresAt: number } {
-    const { token, row } = this.db.transaction((tx) => insertSession(tx, userId, this.now(), this.sessionTtlMs));
+  async createSession(userId: string): Promise<{ token: string; expiresAt: number }> {
+    const { token, row } = newSession(userId, this.now(), this.sessionTtlMs);
+    await this.backend.transaction((rows) => rows.insertSession(row));
     return { token, expiresAt: row.expiresAt };
   }
 
   /** The session of a cookie token, rotating its id when old enough; null when unknown or expired. */
-  validateSession(token: string): SessionRecord | null {
+  async validateSession(token: string): Promise<SessionRecord | null> {
     if (token.length === 0 || token.length > 128) return null;
     const now = this.now();
-    return this.db.transaction((tx) => {
-      const row = sessionByToken(tx, token);
+    const idHash = hashSecret(token);
+    return this.backend.transaction(async (rows) => {
+      const row = await rows.sessionByHash(idHash);
       if (!row) return null;
       if (row.expiresAt <= now) {
-        deleteSessionByHash(tx, row.idHash);
+        await rows.deleteSessionByHash(row.idHash);
         return null;
       }
-      const user = userById(tx, row.userId);
+      const user = await rows.userById(row.userId);
       if (!user) return null;
       if (now - row.rotatedAt < this.sessionRotateMs) return { user, expiresAt: row.expiresAt, rotated: null };
-      const next = insertSession(tx, row.userId, now, this.sessionTtlMs, row.createdAt);
-      retireSession(tx, row, now, ROTATION_GRACE_MS);
+      const next = newSession(row.userId, now, this.sessionTtlMs, row.createdAt);
+      await rows.insertSession(next.row);
+      await rows.retireSession(row, now, ROTATION_GRACE_MS);
       return { user, expiresAt: next.row.expiresAt, rotated: { token: next.token, expiresAt: next.row.expiresAt } };
     });
   }
 
   /** Ends the session of a cookie token (no-op when unknown). */
-  deleteSession(token: string): void {
+  async deleteSession(token: string): Promise<void> {
     const idHash = hashSecret(token);
     this.reveals.delete(idHash);
-    this.db.transaction((tx) => deleteSessionByHash(tx, idHash));
+    await this.backend.transaction((rows) => rows.deleteSessionByHash(idHash));
   }
 
   /** Keeps a first key's secret in memory only (never on disk) until the session's next dashboard view. */
@@ -241,34 +293,72 @@ export class AccountStore {
   // ---- usage ----------------------------------------------------------
 
   /** Requests per key of a user over the last hour / day / 30 days, unflushed counts included. */
-  usageReport(userId: string): UsageReport {
-    const now = this.now();
-    const keys = this.listKeys(userId);
-    const ids = keys.map((k) => k.id);
-    const minutes = groupCounts(minuteRows(this.db, ids, now - DAY_MS - 3_600_000).map((r) => [r.keyId, r.minute, r.count]));
-    const days = groupCounts(dayRows(this.db, ids, dayOf(now) - 30 * DAY_MS).map((r) => [r.keyId, r.day, r.count]));
-    for (const id of ids) {
-      for (const [minute, count] of this.usage.pendingOf(id)) {
-        addCount(minutes, id, minute, count);
-        addCount(days, id, dayOf(minute), count);
+  usageReport(userId: string): Promise<UsageReport> {
+    return this.usageTurns.run(async () => {
+      const now = this.now();
+      const keys = await this.listKeys(userId);
+      const ids = keys.map((k) => k.id);
+      const [minuteList, dayList] = await this.backend.read((rows) =>
+        Promise.all([rows.minuteRows(ids, now - DAY_MS - 3_600_000), rows.dayRows(ids, dayOf(now) - 30 * DAY_MS)]),
+      );
+      const minutes = groupCounts(minuteList.map((r) => [r.keyId, r.minute, r.count]));
+      const days = groupCounts(dayList.map((r) => [r.keyId, r.day, r.count]));
+      for (const id of ids) {
+        for (const [minute, count] of this.usage.pendingOf(id)) {
+          addCount(minutes, id, minute, count);
+          addCount(days, id, dayOf(minute), count);
+        }
       }
-    }
-    return buildUsageReport(keys, minutes, days, now);
+      return buildUsageReport(keys, minutes, days, now);
+    });
   }
 
   /** Writes pending usage in one transaction; on failure the counts are kept for the next try. */
-  flush(): void {
+  flush(): Promise<void> {
+    return this.usageTurns.run(() => this.flushNow());
+  }
+
+  /** Applies keys created or revoked by other processes (the keys script, other servers) to the cache. */
+  syncKeys(): Promise<void> {
+    return this.syncTurns.run(async () => {
+      if (this.closed) return;
+      // Counter first, rows second: every write numbered up to `seq` has
+      // committed, so the rows read next include all of them.
+      const seq = await this.backend.read((rows) => rows.keyChangeSeq());
+      if (seq === this.seenKeySeq) return;
+      const changed = await this.backend.read((rows) => rows.keysChangedSince(this.seenKeySeq));
+      this.cache.apply(changed);
+      this.seenKeySeq = seq;
+    });
+  }
+
+  /** Flushes pending usage, stops timers and closes the database. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    for (const t of this.timers) clearInterval(t);
+    this.reveals.clear();
+    try {
+      await this.flush();
+    } finally {
+      this.closed = true;
+      // Let a sync already under way finish before its connection goes.
+      await this.syncTurns.run(async () => {});
+      await this.backend.close();
+    }
+  }
+
+  private async flushNow(): Promise<void> {
     if (this.closed) return;
     const now = this.now();
     const prune = now - this.lastPruneAt > 3_600_000;
     if (this.usage.isEmpty() && !prune) return;
     const batch = this.usage.drain();
     try {
-      this.db.transaction((tx) => {
-        writeUsageBatch(tx, batch);
+      await this.backend.transaction(async (rows) => {
+        await rows.writeUsageBatch(batch);
         if (prune) {
-          pruneMinutes(tx, now - this.minuteRetentionMs);
-          purgeExpiredSessions(tx, now);
+          await rows.pruneMinutes(now - this.minuteRetentionMs);
+          await rows.purgeExpiredSessions(now);
         }
       });
       if (prune) this.lastPruneAt = now;
@@ -278,30 +368,20 @@ export class AccountStore {
     }
   }
 
-  /** Reloads the key cache when another process (the keys script) committed changes. */
-  syncFromDisk(): void {
-    if (this.closed) return;
-    const v = dataVersion(this.sqlite);
-    if (v === this.seenDataVersion) return;
-    this.seenDataVersion = v;
-    this.reloadKeys();
+  /** Fills the cache with every active key; the counter is read first so no later change is skipped. */
+  private async loadKeys(): Promise<void> {
+    const seq = await this.backend.read((rows) => rows.keyChangeSeq());
+    this.cache.replaceAll(await this.backend.read((rows) => rows.activeKeyHashes()));
+    this.seenKeySeq = seq;
   }
 
-  /** Flushes pending usage, stops timers and closes the database. */
-  close(): void {
-    if (this.closed) return;
-    for (const t of this.timers) clearInterval(t);
-    this.reveals.clear();
-    try {
-      this.flush();
-    } finally {
-      this.closed = true;
-      this.sqlite.close();
-    }
-  }
-
-  private reloadKeys(): void {
-    this.cache.replaceAll(activeKeyHashes(this.db));
+  private startTimers(options: AccountsOptions): void {
+    const flushMs = options.flushIntervalMs ?? 5_000;
+    const syncMs = options.syncIntervalMs ?? 1_000;
+    if (flushMs > 0) this.timers.push(setInterval(() => void this.flushQuietly(), flushMs));
+    if (syncMs > 0) this.timers.push(setInterval(() => void this.syncQuietly(), syncMs));
+    // Timers must not keep a finished process (the keys script, tests) alive.
+    for (const t of this.timers) (t as { unref?: () => void }).unref?.();
   }
 
   private withPendingLastUse(k: KeyRecord): KeyRecord {
@@ -309,20 +389,30 @@ export class AccountStore {
     return pending !== null && pending > (k.lastUsedAt ?? 0) ? { ...k, lastUsedAt: pending } : k;
   }
 
-  private flushQuietly(): void {
+  private async flushQuietly(): Promise<void> {
+    // A tick that finds the previous flush still waiting (a database that is
+    // slow or down) skips, rather than queueing flush after flush behind it.
+    if (this.timerFlushRunning) return;
+    this.timerFlushRunning = true;
     try {
-      this.flush();
+      await this.flush();
     } catch (err) {
       // Counts stay in memory and are retried; the message names no secret.
       console.error(`accounts: usage flush failed: ${(err as Error).message}`);
+    } finally {
+      this.timerFlushRunning = false;
     }
   }
 
-  private syncQuietly(): void {
+  private async syncQuietly(): Promise<void> {
+    if (this.timerSyncRunning) return;
+    this.timerSyncRunning = true;
     try {
-      this.syncFromDisk();
+      await this.syncKeys();
     } catch (err) {
       console.error(`accounts: key cache sync failed: ${(err as Error).message}`);
+    } finally {
+      this.timerSyncRunning = false;
     }
   }
 }

@@ -7,12 +7,12 @@ import { TestClient } from './helpers/client.ts';
 let idp: MockIdp;
 let app: TestApp;
 
-beforeAll(() => {
+beforeAll(async () => {
   idp = startMockIdp();
-  app = startTestApp(oidcEnv(idp.url, idp.clientId, idp.clientSecret));
+  app = await startTestApp(oidcEnv(idp.url, idp.clientId, idp.clientSecret));
 });
-afterAll(() => {
-  app.stop();
+afterAll(async () => {
+  await app.stop();
   idp.stop();
 });
 beforeEach(() => {
@@ -88,14 +88,14 @@ describe('sign-in through the OIDC provider', () => {
   });
 
   test('Secure cookies when the public redirect URI is https', async () => {
-    const secureApp = startTestApp({ ...oidcEnv(idp.url, idp.clientId, idp.clientSecret), IPINTEL_OAUTH_REDIRECT_URI: 'https://ipintel.example/auth/callback' });
+    const secureApp = await startTestApp({ ...oidcEnv(idp.url, idp.clientId, idp.clientSecret), IPINTEL_OAUTH_REDIRECT_URI: 'https://ipintel.example/auth/callback' });
     try {
       const res = await fetch(`${secureApp.url}/auth/idp`, { redirect: 'manual' });
       expect(res.status).toBe(302);
       expect(res.headers.get('set-cookie')).toContain('Secure');
       expect(new URL(res.headers.get('location')!).searchParams.get('redirect_uri')).toBe('https://ipintel.example/auth/callback');
     } finally {
-      secureApp.stop();
+      await secureApp.stop();
     }
   });
 
@@ -150,14 +150,14 @@ describe('sign-in through the OIDC provider', () => {
   }
 
   test('a provider that is unreachable ends on 502, not a 500', async () => {
-    const dead = startTestApp({ ...oidcEnv(idp.url, idp.clientId, idp.clientSecret), IPINTEL_OAUTH_TOKEN_URL: 'http://127.0.0.1:1/token' });
+    const dead = await startTestApp({ ...oidcEnv(idp.url, idp.clientId, idp.clientSecret), IPINTEL_OAUTH_TOKEN_URL: 'http://127.0.0.1:1/token' });
     try {
       const client = new TestClient();
       const { res } = await client.follow(`${dead.url}/auth/idp`);
       expect(res.status).toBe(502);
       expect((await res.json() as any).details.stage).toBe('token');
     } finally {
-      dead.stop();
+      await dead.stop();
     }
   });
 
@@ -322,7 +322,7 @@ describe('tiers and usage', () => {
     expect(anon.current).toEqual({ tier: 'anonymous', requests_per_minute: 60, key_id: null });
     expect(anon.account).toBeNull();
 
-    const { created } = app.accounts.grantKeyByEmail('vip@example.test', 'pro', 'invite');
+    const { created } = await app.accounts.grantKeyByEmail('vip@example.test', 'pro', 'invite');
     const pro = await (await fetch(`${app.url}/auth/tiers`, { headers: { 'x-api-key': created.secret } })).json() as any;
     expect(pro.current).toEqual({ tier: 'pro', requests_per_minute: 600, key_id: created.key.id });
 
@@ -354,7 +354,7 @@ describe('tiers and usage', () => {
       expect(keyA.per_minute.reduce((s: number, m: { count: number }) => s + m.count, 0)).toBe(7);
     };
     await check(); // served from memory
-    app.accounts.flush();
+    await app.accounts.flush();
     await check(); // served from SQLite
     const listed = (await (await json(client, '/auth/keys')).json() as any).keys.find((k: { name: string }) => k.name === 'a');
     expect(listed.last_used_at).not.toBeNull();
@@ -373,7 +373,7 @@ describe('session rotation over HTTP', () => {
   test('after a day the next response replaces the session cookie; errors carry the new cookie too', async () => {
     const clock = { t: Date.now() };
     const now = () => clock.t;
-    const rotApp = startTestApp(oidcEnv(idp.url, idp.clientId, idp.clientSecret), { accounts: { now }, now });
+    const rotApp = await startTestApp(oidcEnv(idp.url, idp.clientId, idp.clientSecret), { accounts: { now }, now });
     try {
       idp.user = { sub: 'rotating', email: 'rot@example.test', name: 'Rot' };
       const client = new TestClient();
@@ -393,7 +393,7 @@ describe('session rotation over HTTP', () => {
       const old = await fetch(`${rotApp.url}/auth/me`, { headers: { cookie: `ipintel_session=${original}` } });
       expect(old.status).toBe(401);
     } finally {
-      rotApp.stop();
+      await rotApp.stop();
     }
   });
 });

@@ -23,7 +23,7 @@ describe.skipIf(!runBrowser)('dashboard in chromium', () => {
   beforeAll(async () => {
     idp = startMockIdp();
     idp.user = { sub: 'browser-1', email: 'dana@example.test', email_verified: true, name: 'Dana <b>Tester</b>' };
-    app = startTestApp(oidcEnv(idp.url, idp.clientId, idp.clientSecret));
+    app = await startTestApp(oidcEnv(idp.url, idp.clientId, idp.clientSecret));
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
@@ -32,7 +32,7 @@ describe.skipIf(!runBrowser)('dashboard in chromium', () => {
   });
   afterAll(async () => {
     await browser?.close();
-    app?.stop();
+    await app?.stop();
     idp?.stop();
   });
 

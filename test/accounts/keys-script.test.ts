@@ -1,112 +1,20 @@
-/** tools/keys.ts spawned as operators run it, against a temporary IPINTEL_DB. */
-import { afterAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+/** tools/keys.ts spawned as operators run it, against a temporary SQLite IPINTEL_DB. */
+import { afterAll, expect, test } from 'bun:test';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openAccounts } from '../../src/accounts/store.ts';
+import { keysScriptBehaviour, runKeys } from './helpers/keys-script.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ipintel-keys-'));
 // A nested folder that does not exist yet: the script must create it.
 const dbPath = join(dir, 'nested', 'accounts.sqlite');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Runs the script; returns exit code and output. */
-async function keys(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const proc = Bun.spawn(['bun', 'run', 'tools/keys.ts', ...args], {
-    cwd: join(import.meta.dir, '../..'),
-    env: { ...process.env, IPINTEL_DB: dbPath },
-    stdout: 'pipe',
-    stderr: 'pipe',
-  });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  return { code, stdout, stderr };
-}
+test('the script creates the database file and its folder', async () => {
+  expect(existsSync(dbPath)).toBe(false);
+  const r = await runKeys(dbPath, 'create', '--email', 'first@example.test', '--tier', 'free');
+  expect(r.code).toBe(0);
+  expect(existsSync(dbPath)).toBe(true);
+}, 60_000);
 
-const lastLine = (s: string) => s.trimEnd().split('\n').at(-1)!;
-
-describe('keys script', () => {
-  test('create makes the user and a pro key, printed alone on the last line; the server resolves it', async () => {
-    const server = openAccounts(dbPath, { flushIntervalMs: 0, syncIntervalMs: 0 });
-    try {
-      const r = await keys('create', '--email', 'Invitee@Example.test', '--tier', 'pro');
-      expect(r.code).toBe(0);
-      expect(existsSync(dbPath)).toBe(true);
-      const key = lastLine(r.stdout);
-      expect(key).toMatch(/^ipi_[A-Za-z0-9_-]{43}$/);
-      // The running server sees the script's write after its periodic sync.
-      expect(server.resolveApiKey(key)).toBeNull();
-      server.syncFromDisk();
-      const resolved = server.resolveApiKey(key);
-      expect(resolved?.tier).toBe('pro');
-      expect(server.getUser(resolved!.userId)?.email).toBe('invitee@example.test');
-      expect(server.getUser(resolved!.userId)?.tier).toBe('pro');
-
-      // list shows the same data as /auth/keys, without the secret.
-      const list = await keys('list', '--email', 'invitee@example.test', '--json');
-      expect(list.code).toBe(0);
-      expect(list.stdout).not.toContain(key);
-      const listed = JSON.parse(list.stdout).keys;
-      expect(listed).toHaveLength(1);
-      expect(listed[0]).toMatchObject({ id: resolved!.keyId, tier: 'pro', status: 'active', prefix: key.slice(0, 12) });
-      const table = await keys('list', '--email', 'invitee@example.test');
-      expect(table.stdout).toContain(resolved!.keyId);
-      expect(table.stdout).not.toContain(key);
-
-      // revoke: the server refuses the key after its next sync.
-      const rev = await keys('revoke', resolved!.keyId);
-      expect(rev.code).toBe(0);
-      expect(rev.stdout).toContain('revoked');
-      server.syncFromDisk();
-      expect(server.resolveApiKey(key)).toBeNull();
-      expect(JSON.parse((await keys('list', '--email', 'invitee@example.test', '--json')).stdout).keys[0].status).toBe('revoked');
-    } finally {
-      server.close();
-    }
-  });
-
-  test('a second create for the same email adds a key to the same user; free never lowers a pro account', async () => {
-    const a = await keys('create', '--email', 'same@example.test', '--tier', 'pro');
-    const b = await keys('create', '--email', 'same@example.test', '--tier', 'free', '--name', 'spare');
-    expect(a.code).toBe(0);
-    expect(b.code).toBe(0);
-    const store = openAccounts(dbPath, { flushIntervalMs: 0, syncIntervalMs: 0 });
-    try {
-      const ka = store.resolveApiKey(lastLine(a.stdout))!;
-      const kb = store.resolveApiKey(lastLine(b.stdout))!;
-      expect(kb.userId).toBe(ka.userId);
-      expect(kb.tier).toBe('free');
-      expect(store.getUser(ka.userId)!.tier).toBe('pro');
-    } finally {
-      store.close();
-    }
-  });
-
-  test('bad input gets a clear message and a non-zero exit, never a stack trace', async () => {
-    const cases: [string[], number, RegExp][] = [
-      [[], 2, /usage:/],
-      [['frobnicate'], 2, /unknown command/],
-      [['create', '--email', 'not-an-email', '--tier', 'free'], 2, /email/],
-      [['create', '--email', 'x@example.test', '--tier', 'gold'], 2, /tier/],
-      [['create', '--email', 'x@example.test'], 2, /tier/],
-      [['create', '--email', 'x@example.test', '--tier', 'free', '--bogus'], 2, /Unknown option/i],
-      [['list', '--email', 'nobody@example.test'], 1, /no user/],
-      [['revoke'], 2, /exactly one/],
-      [['revoke', "' OR 1=1 --"], 1, /no key/],
-    ];
-    for (const [args, code, message] of cases) {
-      const r = await keys(...args);
-      expect(r.code).toBe(code);
-      expect(r.stderr).toMatch(message);
-      expect(r.stderr).not.toMatch(/\n\s+at /);
-      expect(r.stdout).toBe('');
-    }
-  });
-
-  test('SQL injection in email and name is stored verbatim as data', async () => {
-    const name = "x'); DROP TABLE users; --";
-    const r = await keys('create', '--email', "o'hara+test@example.test", '--tier', 'free', '--name', name);
-    expect(r.code).toBe(0);
-    const list = JSON.parse((await keys('list', '--email', "o'hara+test@example.test", '--json')).stdout);
-    expect(list.keys[0].name).toBe(name);
-  });
-});
+keysScriptBehaviour(() => dbPath);

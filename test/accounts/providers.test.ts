@@ -25,7 +25,7 @@ function envFor(provider: 'github' | 'google', userinfoPath: string): Record<str
 
 describe('providers', () => {
   test('github: id is the subject, the primary verified email is used', async () => {
-    const app = startTestApp(envFor('github', '/user'));
+    const app = await startTestApp(envFor('github', '/user'));
     try {
       idp.behaviour = 'approve';
       idp.user = { sub: '1234', email: 'Octo@Example.test', email_verified: true, name: 'octocat' };
@@ -38,12 +38,12 @@ describe('providers', () => {
       expect(me.identities[0].provider).toBe('github');
       expect(idp.tokenRequests.at(-1)).toEqual({ pkceOk: true, clientOk: true });
     } finally {
-      app.stop();
+      await app.stop();
     }
   });
 
   test('github without a verified email still signs in, without an email', async () => {
-    const app = startTestApp(envFor('github', '/user'));
+    const app = await startTestApp(envFor('github', '/user'));
     try {
       idp.user = { sub: '99', email: 'unverified@example.test', email_verified: false, name: 'nomail' };
       const client = new TestClient();
@@ -51,12 +51,12 @@ describe('providers', () => {
       const me = await (await client.fetch(`${app.url}/auth/me`)).json() as any;
       expect(me.user.email).toBeNull();
     } finally {
-      app.stop();
+      await app.stop();
     }
   });
 
   test('google: OIDC userinfo with email_verified', async () => {
-    const app = startTestApp(envFor('google', '/userinfo'));
+    const app = await startTestApp(envFor('google', '/userinfo'));
     try {
       idp.user = { sub: 'g-1', email: 'g@example.test', email_verified: true, name: 'Gee' };
       const client = new TestClient();
@@ -68,7 +68,7 @@ describe('providers', () => {
       expect(me.user.email).toBe('g@example.test');
       expect(me.identities[0].provider).toBe('google');
     } finally {
-      app.stop();
+      await app.stop();
     }
   });
 
@@ -82,7 +82,7 @@ describe('providers', () => {
 
 describe('AUTH_DISABLED', () => {
   test('no provider: every /auth route answers 503 AUTH_DISABLED; the dashboard says so', async () => {
-    const app = startTestApp({});
+    const app = await startTestApp({});
     try {
       for (const [method, path] of [
         ['GET', '/auth/idp'],
@@ -105,12 +105,12 @@ describe('AUTH_DISABLED', () => {
       expect(dash.status).toBe(503);
       expect(await dash.text()).toContain('not enabled');
     } finally {
-      app.stop();
+      await app.stop();
     }
   });
 
   test('an incomplete oidc configuration disables sign-in and names what is missing', async () => {
-    const app = startTestApp({ IPINTEL_OAUTH_PROVIDER: 'oidc', IPINTEL_OAUTH_CLIENT_ID: 'c' });
+    const app = await startTestApp({ IPINTEL_OAUTH_PROVIDER: 'oidc', IPINTEL_OAUTH_CLIENT_ID: 'c' });
     try {
       const res = await fetch(`${app.url}/auth/idp`, { redirect: 'manual' });
       expect(res.status).toBe(503);
@@ -118,7 +118,7 @@ describe('AUTH_DISABLED', () => {
       expect(body.code).toBe('AUTH_DISABLED');
       expect(body.details.reason).toContain('IPINTEL_OAUTH_AUTHORIZE_URL');
     } finally {
-      app.stop();
+      await app.stop();
     }
   });
 });

@@ -33,8 +33,8 @@ beforeAll(async () => {
     },
   };
   server = await startTestServer({ ...NO_LIMITS, IPINTEL_RDAP_BASE: rdap.base }, { crawlers: counting });
-  pro = server.services.accounts.grantKeyByEmail('pro@example.com', 'pro', 'test').created.secret;
-  free = server.services.accounts.grantKeyByEmail('free@example.com', 'free', 'test').created.secret;
+  pro = (await server.services.accounts.grantKeyByEmail('pro@example.com', 'pro', 'test')).created.secret;
+  free = (await server.services.accounts.grantKeyByEmail('free@example.com', 'free', 'test')).created.secret;
 }, 120_000);
 afterAll(async () => {
   await server.stop();

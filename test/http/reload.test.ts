@@ -62,17 +62,17 @@ afterAll(async () => {
 });
 
 describe('admin only', () => {
-  const callers: Array<[string, () => Record<string, string>]> = [
+  const callers: Array<[string, () => Record<string, string> | Promise<Record<string, string>>]> = [
     ['no credentials', () => ({})],
     ['a wrong token', () => ({ authorization: 'Bearer nope' })],
     ['the token without Bearer', () => ({ authorization: ADMIN })],
-    ['a valid Pro API key', () => ({ 'x-api-key': server.services.accounts.grantKeyByEmail('ops@example.com', 'pro', 'ops').created.secret })],
+    ['a valid Pro API key', async () => ({ 'x-api-key': (await server.services.accounts.grantKeyByEmail('ops@example.com', 'pro', 'ops')).created.secret })],
   ];
   for (const [label, headers] of callers) {
     test(`${label}: 403 FORBIDDEN, nothing reloaded`, async () => {
       const generation = server.services.index.generation;
-      expectError(await call(server.url, '/reload', { method: 'POST', headers: headers() }), 403, 'FORBIDDEN');
-      expectError(await call(server.url, '/metrics', { headers: headers() }), 403, 'FORBIDDEN');
+      expectError(await call(server.url, '/reload', { method: 'POST', headers: await headers() }), 403, 'FORBIDDEN');
+      expectError(await call(server.url, '/metrics', { headers: await headers() }), 403, 'FORBIDDEN');
       expect(server.services.index.generation).toBe(generation);
     });
   }

@@ -154,7 +154,7 @@ async function serve(keysFile: string): Promise<void> {
   if (process.env.BENCH_STORE) env.IPINTEL_RATE_LIMIT_STORE = process.env.BENCH_STORE;
   const server = await startTestServer(env);
   const secrets: string[] = [];
-  for (let i = 0; i < 1000; i++) secrets.push(server.services.accounts.grantKeyByEmail(`bench${i}@example.test`, 'pro', 'bench').created.secret);
+  for (let i = 0; i < 1000; i++) secrets.push((await server.services.accounts.grantKeyByEmail(`bench${i}@example.test`, 'pro', 'bench')).created.secret);
   await Bun.write(keysFile, JSON.stringify(secrets));
   console.log(`PORT ${server.port}`);
 }
@@ -215,7 +215,7 @@ async function lookupHandler(): Promise<void> {
   for (const limits of modes) {
     const srv = await startTestServer({ IPINTEL_RATE_LIMITS: limits });
     const secrets: string[] = [];
-    for (let i = 0; i < 1000; i++) secrets.push(srv.services.accounts.grantKeyByEmail(`bench${i}@example.test`, 'pro', 'bench').created.secret);
+    for (let i = 0; i < 1000; i++) secrets.push((await srv.services.accounts.grantKeyByEmail(`bench${i}@example.test`, 'pro', 'bench')).created.secret);
     setups.push({ srv, secrets, handle: createFetchHandler(srv.services, createApp(srv.services)) });
   }
   const ips = Array.from({ length: 256 }, (_, i) => `${((i * 37) % 223) + 1}.${(i * 91) % 256}.${(i * 53) % 256}.${i}`);

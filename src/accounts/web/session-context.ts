@@ -15,10 +15,10 @@ export interface RequestSession {
 }
 
 /** The session of a request, or null when it has none (or an unknown/expired one). */
-export function sessionOfRequest(request: Request, accounts: AccountStore, redirectUri: string | null, now: number): RequestSession | null {
+export async function sessionOfRequest(request: Request, accounts: AccountStore, redirectUri: string | null, now: number): Promise<RequestSession | null> {
   const token = readCookie(request.headers.get('cookie'), SESSION_COOKIE);
   if (!token) return null;
-  const session = accounts.validateSession(token);
+  const session = await accounts.validateSession(token);
   if (!session) return null;
   if (!session.rotated) return { session, token, setCookies: [] };
   const secure = isSecureContext(request.url, redirectUri);

@@ -55,8 +55,8 @@ function enabledRoutes(deps: AuthRouteDeps, provider: OAuthProvider): Elysia {
   const secure = (request: Request) => isSecureContext(request.url, redirectUri);
 
   /** The request's session, or 401 UNAUTHORIZED. */
-  const requireSession = (request: Request): RequestSession => {
-    const s = sessionOfRequest(request, accounts, redirectUri, now());
+  const requireSession = async (request: Request): Promise<RequestSession> => {
+    const s = await sessionOfRequest(request, accounts, redirectUri, now());
     if (!s) throw new ApiError('UNAUTHORIZED', 'Sign in first: this route needs a session');
     return s;
   };
@@ -70,7 +70,7 @@ function enabledRoutes(deps: AuthRouteDeps, provider: OAuthProvider): Elysia {
 
   /** Runs a session route; a rotated session cookie rides on errors too, so rotation never signs the user out. */
   const withSession = async (request: Request, fn: (s: RequestSession) => Response | Promise<Response>): Promise<Response> => {
-    const s = requireSession(request);
+    const s = await requireSession(request);
     try {
       const res = await fn(s);
       for (const c of s.setCookies) res.headers.append('set-cookie', c);
@@ -120,35 +120,35 @@ function enabledRoutes(deps: AuthRouteDeps, provider: OAuthProvider): Elysia {
         if (!(err instanceof ProviderError)) throw err;
         return fail(new ApiError('OAUTH_PROVIDER_ERROR', `The identity provider failed: ${err.message}`, { stage: err.stage }));
       }
-      const result = accounts.signIn(profile);
+      const result = await accounts.signIn(profile);
       // A fresh id at every sign-in: an id planted before sign-in is worthless.
       const previous = readCookie(request.headers.get('cookie'), SESSION_COOKIE);
-      if (previous) accounts.deleteSession(previous);
-      const session = accounts.createSession(result.user.id);
+      if (previous) await accounts.deleteSession(previous);
+      const session = await accounts.createSession(result.user.id);
       if (result.firstKey) accounts.holdKeyForReveal(session.token, result.firstKey.secret);
       const headers = new Headers({ location: '/dashboard', 'cache-control': 'no-store' });
       headers.append('set-cookie', sessionCookie(session.token, session.expiresAt, now(), secure(request)));
       headers.append('set-cookie', clearOauth);
       return new Response(null, { status: 302, headers });
     })
-    .post('/auth/logout', ({ request }) => {
+    .post('/auth/logout', async ({ request }) => {
       requireSameOrigin(request);
       const token = readCookie(request.headers.get('cookie'), SESSION_COOKIE);
-      if (token) accounts.deleteSession(token);
+      if (token) await accounts.deleteSession(token);
       return json({ signed_out: true }, 200, [clearSessionCookie(secure(request))]);
     })
     .get('/auth/me', ({ request }) =>
-      withSession(request, ({ session }) =>
+      withSession(request, async ({ session }) =>
         json({
           user: userView(session.user),
-          identities: accounts.identitiesOf(session.user.id).map((i) => ({ provider: i.provider, email: i.email, linked_at: new Date(i.createdAt).toISOString() })),
+          identities: (await accounts.identitiesOf(session.user.id)).map((i) => ({ provider: i.provider, email: i.email, linked_at: new Date(i.createdAt).toISOString() })),
           session: { expires_at: new Date(session.expiresAt).toISOString() },
         }),
       ),
     )
-    .get('/auth/tiers', ({ request }) => {
+    .get('/auth/tiers', async ({ request }) => {
       const caller = callerOf(request);
-      const s = sessionOfRequest(request, accounts, redirectUri, now());
+      const s = await sessionOfRequest(request, accounts, redirectUri, now());
       return json(
         {
           tiers: tiersView(),
@@ -159,7 +159,7 @@ function enabledRoutes(deps: AuthRouteDeps, provider: OAuthProvider): Elysia {
         s?.setCookies ?? [],
       );
     })
-    .get('/auth/keys', ({ request }) => withSession(request, ({ session }) => json({ keys: accounts.listKeys(session.user.id).map(keyView) })))
+    .get('/auth/keys', ({ request }) => withSession(request, async ({ session }) => json({ keys: (await accounts.listKeys(session.user.id)).map(keyView) })))
     .post(
       '/auth/keys',
       ({ request }) =>
@@ -174,22 +174,22 @@ function enabledRoutes(deps: AuthRouteDeps, provider: OAuthProvider): Elysia {
           if (tierRank(tier) > tierRank(user.tier)) {
             throw new ApiError('PRO_REQUIRED', 'Pro keys are invite-only; this account may create free keys', { tier, allowed_tiers: ['free'] });
           }
-          const keys = accounts.listKeys(user.id);
+          const keys = await accounts.listKeys(user.id);
           if (keys.filter((k) => k.revokedAt === null).length >= MAX_ACTIVE_KEYS) {
             throw new ApiError('INVALID_REQUEST', `At most ${MAX_ACTIVE_KEYS} active keys per account; revoke one first`, { limit: MAX_ACTIVE_KEYS });
           }
-          const created = accounts.createKey(user.id, body.value.name ?? `Key ${keys.length + 1}`, tier);
+          const created = await accounts.createKey(user.id, body.value.name ?? `Key ${keys.length + 1}`, tier);
           return json({ ...keyView(created.key), key: created.secret, notice: 'Store this key now: it is shown only once.' }, 201);
         }),
       { parse: 'none' },
     )
     .delete('/auth/keys/:id', ({ request, params }) =>
-      withSession(request, ({ session }) => {
+      withSession(request, async ({ session }) => {
         requireSameOrigin(request);
-        const revoked = params.id.length <= 200 ? accounts.revokeKey(params.id, session.user.id) : null;
+        const revoked = params.id.length <= 200 ? await accounts.revokeKey(params.id, session.user.id) : null;
         if (!revoked) throw new ApiError('NOT_FOUND', 'No such key', { id: params.id.slice(0, 200) });
         return json(keyView(revoked));
       }),
     )
-    .get('/auth/usage', ({ request }) => withSession(request, ({ session }) => json(accounts.usageReport(session.user.id)))) as unknown as Elysia;
+    .get('/auth/usage', ({ request }) => withSession(request, async ({ session }) => json(await accounts.usageReport(session.user.id)))) as unknown as Elysia;
 }

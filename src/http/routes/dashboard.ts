@@ -20,11 +20,11 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Elysia {
   const { accounts, config } = deps;
   const now = deps.now ?? Date.now;
   const enabled = oauthSetup(config.oauth).enabled;
-  return new Elysia().get('/dashboard', ({ request }) => {
+  return new Elysia().get('/dashboard', async ({ request }) => {
     const nonce = newNonce();
     const headers = new Headers(htmlHeaders(nonce));
     if (!enabled) return new Response(renderAuthDisabled(nonce), { status: 503, headers });
-    const s = sessionOfRequest(request, accounts, config.oauth.redirectUri, now());
+    const s = await sessionOfRequest(request, accounts, config.oauth.redirectUri, now());
     if (!s) return new Response(renderSignedOut(nonce), { status: 200, headers });
     for (const c of s.setCookies) headers.append('set-cookie', c);
     const user = s.session.user;
@@ -32,8 +32,8 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Elysia {
       {
         user: userView(user),
         requestsPerMinute: TIERS[user.tier].requestsPerMinute,
-        keys: accounts.listKeys(user.id).map(keyView),
-        usage: accounts.usageReport(user.id),
+        keys: (await accounts.listKeys(user.id)).map(keyView),
+        usage: await accounts.usageReport(user.id),
         revealed: accounts.takeKeyForReveal(s.token),
       },
       nonce,

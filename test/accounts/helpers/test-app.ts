@@ -16,16 +16,16 @@ export interface TestApp {
   url: string;
   config: Config;
   accounts: AccountStore;
-  stop(): void;
+  stop(): Promise<void>;
 }
 
-/** Starts the app on 127.0.0.1; `env` is the server environment (the redirect URI is filled in). */
-export function startTestApp(env: Record<string, string>, opts: { dbPath?: string; accounts?: AccountsOptions; now?: () => number } = {}): TestApp {
+/** Starts the app on 127.0.0.1; `env` is the server environment (the redirect URI is filled in); `dbPath` may be a postgres:// URL. */
+export async function startTestApp(env: Record<string, string>, opts: { dbPath?: string; accounts?: AccountsOptions; now?: () => number } = {}): Promise<TestApp> {
   let handle: (r: Request) => Response | Promise<Response> = () => new Response('starting', { status: 503 });
   const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: (r) => handle(r) });
   const url = `http://127.0.0.1:${server.port}`;
   const config = loadConfig({ IPINTEL_OAUTH_REDIRECT_URI: `${url}/auth/callback`, ...env });
-  const accounts = openAccounts(opts.dbPath ?? ':memory:', { flushIntervalMs: 0, syncIntervalMs: 0, ...opts.accounts });
+  const accounts = await openAccounts(opts.dbPath ?? ':memory:', { flushIntervalMs: 0, syncIntervalMs: 0, ...opts.accounts });
   const app = new Elysia()
     .onRequest(({ request }) => {
       const raw = request.headers.get('x-api-key');
@@ -49,9 +49,9 @@ export function startTestApp(env: Record<string, string>, opts: { dbPath?: strin
     url,
     config,
     accounts,
-    stop: () => {
-      server.stop(true);
-      accounts.close();
+    stop: async () => {
+      await server.stop(true);
+      await accounts.close();
     },
   };
 }

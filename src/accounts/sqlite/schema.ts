@@ -1,7 +1,9 @@
 /**
- * The accounts schema (one module, read by drizzle-kit to generate
- * migrations under drizzle/). Times are Unix milliseconds. Secrets are
- * never stored: API keys and session ids appear only as SHA-256 hex.
+ * The accounts schema for SQLite (read by drizzle-kit to generate
+ * drizzle/sqlite/). src/accounts/postgres/schema.ts is the same tables for
+ * PostgreSQL, column for column; test/accounts/schema-parity.test.ts holds
+ * the two together. Times are Unix milliseconds. Secrets are never stored:
+ * API keys and session ids appear only as SHA-256 hex.
  */
 import { sqliteTable, text, integer, index, uniqueIndex, primaryKey } from 'drizzle-orm/sqlite-core';
 
@@ -69,9 +71,26 @@ export const apiKeys = sqliteTable(
     createdAt: integer('created_at').notNull(),
     lastUsedAt: integer('last_used_at'),
     revokedAt: integer('revoked_at'),
+    /** key_changes.seq of the transaction that last created or revoked this key (incremental cache sync). */
+    changeSeq: integer('change_seq').notNull().default(0),
   },
-  (t) => [uniqueIndex('api_keys_secret_hash_unique').on(t.secretHash), index('api_keys_user_idx').on(t.userId)],
+  (t) => [
+    uniqueIndex('api_keys_secret_hash_unique').on(t.secretHash),
+    index('api_keys_user_idx').on(t.userId),
+    index('api_keys_change_seq_idx').on(t.changeSeq),
+  ],
 );
+
+/**
+ * One row (id 1) counting key creations and revocations. Every key write
+ * advances it in its own transaction, so servers poll this one value to
+ * learn that another process changed keys, then read only the keys whose
+ * change_seq is newer.
+ */
+export const keyChanges = sqliteTable('key_changes', {
+  id: integer('id').primaryKey(),
+  seq: integer('seq').notNull(),
+});
 
 /** Requests per key per UTC minute (pruned after a retention period). */
 export const usageMinutes = sqliteTable(

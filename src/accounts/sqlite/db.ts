@@ -1,22 +1,18 @@
 /**
- * Opens the accounts database: Bun SQLite in WAL mode through drizzle,
- * with the drizzle-kit migrations under drizzle/ applied at open.
+ * Opens the SQLite accounts database: Bun SQLite in WAL mode through
+ * drizzle, with the drizzle-kit migrations of drizzle/sqlite applied.
  */
 import { Database } from 'bun:sqlite';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite';
 import { migrate } from 'drizzle-orm/bun-sqlite/migrator';
 import * as schema from './schema.ts';
 
-export type AccountsDb = BunSQLiteDatabase<typeof schema>;
+export type SqliteAccountsDb = BunSQLiteDatabase<typeof schema>;
 
-/** Where drizzle-kit writes migrations (repository root /drizzle). */
-const MIGRATIONS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../drizzle');
-
-/** Opens (creating when needed) the database at `path` (`:memory:` allowed) and migrates it. */
-export function openDatabase(path: string): { sqlite: Database; db: AccountsDb } {
+/** Opens (creating when needed) the database at `path` (`:memory:` allowed) and applies the migrations in `migrationsDir`. */
+export function openSqlite(path: string, migrationsDir: string): { sqlite: Database; db: SqliteAccountsDb } {
   if (path !== ':memory:' && !path.startsWith('file:')) mkdirSync(dirname(resolve(path)), { recursive: true });
   const sqlite = new Database(path, { create: true, strict: true });
   try {
@@ -27,16 +23,10 @@ export function openDatabase(path: string): { sqlite: Database; db: AccountsDb }
     sqlite.exec('PRAGMA synchronous = NORMAL');
     sqlite.exec('PRAGMA foreign_keys = ON');
     const db = drizzle(sqlite, { schema });
-    migrate(db, { migrationsFolder: MIGRATIONS_DIR });
+    migrate(db, { migrationsFolder: migrationsDir });
     return { sqlite, db };
   } catch (err) {
     sqlite.close();
     throw err;
   }
-}
-
-/** SQLite's per-connection data_version: changes when another connection commits. */
-export function dataVersion(sqlite: Database): number {
-  const row = sqlite.query('PRAGMA data_version').get() as { data_version: number } | null;
-  return row?.data_version ?? 0;
 }
