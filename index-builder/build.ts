@@ -3,7 +3,7 @@
  * write atomically after verifying the written file, and summarise.
  */
 import { statSync } from 'node:fs';
-import { FORMAT_VERSION, Section, TableLayout, type IndexMeta, type SourceMeta } from '../src/index/format.ts';
+import { FORMAT_VERSION, Section, TableLayout, V4_L1_BITS, V6_L1_BITS, type IndexMeta, type SourceMeta } from '../src/index/format.ts';
 import { IndexReader } from '../src/index/reader.ts';
 import { addBuiltins } from './builtins.ts';
 import { attributionsFor } from './default-sources.ts';
@@ -109,10 +109,10 @@ export function writeCollected(
     { tag: Section.STRING_BYTES, bytes: strings.bytes },
     { tag: Section.V4_STARTS, bytes: bytesOf(merged.v4.startWords) },
     { tag: Section.V4_RECORDS, bytes: bytesOf(merged.v4.recs) },
-    { tag: Section.V4_L1, bytes: bytesOf(encodeL1(merged.v4)) },
+    { tag: Section.V4_L1, bytes: bytesOf(encodeL1(merged.v4, V4_L1_BITS)) },
     { tag: Section.V6_STARTS, bytes: bytesOf(merged.v6.startWords) },
     { tag: Section.V6_RECORDS, bytes: bytesOf(merged.v6.recs) },
-    { tag: Section.V6_L1, bytes: bytesOf(encodeL1(merged.v6)) },
+    { tag: Section.V6_L1, bytes: bytesOf(encodeL1(merged.v6, V6_L1_BITS)) },
     { tag: Section.RECORDS, bytes: bytesOf(merged.records) },
     ...Object.entries(tables).map(([tag, u32]) => ({ tag, bytes: bytesOf(u32) })),
   ];

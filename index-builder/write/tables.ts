@@ -32,16 +32,18 @@ export function encodeTable(layout: readonly string[], rows: Cell[][], strings: 
 }
 
 /**
- * First-level table: l1[p] is the interval holding the first address whose
- * top 16 bits are p; l1[65536] is the last interval. A lookup of an address
- * with top bits p searches only [l1[p], l1[p+1]].
+ * First-level table over the top `bits` bits: l1[p] is the interval holding
+ * the first address whose top bits are p; l1[2^bits] is the last interval.
+ * A lookup of an address with top bits p searches only [l1[p], l1[p+1]].
  */
-export function encodeL1(iv: FamilyIntervals): Uint32Array {
-  const l1 = new Uint32Array(65537);
+export function encodeL1(iv: FamilyIntervals, bits: number): Uint32Array {
+  const size = 2 ** bits;
+  const l1 = new Uint32Array(size + 1);
   const n = iv.count;
   const w = iv.startWords;
   const stride = iv.family === 4 ? 1 : 4;
-  // start of interval k <= (p << 16) followed by zeros?
+  const shift = 32 - bits;
+  // start of interval k <= (p << shift) followed by zeros?
   const startsAtOrBefore = (k: number, target: number): boolean => {
     const w0 = w[k * stride];
     if (w0 !== target) return w0 < target;
@@ -49,12 +51,12 @@ export function encodeL1(iv: FamilyIntervals): Uint32Array {
     return true;
   };
   let i = 0;
-  for (let p = 0; p < 65536; p++) {
-    const target = (p * 65536) >>> 0;
+  for (let p = 0; p < size; p++) {
+    const target = (p * 2 ** shift) >>> 0;
     while (i + 1 < n && startsAtOrBefore(i + 1, target)) i++;
     l1[p] = i;
   }
-  l1[65536] = n - 1;
+  l1[size] = n - 1;
   return l1;
 }
 

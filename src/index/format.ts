@@ -14,6 +14,15 @@ export const DIR_ENTRY_SIZE = 32;
 /** Every section starts on this alignment (typed array views need it). */
 export const SECTION_ALIGN = 8;
 
+/**
+ * Bits of the first-level tables. IPv4 uses 20 (a 4 MiB table that leaves a
+ * handful of intervals per slot in dense space); IPv6 16 (the top 16 bits
+ * already separate the RIR blocks). Readers derive the bits from the
+ * section length, so either value reads back.
+ */
+export const V4_L1_BITS = 20;
+export const V6_L1_BITS = 16;
+
 /** Section tags (4 ASCII bytes each). */
 export const Section = {
   META: 'META', // msgpack: build info, sources, counts, table layouts
@@ -21,10 +30,10 @@ export const Section = {
   STRING_BYTES: 'STRB', // UTF-8 bytes of all strings
   V4_STARTS: 'V4ST', // u32[n] interval starts, ascending, first is 0
   V4_RECORDS: 'V4RC', // u32[n] record id of each interval
-  V4_L1: 'V4L1', // u32[65537] first-level table by top 16 bits
+  V4_L1: 'V4L1', // u32[2^bits + 1] first-level table by the top V4_L1_BITS bits
   V6_STARTS: 'V6ST', // u32[4n] interval starts as 4 big-endian-ordered words
   V6_RECORDS: 'V6RC', // u32[n]
-  V6_L1: 'V6L1', // u32[65537]
+  V6_L1: 'V6L1', // u32[2^bits + 1]
   RECORDS: 'RECS', // u32[RECORD_WIDTH * nrec]
   GEO: 'TGEO',
   ASN: 'TASN',

@@ -5,7 +5,7 @@
  */
 import { formatIPv4, formatIPv6Groups, parseIPv4, parseIPv6Groups, type Family } from '../net/ip.ts';
 import { ASN_CATEGORY_BITS, ASN_DETAIL_DROP, RECORD_WIDTH, RecordCol, RouteFlag, RPKI_CODES, Section, TableLayout } from './format.ts';
-import { mapIndexFile, u32Section, type MappedIndex, type OpenOptions } from './index-file.ts';
+import { IndexFileError, mapIndexFile, u32Section, type MappedIndex, type OpenOptions } from './index-file.ts';
 import type {
   AllocationInfo,
   AsnDetails,
@@ -40,6 +40,8 @@ export class IndexReader {
   private readonly v6Starts: Uint32Array;
   private readonly v6Recs: Uint32Array;
   private readonly v6L1: Uint32Array;
+  private readonly v4Shift: number;
+  private readonly v6Shift: number;
   private readonly decoder: RecordDecoder;
   private readonly asnTable: TableReader;
 
@@ -51,6 +53,8 @@ export class IndexReader {
     this.v6Starts = u32Section(file, Section.V6_STARTS);
     this.v6Recs = u32Section(file, Section.V6_RECORDS);
     this.v6L1 = u32Section(file, Section.V6_L1);
+    this.v4Shift = 32 - l1Bits(file.path, this.v4L1);
+    this.v6Shift = 32 - l1Bits(file.path, this.v6L1);
     this.decoder = new RecordDecoder(file, this.strings);
     this.asnTable = new TableReader(u32Section(file, Section.ASN_DETAILS), TableLayout[Section.ASN_DETAILS], this.strings);
   }
@@ -70,7 +74,7 @@ export class IndexReader {
 
   /** Interval index of an IPv4 number. */
   findV4(x: number): number {
-    const top = x >>> 16;
+    const top = x >>> this.v4Shift;
     let lo = this.v4L1[top];
     let hi = this.v4L1[top + 1];
     const s = this.v4Starts;
@@ -85,7 +89,7 @@ export class IndexReader {
 
   /** Interval index of an IPv6 address given as four u32 words. */
   findV6(w0: number, w1: number, w2: number, w3: number): number {
-    const top = w0 >>> 16;
+    const top = w0 >>> this.v6Shift;
     let lo = this.v6L1[top];
     let hi = this.v6L1[top + 1];
     const s = this.v6Starts;
@@ -228,6 +232,13 @@ class Hit implements LookupHit {
   toJSON() {
     return { family: this.family, ip: this.ip, rangeStart: this.rangeStart, rangeEnd: this.rangeEnd, recordId: this.recordId, record: this.record };
   }
+}
+
+/** Bits of a first-level table from its length (2^bits + 1 entries). */
+function l1Bits(path: string, l1: Uint32Array): number {
+  const bits = Math.log2(l1.length - 1);
+  if (!Number.isInteger(bits) || bits < 1 || bits > 24) throw new IndexFileError(path, `first-level table of ${l1.length} entries is not 2^bits + 1`);
+  return bits;
 }
 
 /** IPv6 interval references are offset by this tag in locate(). */

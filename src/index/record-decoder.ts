@@ -25,22 +25,27 @@ class SubTable<T> {
   readonly u32: Uint32Array;
   readonly f32: Float32Array;
   readonly width: number;
-  private readonly cache = new DirectMappedCache<T>(14);
+  private readonly cache: DirectMappedCache<T>;
+  // Bound once: a closure per call would allocate on every lookup.
+  private readonly decodeId: (id: number) => T;
 
   constructor(
     file: MappedIndex,
     tag: keyof typeof TableLayout,
-    private readonly decodeRow: (t: SubTable<T>, base: number) => T,
+    decodeRow: (t: SubTable<T>, base: number) => T,
+    cacheBits = 14,
   ) {
     this.u32 = u32Section(file, tag);
     this.f32 = new Float32Array(this.u32.buffer, this.u32.byteOffset, this.u32.length);
     this.width = TableLayout[tag].length;
+    this.cache = new DirectMappedCache<T>(cacheBits);
+    this.decodeId = (id) => decodeRow(this, id * this.width);
   }
 
   /** The decoded row `id`, or null for 0 ("none"). */
   get(id: number): T | null {
     if (id === 0) return null;
-    return this.cache.get(id, (k) => this.decodeRow(this, k * this.width));
+    return this.cache.get(id, this.decodeId);
   }
 }
 
@@ -52,7 +57,8 @@ function coord(v: number): number | null {
 /** Decodes records of a mapped index. */
 export class RecordDecoder {
   private readonly records: Uint32Array;
-  private readonly cache = new DirectMappedCache<IndexRecord>(16);
+  private readonly cache = new DirectMappedCache<IndexRecord>(17);
+  private readonly decodeId = (id: number) => this.decode(id);
   private readonly geo: SubTable<GeoInfo>;
   private readonly asn: SubTable<AsnInfo>;
   private readonly allocation: SubTable<AllocationInfo>;
@@ -73,7 +79,7 @@ export class RecordDecoder {
       latitude: coord(t.f32[b + 4]),
       longitude: coord(t.f32[b + 5]),
       timezone: str(t, b + 6),
-    }));
+    }), 16);
     this.asn = new SubTable(file, Section.ASN, (t, b) => ({ asn: t.u32[b], name: str(t, b + 1) }));
     this.allocation = new SubTable(file, Section.ALLOCATION, (t, b) => ({
       cidr: str(t, b),
@@ -124,7 +130,7 @@ export class RecordDecoder {
 
   /** The decoded record `id` (cached while hot). */
   record(id: number): IndexRecord {
-    return this.cache.get(id, (k) => this.decode(k));
+    return this.cache.get(id, this.decodeId);
   }
 
   private decode(id: number): IndexRecord {
