@@ -78,8 +78,9 @@ export function createFetchHandler(s: AppServices, app: App) {
       if (caller instanceof ApiError) response = earlyError(caller, request, route);
       else {
         setCaller(request, caller);
-        if (s.limiter && request.method !== 'OPTIONS' && COUNTED.has(route)) {
-          decision = await s.limiter.consume(bucketKeyFor(caller), caller.tier);
+        if (request.method !== 'OPTIONS' && COUNTED.has(route)) {
+          if (s.limiter) decision = await s.limiter.consume(bucketKeyFor(caller), caller.tier);
+          // Usage is counted with or without a limiter (IPINTEL_RATE_LIMITS=off).
           if (caller.keyId) s.accounts.recordUsage(caller.keyId);
         }
         if (decision && !decision.allowed) response = earlyError(rateLimitedError(decision, upgradeUrlFor(request.url, s.config.upgradeUrl)), request, route);
