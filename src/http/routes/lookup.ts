@@ -7,6 +7,7 @@ import { lookupCrawlerFlags } from '../../crawlers/lookup-flags.ts';
 import type { LookupHit } from '../../index/record.ts';
 import { parseProjection } from '../../lookup/projection.ts';
 import { buildV1, needsScoring } from '../../lookup/v1.ts';
+import { V1BodyCache } from '../../lookup/v1-body.ts';
 import { ownerFromRdap } from '../../rdap/index.ts';
 import type { ScoringContext } from '../../scoring/index.ts';
 import { callerOf } from '../caller.ts';
@@ -64,14 +65,28 @@ function projectionQuery(query: Record<string, unknown>, request: Request): { fi
   return { fields: fields.length ? fields : undefined, include: include.length ? include : undefined };
 }
 
-async function answer(s: AppServices, ip: string, query: Record<string, unknown>, request: Request, current: boolean, set: { headers: Record<string, string | number> }) {
+async function answer(
+  s: AppServices,
+  bodies: V1BodyCache,
+  ip: string,
+  query: Record<string, unknown>,
+  request: Request,
+  current: boolean,
+  set: { headers: Record<string, string | number> },
+) {
   const hit = lookupOrThrow(s, ip);
   const projection = parseProjection(projectionQuery(query, request), callerOf(request).tier);
   // ip/stack/location/routing alone never wait for a crawler DNS proof.
   const scoring = needsScoring(projection.fields) ? await scoringContextFor(s, hit) : UNSCORED;
-  const body = buildV1(hit, { scoring, policy: s.policy.current, rdapOwner: ownerFromRdap(s.rdap.peek(hit.ip) ?? emptyRdap), now: s.now() }, projection.fields);
+  const ctx = { scoring, policy: s.policy.current, rdapOwner: ownerFromRdap(s.rdap.peek(hit.ip) ?? emptyRdap), now: s.now() };
+  const cacheControl = current || projection.rdap ? 'no-store' : 'public, max-age=86400';
+  if (projection.fields === null && !projection.rdap) {
+    // The common case, the whole object: its shared part is serialized once per index record.
+    return new Response(bodies.body(hit, ctx), { headers: { 'content-type': 'application/json;charset=utf-8', 'cache-control': cacheControl } });
+  }
+  const body = buildV1(hit, ctx, projection.fields);
   if (projection.rdap && (projection.fields === null || projection.fields.has('rdap'))) body.rdap = await s.rdap.lookup(hit.ip);
-  set.headers['cache-control'] = current || projection.rdap ? 'no-store' : 'public, max-age=86400';
+  set.headers['cache-control'] = cacheControl;
   return body;
 }
 
@@ -84,17 +99,18 @@ const query = t.Object({ fields: t.Optional(t.Any()), include: t.Optional(t.Any(
 
 /** The v1 lookup routes. */
 export function lookupRoutes(s: AppServices) {
+  const bodies = new V1BodyCache();
   return new Elysia({ name: 'lookup' })
     .get(
       '/v1/ip/current',
       ({ request, query, set }) => {
         const ip = callerOf(request).ip;
         if (!ip) throw new ApiError('NO_CLIENT_IP', 'The caller IP address cannot be determined', {});
-        return answer(s, ip, query, request, true, set);
+        return answer(s, bodies, ip, query, request, true, set);
       },
       { query, detail: { summary: 'Look up the caller IP', tags: ['lookup'], description: 'The v1 object for the caller address (Cache-Control: no-store). Same `fields` and `include` rules as /v1/ip/{ip}.', responses: { ...ok('The v1 object (only the requested fields with `fields`)', V1_SCHEMA), ...errorResponses({ 400: 'INVALID_IP (details.provided), INVALID_FIELDS (details.allowed_fields, details.invalid_fields), INVALID_INCLUDE, NO_CLIENT_IP', 403: 'PRO_REQUIRED (details.include, details.allowed_includes)', ...COMMON_ERRORS }) } } },
     )
-    .get('/v1/ip/:ip', ({ params, request, query, set }) => answer(s, pathParam(params.ip, request), query, request, false, set), {
+    .get('/v1/ip/:ip', ({ params, request, query, set }) => answer(s, bodies, pathParam(params.ip, request), query, request, false, set), {
       query,
       params: t.Object({ ip: t.String({ description: 'IPv4 or IPv6 address' }) }),
       detail: {

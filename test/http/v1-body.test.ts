@@ -1,0 +1,88 @@
+/**
+ * V1BodyCache (the full v1 body with its shared part memoised per index
+ * record) must give exactly JSON.stringify(buildV1(...)) whatever changes:
+ * the address, the family, the policy, the RDAP owner, a crawler proof, and
+ * the UTC offset of the record's time zone across a DST change.
+ */
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildIndex } from '../../index-builder/build.ts';
+import { IndexReader } from '../../src/index/reader.ts';
+import { V1BodyCache } from '../../src/lookup/v1-body.ts';
+import { buildV1, type V1Context } from '../../src/lookup/v1.ts';
+import { loadPolicy, type Policy } from '../../src/scoring/index.ts';
+import { fixtureIndexPath } from '../helpers/fixture-index.ts';
+import { prng } from '../helpers/prng.ts';
+
+let reader: IndexReader;
+let policy: Policy;
+let dir: string;
+beforeAll(async () => {
+  reader = IndexReader.open(await fixtureIndexPath());
+  policy = await loadPolicy();
+  dir = mkdtempSync(join(tmpdir(), 'ipintel-v1body-'));
+}, 120_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const ctxOf = (over: Partial<V1Context> = {}): V1Context => ({ scoring: { verifiedCrawler: null }, policy, rdapOwner: null, now: Date.parse('2026-11-22T00:00:00Z'), ...over });
+const expected = (ip: string, ctx: V1Context) => JSON.stringify(buildV1(reader.lookup(ip)!, ctx, null));
+
+test('equals the built object for random IPv4 and IPv6 addresses, first and repeated calls', () => {
+  const cache = new V1BodyCache();
+  const rnd = prng(99);
+  const byte = () => Math.floor(rnd() * 256);
+  const hex = () => Math.floor(rnd() * 65536).toString(16);
+  const ips: string[] = ['8.8.8.8', '10.0.0.1', '185.220.101.1', '5.101.96.10', '::ffff:5.101.96.10', '2001:4860:4801:10::1', '2a03:b0c0:0:108::1', '::1'];
+  for (let i = 0; i < 3000; i++) ips.push(`${1 + Math.floor(rnd() * 223)}.${byte()}.${byte()}.${byte()}`);
+  for (let i = 0; i < 500; i++) ips.push(`2${Math.floor(rnd() * 4)}${hex().padStart(2, '0').slice(0, 2)}:${hex()}:${hex()}::${hex()}`);
+  const ctx = ctxOf();
+  let shared = 0;
+  const records = new Set<unknown>();
+  for (const ip of ips) {
+    const hit = reader.lookup(ip);
+    expect(hit).not.toBeNull();
+    if (records.has(hit!.record)) shared++;
+    records.add(hit!.record);
+    const want = expected(ip, ctx);
+    expect(cache.body(hit!, ctx)).toBe(want);
+    expect(cache.body(hit!, ctx)).toBe(want);
+  }
+  expect(shared).toBeGreaterThan(100); // the memo was actually exercised across addresses
+});
+
+test('a new policy, another RDAP owner or a crawler proof is reflected, never a stale body', () => {
+  const cache = new V1BodyCache();
+  const hit = reader.lookup('8.8.8.8')!;
+  const base = ctxOf();
+  expect(cache.body(hit, base)).toBe(expected('8.8.8.8', base));
+  const other: Policy = { ...policy, policy_version: 'test-policy-2' };
+  const withPolicy = ctxOf({ policy: other });
+  expect(cache.body(hit, withPolicy)).toBe(expected('8.8.8.8', withPolicy));
+  expect(JSON.parse(cache.body(hit, withPolicy)).decision.policy_version).toBe('test-policy-2');
+  const withOwner = ctxOf({ rdapOwner: 'Google LLC' });
+  expect(JSON.parse(cache.body(hit, withOwner)).network.owner).toBe('Google LLC');
+  expect(cache.body(hit, withOwner)).toBe(expected('8.8.8.8', withOwner));
+  const gbot = reader.lookup('2001:4860:4801:10::1')!;
+  const proved = ctxOf({ scoring: { verifiedCrawler: { key: 'googlebot', hostname: 'crawl-1.googlebot.com' } } });
+  cache.body(gbot, base);
+  expect(cache.body(gbot, proved)).toBe(JSON.stringify(buildV1(gbot, proved, null)));
+  expect(JSON.parse(cache.body(gbot, proved)).classification.is_verified_crawler).toBe(true);
+  expect(JSON.parse(cache.body(gbot, base)).classification.is_verified_crawler).toBe(false);
+});
+
+test('the time zone offset follows daylight saving time', async () => {
+  const csv = join(dir, 'ny.csv');
+  writeFileSync(csv, '81.2.69.0,81.2.69.255,US,New York,,New York,10001,40.7,-74.0,America/New_York\n');
+  const out = join(dir, 'ny.idx');
+  await buildIndex({ sources: [{ options: { type: 'geo-csv', path: csv }, absPath: csv, displayPath: 'ny.csv' }], out, quiet: true, builtAtMs: Date.parse('2026-10-01T00:00:00Z') });
+  const ny = IndexReader.open(out);
+  const hit = ny.lookup('81.2.69.10')!;
+  const cache = new V1BodyCache();
+  const summer = ctxOf({ now: Date.parse('2026-07-01T12:00:00Z') });
+  const winter = ctxOf({ now: Date.parse('2026-12-01T12:00:00Z') });
+  expect(JSON.parse(cache.body(hit, summer)).location.timezone).toBe('-04:00');
+  expect(JSON.parse(cache.body(hit, winter)).location.timezone).toBe('-05:00');
+  expect(cache.body(hit, winter)).toBe(JSON.stringify(buildV1(hit, winter, null)));
+}, 60_000);
