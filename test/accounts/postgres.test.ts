@@ -18,6 +18,7 @@ import { startMockIdp, type MockIdp } from './helpers/mock-idp.ts';
 import { postgresUnavailable, startPostgres, type TestPostgres } from './helpers/postgres-server.ts';
 import { storeBehaviour, type StoreFixture } from './helpers/store-behaviour.ts';
 import { oidcEnv, startTestApp } from './helpers/test-app.ts';
+import { startTestServer } from '../helpers/test-server.ts';
 
 const unavailable = postgresUnavailable();
 if (unavailable && process.env.CI) {
@@ -95,16 +96,18 @@ describe.skipIf(unavailable !== null)('PostgreSQL', () => {
 
     test('servers starting together on an empty database migrate it once, one at a time', async () => {
       const url = await pg.database('fresh_start');
-      const started = await Promise.all(Array.from({ length: 8 }, () => open(url)));
-      const granted = await started[0]!.grantKeyByEmail('together@example.test', 'free', 'k');
-      await started[7]!.syncKeys();
-      expect(started[7]!.resolveApiKey(granted.created.secret)?.keyId).toBe(granted.created.key.id);
+      // Enough servers at once that, without the advisory lock, two of them run CREATE TABLE together.
+      const started = await Promise.all(Array.from({ length: 8 }, () => openAccounts(url, { flushIntervalMs: 0, syncIntervalMs: 0 })));
       const check = new SQL({ url, max: 1 });
       try {
+        const granted = await started[0]!.grantKeyByEmail('together@example.test', 'free', 'k');
+        await started[7]!.syncKeys();
+        expect(started[7]!.resolveApiKey(granted.created.secret)?.keyId).toBe(granted.created.key.id);
         const [m] = await check`select count(*)::int as n from drizzle.__drizzle_migrations`;
         expect(m.n).toBe(1);
       } finally {
         await check.close();
+        for (const s of started) await s.close();
       }
     });
 
@@ -195,6 +198,25 @@ describe.skipIf(unavailable !== null)('PostgreSQL', () => {
         await app.stop();
       }
     }, 30_000);
+  });
+
+  describe('the real server', () => {
+    test('IPINTEL_DB=postgres://… opens PostgreSQL; a key works on a lookup and is refused right after its revocation', async () => {
+      const server = await startTestServer({ IPINTEL_DB: await pg.database('real_server') });
+      try {
+        expect(server.services.accounts.dialect).toBe('postgres');
+        const { created } = await server.services.accounts.grantKeyByEmail('real@example.test', 'pro', 'lookup');
+        const ok = await fetch(`${server.url}/v1/ip/8.8.8.8`, { headers: { 'x-api-key': created.secret } });
+        expect(ok.status).toBe(200);
+        await ok.body?.cancel();
+        await server.services.accounts.revokeKey(created.key.id);
+        const refused = await fetch(`${server.url}/v1/ip/8.8.8.8`, { headers: { 'x-api-key': created.secret } });
+        expect(refused.status).toBe(401);
+        await refused.body?.cancel();
+      } finally {
+        await server.stop();
+      }
+    }, 120_000);
   });
 
   describe('keys script with IPINTEL_DB=postgres://…', () => {

@@ -70,7 +70,7 @@ export async function startPostgres(): Promise<TestPostgres> {
     for (let attempt = 1; ; attempt++) {
       port = freePort();
       // Loopback only, the socket in our own folder, and durability off: the data is thrown away.
-      const opts = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
+      const opts = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
       try {
         run(join(bin, 'pg_ctl'), ['-D', data, '-o', opts, '-l', join(dir, 'server.log'), '-w', '-t', '30', 'start'], 45_000);
         break;
