@@ -159,3 +159,14 @@ describe('/v1/ip/current', () => {
     expect(a.json().ip).toBe('127.0.0.1');
   });
 });
+
+describe('versioning (spec 9, 2.2)', () => {
+  test('decision objects are additive: score and classification are the same with or without them', async () => {
+    for (const ip of ['8.8.8.8', '185.220.101.1', '5.101.96.10', '10.0.0.1', '192.9.135.73', '2001:4860:4801:10::1']) {
+      const full = (await call(server.url, `/v1/ip/${ip}`)).json();
+      const bare = (await call(server.url, `/v1/ip/${ip}?fields=score,classification,evidence`)).json();
+      expect({ ip, score: full.score, classification: full.classification, evidence: full.evidence }).toEqual({ ip, ...bare });
+      expect(full.decision.policy_version).toBe(server.services.policy.current.policy_version);
+    }
+  });
+});
