@@ -17,9 +17,13 @@ export interface ReloadResult {
   generation: number;
 }
 
+/** How long a replaced index may go on serving requests in flight before its memory is reclaimed. */
+const RELEASE_DELAY_MS = 2_000;
+
 export class IndexHolder {
   private reader: IndexReader;
   private loadedAtMs: number;
+  private releaseTimer: ReturnType<typeof setTimeout> | null = null;
   /** Bumped on every successful swap (metrics, ETags). */
   generation = 1;
 
@@ -52,7 +56,26 @@ export class IndexHolder {
     this.path = path;
     this.loadedAtMs = Date.now();
     this.generation++;
+    this.scheduleRelease();
     return this.describe();
+  }
+
+  /**
+   * Bun has no munmap: a replaced file stays mapped until the garbage
+   * collector finalizes its reader, and a quiet server may not collect for
+   * hours, keeping every replaced index resident and its unlinked file's
+   * disk blocks allocated (docs/reliability.md). One full collection a
+   * moment after the last swap releases them; the delay lets requests still
+   * on the old reader finish and folds a burst of reloads into one pause.
+   */
+  private scheduleRelease(): void {
+    if (this.releaseTimer) clearTimeout(this.releaseTimer);
+    this.releaseTimer = setTimeout(() => {
+      this.releaseTimer = null;
+      Bun.gc(true);
+    }, RELEASE_DELAY_MS);
+    // Never keeps a process (a test, a tool) alive.
+    (this.releaseTimer as { unref?: () => void }).unref?.();
   }
 
   /** What is loaded now. */
