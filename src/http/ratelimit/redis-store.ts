@@ -32,16 +32,13 @@ export class RedisBuckets {
   private readonly client: RedisClient;
   /** The connection attempt under way, if any. */
   private connecting: Promise<void> | null = null;
-  /** Whether the attempt under way is the first one (requests wait for that one instead of failing at start-up). */
-  private firstAttempt = true;
 
   constructor(
     url: string,
     private readonly timeoutMs: number = DEFAULT_REDIS_TIMEOUT_MS,
   ) {
     // No offline queue and no automatic reconnect: run() decides when to
-    // connect, and while Redis is away requests fail at once (the limiter
-    // answers them locally) instead of queueing behind a reconnect.
+    // connect, and no command queues up behind a dead connection.
     this.client = new RedisClient(url, {
       enableOfflineQueue: false,
       connectionTimeout: CONNECT_TIMEOUT_MS,
@@ -66,14 +63,10 @@ export class RedisBuckets {
   }
 
   private async run(key: string, limit: number, now: number | null): Promise<unknown> {
-    if (!this.client.connected) {
-      // One attempt at a time: the request that starts it waits for it (bounded
-      // by the round-trip timeout; a refused connection fails at once), others
-      // meanwhile fail fast, except while the very first attempt is under way.
-      if (this.connecting === null) await this.startConnect();
-      else if (this.firstAttempt) await this.connecting;
-      else throw new Error('not connected; a reconnect is under way');
-    }
+    // Connect on demand, one attempt at a time. Requests wait for it, bounded by
+    // the round-trip timeout; while Redis is down a refused connection fails at
+    // once, and the limiter keeps most requests local between probes anyway.
+    if (!this.client.connected) await (this.connecting ?? this.startConnect());
     const args = ['1', REDIS_KEY_PREFIX + key, String(WINDOW_MS / limit), WINDOW_ARG, EPSILON_ARG, now === null ? '' : String(Math.floor(now))];
     try {
       return await this.client.send('EVALSHA', [SCRIPT_SHA, ...args]);
@@ -88,7 +81,6 @@ export class RedisBuckets {
   private startConnect(): Promise<void> {
     const attempt = this.client.connect().finally(() => {
       this.connecting = null;
-      this.firstAttempt = false;
     });
     this.connecting = attempt;
     return attempt;
