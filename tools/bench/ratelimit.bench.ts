@@ -235,7 +235,7 @@ async function lookupHandler(): Promise<void> {
   for (const [, env, limiter] of modes) {
     const srv = await startTestServer(env, limiter ? { limiter } : {});
     const secrets: string[] = [];
-    for (let i = 0; i < 1000; i++) secrets.push(srv.services.accounts.grantKeyByEmail(`bench${i}@example.test`, 'pro', 'bench').created.secret);
+    for (let i = 0; i < 1000; i++) secrets.push((await srv.services.accounts.grantKeyByEmail(`bench${i}@example.test`, 'pro', 'bench')).created.secret);
     setups.push({ srv, secrets, handle: createFetchHandler(srv.services, createApp(srv.services)) });
   }
   const ips = Array.from({ length: 256 }, (_, i) => `${((i * 37) % 223) + 1}.${(i * 91) % 256}.${(i * 53) % 256}.${i}`);
