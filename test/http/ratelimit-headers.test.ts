@@ -17,8 +17,8 @@ let free: string;
 beforeAll(async () => {
   rdap = startMockRdap();
   server = await startTestServer({ IPINTEL_RDAP_BASE: rdap.base });
-  pro = server.services.accounts.grantKeyByEmail('pro-rl@example.com', 'pro', 'test').created.secret;
-  free = server.services.accounts.grantKeyByEmail('free-rl@example.com', 'free', 'test').created.secret;
+  pro = (await server.services.accounts.grantKeyByEmail('pro-rl@example.com', 'pro', 'test')).created.secret;
+  free = (await server.services.accounts.grantKeyByEmail('free-rl@example.com', 'free', 'test')).created.secret;
 }, 120_000);
 afterAll(async () => {
   await server.stop();
