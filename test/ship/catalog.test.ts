@@ -3,8 +3,8 @@
  * with a snapshot parses with its real parser and meets minRows), it agrees
  * with the shared manifest, and bad entries are refused naming the entry.
  */
-import { describe, expect, test } from 'bun:test';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { afterAll, describe, expect, test } from 'bun:test';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CatalogError, loadCatalog, sourceUrlOf, type CatalogFeed } from '../../tools/feeds/catalog.ts';
@@ -55,6 +55,7 @@ describe('the bundled catalog', () => {
 
 describe('catalog errors name the file and the entry', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ipintel-catalog-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const good = { type: 'tor-exits', path: 'tor/exits', url: 'https://example.org/exits', publisher: 'x', licence: 'none stated' };
   const load = (feeds: object[]) => {
     const path = join(dir, `c${Math.random().toString(36).slice(2)}.json`);
