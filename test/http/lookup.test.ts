@@ -165,7 +165,9 @@ describe('versioning (spec 9, 2.2)', () => {
     for (const ip of ['8.8.8.8', '185.220.101.1', '5.101.96.10', '10.0.0.1', '192.9.135.73', '2001:4860:4801:10::1']) {
       const full = (await call(server.url, `/v1/ip/${ip}`)).json();
       const bare = (await call(server.url, `/v1/ip/${ip}?fields=score,classification,evidence`)).json();
-      expect({ ip, score: full.score, classification: full.classification, evidence: full.evidence }).toEqual({ ip, ...bare });
+      const expected: Record<string, unknown> = { ip, ...bare };
+      const actual: Record<string, unknown> = { ip, score: full.score, classification: full.classification, evidence: full.evidence };
+      expect(actual).toEqual(expected);
       expect(full.decision.policy_version).toBe(server.services.policy.current.policy_version);
     }
   });

@@ -26,7 +26,13 @@ function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
   return ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
-async function legacy(s: AppServices, request: Request, query: Record<string, string | undefined>, ipText: string | null): Promise<Response> {
+async function legacy(
+  s: AppServices,
+  request: Request,
+  query: Record<string, string | undefined>,
+  ipText: string | null,
+  set: { headers: Record<string, string | number> },
+): Promise<Response | string> {
   const text = wantsText(query.format, request.headers.get('accept'));
   const current = ipText === null;
   try {
@@ -48,7 +54,9 @@ async function legacy(s: AppServices, request: Request, query: Record<string, st
         return new Response(null, { status: 304, headers });
       }
     }
-    return new Response(body, { status: 200, headers });
+    // A 200 goes back as text with headers on `set`: cheaper in Elysia than a Response it must merge CORS headers into.
+    Object.assign(set.headers, headers);
+    return body;
   } catch (e) {
     if (!(e instanceof ApiError) || !text) throw e;
     // Text errors keep the JSON route's status: one line "error: <message>".
@@ -64,11 +72,11 @@ const query = t.Object(
 /** The legacy routes (register last: /{ip} is a catch-all). */
 export function legacyRoutes(s: AppServices) {
   return new Elysia({ name: 'legacy' })
-    .get('/', ({ request, query }) => legacy(s, request, query as Record<string, string | undefined>, null), {
+    .get('/', ({ request, query, set }) => legacy(s, request, query as Record<string, string | undefined>, null, set), {
       query,
       detail: { summary: 'Legacy lookup of the caller IP (JSON or text)', tags: ['legacy'], responses: { ...ok('Legacy JSON object, or text (format=text / Accept: text/plain): one line, or four with detail=1', LEGACY_SCHEMA), ...errorResponses({ 400: 'INVALID_IP, NO_CLIENT_IP; as text: one line `error: <message>`', ...COMMON_ERRORS }) } },
     })
-    .get('/:ip', ({ request, params, query }) => legacy(s, request, query as Record<string, string | undefined>, pathParam(params.ip, request)), {
+    .get('/:ip', ({ request, params, query, set }) => legacy(s, request, query as Record<string, string | undefined>, pathParam(params.ip, request), set), {
       query,
       detail: { summary: 'Legacy lookup of an IP (JSON or text, ETag)', tags: ['legacy'], responses: { ...ok('Legacy JSON object, or text (format=text / Accept: text/plain): one line, or four with detail=1', LEGACY_SCHEMA), 304: { description: 'Not modified: If-None-Match matched the strong ETag' }, ...errorResponses({ 400: 'INVALID_IP; as text: one line `error: <message>`', ...COMMON_ERRORS }) } },
     });
