@@ -209,7 +209,7 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
     if (wrongAnswers > 0) failures.push(`${wrongAnswers} responses had the right status but a wrong body`);
     if (reloads.failed > 0) failures.push(`${reloads.failed} reloads failed`);
     if (reloads.ok === 0 && o.durationMs > o.reloadEveryMs * 2) failures.push('no reload happened');
-    if (!rss.flat) failures.push(`RSS grew: anon median +${Math.round(rss.anonGrowthKiB / 1024)} MiB, peak +${Math.round(rss.peakGrowthKiB / 1024)} MiB (limit ${Math.round(rss.limitKiB / 1024)} MiB each)`);
+    if (!rss.flat) failures.push(`RSS grew: total median +${Math.round(rss.totalGrowthKiB / 1024)} MiB, anon median +${Math.round(rss.anonGrowthKiB / 1024)} MiB (limit ${Math.round(rss.limitKiB / 1024)} MiB each)`);
     if (childExitCode !== 0) failures.push(`the server exited with ${childExitCode} on SIGTERM`);
     const { log: _log, ...options } = o;
     return {

@@ -18,8 +18,8 @@ export function formatSoakSummary(r: SoakReport): string {
   lines.push(
     `RSS           first ${mib(r.rss.firstKiB)}, last ${mib(r.rss.lastKiB)}, max ${mib(r.rss.maxKiB)}; ` +
       (r.rss.judged
-        ? `\n              anon median ${mib(r.rss.anonEarlyKiB)} -> ${mib(r.rss.anonLateKiB)} (growth ${mib(r.rss.anonGrowthKiB)}); ` +
-          `peak ${mib(r.rss.peakEarlyKiB)} -> ${mib(r.rss.peakLateKiB)} (growth ${mib(r.rss.peakGrowthKiB)}); limit ${mib(r.rss.limitKiB)} each` +
+        ? `\n              steady-state median, first third -> last third: total ${mib(r.rss.totalEarlyKiB)} -> ${mib(r.rss.totalLateKiB)} (${mib(r.rss.totalGrowthKiB)}), ` +
+          `anon ${mib(r.rss.anonEarlyKiB)} -> ${mib(r.rss.anonLateKiB)} (${mib(r.rss.anonGrowthKiB)}); limit ${mib(r.rss.limitKiB)} each` +
           `\n              index files mapped at once: up to ${r.rss.maxMappedIndexes}`
         : 'too short to judge growth'),
   );
