@@ -81,5 +81,12 @@ export interface AccountsBackend {
   transaction<T>(work: (rows: AccountRows) => Promise<T>): Promise<T>;
   /** Runs reads that need no transaction. */
   read<T>(work: (rows: AccountRows) => Promise<T>): Promise<T>;
+  /**
+   * Where the database can push news of key writes by other processes
+   * (PostgreSQL LISTEN): calls `onChange` after each, and again after every
+   * reconnection, since notifications sent meanwhile are lost. Resolves with
+   * a function that stops listening. Absent when the database cannot push.
+   */
+  watchKeyChanges?(onChange: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }

@@ -29,6 +29,12 @@ export interface AccountsOptions {
   flushIntervalMs?: number;
   /** How often to look for key writes by other processes (the keys script, other servers) and apply them to the cache. Default 1 s; 0 disables. */
   syncIntervalMs?: number;
+  /**
+   * Also sync as soon as the database reports a key write by another
+   * process (PostgreSQL LISTEN/NOTIFY; SQLite has no such thing and only
+   * polls). Default: on whenever syncing is (syncIntervalMs > 0).
+   */
+  keyChangeNotifications?: boolean;
   /** Session lifetime since last rotation. Default 30 days. */
   sessionTtlMs?: number;
   /** Age after which a session id is replaced by a new one. Default 24 h. */
@@ -92,13 +98,20 @@ export class AccountStore {
   private lastPruneAt = 0;
   private closed = false;
   private timerFlushRunning = false;
-  private timerSyncRunning = false;
+  private syncRunning = false;
+  /** A notification came while a sync was running: that sync may have read the counter too early, so run another. */
+  private syncAgain = false;
+  private stopWatching: (() => Promise<void>) | null = null;
 
   /** Loads the key cache from `backend` and starts the flush and sync timers. */
   static async start(backend: AccountsBackend, options: AccountsOptions = {}): Promise<AccountStore> {
     const store = new AccountStore(backend, options);
     await store.loadKeys();
     store.startTimers(options);
+    const syncing = (options.syncIntervalMs ?? 1_000) > 0;
+    if ((options.keyChangeNotifications ?? syncing) && backend.watchKeyChanges) {
+      store.stopWatching = await backend.watchKeyChanges(() => store.requestSync(true));
+    }
     return store;
   }
 
@@ -338,6 +351,11 @@ export class AccountStore {
     for (const t of this.timers) clearInterval(t);
     this.reveals.clear();
     try {
+      await this.stopWatching?.();
+    } catch (err) {
+      console.error(`accounts: could not stop listening for key changes: ${(err as Error).message}`);
+    }
+    try {
       await this.flush();
     } finally {
       this.closed = true;
@@ -379,7 +397,7 @@ export class AccountStore {
     const flushMs = options.flushIntervalMs ?? 5_000;
     const syncMs = options.syncIntervalMs ?? 1_000;
     if (flushMs > 0) this.timers.push(setInterval(() => void this.flushQuietly(), flushMs));
-    if (syncMs > 0) this.timers.push(setInterval(() => void this.syncQuietly(), syncMs));
+    if (syncMs > 0) this.timers.push(setInterval(() => this.requestSync(false), syncMs));
     // Timers must not keep a finished process (the keys script, tests) alive.
     for (const t of this.timers) (t as { unref?: () => void }).unref?.();
   }
@@ -404,16 +422,32 @@ export class AccountStore {
     }
   }
 
-  private async syncQuietly(): Promise<void> {
-    if (this.timerSyncRunning) return;
-    this.timerSyncRunning = true;
-    try {
-      await this.syncKeys();
-    } catch (err) {
-      console.error(`accounts: key cache sync failed: ${(err as Error).message}`);
-    } finally {
-      this.timerSyncRunning = false;
+  /**
+   * Starts a sync unless one is running. A timer tick then skips (the next
+   * tick comes soon); a notification instead asks for one more sync after
+   * the running one, which may have read the counter before that write.
+   */
+  private requestSync(notified: boolean): void {
+    if (this.closed) return;
+    if (this.syncRunning) {
+      if (notified) this.syncAgain = true;
+      return;
     }
+    this.syncRunning = true;
+    void (async () => {
+      try {
+        do {
+          this.syncAgain = false;
+          try {
+            await this.syncKeys();
+          } catch (err) {
+            console.error(`accounts: key cache sync failed: ${(err as Error).message}`);
+          }
+        } while (this.syncAgain && !this.closed);
+      } finally {
+        this.syncRunning = false;
+      }
+    })();
   }
 }
 

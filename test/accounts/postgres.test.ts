@@ -152,6 +152,52 @@ describe.skipIf(unavailable !== null)('PostgreSQL', () => {
       }
     });
 
+    /** Waits (at most `ms`) until `probe` holds; returns whether it does. */
+    const eventually = async (probe: () => boolean, ms: number) => {
+      const deadline = Date.now() + ms;
+      while (!probe() && Date.now() < deadline) await Bun.sleep(10);
+      return probe();
+    };
+
+    test("another server's key writes arrive by NOTIFY, with polling off", async () => {
+      const writer = await open(behaviourUrl);
+      const listener = await openAccounts(behaviourUrl, { flushIntervalMs: 0, syncIntervalMs: 0, keyChangeNotifications: true });
+      stores.push(listener);
+      const { created } = await writer.grantKeyByEmail('notify@example.test', 'pro', 'n');
+      expect(await eventually(() => listener.resolveApiKey(created.secret) !== null, 2_000)).toBe(true);
+      await writer.revokeKey(created.key.id);
+      expect(await eventually(() => listener.resolveApiKey(created.secret) === null, 2_000)).toBe(true);
+      // Without notifications (and without polling) nothing arrives: the above was not luck.
+      const deaf = await open(behaviourUrl);
+      const second = await writer.grantKeyByEmail('notify@example.test', 'free', 'n2');
+      expect(await eventually(() => listener.resolveApiKey(second.created.secret) !== null, 2_000)).toBe(true);
+      expect(deaf.resolveApiKey(second.created.secret)).toBeNull();
+    });
+
+    test('key writes made while the LISTEN connection was down are caught up when it reconnects', async () => {
+      const url = await pg.database('listen_drop');
+      const writer = await open(url);
+      const listener = await openAccounts(url, { flushIntervalMs: 0, syncIntervalMs: 0, keyChangeNotifications: true });
+      stores.push(listener);
+      const warm = await writer.grantKeyByEmail('warm@example.test', 'free', 'w');
+      expect(await eventually(() => listener.resolveApiKey(warm.created.secret) !== null, 2_000)).toBe(true);
+      const admin = new SQL({ url: pg.adminUrl, max: 1 });
+      try {
+        // Keep the listener from reconnecting while the write happens, then cut its LISTEN connection.
+        await admin.unsafe('ALTER DATABASE listen_drop ALLOW_CONNECTIONS false');
+        const cut = await admin`select pg_terminate_backend(pid) as ok from pg_stat_activity where datname = 'listen_drop' and query ilike 'listen%'`;
+        expect(cut.length).toBe(1);
+        const missed = await writer.grantKeyByEmail('missed@example.test', 'pro', 'm');
+        await Bun.sleep(300);
+        expect(listener.resolveApiKey(missed.created.secret)).toBeNull();
+        await admin.unsafe('ALTER DATABASE listen_drop ALLOW_CONNECTIONS true');
+        expect(await eventually(() => listener.resolveApiKey(missed.created.secret) !== null, 20_000)).toBe(true);
+      } finally {
+        await admin.unsafe('ALTER DATABASE listen_drop ALLOW_CONNECTIONS true').catch(() => {});
+        await admin.close();
+      }
+    }, 40_000);
+
     test('a database that cannot be reached is named without its password', async () => {
       const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
       const port = probe.port;

@@ -1,6 +1,7 @@
 /**
  * The PostgreSQL backend: a pool of Bun's built-in SQL client through
- * drizzle. Several servers may share the database, so migrations run
+ * drizzle, plus one LISTEN connection per server for news of key writes
+ * by other servers. Several servers may share the database, so migrations run
  * under an advisory lock and a transaction that loses a race with another
  * server (a unique violation, a serialization failure or a deadlock) is
  * run again from the start, reading what the winner committed.
@@ -9,7 +10,7 @@ import { SQL } from 'bun';
 import { drizzle } from 'drizzle-orm/bun-sql';
 import { migrate } from 'drizzle-orm/bun-sql/migrator';
 import type { AccountRows, AccountsBackend } from '../backend.ts';
-import { PostgresRows, type PgAccountsDb } from './rows.ts';
+import { KEY_CHANGES_CHANNEL, PostgresRows, type PgAccountsDb } from './rows.ts';
 import * as schema from './schema.ts';
 
 /** Arbitrary constant naming the "accounts migrations" advisory lock. */
@@ -69,6 +70,13 @@ export class PostgresBackend implements AccountsBackend {
 
   read<T>(work: (rows: AccountRows) => Promise<T>): Promise<T> {
     return work(this.pooled);
+  }
+
+  async watchKeyChanges(onChange: () => void): Promise<() => Promise<void>> {
+    // Bun keeps one dedicated LISTEN connection, reconnects it with backoff
+    // and runs the second callback after every (re)subscription.
+    const subscription = await this.client.listen(KEY_CHANGES_CHANNEL, () => onChange(), () => onChange());
+    return () => subscription.unlisten();
   }
 
   async close(): Promise<void> {

@@ -11,6 +11,9 @@ import { apiKeys, identities, keyChanges, sessions, usageDays, usageMinutes, use
 /** The database or an open transaction on it (both run the same queries). */
 export type PgAccountsDb = PgDatabase<BunSQLQueryResultHKT, typeof schema>;
 
+/** The NOTIFY channel of key writes (PostgresBackend.watchKeyChanges listens on it). */
+export const KEY_CHANGES_CHANNEL = 'ipintel_key_changes';
+
 /** Rows per multi-row statement: 3 parameters each stays far under PostgreSQL's 65535. */
 const CHUNK = 2000;
 
@@ -175,7 +178,8 @@ export class PostgresRows implements AccountRows {
    * Advances the key change counter inside the current transaction; returns
    * the new value. The row lock it takes is held to commit, so key writes
    * commit in counter order and a server that has seen value N has seen
-   * every key write numbered N or below.
+   * every key write numbered N or below. The NOTIFY is delivered only if
+   * and when the transaction commits.
    */
   private async nextKeyChangeSeq(): Promise<number> {
     const rows = await this.db
@@ -183,7 +187,9 @@ export class PostgresRows implements AccountRows {
       .values({ id: 1, seq: 1 })
       .onConflictDoUpdate({ target: keyChanges.id, set: { seq: sql`${keyChanges.seq} + 1` } })
       .returning({ seq: keyChanges.seq });
-    return rows[0]!.seq;
+    const seq = rows[0]!.seq;
+    await this.db.execute(sql`select pg_notify(${KEY_CHANGES_CHANNEL}, ${String(seq)})`);
+    return seq;
   }
 }
 

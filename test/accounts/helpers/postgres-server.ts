@@ -26,6 +26,8 @@ export function postgresBinDir(): string | null {
 }
 
 export interface TestPostgres {
+  /** postgres://… of the maintenance database `postgres` (for ALTER DATABASE and the like). */
+  adminUrl: string;
   /** postgres://… of a database on this server, created on first use. */
   database(name: string): Promise<string>;
   /** Stops the server and removes its files. */
@@ -85,6 +87,7 @@ export async function startPostgres(): Promise<TestPostgres> {
   const base = `postgres://postgres@127.0.0.1:${port}`;
   const created = new Map<string, string>();
   return {
+    adminUrl: `${base}/postgres`,
     async database(name) {
       const known = created.get(name);
       if (known) return known;
