@@ -256,6 +256,28 @@ describe('start-up and a hung Redis', () => {
   });
 });
 
+describe('probing a Redis that is down', () => {
+  test('after fallbackMs exactly one request probes Redis; the others meanwhile stay local', async () => {
+    const clock = { t: T0 };
+    const limiter = createRateLimiter({ store: redis.url, now: () => clock.t, redisTimeoutMs: 100, fallbackMs: 1000, log: () => {} });
+    const key = freshKey('probe');
+    try {
+      await limiter.consume(key, 'free'); // connected, via Redis
+      redis.pause();
+      await limiter.consume(key, 'free'); // times out: degraded
+      clock.t += 1000; // the fallback interval is over
+      const wave = Array.from({ length: 10 }, () => limiter.consume(key, 'free'));
+      expect(wave.filter((d) => d instanceof Promise).length).toBe(1);
+      const errorsBefore = limiterMetrics.redisErrors;
+      await Promise.all(wave);
+      expect(limiterMetrics.redisErrors - errorsBefore).toBe(1); // only the probe waited for the timeout
+    } finally {
+      redis.resume();
+      limiter.close();
+    }
+  });
+});
+
 describe('Redis dies mid-test', () => {
   test('requests are still answered from per-process buckets, counted, logged once; shared limits resume when Redis returns', async () => {
     const env = { RL_STORE: redis.url, RL_FROZEN_NOW: String(T0), RL_FALLBACK_MS: '0' };

@@ -4,8 +4,8 @@
  *
  * Redis failure policy (docs/rate-limits.md): when a Redis call fails or
  * times out, the request is decided by a local bucket in this process, and
- * for `fallbackMs` every request is (no Redis round trip while it is down);
- * then one request probes Redis again. Local buckets see only this process's
+ * so is every request while Redis is down, except one probe per
+ * `fallbackMs` that tries Redis again. Local buckets see only this process's
  * share of a caller's requests, so they never refuse a request the shared
  * limit would have admitted: the fleet as a whole fails open (up to N times
  * the limit for N processes) while each process stays protected. One log
@@ -111,7 +111,12 @@ function redisLimiter(url: string, fallback: MemoryBuckets, clock: () => number,
   return {
     store: 'redis',
     consume(key, tier) {
-      if (degraded && clock() < probeAt) return decideLocally(key, tier);
+      if (degraded) {
+        const now = clock();
+        if (now < probeAt) return decideLocally(key, tier);
+        // This request probes Redis; the others keep deciding locally until it answers or fails.
+        probeAt = now + fallbackMs;
+      }
       return redis.consume(key, tier, injected ? clock() : null).then(
         (d) => {
           if (degraded) {

@@ -12,8 +12,13 @@ import type { Tier } from '../../tiers.ts';
 /** Prefix of every bucket key in Redis, so the limiter can share a database. */
 export const REDIS_KEY_PREFIX = 'ipintel:rl:';
 
-/** Default bound on one Redis round trip before the request is answered locally. */
-export const DEFAULT_REDIS_TIMEOUT_MS = 200;
+/**
+ * Default bound on one Redis round trip before the request is answered
+ * locally. Far above a healthy round trip (well under 1 ms), yet not so tight
+ * that a busy event loop makes a healthy Redis look dead; once Redis is found
+ * down only one probe a second waits this long.
+ */
+export const DEFAULT_REDIS_TIMEOUT_MS = 500;
 
 /**
  * Bound on establishing a connection. Generous on purpose: the timer also
