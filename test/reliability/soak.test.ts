@@ -27,6 +27,9 @@ test(
     expect(r.requests).toBeGreaterThan(300);
     expect(Object.keys(r.byKind).sort()).toEqual([...KIND_NAMES].sort());
     for (const status of ['200', '400', '401', '404', '429']) expect(r.byStatus[status]).toBeGreaterThan(0);
+    // Crawler verification took its DNS path (loopback DNS server): some verified, the PTR-less one not.
+    expect(r.verifyStatuses.verified).toBeGreaterThan(0);
+    expect(r.verifyStatuses.known_unverified).toBeGreaterThan(0);
     expect(r.rssSamples.length).toBeGreaterThanOrEqual(5);
     expect(r.failures).toEqual([]);
   },

@@ -8,10 +8,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { prng } from '../../test/helpers/prng.ts';
+import { startDnsTestServer, type DnsTestServer } from '../../test/crawlers/dns-test-server.ts';
 import { REPO_ROOT, startChildServer, type ChildServer } from './child-server.ts';
 import { buildSoakIndexes, builtAtOf, swapIndexFile } from './indexes.ts';
 import { judgeRss, startRssSampler, type RssSample, type RssVerdict } from './rss.ts';
-import { requestMix, type PlannedRequest, type SoakKeys } from './traffic.ts';
+import { CRAWLER_DNS, requestMix, type PlannedRequest, type SoakKeys } from './traffic.ts';
 
 export interface SoakOptions {
   durationMs: number;
@@ -56,6 +57,10 @@ export interface SoakReport {
   /** The first few problems of each sort, for the summary. */
   samples: { dropped: string[]; unexpected: string[]; wrong: string[]; serverErrors: string[] };
   reloads: { ok: number; failed: number; failures: string[]; lastGeneration: number };
+  /** Outcomes of the crawler verifications answered 200 (proof the DNS path ran). */
+  verifyStatuses: Record<string, number>;
+  /** Client-side latency of answered requests, ms (informative: the machine is shared, nothing asserts it). */
+  latencyMs: { p50: number; p99: number; max: number };
   rss: RssVerdict;
   rssSamples: RssSample[];
   childExitCode: number | null;
@@ -89,7 +94,16 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
   const log = o.log ?? (() => {});
   const dir = mkdtempSync(join(tmpdir(), 'ipintel-soak-'));
   let server: ChildServer | null = null;
+  let dns: DnsTestServer | null = null;
   try {
+    // A loopback DNS server answering for the crawler addresses (short TTLs, so
+    // lookups recur): verification takes its real path, nothing leaves the machine.
+    dns = await startDnsTestServer();
+    for (const { ip, host } of CRAWLER_DNS) {
+      if (!host) continue;
+      dns.set('PTR', `${ip.split('.').reverse().join('.')}.in-addr.arpa`, { records: [{ data: host, ttl: 2 }] });
+      dns.set('A', host, { records: [{ data: ip, ttl: 2 }] });
+    }
     let files: { a: string; b: string };
     if (o.indexA && o.indexB) files = { a: o.indexA, b: o.indexB };
     else {
@@ -106,7 +120,7 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
       IPINTEL_INDEX: live,
       IPINTEL_DB: dbPath,
       IPINTEL_ADMIN_TOKEN: ADMIN_TOKEN,
-      IPINTEL_DNS_SERVERS: '127.0.0.1:9', // nothing answers there: crawler DNS fails fast, no traffic leaves the machine
+      IPINTEL_DNS_SERVERS: dns.address,
       IPINTEL_TRUST_PROXY: 'loopback', // so X-Forwarded-For spreads anonymous traffic over many clients
       IPINTEL_FEEDS_DIR: join(dir, 'no-feeds'),
     });
@@ -121,6 +135,8 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
     let dropped = 0;
     let unexpected = 0;
     let wrongAnswers = 0;
+    const latencies: number[] = [];
+    const verifyStatuses: Record<string, number> = {};
     const t0 = performance.now();
     const deadline = t0 + o.durationMs;
     const base = server.url;
@@ -131,9 +147,11 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
       let text: string;
       let contentType: string;
       let headers: Headers;
+      const started = performance.now();
       try {
         const res = await fetch(base + req.path, { method: req.method, headers: req.headers, body: req.body, signal: AbortSignal.timeout(o.requestTimeoutMs) });
         text = await res.text();
+        latencies.push(performance.now() - started);
         status = res.status;
         contentType = res.headers.get('content-type') ?? '';
         headers = res.headers;
@@ -154,6 +172,10 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
         unexpected++;
         note(samples.unexpected, `${req.kind} ${req.method} ${req.path} -> ${status} ${text.slice(0, 200)}`);
         return;
+      }
+      if (req.kind === 'crawler_verify' && status === 200) {
+        const outcome = String((JSON.parse(text) as { verification_status?: unknown }).verification_status);
+        verifyStatuses[outcome] = (verifyStatuses[outcome] ?? 0) + 1;
       }
       const wrong = req.check(status, contentType, text, headers);
       if (wrong) {
@@ -201,6 +223,9 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
     server = null;
 
     const rss = judgeRss(sampler.samples, o.rssWarmupMs, o.rssLimitKiB);
+    latencies.sort((a, b) => a - b);
+    const pct = (p: number) => (latencies.length ? Math.round(latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] * 10) / 10 : NaN);
+    const latencyMs = { p50: pct(0.5), p99: pct(0.99), max: pct(1) };
     const failures: string[] = [];
     if (!wasAlive) failures.push('the server died during the soak');
     if (serverErrors > 0) failures.push(`${serverErrors} responses were 5xx`);
@@ -224,6 +249,8 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
       wrongAnswers,
       samples,
       reloads,
+      verifyStatuses,
+      latencyMs,
       rss,
       rssSamples: sampler.samples,
       childExitCode,
@@ -232,6 +259,7 @@ export async function runSoak(partial: Partial<SoakOptions> = {}): Promise<SoakR
     };
   } finally {
     if (server) await server.stop(2_000);
+    await dns?.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }

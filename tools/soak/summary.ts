@@ -14,6 +14,8 @@ export function formatSoakSummary(r: SoakReport): string {
   lines.push(`dropped       ${r.dropped}`);
   lines.push(`unexpected    ${r.unexpected} (status outside what the request may get)`);
   lines.push(`wrong answers ${r.wrongAnswers}`);
+  lines.push(`verify        ${Object.entries(r.verifyStatuses).sort().map(([s, n]) => `${s}: ${n}`).join(', ')}`);
+  lines.push(`latency       p50 ${r.latencyMs.p50} ms, p99 ${r.latencyMs.p99} ms, max ${r.latencyMs.max} ms (client side, concurrency ${o.concurrency}; informative only)`);
   lines.push(`reloads       ${r.reloads.ok} ok, ${r.reloads.failed} failed (last generation ${r.reloads.lastGeneration})`);
   lines.push(
     `RSS           first ${mib(r.rss.firstKiB)}, last ${mib(r.rss.lastKiB)}, max ${mib(r.rss.maxKiB)}; ` +

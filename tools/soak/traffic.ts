@@ -49,7 +49,15 @@ function clientPool(rand: Rand, n: number): string[] {
 /** The one anonymous client that always goes over its 60/min limit: the source of 429s. */
 export const HAMMER_CLIENT = '203.0.113.77';
 
-const CRAWLER_IPS = ['66.249.64.1', '66.249.64.130', '157.55.39.10', '207.46.13.20', '40.77.167.5'];
+/** Crawler addresses (in the official ranges of the soak's indexes) and their reverse names; one has none (known, unverified). */
+export const CRAWLER_DNS: Array<{ ip: string; host: string | null }> = [
+  { ip: '66.249.64.1', host: 'crawl-66-249-64-1.googlebot.com' },
+  { ip: '66.249.64.130', host: 'crawl-66-249-64-130.googlebot.com' },
+  { ip: '157.55.39.10', host: 'msnbot-157-55-39-10.search.msn.com' },
+  { ip: '207.46.13.20', host: 'msnbot-207-46-13-20.search.msn.com' },
+  { ip: '40.77.167.5', host: null },
+];
+const CRAWLER_IPS = CRAWLER_DNS.map((c) => c.ip);
 const CRAWLER_UAS = [
   'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
   'Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)',
