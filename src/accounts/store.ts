@@ -103,15 +103,18 @@ export class AccountStore {
   private syncAgain = false;
   private stopWatching: (() => Promise<void>) | null = null;
 
-  /** Loads the key cache from `backend` and starts the flush and sync timers. */
+  /** Loads the key cache from `backend`, subscribes to key change notifications where the database has them, and starts the flush and sync timers. */
   static async start(backend: AccountsBackend, options: AccountsOptions = {}): Promise<AccountStore> {
     const store = new AccountStore(backend, options);
     await store.loadKeys();
-    store.startTimers(options);
     const syncing = (options.syncIntervalMs ?? 1_000) > 0;
     if ((options.keyChangeNotifications ?? syncing) && backend.watchKeyChanges) {
+      // Writes committed since loadKeys are caught by the sync that the
+      // first subscription triggers.
       store.stopWatching = await backend.watchKeyChanges(() => store.requestSync(true));
     }
+    // Last, so a failure above leaves no timer running on a closed database.
+    store.startTimers(options);
     return store;
   }
 
