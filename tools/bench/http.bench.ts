@@ -6,13 +6,17 @@
  *   - a diagnostic row          Bun.serve + lookup + full v1 object without the framework and request path
  * Each target is its own process; rounds interleave the targets so machine
  * load drifts hit all of them alike. Prints throughput, p50/p99 and the
- * ratio of each route to the baseline of the same round.
+ * ratio of each route to the baseline. On a machine shared with other work
+ * throughput swings with their load, so it also prints the server's own CPU
+ * time per request (utime+stime from /proc, over the requests wrk counted) and
+ * that ratio: the throughput ratio the routes would have on a dedicated core.
  *
  *   bun tools/bench/http.bench.ts [--index <file>] [--connections 64] [--duration 8] [--rounds 2]
  *
  * Without --index it uses the test fixture index (real snapshots). Needs wrk (apt-get install wrk).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fixtureIndexPath } from '../../test/helpers/fixture-index.ts';
@@ -70,6 +74,9 @@ end
 
 interface WrkResult {
   rps: number;
+  requests: number;
+  /** Server CPU microseconds per request during the run. */
+  cpuUsPerReq: number;
   p50ms: number;
   p99ms: number;
   errors: number;
@@ -78,8 +85,18 @@ interface WrkResult {
 
 const toMs = (v: string, unit: string) => Number(v) * ({ us: 0.001, ms: 1, s: 1000 }[unit] ?? NaN);
 
-/** Runs wrk against a URL (with an optional Lua script) and parses its report. */
-function wrk(url: string, args: Args, script: string | null): WrkResult {
+/** CPU seconds (user + system) a process has used, from /proc/<pid>/stat. */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Fields 14 and 15 of stat (utime, stime), counted from the state field (3rd) here.
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+/** Runs wrk against a URL (with an optional Lua script) and parses its report; `pid` is the server's. */
+function wrk(url: string, args: Args, script: string | null, pid: number): WrkResult {
   const argv = ['-t1', `-c${args.connections}`, `-d${args.duration}s`, '--latency'];
   let scriptPath: string | null = null;
   if (script) {
@@ -87,7 +104,9 @@ function wrk(url: string, args: Args, script: string | null): WrkResult {
     Bun.write(scriptPath, script);
     argv.push('-s', scriptPath);
   }
+  const cpu0 = cpuSeconds(pid);
   const r = spawnSync('wrk', [...argv, url], { encoding: 'utf8' });
+  const cpu = cpuSeconds(pid) - cpu0;
   if (r.error) throw new Error(`wrk failed to run (${r.error.message}); install it with apt-get install wrk`);
   const text = r.stdout;
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1]);
@@ -97,8 +116,9 @@ function wrk(url: string, args: Args, script: string | null): WrkResult {
   };
   const errs = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(text);
   const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(text)?.[1] ?? 0);
-  if (!Number.isFinite(rps)) throw new Error(`could not parse wrk output:\n${text}\n${r.stderr}`);
-  return { rps, p50ms: lat('50'), p99ms: lat('99'), errors: errs ? errs.slice(1).reduce((a, b) => a + Number(b), 0) : 0, non2xx };
+  const requests = Number(/(\d+) requests in/.exec(text)?.[1]);
+  if (!Number.isFinite(rps) || !Number.isFinite(requests)) throw new Error(`could not parse wrk output:\n${text}\n${r.stderr}`);
+  return { rps, requests, cpuUsPerReq: (cpu * 1e6) / requests, p50ms: lat('50'), p99ms: lat('99'), errors: errs ? errs.slice(1).reduce((a, b) => a + Number(b), 0) : 0, non2xx };
 }
 
 /** Mean body size of the full v1 object over a sample of random addresses. */
@@ -131,17 +151,17 @@ async function main(): Promise<void> {
 
     const runs = [
       // The baseline gets the same random-path script: wrk's Lua costs CPU on this shared machine, so both sides pay it.
-      { name: 'bare Bun.serve, fixed JSON', port: bare.port, script: randomIpScript('/v1/ip/', '') as string | null, path: '/' },
-      { name: 'GET /v1/ip/{ip} (full object)', port: ipintel.port, script: randomIpScript('/v1/ip/', ''), path: '/' },
-      { name: 'GET /{ip}?format=text', port: ipintel.port, script: randomIpScript('/', '?format=text'), path: '/' },
-      { name: '(diagnostic) Bun.serve + v1 object', port: direct.port, script: randomIpScript('/v1/ip/', ''), path: '/' },
+      { name: 'bare Bun.serve, fixed JSON', pid: bare.child.pid!, port: bare.port, script: randomIpScript('/v1/ip/', '') as string | null, path: '/' },
+      { name: 'GET /v1/ip/{ip} (full object)', pid: ipintel.child.pid!, port: ipintel.port, script: randomIpScript('/v1/ip/', ''), path: '/' },
+      { name: 'GET /{ip}?format=text', pid: ipintel.child.pid!, port: ipintel.port, script: randomIpScript('/', '?format=text'), path: '/' },
+      { name: '(diagnostic) Bun.serve + v1 object', pid: direct.child.pid!, port: direct.port, script: randomIpScript('/v1/ip/', ''), path: '/' },
     ];
     // A short warm-up of each (JIT, page cache of the mapped index), not measured.
-    for (const r of runs) wrk(`http://127.0.0.1:${r.port}${r.path}`, { ...args, duration: 2 }, r.script);
+    for (const r of runs) wrk(`http://127.0.0.1:${r.port}${r.path}`, { ...args, duration: 2 }, r.script, r.pid);
 
     const results = new Map<string, WrkResult[]>(runs.map((r) => [r.name, []]));
     for (let round = 0; round < args.rounds; round++) {
-      for (const r of runs) results.get(r.name)!.push(wrk(`http://127.0.0.1:${r.port}${r.path}`, args, r.script));
+      for (const r of runs) results.get(r.name)!.push(wrk(`http://127.0.0.1:${r.port}${r.path}`, args, r.script, r.pid));
     }
 
     const [l1, l5] = loadavg();
@@ -149,7 +169,8 @@ async function main(): Promise<void> {
     console.log(`wrk -t1 -c${args.connections} -d${args.duration}s, ${args.rounds} interleaved rounds (medians shown); baseline body ${size} bytes (mean v1 object size)`);
     console.log(`machine: ${navigator.hardwareConcurrency} cores, load average ${l1.toFixed(2)} / ${l5.toFixed(2)} (1/5 min), shared with other work\n`);
     const baseRps = median(results.get(runs[0].name)!.map((x) => x.rps));
-    const rows: (string | number)[][] = [['target', 'req/s', 'x baseline', 'p50 ms', 'p99 ms', 'errors', 'non-2xx']];
+    const baseCpu = median(results.get(runs[0].name)!.map((x) => x.cpuUsPerReq));
+    const rows: (string | number)[][] = [['target', 'req/s', 'x baseline', 'p50 ms', 'p99 ms', 'cpu us/req', 'x baseline (cpu)', 'errors', 'non-2xx']];
     for (const r of runs) {
       const xs = results.get(r.name)!;
       const rps = median(xs.map((x) => x.rps));
@@ -159,6 +180,8 @@ async function main(): Promise<void> {
         (rps / baseRps).toFixed(2),
         median(xs.map((x) => x.p50ms)).toFixed(2),
         median(xs.map((x) => x.p99ms)).toFixed(2),
+        median(xs.map((x) => x.cpuUsPerReq)).toFixed(1),
+        (baseCpu / median(xs.map((x) => x.cpuUsPerReq))).toFixed(2),
         xs.reduce((a, x) => a + x.errors, 0),
         xs.reduce((a, x) => a + x.non2xx, 0),
       ]);
