@@ -7,10 +7,13 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { RedisClient, type Subprocess } from 'bun';
 import { createRateLimiter, limiterMetrics, type RateDecision } from '../../src/http/ratelimit/index.ts';
 import { MemoryBuckets } from '../../src/http/ratelimit/memory-store.ts';
+import { DEFAULT_REDIS_TIMEOUT_MS } from '../../src/http/ratelimit/redis-store.ts';
 import { startTestRedis, type TestRedis } from './fixtures/redis-server.ts';
 import { TIERS, type Tier } from '../../src/tiers.ts';
 
 const T0 = Date.UTC(2026, 5, 1, 9, 0, 0, 500);
+/** Round-trip bound for tests that count exactly: a stalled machine must not divert a request to the local fallback. */
+const PATIENT_MS = 5000;
 let redis: TestRedis;
 const spawned: Subprocess[] = [];
 
@@ -31,7 +34,7 @@ describe('Lua token bucket (injected clock)', () => {
     const cap = TIERS[tier].requestsPerMinute;
     test(`${tier}: ${cap} admitted at one instant, the next refused; one interval later one more`, async () => {
       const clock = { t: T0 };
-      const limiter = createRateLimiter({ store: redis.url, now: () => clock.t });
+      const limiter = createRateLimiter({ store: redis.url, now: () => clock.t, redisTimeoutMs: PATIENT_MS });
       try {
         const key = freshKey(tier);
         for (let i = 1; i <= cap; i++) {
@@ -52,7 +55,7 @@ describe('Lua token bucket (injected clock)', () => {
 
   test('Redis and memory stores give identical decisions on the same request sequence', async () => {
     const clock = { t: T0 };
-    const limiter = createRateLimiter({ store: redis.url, now: () => clock.t });
+    const limiter = createRateLimiter({ store: redis.url, now: () => clock.t, redisTimeoutMs: PATIENT_MS });
     const memory = new MemoryBuckets(100);
     const keys = [freshKey('a'), freshKey('b'), freshKey('c')];
     const tiers: Tier[] = ['anonymous', 'free', 'pro'];
@@ -73,7 +76,7 @@ describe('Lua token bucket (injected clock)', () => {
   });
 
   test('an idle bucket expires from Redis when it is full again', async () => {
-    const limiter = createRateLimiter({ store: redis.url, now: () => Date.now() });
+    const limiter = createRateLimiter({ store: redis.url, now: () => Date.now(), redisTimeoutMs: PATIENT_MS });
     const client = new RedisClient(redis.url);
     try {
       const key = freshKey('ttl');
@@ -91,7 +94,7 @@ describe('Lua token bucket (injected clock)', () => {
 
 describe('atomicity (Redis TIME clock)', () => {
   test('300 concurrent requests on one 200 bucket admit 200, plus at most what refilled meanwhile', async () => {
-    const limiter = createRateLimiter({ store: redis.url });
+    const limiter = createRateLimiter({ store: redis.url, redisTimeoutMs: PATIENT_MS });
     const client = new RedisClient(redis.url);
     const redisMs = async () => {
       const [s, us] = (await client.send('TIME', [])) as [string, string];
@@ -113,7 +116,7 @@ describe('atomicity (Redis TIME clock)', () => {
   });
 
   test('300 concurrent requests at one pinned instant admit exactly 200', async () => {
-    const limiter = createRateLimiter({ store: redis.url, now: () => T0 });
+    const limiter = createRateLimiter({ store: redis.url, now: () => T0, redisTimeoutMs: PATIENT_MS });
     try {
       const key = freshKey('burst-pinned');
       const decisions = (await Promise.all(Array.from({ length: 300 }, () => limiter.consume(key, 'free')))) as RateDecision[];
@@ -163,7 +166,8 @@ async function status(port: number, path: string, headers: Record<string, string
 
 describe('two server processes sharing one Redis', () => {
   test('requests sent alternately to both are admitted up to one shared capacity (pinned clock)', async () => {
-    const env = { RL_STORE: redis.url, RL_FROZEN_NOW: String(T0) };
+    // A generous round-trip bound: on a busy machine a slow answer must not divert a request to the fallback.
+    const env = { RL_STORE: redis.url, RL_FROZEN_NOW: String(T0), RL_TIMEOUT_MS: String(PATIENT_MS) };
     const [a, b] = await Promise.all([startServerProcess(env), startServerProcess(env)]);
     try {
       const key = `free-${freshKey('two-proc')}`;
@@ -190,7 +194,7 @@ describe('two server processes sharing one Redis', () => {
   }, 30_000);
 
   test('with Redis TIME as the clock, anonymous callers get 60 between both processes (plus refill)', async () => {
-    const env = { RL_STORE: redis.url };
+    const env = { RL_STORE: redis.url, RL_TIMEOUT_MS: String(PATIENT_MS) };
     const [a, b] = await Promise.all([startServerProcess(env), startServerProcess(env)]);
     try {
       const ip = `198.51.100.${(keySeq++ % 250) + 1}`;
@@ -221,8 +225,9 @@ describe('start-up and a hung Redis', () => {
     const before = limiterMetrics.redisErrors;
     const limiter = createRateLimiter({ store: redis.url, log: () => {} });
     try {
-      const until = performance.now() + 400;
-      while (performance.now() < until) {} // e.g. opening the index right after creating services
+      // E.g. opening the index right after creating services: longer than the default round-trip bound.
+      const until = performance.now() + DEFAULT_REDIS_TIMEOUT_MS + 300;
+      while (performance.now() < until) {}
       const d = await limiter.consume(freshKey('startup'), 'free');
       expect(d.remaining).toBe(199);
       expect(limiterMetrics.redisErrors).toBe(before);
@@ -233,13 +238,13 @@ describe('start-up and a hung Redis', () => {
 
   test('a Redis that stops answering costs one round-trip timeout, then requests are decided locally', async () => {
     const lines: string[] = [];
-    const limiter = createRateLimiter({ store: redis.url, now: () => T0, redisTimeoutMs: 100, fallbackMs: 60_000, log: (l) => lines.push(l) });
+    const limiter = createRateLimiter({ store: redis.url, now: () => T0, redisTimeoutMs: 300, fallbackMs: 60_000, log: (l) => lines.push(l) });
     const key = freshKey('hung');
     try {
-      for (let i = 0; i < 10; i++) await limiter.consume(key, 'free');
+      expect((await limiter.consume(key, 'free')).remaining).toBe(199); // via Redis
       const errorsBefore = limiterMetrics.redisErrors;
       redis.pause();
-      const first = await limiter.consume(key, 'free'); // waits for the 100 ms timeout
+      const first = await limiter.consume(key, 'free'); // waits for the 300 ms timeout
       expect(first.allowed).toBe(true);
       expect(first.remaining).toBe(199); // local bucket, fresh
       expect(limiterMetrics.redisErrors - errorsBefore).toBe(1);
@@ -259,7 +264,7 @@ describe('start-up and a hung Redis', () => {
 describe('probing a Redis that is down', () => {
   test('after fallbackMs exactly one request probes Redis; the others meanwhile stay local', async () => {
     const clock = { t: T0 };
-    const limiter = createRateLimiter({ store: redis.url, now: () => clock.t, redisTimeoutMs: 100, fallbackMs: 1000, log: () => {} });
+    const limiter = createRateLimiter({ store: redis.url, now: () => clock.t, redisTimeoutMs: 300, fallbackMs: 1000, log: () => {} });
     const key = freshKey('probe');
     try {
       await limiter.consume(key, 'free'); // connected, via Redis
