@@ -4,9 +4,8 @@
  */
 export { createRateLimiter, createRateLimiterFromConfig, isRedisUrl, type RateLimiter, type RateLimiterOptions } from './limiter.ts';
 export { bucketKeyFor } from './bucket-key.ts';
-export { rateLimitHeaders, shouldSendRateLimitHeaders, isSharedCacheable } from './headers.ts';
+export { applyRateLimitHeaders, isSharedCacheable, rateLimitHeaders, shouldSendRateLimitHeaders } from './headers.ts';
 export { rateLimitedError, upgradeUrlFor } from './rate-limited-error.ts';
 export { limiterMetrics, type LimiterMetrics } from './metrics.ts';
 export type { RateDecision } from './gcra.ts';
-export { applyRateLimitHeaders } from './headers.ts';
 export { isExemptFromRateLimit } from './route-policy.ts';
