@@ -318,7 +318,7 @@ const KINDS: Array<[weight: number, build: Builder]> = [
 const TOTAL_WEIGHT = KINDS.reduce((n, [w]) => n + w, 0);
 
 /** A request generator over a seeded random source. */
-export function requestMix(rand: Rand, keys: SoakKeys, clientCount = 2_000): () => PlannedRequest {
+export function requestMix(rand: Rand, keys: SoakKeys, clientCount = 5_000): () => PlannedRequest {
   const ctx = { clients: clientPool(rand, clientCount), keys };
   return () => {
     let r = rand() * TOTAL_WEIGHT;
