@@ -48,13 +48,28 @@ export function routeOf(method: string, path: string): string {
 const COUNTED = new Set(['/', '/{ip}', '/v1/ip/current', '/v1/ip/{ip}', '/v1/assessment', '/v1/crawler/verify', '/v1/asn/{asn}', '/asn/{asn}', '/v1/data/status']);
 
 /** Resolves the caller of a request; an ApiError when the API key is refused. */
-function resolveCaller(s: AppServices, request: Request, socketIp: string | null): Caller | ApiError {
-  const ip = clientIp(socketIp, request.headers, s.trusted);
+function resolveCaller(s: AppServices, request: Request, server: Server<unknown> | null): Caller | ApiError {
   const key = request.headers.get('x-api-key');
-  if (key === null) return { ip, tier: 'anonymous', keyId: null, userId: null };
-  const resolved = key.trim() === '' ? null : s.accounts.resolveApiKey(key.trim());
-  if (!resolved) return new ApiError('INVALID_API_KEY', 'The API key is invalid or revoked', {});
-  return { ip, tier: resolved.tier, keyId: resolved.keyId, userId: resolved.userId };
+  let tier: Caller['tier'] = 'anonymous';
+  let keyId: string | null = null;
+  let userId: string | null = null;
+  if (key !== null) {
+    const resolved = key.trim() === '' ? null : s.accounts.resolveApiKey(key.trim());
+    if (!resolved) return new ApiError('INVALID_API_KEY', 'The API key is invalid or revoked', {});
+    ({ tier, keyId, userId } = resolved);
+  }
+  // Only caller-IP routes and the rate limiter read the IP: an explicit lookup with
+  // limits off never pays for the socket address and the forwarding headers.
+  let ip: string | null | undefined;
+  return {
+    get ip() {
+      if (ip === undefined) ip = clientIp(server?.requestIP(request)?.address ?? null, request.headers, s.trusted);
+      return ip;
+    },
+    tier,
+    keyId,
+    userId,
+  };
 }
 
 /** Legacy routes answer their errors as text when the request asked for text (spec 4.6 rule 6). */
@@ -74,7 +89,7 @@ export function createFetchHandler(s: AppServices, app: App) {
     let response: Response;
     let decision: RateDecision | null = null;
     try {
-      const caller = resolveCaller(s, request, server?.requestIP(request)?.address ?? null);
+      const caller = resolveCaller(s, request, server);
       if (caller instanceof ApiError) response = earlyError(caller, request, route);
       else {
         setCaller(request, caller);
