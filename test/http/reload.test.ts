@@ -190,3 +190,36 @@ describe('a bad file is refused and the old index keeps serving', () => {
     });
   }
 });
+
+describe('reload re-reads the decision policy (IPINTEL_POLICY)', () => {
+  test('a new policy file is swapped in; a bad one refuses the whole reload', async () => {
+    const { loadPolicy } = await import('../../src/scoring/index.ts');
+    const base = await loadPolicy();
+    const policyPath = join(dir, 'policy.json');
+    const write = (version: string) => writeFileSync(policyPath, JSON.stringify({ ...base, policy_version: version }));
+    write('2099-01.1');
+    install(indexA);
+    const withPolicy = await startTestServer({ ...NO_LIMITS, IPINTEL_INDEX: live, IPINTEL_ADMIN_TOKEN: ADMIN }, { policy: { current: await loadPolicy(policyPath), path: policyPath } });
+    try {
+      const version = async () => (await call(withPolicy.url, '/v1/ip/8.8.8.8?fields=decision')).json().decision.policy_version;
+      expect(await version()).toBe('2099-01.1');
+      write('2099-01.2');
+      const ok = await call(withPolicy.url, '/reload', admin);
+      expect(ok.status).toBe(200);
+      expect(ok.json().policy_version).toBe('2099-01.2');
+      expect(await version()).toBe('2099-01.2');
+      // A broken policy with a good new index: nothing changes, neither policy nor index.
+      const generation = (await call(withPolicy.url, '/health')).json().index.generation;
+      writeFileSync(policyPath, '{"policy_version": 42');
+      install(indexB);
+      const d = expectError(await call(withPolicy.url, '/reload', admin), 400, 'INVALID_REQUEST');
+      expect(d.what).toBe('policy');
+      expect(await version()).toBe('2099-01.2');
+      expect((await call(withPolicy.url, '/health')).json().index.generation).toBe(generation);
+      expect((await call(withPolicy.url, '/v1/ip/81.2.69.10?fields=location')).json().location.city).toBe('Alpha');
+    } finally {
+      await withPolicy.stop();
+      install(indexA);
+    }
+  });
+});
