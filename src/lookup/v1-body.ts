@@ -8,8 +8,14 @@
  * Reuse is exact: an entry is used only for the same record object, the same
  * policy object, the same RDAP owner, no verified-crawler proof, and the same
  * current UTC offset of the record's time zone (DST changes it). A reload
- * brings new record objects, so old entries are never hit and die with them.
+ * brings new record objects, so old entries are never hit again and age out.
+ *
+ * The memo is an LRU bounded by the bytes of text it holds (default 32 MB):
+ * uniformly random traffic touches tens of thousands of records per 100 000
+ * requests, and an unbounded map would hold a ~3 KB string for every record
+ * the reader keeps decoded.
  */
+import { LRUCache } from 'lru-cache';
 import type { IndexRecord, LookupHit } from '../index/record.ts';
 import type { Policy } from '../scoring/index.ts';
 import { utcOffset } from './timezone.ts';
@@ -28,9 +34,21 @@ const SHARED_FIELDS: ReadonlySet<string> = new Set(V1_FIELDS.filter((f) => f !==
 
 const offsetOf = (record: IndexRecord, now: number | undefined) => (record.geo?.timezone ? utcOffset(record.geo.timezone, now) : null);
 
+/** Default bound of the memo: characters of serialized text held. */
+export const V1_BODY_CACHE_CHARS = 32 * 1024 * 1024;
+
 /** Serialized full v1 objects with their shared part memoised per index record. */
 export class V1BodyCache {
-  private readonly entries = new WeakMap<IndexRecord, Entry>();
+  private readonly entries: LRUCache<IndexRecord, Entry>;
+
+  constructor(maxChars: number = V1_BODY_CACHE_CHARS) {
+    this.entries = new LRUCache<IndexRecord, Entry>({ maxSize: maxChars, sizeCalculation: (e) => Math.max(1, e.tail.length) });
+  }
+
+  /** Characters of text the memo holds now (bounded by the constructor's limit). */
+  get heldChars(): number {
+    return this.entries.calculatedSize;
+  }
 
   /** JSON text equal to JSON.stringify(buildV1(hit, ctx, null)). */
   body(hit: LookupHit, ctx: V1Context): string {

@@ -86,3 +86,17 @@ test('the time zone offset follows daylight saving time', async () => {
   expect(JSON.parse(cache.body(hit, winter)).location.timezone).toBe('-05:00');
   expect(cache.body(hit, winter)).toBe(JSON.stringify(buildV1(hit, winter, null)));
 }, 60_000);
+
+test('the memo is bounded by the text it holds, and still exact past the bound', () => {
+  const limit = 50_000; // ~16 bodies of this index
+  const cache = new V1BodyCache(limit);
+  const rnd = prng(7);
+  const byte = () => Math.floor(rnd() * 256);
+  const ctx = ctxOf();
+  for (let i = 0; i < 2000; i++) {
+    const ip = `${1 + Math.floor(rnd() * 223)}.${byte()}.${byte()}.${byte()}`;
+    expect(cache.body(reader.lookup(ip)!, ctx)).toBe(expected(ip, ctx));
+    expect(cache.heldChars).toBeLessThanOrEqual(limit);
+  }
+  expect(cache.heldChars).toBeGreaterThan(limit / 2); // it does hold text up to the bound
+});
