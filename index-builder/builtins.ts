@@ -22,6 +22,8 @@ export function addBuiltins(collector: Collector): number {
     const c = parseCidr(b.cidr);
     if (!c) throw new Error(`built-in special-purpose table: bad prefix ${b.cidr}`);
     collector.specialUse(c.family, c.start, c.end, { name: b.name, cidr: b.cidr, rfc: b.rfc, kind: b.kind, global: b.global });
+    // A non-global block is IANA's, not the RIR's whose larger block surrounds it (2001:db8::/32 in APNIC's 2001:c00::/23).
+    if (!b.global) collector.allocation(c.family, c.start, c.end, { registry: 'iana', status: 'reserved', blockStart: c.start, blockEnd: c.end });
     rows++;
   }
   return rows;

@@ -27,6 +27,8 @@ export interface Config {
   };
   rateLimitStore: string | null;
   rateLimits: boolean;
+  /** Decision-policy JSON file (IPINTEL_POLICY); null: the built-in policy. */
+  policyPath: string | null;
 }
 
 function list(v: string | undefined): string[] {
@@ -72,5 +74,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     rateLimitStore: str(env.IPINTEL_RATE_LIMIT_STORE),
     rateLimits: (str(env.IPINTEL_RATE_LIMITS) ?? 'on').toLowerCase() !== 'off',
+    policyPath: str(env.IPINTEL_POLICY),
   };
 }

@@ -38,7 +38,7 @@ export async function ensureIndex(config: Config): Promise<void> {
 /** Creates every service of the app from a configuration. */
 export async function createServices(config: Config, overrides: Partial<AppServices> = {}): Promise<AppServices> {
   const index = overrides.index ?? IndexHolder.open(config.indexPath);
-  const policyPath = process.env.IPINTEL_POLICY?.trim() || null;
+  const policyPath = config.policyPath;
   return {
     config,
     index,

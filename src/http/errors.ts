@@ -10,7 +10,7 @@ export const ERROR_STATUS = {
   INVALID_INCLUDE: 400,
   INVALID_ASN: 400,
   NO_CLIENT_IP: 400,
-  /** Not in the spec table: a request body that is not what the route takes (documented in docs/errors.md). */
+  /** Not in the spec table: a request body that is not what the route takes (documented in docs/http.md). */
   INVALID_REQUEST: 400,
   UNAUTHORIZED: 401,
   INVALID_API_KEY: 401,

@@ -174,6 +174,9 @@ describe('merger + reader vs naive reference', () => {
     expect(hit.record.specialUse?.kind).toBe('private');
     expect(hit.record.flags & Flag.SPECIAL_USE).toBeTruthy();
     expect(reader.lookup('2001:db8::1')!.record.specialUse?.kind).toBe('documentation');
+    // Documentation space is IANA's, though IANA lists the /23 around it as APNIC's.
+    expect(reader.lookup('2001:db8::1')!.record.allocation).toMatchObject({ registry: 'iana', status: 'reserved', cidr: '2001:db8::/32' });
+    expect(reader.lookup('2001:c00::1')!.record.allocation?.registry).toBe('apnic');
     expect(reader.lookup('8.8.8.8')!.record.allocation?.registry).toBe('arin');
   });
 });
