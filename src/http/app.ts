@@ -11,6 +11,7 @@ import { authRoutes } from './routes/auth.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
 import { ApiError, errorResponse } from './errors.ts';
 import type { AppServices } from './services.ts';
+import { ERROR_SCHEMA, HAND_DOCUMENTED_PATHS } from './openapi-paths.ts';
 import { asnRoutes, invalidAsn } from './routes/asn.ts';
 import { assessmentRoutes } from './routes/assessment.ts';
 import { legacyRoutes } from './routes/legacy.ts';
@@ -90,7 +91,10 @@ export function createApp(s: AppServices) {
             ],
             components: {
               securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' }, admin: { type: 'http', scheme: 'bearer' } },
+              schemas: { Error: ERROR_SCHEMA as never },
             },
+            // Routes that read their request by hand are described explicitly.
+            paths: HAND_DOCUMENTED_PATHS as never,
           },
         }),
       )
