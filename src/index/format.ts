@@ -15,13 +15,13 @@ export const DIR_ENTRY_SIZE = 32;
 export const SECTION_ALIGN = 8;
 
 /**
- * Bits of the first-level tables. IPv4 uses 20 (a 4 MiB table that leaves a
- * handful of intervals per slot in dense space); IPv6 16 (the top 16 bits
- * already separate the RIR blocks). Readers derive the bits from the
- * section length, so either value reads back.
+ * Bits of the first-level tables (4 MiB each). IPv4: 20 bits leave a handful
+ * of intervals per slot in dense space. IPv6: almost all data sits in
+ * 2000::/4, where 16 bits left 760k intervals in one slot; 20 bits split
+ * that by 16. Readers derive the bits from the section length.
  */
 export const V4_L1_BITS = 20;
-export const V6_L1_BITS = 16;
+export const V6_L1_BITS = 20;
 
 /** Section tags (4 ASCII bytes each). */
 export const Section = {

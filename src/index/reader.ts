@@ -143,7 +143,8 @@ export class IndexReader {
     }
     const i = ref - V6_TAG;
     const recordId = this.v6Recs[i];
-    return new Hit(this, 6, formatIPv6Groups(groups), i, recordId, this.record(recordId));
+    // Canonical IPv6 text is formatted only when read (it costs as much as the search).
+    return new Hit(this, 6, null, i, recordId, this.record(recordId), Uint16Array.from(groups));
   }
 
   /** First and last address of an interval, as text (computed on demand). */
@@ -214,11 +215,16 @@ class Hit implements LookupHit {
   constructor(
     private readonly reader: IndexReader,
     readonly family: Family,
-    readonly ip: string,
+    private ipText: string | null,
     private readonly interval: number,
     readonly recordId: number,
     readonly record: IndexRecord,
+    private readonly v6Groups: Uint16Array | null = null,
   ) {}
+
+  get ip(): string {
+    return (this.ipText ??= formatIPv6Groups(this.v6Groups!));
+  }
 
   get rangeStart(): string {
     return (this.bounds ??= this.reader.intervalText(this.family, this.interval))[0];
