@@ -10,7 +10,6 @@ import type { AccountsBackend } from './backend.ts';
 import { KeyCache, type ResolvedKey } from './key-cache.ts';
 import { parseDbLocation, redactDbLocation } from './location.ts';
 import { DEFAULT_MIGRATIONS_ROOT, migrationsFolder } from './migrations.ts';
-import { openPostgresBackend } from './postgres/backend.ts';
 import { newKey, newSession, newUser } from './records.ts';
 import { hashSecret, isApiKeyShaped } from './secrets.ts';
 import { Serial } from './serial.ts';
@@ -64,7 +63,8 @@ export async function openAccounts(location: string, options: AccountsOptions = 
   try {
     backend =
       loc.dialect === 'postgres'
-        ? await openPostgresBackend(loc.url, migrationsFolder(root, 'postgres'))
+        ? // Loaded only when used: the PostgreSQL driver and schema add to every start-up otherwise.
+          await (await import('./postgres/backend.ts')).openPostgresBackend(loc.url, migrationsFolder(root, 'postgres'))
         : openSqliteBackend(loc.path, migrationsFolder(root, 'sqlite'));
   } catch (err) {
     // The URL may carry a password: name the database without it.
