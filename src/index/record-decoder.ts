@@ -134,19 +134,106 @@ export class RecordDecoder {
   }
 
   private decode(id: number): IndexRecord {
-    const b = id * RECORD_WIDTH;
-    const r = this.records;
+    return new LazyRecord(this, id * RECORD_WIDTH);
+  }
+
+  /** Sub-table rows of a record row, decoded on demand by LazyRecord. */
+  cell(base: number, col: number): number {
+    return this.records[base + col];
+  }
+  geoOf(base: number) {
+    return this.geo.get(this.records[base + RecordCol.GEO]);
+  }
+  asnOf(base: number) {
+    return this.asn.get(this.records[base + RecordCol.ASN]);
+  }
+  allocationOf(base: number) {
+    return this.allocation.get(this.records[base + RecordCol.ALLOCATION]);
+  }
+  routeOf(base: number) {
+    return this.route.get(this.records[base + RecordCol.ROUTE]);
+  }
+  providerOf(base: number) {
+    return this.provider.get(this.records[base + RecordCol.PROVIDER]);
+  }
+  crawlerOf(base: number) {
+    return this.s.get(this.records[base + RecordCol.CRAWLER]);
+  }
+  specialUseOf(base: number) {
+    return this.specialUse.get(this.records[base + RecordCol.SPECIAL_USE]);
+  }
+  threatListOf(base: number) {
+    return this.threatList.get(this.records[base + RecordCol.THREAT_LIST]);
+  }
+  threatFeedOf(base: number) {
+    return this.threatFeed.get(this.records[base + RecordCol.THREAT_FEED]);
+  }
+}
+
+/**
+ * A record whose sub-objects are decoded on first access: a lookup that
+ * reads only the location pays only for the location.
+ */
+class LazyRecord implements IndexRecord {
+  readonly flags: number;
+  private g?: GeoInfo | null;
+  private a?: AsnInfo | null;
+  private al?: AllocationInfo | null;
+  private r?: RouteInfo | null;
+  private p?: ProviderInfo | null;
+  private c?: string | null;
+  private su?: SpecialUseInfo | null;
+  private tl?: ThreatListInfo | null;
+  private tf?: ThreatFeedInfo | null;
+
+  constructor(
+    private readonly d: RecordDecoder,
+    private readonly base: number,
+  ) {
+    this.flags = d.cell(base, RecordCol.FLAGS);
+  }
+
+  get geo() {
+    return this.g === undefined ? (this.g = this.d.geoOf(this.base)) : this.g;
+  }
+  get asn() {
+    return this.a === undefined ? (this.a = this.d.asnOf(this.base)) : this.a;
+  }
+  get allocation() {
+    return this.al === undefined ? (this.al = this.d.allocationOf(this.base)) : this.al;
+  }
+  get route() {
+    return this.r === undefined ? (this.r = this.d.routeOf(this.base)) : this.r;
+  }
+  get provider() {
+    return this.p === undefined ? (this.p = this.d.providerOf(this.base)) : this.p;
+  }
+  get crawler() {
+    return this.c === undefined ? (this.c = this.d.crawlerOf(this.base)) : this.c;
+  }
+  get specialUse() {
+    return this.su === undefined ? (this.su = this.d.specialUseOf(this.base)) : this.su;
+  }
+  get threatList() {
+    return this.tl === undefined ? (this.tl = this.d.threatListOf(this.base)) : this.tl;
+  }
+  get threatFeed() {
+    return this.tf === undefined ? (this.tf = this.d.threatFeedOf(this.base)) : this.tf;
+  }
+
+  /** Plain data for JSON (getters are not own properties). */
+  toJSON(): IndexRecord {
     return {
-      flags: r[b + RecordCol.FLAGS],
-      geo: this.geo.get(r[b + RecordCol.GEO]),
-      asn: this.asn.get(r[b + RecordCol.ASN]),
-      allocation: this.allocation.get(r[b + RecordCol.ALLOCATION]),
-      route: this.route.get(r[b + RecordCol.ROUTE]),
-      provider: this.provider.get(r[b + RecordCol.PROVIDER]),
-      crawler: this.s.get(r[b + RecordCol.CRAWLER]),
-      specialUse: this.specialUse.get(r[b + RecordCol.SPECIAL_USE]),
-      threatList: this.threatList.get(r[b + RecordCol.THREAT_LIST]),
-      threatFeed: this.threatFeed.get(r[b + RecordCol.THREAT_FEED]),
+      flags: this.flags,
+      geo: this.geo,
+      asn: this.asn,
+      allocation: this.allocation,
+      route: this.route,
+      provider: this.provider,
+      crawler: this.crawler,
+      specialUse: this.specialUse,
+      threatList: this.threatList,
+      threatFeed: this.threatFeed,
     };
   }
 }
