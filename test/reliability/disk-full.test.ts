@@ -10,7 +10,7 @@
  * namespaces are not allowed.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { buildSoakIndexes } from '../../tools/soak/indexes.ts';
@@ -37,7 +37,8 @@ beforeAll(async () => {
   if (!canUnshare) return;
   const oldIndex = (await buildSoakIndexes(dir)).b;
   const manifest = join(dir, 'feeds.json');
-  // Builds a ~16 MiB index: more than the 12 MiB tmpfs has left beside the old one.
+  // Room for the old index plus 2 MiB: the build below (~16 MiB) cannot fit beside it.
+  const mountMiB = Math.ceil(statSync(oldIndex).size / 2 ** 20) + 2;
   writeFileSync(
     manifest,
     JSON.stringify({
@@ -49,7 +50,7 @@ beforeAll(async () => {
       ],
     }),
   );
-  const probe = Bun.spawn(['unshare', '-rm', 'sh', '-c', `mount -t tmpfs -o size=12m tmpfs '${mount}' && exec '${process.execPath}' test/reliability/fixtures/disk-full-probe.ts '${mount}' '${oldIndex}' '${manifest}'`], {
+  const probe = Bun.spawn(['unshare', '-rm', 'sh', '-c', `mount -t tmpfs -o size=${mountMiB}m tmpfs '${mount}' && exec '${process.execPath}' test/reliability/fixtures/disk-full-probe.ts '${mount}' '${oldIndex}' '${manifest}'`], {
     cwd: REPO_ROOT,
     stdout: 'pipe',
     stderr: 'pipe',
