@@ -40,6 +40,7 @@ export const V1_BODY_CACHE_CHARS = 32 * 1024 * 1024;
 /** Serialized full v1 objects with their shared part memoised per index record. */
 export class V1BodyCache {
   private readonly entries: LRUCache<IndexRecord, Entry>;
+  private generation = 0;
 
   constructor(maxChars: number = V1_BODY_CACHE_CHARS) {
     this.entries = new LRUCache<IndexRecord, Entry>({ maxSize: maxChars, sizeCalculation: (e) => Math.max(1, e.tail.length) });
@@ -48,6 +49,17 @@ export class V1BodyCache {
   /** Characters of text the memo holds now (bounded by the constructor's limit). */
   get heldChars(): number {
     return this.entries.calculatedSize;
+  }
+
+  /**
+   * Tells the memo which index generation is serving. A reload makes every
+   * entry unreachable (new record objects), so they are dropped at once
+   * rather than held until the LRU pushes them out.
+   */
+  useGeneration(generation: number): void {
+    if (generation === this.generation) return;
+    this.generation = generation;
+    this.entries.clear();
   }
 
   /** JSON text equal to JSON.stringify(buildV1(hit, ctx, null)). */

@@ -85,6 +85,7 @@ async function answer(
     // Returned as text with headers on `set`: cheaper in Elysia than a Response it must merge CORS headers into.
     set.headers['content-type'] = 'application/json;charset=utf-8';
     set.headers['cache-control'] = cacheControl;
+    bodies.useGeneration(s.index.generation);
     return bodies.body(hit, ctx);
   }
   const body = buildV1(hit, ctx, projection.fields);
