@@ -1,0 +1,27 @@
+/** A server that cannot start says why in one line and exits 1, without a stack trace. */
+import { expect, test } from 'bun:test';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+test('a corrupt index file: one clear line, exit 1', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ipintel-start-'));
+  try {
+    const index = join(dir, 'bad.idx');
+    writeFileSync(index, 'not an index at all, just some bytes that are long enough to pass the size check');
+    const child = Bun.spawn(['bun', 'run', 'src/main.ts'], {
+      cwd: resolve(import.meta.dir, '../..'),
+      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', IPINTEL_INDEX: index, IPINTEL_DB: join(dir, 'db.sqlite') },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    const [stderr, code] = await Promise.all([new Response(child.stderr).text(), child.exited]);
+    clearTimeout(timer);
+    expect(code).toBe(1);
+    const lines = stderr.trim().split('\n').filter((l) => !l.startsWith('$ '));
+    expect(lines).toEqual([`ipintel cannot start: index ${index}: wrong magic "not an i": not an ipintel index file`]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 60_000);
