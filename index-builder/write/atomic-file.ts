@@ -1,5 +1,5 @@
 /** Atomic file writes: temp file in the same folder, fsync, rename. */
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 
 /** A temp path beside `path` (same filesystem, so rename is atomic). */
@@ -47,4 +47,41 @@ export function writeFileAtomic(
     fsyncSync(dfd);
     closeSync(dfd);
   } catch {}
+}
+
+/** Whether a process id is alive (signal 0 probes without signalling). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes temp files beside `path` left by writers that were killed (their
+ * process is gone); a live writer's temp file is left alone. Returns the
+ * names removed.
+ */
+export function removeStaleTempFiles(path: string): string[] {
+  const dir = dirname(path) || '.';
+  const prefix = `.${basename(path)}.tmp-`;
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(name.slice(prefix.length).split('-')[0]);
+    if (!Number.isInteger(pid) || pid <= 0 || alive(pid)) continue;
+    try {
+      unlinkSync(join(dir, name));
+      removed.push(name);
+    } catch {}
+  }
+  return removed;
 }

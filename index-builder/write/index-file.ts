@@ -6,7 +6,7 @@
 import { pack } from 'msgpackr';
 import { DIR_ENTRY_SIZE, FORMAT_VERSION, HEADER_SIZE, MAGIC, SECTION_ALIGN, Section, type IndexMeta } from '../../src/index/format.ts';
 import type { StringTable } from '../merge/value-table.ts';
-import { writeFileAtomic } from './atomic-file.ts';
+import { removeStaleTempFiles, writeFileAtomic } from './atomic-file.ts';
 
 /** A named section's bytes. */
 export interface SectionData {
@@ -81,6 +81,8 @@ export function writeIndexFile(
   verify?: (tempPath: string) => void,
 ): number {
   const { chunks, size } = layoutIndexFile(meta, sections, builtAtMs);
+  // A build killed earlier leaves its temp file behind; nothing reads it, but it holds disk space.
+  removeStaleTempFiles(path);
   writeFileAtomic(path, chunks, verify);
   return size;
 }
