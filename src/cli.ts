@@ -104,13 +104,20 @@ async function serve(argv: string[]): Promise<number> {
   const { loadConfig } = await import('./config.ts');
   const { startServer } = await import('./server.ts');
   const data = await import('../tools/feeds/default-data.ts');
-  const config = loadConfig();
-  if (!existsSync(config.indexPath)) {
-    console.error(`no index at ${config.indexPath}: building it from the embedded default sources`);
-    await data.buildDefaultIndex(config.indexPath, config.feedsDir);
+  let server: Awaited<ReturnType<typeof startServer>>;
+  try {
+    const config = loadConfig();
+    if (!existsSync(config.indexPath)) {
+      console.error(`no index at ${config.indexPath}: building it from the embedded default sources`);
+      await data.buildDefaultIndex(config.indexPath, config.feedsDir);
+    }
+    server = await startServer(config, { accounts: await openAccountStore(config.dbPath) });
+    console.error(`ipintel listening on ${config.host}:${server.port} (index ${config.indexPath})`);
+  } catch (e) {
+    // One clear line (the index file, the database, the setting at fault), no stack trace.
+    console.error(`ipintel cannot start: ${(e as Error).message}`);
+    return 1;
   }
-  const server = await startServer(config, { accounts: await openAccountStore(config.dbPath) });
-  console.error(`ipintel listening on ${config.host}:${server.port} (index ${config.indexPath})`);
   let stopping = false;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, async () => {

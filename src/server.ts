@@ -1,9 +1,9 @@
 /**
- * Starting the service: configuration, the index (built from the embedded
- * default when missing), the accounts database and every client, then
- * Bun.serve. Used by src/main.ts and by tests (port 0, fixture index).
+ * Starting the service over an existing index: the accounts database and
+ * every client, then Bun.serve. Used by `ipintel serve` / `bun run start`
+ * (src/cli.ts, which first builds the default index when it is missing) and
+ * by tests (port 0, fixture index).
  */
-import { existsSync } from 'node:fs';
 import { openAccounts } from './accounts/store.ts';
 import type { Config } from './config.ts';
 import { createCrawlerVerifier } from './crawlers/verifier.ts';
@@ -23,16 +23,6 @@ export interface RunningServer {
   port: number;
   services: AppServices;
   stop(): Promise<void>;
-}
-
-/** Builds the embedded default index at `path` when no file is there (progress on stderr). */
-export async function ensureIndex(config: Config): Promise<void> {
-  if (existsSync(config.indexPath)) return;
-  console.error(`no index at ${config.indexPath}: building it from the embedded default sources`);
-  const { buildIndex, formatSummary } = await import('../index-builder/build.ts');
-  const { defaultSources } = await import('../index-builder/default-sources.ts');
-  const summary = await buildIndex({ sources: defaultSources(config.feedsDir), out: config.indexPath });
-  console.error(formatSummary(summary));
 }
 
 /** Creates every service of the app from a configuration. */
