@@ -2,6 +2,7 @@
  * Reads and validates the body of POST /v1/crawler/verify. Every problem
  * becomes an ApiError in the spec's shape (codes in docs/crawlers.md).
  */
+import { readCappedBytes } from '../net/read-capped.ts';
 import { ApiError } from '../http/errors.ts';
 import { formatIp, parseIp } from '../net/ip.ts';
 import { unmapIp } from './address.ts';
@@ -30,26 +31,12 @@ export function isJsonContentType(header: string | null): boolean {
   return header.split(';')[0].trim().toLowerCase() === 'application/json';
 }
 
-/** Reads the body as text, stopping as soon as it passes the limit (Content-Length is not trusted). */
+/** Reads the body as UTF-8 text, refusing it as soon as it passes the limit. */
 async function readLimitedText(request: Request): Promise<string> {
-  const declared = request.headers.get('content-length');
-  if (declared !== null && Number(declared) > MAX_VERIFY_BODY_BYTES) throw tooLarge();
-  if (!request.body) return '';
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > MAX_VERIFY_BODY_BYTES) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
+  const bytes = await readCappedBytes(request, MAX_VERIFY_BODY_BYTES);
+  if (bytes === null) throw tooLarge();
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
     throw invalidRequest('invalid_json', 'Request body is not valid UTF-8 JSON');
   }

@@ -4,30 +4,12 @@
  * record and its sub-tables.
  */
 import { formatIPv4, formatIPv6Groups, parseIPv4, parseIPv6Groups, type Family } from '../net/ip.ts';
-import { ASN_CATEGORY_BITS, ASN_DETAIL_DROP, RECORD_WIDTH, RecordCol, RouteFlag, RPKI_CODES, Section, TableLayout } from './format.ts';
+import { ASN_CATEGORY_BITS, ASN_DETAIL_DROP, Section, TableLayout } from './format.ts';
 import { IndexFileError, mapIndexFile, u32Section, type MappedIndex, type OpenOptions } from './index-file.ts';
-import type {
-  AllocationInfo,
-  AsnDetails,
-  AsnInfo,
-  GeoInfo,
-  IndexRecord,
-  LookupHit,
-  ProviderInfo,
-  RouteInfo,
-  RpkiStatus,
-  SpecialUseInfo,
-  ThreatFeedInfo,
-  ThreatListInfo,
-} from './record.ts';
+import type { AsnDetails, IndexRecord, LookupHit } from './record.ts';
 import { StringReader, TableReader } from './tables.ts';
 import { RecordDecoder } from './record-decoder.ts';
 
-/** Where an address falls: family, interval index, and the address in the index's terms. */
-export interface IntervalRef {
-  family: Family;
-  interval: number;
-}
 
 const groups = new Uint16Array(8);
 

@@ -5,6 +5,7 @@
  * and caches it (bounded LRU; failures cached briefly). It never throws and
  * never logs response content: any failure is `available: false`.
  */
+import { readCappedBytes } from '../net/read-capped.ts';
 import { LRUCache } from 'lru-cache';
 import { formatIPv4, formatIp, parseIp } from '../net/ip.ts';
 import { shippedBootstrap, type RdapBootstrap } from './bootstrap.ts';
@@ -89,26 +90,9 @@ function withSlash(base: string): string {
 
 /** The body as text, refusing more than maxBytes (declared or streamed). */
 async function readCapped(res: Response, maxBytes: number): Promise<string> {
-  const declared = Number(res.headers.get('content-length') ?? '0');
-  if (declared > maxBytes) {
-    await res.body?.cancel();
-    throw new LookupFailure('too_large');
-  }
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      throw new LookupFailure('too_large');
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks));
+  const bytes = await readCappedBytes(res, maxBytes);
+  if (bytes === null) throw new LookupFailure('too_large');
+  return new TextDecoder().decode(bytes);
 }
 
 /** Creates a client; one per process is enough (it owns the cache). */
