@@ -1,0 +1,82 @@
+/**
+ * `bun run build-index` as operators (and outside checks) drive it: exit 0
+ * with a complete, verified file; 1 naming the feed file and line on bad
+ * data; 2 on usage errors; the previous index untouched on failure.
+ */
+import { afterAll, expect, test } from 'bun:test';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { IndexReader } from '../../src/index/reader.ts';
+import { FEEDS_DIR } from '../helpers/recording-sink.ts';
+
+const ROOT = resolve(import.meta.dir, '../..');
+const dir = mkdtempSync(join(tmpdir(), 'ipintel-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function buildIndexCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = Bun.spawn(['bun', 'run', 'build-index', ...args], { cwd: ROOT, stdout: 'pipe', stderr: 'pipe', env: { ...process.env } });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}
+
+test('a good manifest: exit 0, summary table, a verified file with its sources', async () => {
+  const manifest = join(dir, 'good.json');
+  writeFileSync(
+    manifest,
+    JSON.stringify({
+      sources: [
+        { type: 'tor-exits', path: join(FEEDS_DIR, 'tor/torbulkexitlist') },
+        { type: 'crawler-ranges', crawler: 'gptbot', path: join(FEEDS_DIR, 'crawlers/gptbot.json') },
+      ],
+    }),
+  );
+  const out = join(dir, 'good.idx');
+  const r = await buildIndexCli(['--manifest', manifest, '--out', out]);
+  expect(r.code).toBe(0);
+  expect(r.stderr).toContain('IPv4 intervals');
+  const reader = IndexReader.open(out);
+  expect(reader.meta.sources.map((s) => s.type)).toEqual(['tor-exits', 'crawler-ranges']);
+}, 90_000);
+
+test('a malformed feed: exit 1 naming the file and line; the previous index stays', async () => {
+  const out = join(dir, 'kept.idx');
+  const ok = join(dir, 'ok.json');
+  writeFileSync(ok, JSON.stringify({ sources: [{ type: 'tor-exits', path: join(FEEDS_DIR, 'tor/torbulkexitlist') }] }));
+  expect((await buildIndexCli(['--manifest', ok, '--out', out, '--quiet'])).code).toBe(0);
+  const before = readFileSync(out);
+
+  const bad = join(dir, 'bad-feed.json');
+  writeFileSync(bad, '{"creationTime": "x", "prefixes": "not a list"}');
+  const manifest = join(dir, 'bad.json');
+  writeFileSync(manifest, JSON.stringify({ sources: [{ type: 'crawler-ranges', crawler: 'gptbot', path: 'bad-feed.json' }] }));
+  const r = await buildIndexCli(['--manifest', manifest, '--out', out]);
+  expect(r.code).toBe(1);
+  expect(r.stderr).toMatch(/build failed: bad-feed\.json/);
+  expect(Buffer.compare(readFileSync(out), before)).toBe(0);
+
+  // A line-oriented feed where nothing parses: the first bad line is named.
+  writeFileSync(join(dir, 'bad-list.txt'), '# a comment\nnot a cidr\nneither is this\n');
+  const listManifest = join(dir, 'bad-list.json');
+  writeFileSync(listManifest, JSON.stringify({ sources: [{ type: 'cidr-list', category: 'vpn', path: 'bad-list.txt' }] }));
+  const r2 = await buildIndexCli(['--manifest', listManifest, '--out', out]);
+  expect(r2.code).toBe(1);
+  expect(r2.stderr).toMatch(/build failed: bad-list\.txt:2: /);
+  expect(Buffer.compare(readFileSync(out), before)).toBe(0);
+}, 90_000);
+
+test('an unknown type or a missing file: exit 1 naming the manifest entry', async () => {
+  const manifest = join(dir, 'unknown.json');
+  writeFileSync(manifest, JSON.stringify({ sources: [{ type: 'nope', path: 'x' }] }));
+  const r = await buildIndexCli(['--manifest', manifest, '--out', join(dir, 'u.idx')]);
+  expect(r.code).toBe(1);
+  expect(r.stderr).toContain('sources[0]: unknown type "nope"');
+  expect(existsSync(join(dir, 'u.idx'))).toBe(false);
+}, 60_000);
+
+test('usage errors: exit 2', async () => {
+  expect((await buildIndexCli([])).code).toBe(2);
+  expect((await buildIndexCli(['--bogus'])).code).toBe(2);
+}, 60_000);
