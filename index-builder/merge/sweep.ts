@@ -4,10 +4,9 @@
  * deduplicated record that combines every layer covering it.
  */
 import type { Addr, Family } from '../../src/net/ip.ts';
-import { Flag } from '../../src/index/record.ts';
-import { RECORD_WIDTH, RecordCol } from '../../src/index/format.ts';
-import type { Category } from '../sink.ts';
-import { ASN_CATEGORY_FLAG, type Collector, type FamilyLayers, VALUE_LAYERS } from './collector.ts';
+import { type Collector, type FamilyLayers, VALUE_LAYERS } from './collector.ts';
+import { DensityCounter, type AsnDensity } from './density.ts';
+import { RecordTable, type AsnRow } from './records.ts';
 import { normalizeMostSpecific, normalizeUnion, RangeRows, type Segments } from './range-rows.ts';
 import { StringTable, ValueTable } from './value-table.ts';
 import { GrowableU32 } from './growable.ts';
@@ -23,18 +22,8 @@ export interface FamilyIntervals {
   recs: Uint32Array;
 }
 
-/** ASN row of the record's ASN sub-table. */
-export interface AsnRow {
-  asn: number;
-  name?: string;
-}
-
-/** Per-ASN accumulators for threat_density over announced IPv4 space. */
-export interface AsnDensity {
-  total: number;
-  threatAddresses: number;
-  threatNetworks: number;
-}
+export type { AsnRow } from './records.ts';
+export type { AsnDensity } from './density.ts';
 
 /** The merged index, ready for the writer. */
 export interface MergedIndex {
@@ -48,39 +37,11 @@ export interface MergedIndex {
   density: Map<number, AsnDensity>;
 }
 
-const THREAT_FLAGS = Flag.DROP | Flag.THREAT_LIST | Flag.THREAT_FEED;
-
-/** Flags an ASN lends to every address it announces. */
-function asnFlags(collector: Collector, asn: number): number {
-  let flags = 0;
-  const cats = collector.asnCategories.get(asn);
-  if (cats) for (const c of cats) flags |= ASN_CATEGORY_FLAG[c as Category] ?? 0;
-  if (collector.asnDrops.has(asn)) flags |= Flag.ASN_DROP;
-  return flags;
-}
-
 /** Runs the sweep over both families and returns intervals and records. */
 export function sweep(collector: Collector, onProgress?: (phase: string) => void): MergedIndex {
   const strings = new StringTable();
-  const asnRows = new ValueTable<AsnRow>();
-  const recordIds = new Map<string, number>();
-  const records = new GrowableU32(RECORD_WIDTH * 1024);
-  for (let c = 0; c < RECORD_WIDTH; c++) records.push(0);
-  recordIds.set(new Array(RECORD_WIDTH).fill(0).join(','), 0);
-  const density = new Map<number, AsnDensity>();
-  const asnFlagCache = new Map<number, number>();
-  const crawlerStringIds = collector.crawlerValues.values.map((k) => strings.id(k));
-
-  const recordFor = (cols: number[]): number => {
-    const key = cols.join(',');
-    let id = recordIds.get(key);
-    if (id === undefined) {
-      id = recordIds.size;
-      recordIds.set(key, id);
-      for (let c = 0; c < RECORD_WIDTH; c++) records.push(cols[c]);
-    }
-    return id;
-  };
+  const records = new RecordTable(collector, strings);
+  const density = new DensityCounter();
 
   const runFamily = (fam: FamilyLayers): FamilyIntervals => {
     const family: Family = fam.family;
@@ -97,22 +58,19 @@ export function sweep(collector: Collector, onProgress?: (phase: string) => void
     const valueCount = valueSegs.length;
     const all = [...valueSegs, ...flagSegs];
     const ptr = new Int32Array(all.length);
-    // cur has one slot per VALUE_LAYERS entry (absent ones stay 0) followed by the flag layers' values.
+    // values has one slot per VALUE_LAYERS entry (absent layers stay 0).
     const slot = present.map((l) => VALUE_LAYERS.indexOf(l));
     const values = new Array<number>(VALUE_LAYERS.length).fill(0);
-    const flagVals = new Array<number>(flagSegs.length).fill(0);
     const END: Addr = family === 4 ? 2 ** 32 : 1n << 128n;
     const startWords = new GrowableU32();
     const recs = new GrowableU32();
-    const cols = new Array<number>(RECORD_WIDTH).fill(0);
-    const layerIndex = Object.fromEntries(VALUE_LAYERS.map((l, i) => [l, i])) as Record<(typeof VALUE_LAYERS)[number], number>;
-    let lastThreatAsn = -1;
-    let lastThreatEnd: Addr = -1;
 
     onProgress?.(`sweeping IPv${family}`);
     let pos: Addr = family === 4 ? 0 : 0n;
     for (;;) {
+      // Each layer's value at pos, and the nearest point where any layer changes.
       let next: Addr = END;
+      let flags = 0;
       for (let i = 0; i < all.length; i++) {
         const s = all[i];
         const n = s.starts.length;
@@ -128,61 +86,18 @@ export function sweep(collector: Collector, onProgress?: (phase: string) => void
           change = p < n ? s.starts[p] : END;
         }
         if (i < valueCount) values[slot[i]] = val;
-        else flagVals[i - valueCount] = val;
+        else flags |= val;
         if (change < next) next = change;
       }
 
-      // Combine the layers into one record.
-      let flags = 0;
-      for (let i = 0; i < flagVals.length; i++) flags |= flagVals[i];
-      const cur = values;
-      const asnVal = collector.asnValues.get(cur[layerIndex.asn]);
-      const routeVal = collector.routeValues.get(cur[layerIndex.route]);
-      const routeOrigin = routeVal && !routeVal.asSet && routeVal.origins.length > 0 ? routeVal.origins[0] : undefined;
-      let asnRowId = 0;
-      let asn: number | undefined;
-      if (asnVal) {
-        asn = asnVal.asn;
-        asnRowId = asnRows.intern({ asn, name: asnVal.org ?? collector.asnNames.get(asn) }, `${asn}|${asnVal.org ?? ''}`);
-      } else if (routeOrigin !== undefined) {
-        asn = routeOrigin;
-        asnRowId = asnRows.intern({ asn, name: collector.asnNames.get(asn) }, `${asn}|`);
-      }
-      const announcing = routeOrigin ?? asn;
-      if (announcing !== undefined) {
-        let af = asnFlagCache.get(announcing);
-        if (af === undefined) asnFlagCache.set(announcing, (af = asnFlags(collector, announcing)));
-        flags |= af;
-      }
-      cols[RecordCol.GEO] = cur[layerIndex.geo];
-      cols[RecordCol.ASN] = asnRowId;
-      cols[RecordCol.ALLOCATION] = cur[layerIndex.allocation];
-      cols[RecordCol.ROUTE] = cur[layerIndex.route];
-      cols[RecordCol.PROVIDER] = cur[layerIndex.provider];
-      cols[RecordCol.CRAWLER] = crawlerStringIds[cur[layerIndex.crawler]] ?? 0;
-      cols[RecordCol.THREAT_LIST] = cur[layerIndex.threatList];
-      cols[RecordCol.THREAT_FEED] = cur[layerIndex.threatFeed];
-      cols[RecordCol.SPECIAL_USE] = cur[layerIndex.specialUse];
-      cols[RecordCol.FLAGS] = flags >>> 0;
-      const rec = recordFor(cols);
-
-      // threat_density: IPv4 space announced by each ASN, and its threat-listed part.
-      if (family === 4 && announcing !== undefined && (hasRoutes ? routeVal !== undefined : asnVal !== undefined)) {
-        const size = (next as number) - (pos as number);
-        let d = density.get(announcing);
-        if (!d) density.set(announcing, (d = { total: 0, threatAddresses: 0, threatNetworks: 0 }));
-        d.total += size;
-        if (flags & THREAT_FLAGS) {
-          d.threatAddresses += size;
-          // Adjacent threat intervals of the same ASN count as one network.
-          if (!(lastThreatAsn === announcing && lastThreatEnd === (pos as number) - 1)) d.threatNetworks++;
-          lastThreatAsn = announcing;
-          lastThreatEnd = (next as number) - 1;
-        }
+      const c = records.combine(values, flags);
+      if (family === 4 && c.announcing !== undefined && (hasRoutes ? c.hasRoute : c.hasAsnRange)) {
+        density.add(c.announcing, pos as number, (next as number) - 1, c.flags);
       }
 
+      // Equal neighbours merge: a new interval starts only where the record changes.
       const k = recs.length;
-      if (k === 0 || recs.at(k - 1) !== rec) {
+      if (k === 0 || recs.at(k - 1) !== c.recordId) {
         if (family === 4) startWords.push(pos as number);
         else {
           const v = pos as bigint;
@@ -191,7 +106,7 @@ export function sweep(collector: Collector, onProgress?: (phase: string) => void
           startWords.push(Number((v >> 32n) & 0xffffffffn));
           startWords.push(Number(v & 0xffffffffn));
         }
-        recs.push(rec);
+        recs.push(c.recordId);
       }
       if (next >= END) break;
       pos = next;
@@ -203,5 +118,5 @@ export function sweep(collector: Collector, onProgress?: (phase: string) => void
   Bun.gc(true);
   const v6 = runFamily(collector.v6);
   Bun.gc(true);
-  return { v4, v6, records: records.view(), recordCount: recordIds.size, asnRows, strings, density };
+  return { v4, v6, records: records.rows.view(), recordCount: records.count, asnRows: records.asnRows, strings, density: density.byAsn };
 }

@@ -1,0 +1,110 @@
+/**
+ * Turning the values of every layer at one interval into a deduplicated
+ * record: the ASN row (ASN ranges, else the route origin), the flags an
+ * announcing ASN lends, and the record id of the combined columns.
+ */
+import { Flag } from '../../src/index/record.ts';
+import { RECORD_WIDTH, RecordCol } from '../../src/index/format.ts';
+import type { Category } from '../sink.ts';
+import { ASN_CATEGORY_FLAG, type Collector, type RouteEntry, VALUE_LAYERS, type ValueLayer } from './collector.ts';
+import { GrowableU32 } from './growable.ts';
+import { type StringTable, ValueTable } from './value-table.ts';
+
+/** ASN row of the record's ASN sub-table. */
+export interface AsnRow {
+  asn: number;
+  name?: string;
+}
+
+/** What the sweep needs back besides the record id. */
+export interface Combined {
+  recordId: number;
+  flags: number;
+  /** The ASN announcing the interval: route origin, else the ASN range. */
+  announcing: number | undefined;
+  hasRoute: boolean;
+  hasAsnRange: boolean;
+}
+
+const LAYER = Object.fromEntries(VALUE_LAYERS.map((l, i) => [l, i])) as Record<ValueLayer, number>;
+
+/** Builds and deduplicates record rows. */
+export class RecordTable {
+  readonly rows = new GrowableU32(RECORD_WIDTH * 1024);
+  readonly asnRows = new ValueTable<AsnRow>();
+  private readonly ids = new Map<string, number>();
+  private readonly asnFlagCache = new Map<number, number>();
+  private readonly crawlerStringIds: number[];
+  private readonly cols = new Array<number>(RECORD_WIDTH).fill(0);
+
+  constructor(
+    private readonly collector: Collector,
+    strings: StringTable,
+  ) {
+    // Record 0: no data at all.
+    this.recordId(this.cols);
+    this.crawlerStringIds = collector.crawlerValues.values.map((k) => strings.id(k));
+  }
+
+  /** Number of distinct records. */
+  get count(): number {
+    return this.ids.size;
+  }
+
+  /** Combines layer values (indexed like VALUE_LAYERS) and flag-layer flags into a record. */
+  combine(values: readonly number[], layerFlags: number): Combined {
+    const c = this.collector;
+    const asnVal = c.asnValues.get(values[LAYER.asn]);
+    const routeVal: RouteEntry | undefined = c.routeValues.get(values[LAYER.route]);
+    const routeOrigin = routeVal && !routeVal.asSet && routeVal.origins.length > 0 ? routeVal.origins[0] : undefined;
+    let asnRowId = 0;
+    let asn: number | undefined;
+    if (asnVal) {
+      asn = asnVal.asn;
+      asnRowId = this.asnRows.intern({ asn, name: asnVal.org ?? c.asnNames.get(asn) }, `${asn}|${asnVal.org ?? ''}`);
+    } else if (routeOrigin !== undefined) {
+      asn = routeOrigin;
+      asnRowId = this.asnRows.intern({ asn, name: c.asnNames.get(asn) }, `${asn}|`);
+    }
+    const announcing = routeOrigin ?? asn;
+    let flags = layerFlags;
+    if (announcing !== undefined) flags |= this.asnFlags(announcing);
+
+    const cols = this.cols;
+    cols[RecordCol.GEO] = values[LAYER.geo];
+    cols[RecordCol.ASN] = asnRowId;
+    cols[RecordCol.ALLOCATION] = values[LAYER.allocation];
+    cols[RecordCol.ROUTE] = values[LAYER.route];
+    cols[RecordCol.PROVIDER] = values[LAYER.provider];
+    cols[RecordCol.CRAWLER] = this.crawlerStringIds[values[LAYER.crawler]] ?? 0;
+    cols[RecordCol.THREAT_LIST] = values[LAYER.threatList];
+    cols[RecordCol.THREAT_FEED] = values[LAYER.threatFeed];
+    cols[RecordCol.SPECIAL_USE] = values[LAYER.specialUse];
+    cols[RecordCol.FLAGS] = flags >>> 0;
+    return { recordId: this.recordId(cols), flags, announcing, hasRoute: routeVal !== undefined, hasAsnRange: asnVal !== undefined };
+  }
+
+  private recordId(cols: readonly number[]): number {
+    const key = cols.join(',');
+    let id = this.ids.get(key);
+    if (id === undefined) {
+      id = this.ids.size;
+      this.ids.set(key, id);
+      for (let k = 0; k < RECORD_WIDTH; k++) this.rows.push(cols[k]);
+    }
+    return id;
+  }
+
+  /** Flags an ASN lends to every address it announces (asn-list categories, ASN-DROP). */
+  private asnFlags(asn: number): number {
+    let flags = this.asnFlagCache.get(asn);
+    if (flags === undefined) {
+      flags = 0;
+      const cats = this.collector.asnCategories.get(asn);
+      if (cats) for (const cat of cats) flags |= ASN_CATEGORY_FLAG[cat as Category] ?? 0;
+      if (this.collector.asnDrops.has(asn)) flags |= Flag.ASN_DROP;
+      this.asnFlagCache.set(asn, flags);
+    }
+    return flags;
+  }
+}
