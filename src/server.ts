@@ -50,6 +50,8 @@ export async function startServer(config: Config, overrides: Partial<AppServices
   const app = createApp(services);
   const fetch = createFetchHandler(services, app);
   const server = Bun.serve({ port: config.port, hostname: config.host, fetch, idleTimeout: 30, maxRequestBodySize: 1024 * 1024 });
+  // Metrics' library loads once the server answers; observations until then are buffered.
+  setTimeout(() => void services.metrics.init(), 1000).unref();
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${server.port}`,

@@ -4,14 +4,13 @@
  * every failure in the spec's error shape.
  */
 import { cors } from '@elysiajs/cors';
-import { swagger } from '@elysiajs/swagger';
 import { Elysia } from 'elysia';
 import { crawlerVerifyRoutes } from './routes/crawler-verify.ts';
 import { authRoutes } from './routes/auth.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
 import { ApiError, errorResponse } from './errors.ts';
 import type { AppServices } from './services.ts';
-import { ERROR_SCHEMA, HAND_DOCUMENTED_PATHS } from './openapi-paths.ts';
+import { buildDocsApp, type DocsApp } from './docs.ts';
 import { asnRoutes, invalidAsn } from './routes/asn.ts';
 import { assessmentRoutes } from './routes/assessment.ts';
 import { legacyRoutes } from './routes/legacy.ts';
@@ -46,6 +45,11 @@ export function toErrorResponse(code: string | number, error: unknown, request?:
 
 /** Builds the application over its services. */
 export function createApp(s: AppServices) {
+  // The docs app is a second Elysia app over the same routes, made (and the
+  // swagger plugin loaded) only when docs are first asked for: start-up
+  // does not pay for them.
+  let docs: Promise<DocsApp> | null = null;
+  const serveDocs = ({ request }: { request: Request }) => (docs ??= buildDocsApp(() => createRoutesOnly(s))).then((d) => d.handle(request));
   return (
     // Elysia's default finds the path by searching for "/" from the 11th
     // character of the URL, assuming a host of 4+ characters; `Host: api`
@@ -69,45 +73,25 @@ export function createApp(s: AppServices) {
       .onRequest(({ set }) => {
         if (set.headers.vary === '*') delete set.headers.vary;
       })
-      .use(
-        swagger({
-          path: '/docs',
-          specPath: '/openapi.json',
-          exclude: ['/docs', '/openapi.json'],
-          documentation: {
-            info: {
-              title: 'ipintel',
-              version: '1',
-              description:
-                'IP intelligence: location, network ownership and routing, classification, evidence, score and an advisory decision. Errors are JSON {error, code, details}.',
-            },
-            tags: [
-              { name: 'lookup', description: 'IP lookups (v1)' },
-              { name: 'crawlers', description: 'Crawler verification' },
-              { name: 'asn', description: 'ASN details' },
-              { name: 'legacy', description: 'Legacy routes (JSON or plain text)' },
-              { name: 'operations', description: 'Health, status, metrics, reload' },
-              { name: 'accounts', description: 'Sign-in, keys, tiers, usage' },
-            ],
-            components: {
-              securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' }, admin: { type: 'http', scheme: 'bearer' } },
-              schemas: { Error: ERROR_SCHEMA as never },
-            },
-            // Routes that read their request by hand are described explicitly.
-            paths: HAND_DOCUMENTED_PATHS as never,
-          },
-        }),
-      )
-      .use(opsRoutes(s))
-      .use(lookupRoutes(s))
-      .use(assessmentRoutes(s))
-      .use(asnRoutes(s))
-      .use(crawlerVerifyRoutes({ lookup: (ip) => s.index.current.lookup(ip), verifier: s.crawlers }))
-      .use(authRoutes({ config: s.config, accounts: s.accounts, now: s.now }))
-      .use(dashboardRoutes({ config: s.config, accounts: s.accounts, now: s.now }))
-      // The legacy /{ip} catch-all goes last so every static route wins.
-      .use(legacyRoutes(s))
+      // The OpenAPI document and docs page are built on first request (docs.ts).
+      .get('/openapi.json', serveDocs, { detail: { hide: true } })
+      .get('/docs', serveDocs, { detail: { hide: true } })
+      .use(createRoutesOnly(s))
   );
+}
+
+/** The routes alone (no CORS, no docs), as the docs app describes them. */
+function createRoutesOnly(s: AppServices) {
+  return new Elysia({ handler: { standardHostname: false } })
+    .use(opsRoutes(s))
+    .use(lookupRoutes(s))
+    .use(assessmentRoutes(s))
+    .use(asnRoutes(s))
+    .use(crawlerVerifyRoutes({ lookup: (ip) => s.index.current.lookup(ip), verifier: s.crawlers }))
+    .use(authRoutes({ config: s.config, accounts: s.accounts, now: s.now }))
+    .use(dashboardRoutes({ config: s.config, accounts: s.accounts, now: s.now }))
+    // The legacy /{ip} catch-all goes last so every static route wins.
+    .use(legacyRoutes(s));
 }
 
 export type App = ReturnType<typeof createApp>;

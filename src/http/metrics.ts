@@ -2,18 +2,26 @@
  * Operator metrics in Prometheus text (prom-client): HTTP traffic by route
  * and status, latency, lookups by family, index age and size, rate-limit
  * rejections. One registry per app so tests can run several apps.
+ *
+ * prom-client is loaded after the server answers (it is a sizeable part of
+ * start-up otherwise): until then observations wait in a short buffer and
+ * are replayed, so none is lost.
  */
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Counter, Histogram, Registry } from 'prom-client';
 import type { IndexHolder } from '../index/holder.ts';
 import { limiterMetrics } from './ratelimit/index.ts';
 
-export class HttpMetrics {
-  readonly registry = new Registry();
-  private readonly requests: Counter<'route' | 'method' | 'status'>;
-  private readonly latency: Histogram<'route'>;
-  private readonly lookups: Counter<'family'>;
+type Prom = typeof import('prom-client');
 
-  constructor(index: IndexHolder) {
+/** The prom-client metrics, once loaded. */
+class PromMetrics {
+  readonly registry: Registry;
+  readonly requests: Counter<'route' | 'method' | 'status'>;
+  readonly latency: Histogram<'route'>;
+  readonly lookups: Counter<'family'>;
+
+  constructor({ Counter, Gauge, Histogram, Registry }: Prom, index: IndexHolder) {
+    this.registry = new Registry();
     const registers = [this.registry];
     this.requests = new Counter({
       name: 'ipintel_http_requests_total',
@@ -74,19 +82,59 @@ export class HttpMetrics {
     });
   }
 
+}
+
+/** Observations made before prom-client is loaded: [route, method, status, seconds] or a lookup family. */
+type Pending = [string, string, number, number] | 4 | 6;
+
+/** Above this many buffered observations prom-client is loaded at once. */
+const MAX_PENDING = 10_000;
+
+export class HttpMetrics {
+  private prom: PromMetrics | null = null;
+  private loading: Promise<PromMetrics> | null = null;
+  private pending: Pending[] = [];
+
+  constructor(private readonly index: IndexHolder) {}
+
+  /** Loads prom-client and replays what was observed so far (idempotent). */
+  init(): Promise<PromMetrics> {
+    this.loading ??= import('prom-client').then((m) => {
+      const prom = new PromMetrics(m, this.index);
+      for (const p of this.pending) {
+        if (p === 4 || p === 6) prom.lookups.inc({ family: p === 4 ? 'ipv4' : 'ipv6' });
+        else {
+          prom.requests.inc({ route: p[0], method: p[1], status: String(p[2]) });
+          prom.latency.observe({ route: p[0] }, p[3]);
+        }
+      }
+      this.pending = [];
+      this.prom = prom;
+      return prom;
+    });
+    return this.loading;
+  }
+
+  private buffer(p: Pending): void {
+    this.pending.push(p);
+    if (this.pending.length >= MAX_PENDING) void this.init();
+  }
+
   /** Records one finished request. */
   observe(route: string, method: string, status: number, seconds: number): void {
-    this.requests.inc({ route, method, status: String(status) });
-    this.latency.observe({ route }, seconds);
+    if (!this.prom) return this.buffer([route, method, status, seconds]);
+    this.prom.requests.inc({ route, method, status: String(status) });
+    this.prom.latency.observe({ route }, seconds);
   }
 
   /** Counts one lookup of a family. */
   lookup(family: 4 | 6): void {
-    this.lookups.inc({ family: family === 4 ? 'ipv4' : 'ipv6' });
+    if (!this.prom) return this.buffer(family);
+    this.prom.lookups.inc({ family: family === 4 ? 'ipv4' : 'ipv6' });
   }
 
   /** The exposition text. */
-  text(): Promise<string> {
-    return this.registry.metrics();
+  async text(): Promise<string> {
+    return (await this.init()).registry.metrics();
   }
 }
