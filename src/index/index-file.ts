@@ -1,7 +1,7 @@
 /**
  * Mapping an index file and verifying it before any lookup: magic, format
  * version, header checksum, section bounds and alignment, zero padding and
- * every section's CRC-32. A bad file is refused with a message saying why.
+ * every section's XXH3-64. A bad file is refused with a message saying why.
  */
 import { statSync } from 'node:fs';
 import { unpack } from 'msgpackr';
@@ -80,14 +80,14 @@ export function parseIndexBytes(path: string, data: Uint8Array, options: OpenOpt
     const tag = String.fromCharCode(data[at], data[at + 1], data[at + 2], data[at + 3]);
     const offset = Number(dv.getBigUint64(at + 8, true));
     const length = Number(dv.getBigUint64(at + 16, true));
-    const crc = dv.getUint32(at + 24, true);
+    const checksum = dv.getBigUint64(at + 24, true);
     if (offset % SECTION_ALIGN !== 0 || offset !== expected) fail(`section ${tag} is misplaced (offset ${offset}, expected ${expected})`);
     const end = offset + length;
     const paddedEnd = Math.ceil(end / SECTION_ALIGN) * SECTION_ALIGN;
     if (paddedEnd > data.length) fail(`truncated: section ${tag} ends at byte ${paddedEnd} but the file has ${data.length} bytes`);
     const bytes = data.subarray(offset, end);
     if (verify) {
-      if ((Bun.hash.crc32(bytes) >>> 0) !== crc) fail(`checksum mismatch in section ${tag}: the file is corrupt`);
+      if (BigInt.asUintN(64, BigInt(Bun.hash.xxHash3(bytes))) !== checksum) fail(`checksum mismatch in section ${tag}: the file is corrupt`);
       for (let k = end; k < paddedEnd; k++) if (data[k] !== 0) fail(`non-zero padding after section ${tag}: the file is corrupt`);
     }
     sections.set(tag, { tag, offset, length, bytes });
