@@ -27,7 +27,16 @@ const given = args.length > 0 ? args.map((p) => indexPathArg([p], 0)) : [indexPa
 
 const work = mkdtempSync(join(tmpdir(), 'ipintel-startup-'));
 const TINY = '/tmp/bench-tiny.idx';
-if (!existsSync(TINY)) {
+/** Whether a cached tiny index still opens (a format change makes it stale). */
+function opens(path: string): boolean {
+  try {
+    IndexReader.open(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+if (!existsSync(TINY) || !opens(TINY)) {
   // The smallest valid index: no feeds, only the built-in IANA tables.
   writeFileSync(join(work, 'feeds.json'), '{"sources":[]}');
   const built = Bun.spawnSync(['bun', 'run', 'index-builder/cli.ts', '--manifest', join(work, 'feeds.json'), '--out', TINY, '--quiet']);
