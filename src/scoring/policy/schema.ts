@@ -3,6 +3,7 @@
  * can be validated at start and on /reload, and the TypeScript type follows.
  */
 import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
+import { PROFILES, SURFACES } from '../types.ts';
 
 const Unit = Type.Number({ minimum: 0, maximum: 1 });
 const Cost = Type.Number({ minimum: 0 });
@@ -55,22 +56,8 @@ const ProfilePolicy = Type.Object(
   { additionalProperties: false },
 );
 
-const profileKeys = [
-  'bogon',
-  'verified_crawler',
-  'threat_listed',
-  'tor_exit',
-  'vpn_provider',
-  'open_proxy',
-  'privacy_relay',
-  'known_crawler_unverified',
-  'infrastructure_service',
-  'ordinary_datacenter',
-  'mobile_carrier',
-  'residential',
-  'unknown',
-] as const;
-const surfaceKeys = ['general', 'content', 'seo_crawler', 'login', 'signup', 'payment', 'api'] as const;
+// The policy has one extra surface, `general`, behind decision.action.
+const surfaceKeys = ['general', ...SURFACES] as const;
 const guardrailKeys = ['verified_crawler_protection', 'bogon_block', 'privacy_relay_no_block', 'threat_listed_step_up'] as const;
 
 /** An object schema with exactly these keys, each of schema `value`. */
@@ -83,7 +70,7 @@ export const PolicySchema = Type.Object(
   {
     /** Versioned label, e.g. "2026-11.1": year-month of the revision, then a counter. */
     policy_version: Type.String({ pattern: '^[0-9]{4}-[0-9]{2}\\.[0-9]+$' }),
-    profiles: recordOf(profileKeys, ProfilePolicy),
+    profiles: recordOf(PROFILES, ProfilePolicy),
     /** decision.risk_level from risk_score: medium from `medium`, high from `high`. */
     risk_levels: Type.Object({ medium: Type.Integer({ minimum: 0, maximum: 100 }), high: Type.Integer({ minimum: 0, maximum: 100 }) }, { additionalProperties: false }),
     /** scenario risk_level from the surface's abuse likelihood. */
