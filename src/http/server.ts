@@ -10,7 +10,7 @@ import { setCaller, type Caller } from './caller.ts';
 import { clientIp } from './client-ip.ts';
 import { requestWantsText, textErrorResponse } from './negotiation.ts';
 import { ApiError, errorResponse } from './errors.ts';
-import { bucketKeyFor, rateLimitHeaders, rateLimitedError, shouldSendRateLimitHeaders, upgradeUrlFor } from './ratelimit/index.ts';
+import { applyRateLimitHeaders, bucketKeyFor, isExemptFromRateLimit, rateLimitedError, upgradeUrlFor } from './ratelimit/index.ts';
 import type { RateDecision } from './ratelimit/index.ts';
 import type { AppServices } from './services.ts';
 
@@ -31,21 +31,20 @@ export function pathOf(url: string): string {
   return url.slice(start, end);
 }
 
-/** Route pattern of a path, for metrics labels and the rate-limit policy. */
-export function routeOf(method: string, path: string): string {
+/** Paths that are their own route pattern. */
+const STATIC_ROUTES = new Set(['/v1/assessment', '/v1/crawler/verify', '/v1/data/status', '/health', '/metrics', '/reload', '/openapi.json', '/dashboard']);
+
+/** Route pattern of a path, for metrics labels and the choice of error representation. */
+export function routeOf(path: string): string {
   if (path === '/') return '/';
   if (path.startsWith('/v1/ip/')) return path === '/v1/ip/current' ? '/v1/ip/current' : '/v1/ip/{ip}';
   if (path.startsWith('/v1/asn/')) return '/v1/asn/{asn}';
   if (path.startsWith('/asn/')) return '/asn/{asn}';
   if (path.startsWith('/auth/keys/')) return '/auth/keys/{id}';
   if (path.startsWith('/docs')) return '/docs';
-  const known = ['/v1/assessment', '/v1/crawler/verify', '/v1/data/status', '/health', '/metrics', '/reload', '/openapi.json', '/dashboard'];
-  if (known.includes(path) || path.startsWith('/auth/')) return path;
+  if (STATIC_ROUTES.has(path) || path.startsWith('/auth/')) return path;
   return path.split('/').length === 2 ? '/{ip}' : 'other';
 }
-
-/** Routes that cost a token (docs/rate-limits.md): lookups, verify, assessment, ASN, status. */
-const COUNTED = new Set(['/', '/{ip}', '/v1/ip/current', '/v1/ip/{ip}', '/v1/assessment', '/v1/crawler/verify', '/v1/asn/{asn}', '/asn/{asn}', '/v1/data/status']);
 
 /** Resolves the caller of a request; an ApiError when the API key is refused. */
 function resolveCaller(s: AppServices, request: Request, server: Server<unknown> | null): Caller | ApiError {
@@ -85,7 +84,7 @@ export function createFetchHandler(s: AppServices, app: App) {
   return async function handle(request: Request, server: Server<unknown> | null): Promise<Response> {
     const t0 = performance.now();
     const path = pathOf(request.url);
-    const route = routeOf(request.method, path);
+    const route = routeOf(path);
     let response: Response;
     let decision: RateDecision | null = null;
     try {
@@ -93,7 +92,8 @@ export function createFetchHandler(s: AppServices, app: App) {
       if (caller instanceof ApiError) response = earlyError(caller, request, route);
       else {
         setCaller(request, caller);
-        if (request.method !== 'OPTIONS' && COUNTED.has(route)) {
+        // Which requests take a token is the rate-limit module's policy (docs/rate-limits.md).
+        if (!isExemptFromRateLimit(request.method, path)) {
           if (s.limiter) decision = await s.limiter.consume(bucketKeyFor(caller), caller.tier);
           // Usage is counted with or without a limiter (IPINTEL_RATE_LIMITS=off).
           if (caller.keyId) s.accounts.recordUsage(caller.keyId);
@@ -105,9 +105,7 @@ export function createFetchHandler(s: AppServices, app: App) {
       console.error(`request failed: ${(e as Error).message}`);
       response = errorResponse(new ApiError('INTERNAL_ERROR', 'Unexpected server error', {}));
     }
-    if (decision && decision.allowed && shouldSendRateLimitHeaders(response.status, response.headers.get('cache-control'))) {
-      for (const [k, v] of Object.entries(rateLimitHeaders(decision))) response.headers.set(k, v);
-    }
+    if (decision && decision.allowed) applyRateLimitHeaders(response.headers, decision, response.status);
     // Spec 4.9 wants a Cache-Control on every answer; routes set their own, and
     // anything else (docs, OpenAPI, preflight) must not be cached by accident.
     if (!response.headers.has('cache-control')) response.headers.set('cache-control', 'no-store');
