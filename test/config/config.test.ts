@@ -1,0 +1,69 @@
+/** The operator surface of interface.md: environment defaults and the feeds folder of the default build. */
+import { afterAll, describe, expect, test } from 'bun:test';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { defaultSources, packageSources } from '../../index-builder/default-sources.ts';
+import { loadConfig } from '../../src/config.ts';
+import { FEEDS_DIR } from '../helpers/recording-sink.ts';
+
+describe('loadConfig', () => {
+  test('defaults are the ones interface.md names', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      port: 8080,
+      host: '0.0.0.0',
+      indexPath: 'data/ipintel.idx',
+      dbPath: 'data/ipintel.sqlite',
+      feedsDir: 'feeds',
+      adminToken: null,
+      trustProxy: [],
+      dnsServers: [],
+      rdapBase: null,
+      radarUrl: null,
+      upgradeUrl: null,
+      rateLimitStore: null,
+      rateLimits: true,
+      policyPath: null,
+    });
+    expect(c.oauth.provider).toBeNull();
+  });
+
+  test('values are read and lists split', () => {
+    const c = loadConfig({
+      PORT: '9000',
+      IPINTEL_TRUST_PROXY: 'loopback, 10.0.0.0/8',
+      IPINTEL_DNS_SERVERS: '127.0.0.1:5353,[::1]:53',
+      IPINTEL_RATE_LIMITS: 'OFF',
+      IPINTEL_OAUTH_PROVIDER: 'oidc',
+      IPINTEL_FEEDS_DIR: '/srv/feeds',
+    });
+    expect(c.port).toBe(9000);
+    expect(c.trustProxy).toEqual(['loopback', '10.0.0.0/8']);
+    expect(c.dnsServers).toEqual(['127.0.0.1:5353', '[::1]:53']);
+    expect(c.rateLimits).toBe(false);
+    expect(c.oauth.provider).toBe('oidc');
+    expect(c.feedsDir).toBe('/srv/feeds');
+  });
+
+  test('bad values are refused with the variable named', () => {
+    expect(() => loadConfig({ PORT: 'http' })).toThrow(/PORT/);
+    expect(() => loadConfig({ IPINTEL_OAUTH_PROVIDER: 'facebook' })).toThrow(/IPINTEL_OAUTH_PROVIDER/);
+  });
+});
+
+describe('the default build reads IPINTEL_FEEDS_DIR/feeds.json when present', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ipintel-feeds-dir-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('without feeds.json: the data packages alone', () => {
+    expect(defaultSources(dir)).toEqual(packageSources());
+  });
+
+  test('with feeds.json: the packages, then every feed of it', () => {
+    writeFileSync(join(dir, 'feeds.json'), JSON.stringify({ sources: [{ type: 'tor-exits', path: join(FEEDS_DIR, 'tor/torbulkexitlist') }] }));
+    const sources = defaultSources(dir);
+    expect(sources.slice(0, 4)).toEqual(packageSources());
+    expect(sources.slice(4).map((s) => s.options.type)).toEqual(['tor-exits']);
+  });
+});
