@@ -7,7 +7,7 @@ let server: RunningServer;
 let doc: { paths: Record<string, Record<string, { requestBody?: unknown; responses?: Record<string, unknown>; parameters?: Array<{ name: string }> }>>; components: { schemas: Record<string, unknown> } };
 beforeAll(async () => {
   server = await startTestServer({ IPINTEL_RATE_LIMITS: 'off' });
-  doc = await (await fetch(`${server.url}/openapi.json`)).json();
+  doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as typeof doc;
 }, 120_000);
 afterAll(() => server.stop());
 

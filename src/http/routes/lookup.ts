@@ -81,11 +81,10 @@ async function answer(
   const ctx = { scoring, policy: s.policy.current, rdapOwner: ownerFromRdap(s.rdap.peek(hit.ip) ?? emptyRdap), now: s.now() };
   const cacheControl = current || projection.rdap ? 'no-store' : 'public, max-age=86400';
   if (projection.fields === null && !projection.rdap) {
-    // The common case, the whole object: its shared part is serialized once per index record.
+    // The common case, the whole object, composed from parts (its scored part shared per scoring view).
     // Returned as text with headers on `set`: cheaper in Elysia than a Response it must merge CORS headers into.
     set.headers['content-type'] = 'application/json;charset=utf-8';
     set.headers['cache-control'] = cacheControl;
-    bodies.useGeneration(s.index.generation);
     return bodies.body(hit, ctx);
   }
   const body = buildV1(hit, ctx, projection.fields);

@@ -1,0 +1,112 @@
+/**
+ * The scored part of the v1 object (score, classification, evidence,
+ * decision, scores, scenarios, explanation) as JSON text, shared by every
+ * record with the same scoring facts.
+ *
+ * Scoring reads few facts of a record: its flags, which layers are present,
+ * the route's RPKI state and origin conflict, the special-use kind, the
+ * threat-feed metadata, and the operator name (in the explanation summary
+ * only). Records differ in much more (prefix, allocation, geo), so there are
+ * about a million records but only a few hundred distinct *scoring views*.
+ * The view keeps exactly those facts; its text is computed once per view and
+ * policy, with the operator name spliced in per answer.
+ *
+ * Exactness is tested: for generated records (every field varied) and for
+ * real ones, the text equals serializing the record's own scored fields.
+ */
+import type { IndexRecord } from '../index/record.ts';
+import { networkContext, type Classification, type Policy } from '../scoring/index.ts';
+import { buildV1, type V1Context } from './v1.ts';
+
+/** Top-level fields the scored part holds, in v1 order. */
+export const SCORED_PART_FIELDS: ReadonlySet<string> = new Set(['score', 'classification', 'evidence', 'decision', 'scores', 'scenarios', 'explanation']);
+
+/** Stands in for the operator name in a view; a NUL never occurs in feed names (JSON escapes it). */
+const OPERATOR = '\u0000operator\u0000';
+const OPERATOR_JSON = JSON.stringify(OPERATOR).slice(1, -1);
+
+/** A name as the view keeps it: null and empty stay what they are, any other text is the placeholder. */
+const viewName = (name: string | null) => (name === null || name === '' ? name : OPERATOR);
+const nameState = (name: string | null | undefined) => (name === undefined ? 'u' : name === null ? 'n' : name === '' ? 'e' : 's');
+
+const PRESENT_GEO = Object.freeze({ countryCode: null, region: null, city: null, postalCode: null, latitude: null, longitude: null, timezone: null });
+const PRESENT_ALLOCATION = Object.freeze({ cidr: null, range: '', registry: '', countryCode: null, status: '', date: null });
+const PRESENT_THREAT_LIST = Object.freeze({ list: '', reference: null });
+
+/** The scoring facts of a record as a string: equal keys mean equal scored parts. */
+export function scoringKey(r: IndexRecord): string {
+  const route = r.route;
+  const special = r.specialUse;
+  const feed = r.threatFeed;
+  return (
+    `${r.flags}|${r.geo ? 1 : 0}${r.allocation ? 1 : 0}${r.crawler === null ? 0 : 1}${r.threatList ? 1 : 0}` +
+    `|${route ? `${route.rpkiStatus},${route.originConflict ? 1 : 0},${route.originAsn === null ? 0 : 1}` : '-'}` +
+    `|${special ? `${special.kind},${special.globallyReachable ? 1 : 0}` : '-'}` +
+    `|${r.provider ? `${r.provider.category},${nameState(r.provider.name)}` : '-'}|${r.asn ? nameState(r.asn.name) : '-'}` +
+    `|${feed ? JSON.stringify(feed) : '-'}`
+  );
+}
+
+/** A record holding only the facts of scoringKey (operator names replaced by a placeholder). */
+export function scoringView(r: IndexRecord): IndexRecord {
+  const route = r.route;
+  const special = r.specialUse;
+  return {
+    flags: r.flags,
+    geo: r.geo ? PRESENT_GEO : null,
+    asn: r.asn ? { asn: 0, name: viewName(r.asn.name) } : null,
+    allocation: r.allocation ? PRESENT_ALLOCATION : null,
+    route: route ? { prefix: '', originAsn: route.originAsn === null ? null : 0, origins: [], rpkiStatus: route.rpkiStatus, originConflict: route.originConflict } : null,
+    provider: r.provider ? { name: viewName(r.provider.name), category: r.provider.category, service: null, region: null } : null,
+    crawler: r.crawler === null ? null : '',
+    specialUse: special ? { name: '', cidr: '', rfc: '', kind: special.kind, globallyReachable: special.globallyReachable } : null,
+    threatList: r.threatList ? PRESENT_THREAT_LIST : null,
+    threatFeed: r.threatFeed,
+  };
+}
+
+interface ScoredPart {
+  /** Classification of the view, equal to the record's. */
+  classification: Classification;
+  /** The text split where the operator name goes (one piece when it does not appear). */
+  pieces: string[];
+}
+
+/** Above this many views per policy the memo starts over (real indexes have a few hundred). */
+const MAX_VIEWS = 50_000;
+
+/** Scored parts memoised per scoring view and policy. */
+export class ScoredPartCache {
+  private policy: Policy | null = null;
+  private readonly parts = new Map<string, ScoredPart>();
+
+  /** Number of views held (for tests and metrics). */
+  get size(): number {
+    return this.parts.size;
+  }
+
+  /** The record's classification and its scored part as text without the opening brace (`"score":...}`); ctx.scoring must hold no crawler proof. */
+  get(record: IndexRecord, ctx: V1Context): { classification: Classification; text: string } {
+    if (ctx.policy !== this.policy) {
+      this.policy = ctx.policy;
+      this.parts.clear();
+    }
+    const key = scoringKey(record);
+    let part = this.parts.get(key);
+    if (part === undefined) {
+      if (this.parts.size >= MAX_VIEWS) this.parts.clear();
+      part = this.compute(record, ctx);
+      this.parts.set(key, part);
+    }
+    if (part.pieces.length === 1) return { classification: part.classification, text: part.pieces[0] };
+    const operator = JSON.stringify(networkContext(record, part.classification).operator ?? '').slice(1, -1);
+    return { classification: part.classification, text: part.pieces.join(operator) };
+  }
+
+  private compute(record: IndexRecord, ctx: V1Context): ScoredPart {
+    const view = scoringView(record);
+    const hit = { family: 4 as const, ip: '', rangeStart: '', rangeEnd: '', recordId: 0, record: view };
+    const obj = buildV1(hit, { ...ctx, rdapOwner: null }, SCORED_PART_FIELDS) as { classification: Classification };
+    return { classification: obj.classification, pieces: JSON.stringify(obj).slice(1).split(OPERATOR_JSON) };
+  }
+}
