@@ -3,8 +3,8 @@
  * /openapi.json with a docs page at /docs, and one error hook that renders
  * every failure in the spec's error shape.
  */
-import { cors } from '@elysiajs/cors';
 import { Elysia } from 'elysia';
+import { corsPlugin } from './cors.ts';
 import { crawlerVerifyRoutes } from './routes/crawler-verify.ts';
 import { authRoutes } from './routes/auth.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
@@ -57,16 +57,7 @@ export function createApp(s: AppServices) {
     // here is plain http, so the search may start right after "http://".
     new Elysia({ handler: { standardHostname: false } })
       .onError(({ code, error, request }) => toErrorResponse(code, error, request))
-      .use(
-        cors({
-          origin: '*',
-          credentials: false,
-          methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
-          allowedHeaders: ['Content-Type', 'X-API-Key', 'Authorization', 'If-None-Match'],
-          exposeHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-RateLimit-Tier', 'Retry-After', 'ETag'],
-          maxAge: 86400,
-        }),
-      )
+      .use(corsPlugin())
       // The CORS plugin marks every answer `Vary: *` for origin '*', which no shared
       // cache can ever match: it would void the public caching of spec 4.9. Answers do
       // not vary by Origin here (always '*'); routes that vary by Accept say so themselves.

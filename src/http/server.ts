@@ -12,6 +12,7 @@ import { requestWantsText, textErrorResponse } from './negotiation.ts';
 import { ApiError, errorResponse } from './errors.ts';
 import { applyRateLimitHeaders, bucketKeyFor, isExemptFromRateLimit, rateLimitedError, upgradeUrlFor } from './ratelimit/index.ts';
 import type { RateDecision } from './ratelimit/index.ts';
+import { lookupFastPath } from './routes/lookup.ts';
 import type { AppServices } from './services.ts';
 
 /**
@@ -81,6 +82,7 @@ function earlyError(err: ApiError, request: Request, route: string): Response {
 
 /** The fetch handler for Bun.serve. */
 export function createFetchHandler(s: AppServices, app: App) {
+  const fastLookup = lookupFastPath(s);
   return async function handle(request: Request, server: Server<unknown> | null): Promise<Response> {
     const t0 = performance.now();
     const path = pathOf(request.url);
@@ -99,7 +101,7 @@ export function createFetchHandler(s: AppServices, app: App) {
           if (caller.keyId) s.accounts.recordUsage(caller.keyId);
         }
         if (decision && !decision.allowed) response = earlyError(rateLimitedError(decision, upgradeUrlFor(request.url, s.config.upgradeUrl)), request, route);
-        else response = await app.handle(request);
+        else response = (route === '/v1/ip/{ip}' ? await fastLookup(request, path) : null) ?? (await app.handle(request));
       }
     } catch (e) {
       console.error(`request failed: ${(e as Error).message}`);

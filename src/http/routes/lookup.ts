@@ -12,6 +12,7 @@ import { ownerFromRdap } from '../../rdap/index.ts';
 import type { ScoringContext } from '../../scoring/index.ts';
 import { callerOf } from '../caller.ts';
 import { ApiError } from '../errors.ts';
+import { CORS_RESPONSE_HEADERS } from '../cors.ts';
 import type { AppServices } from '../services.ts';
 import { COMMON_ERRORS, errorResponses, ok, V1_SCHEMA } from '../openapi.ts';
 
@@ -124,4 +125,33 @@ export function lookupRoutes(s: AppServices) {
         responses: { ...ok('The v1 object (only the requested fields with `fields`)', V1_SCHEMA), ...errorResponses({ 400: 'INVALID_IP (details.provided), INVALID_FIELDS (details.allowed_fields, details.invalid_fields), INVALID_INCLUDE', 403: 'PRO_REQUIRED (details.include, details.allowed_includes)', ...COMMON_ERRORS }) },
       },
     });
+}
+
+const NO_QUERY: Record<string, unknown> = Object.freeze({});
+
+/**
+ * GET /v1/ip/{ip} without a query string, answered before the framework: the
+ * hot route of the API. Routing, hooks and response assembly in Elysia cost
+ * several times the lookup itself (BENCHMARKS.md); this runs the same
+ * `answer` as the Elysia route and adds the headers its CORS plugin would.
+ * Anything else (a query, a percent-encoded or odd path, another method, an
+ * error) returns null and the app answers it; that both give the same bytes
+ * is tested (test/http/fast-path.test.ts).
+ */
+export function lookupFastPath(s: AppServices) {
+  const bodies = new V1BodyCache();
+  return async function fastLookup(request: Request, path: string): Promise<Response | null> {
+    if (request.method !== 'GET' || request.url.includes('?') || !path.startsWith('/v1/ip/')) return null;
+    const ip = path.slice('/v1/ip/'.length);
+    if (ip === '' || ip === 'current' || ip.includes('/') || ip.includes('%')) return null;
+    const set = { headers: {} as Record<string, string | number> };
+    let body: unknown;
+    try {
+      body = await answer(s, bodies, ip, NO_QUERY, request, false, set);
+    } catch {
+      return null; // INVALID_IP and the like: the app renders errors
+    }
+    if (typeof body !== 'string') return null; // never for the whole object; kept honest
+    return new Response(body, { headers: { ...CORS_RESPONSE_HEADERS, ...(set.headers as Record<string, string>) } });
+  };
 }

@@ -1,0 +1,75 @@
+/**
+ * GET /v1/ip/{ip} without a query is answered before the framework
+ * (lookupFastPath). It must answer exactly as the Elysia route does: same
+ * status, headers and bytes; and everything it does not handle must be left
+ * to the app.
+ */
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { createApp } from '../../src/http/app.ts';
+import { lookupFastPath } from '../../src/http/routes/lookup.ts';
+import type { RunningServer } from '../../src/server.ts';
+import { prng } from '../helpers/prng.ts';
+import { startTestServer } from '../helpers/test-server.ts';
+
+let server: RunningServer;
+let app: ReturnType<typeof createApp>;
+let fast: ReturnType<typeof lookupFastPath>;
+beforeAll(async () => {
+  server = await startTestServer({ IPINTEL_RATE_LIMITS: 'off' });
+  app = createApp(server.services);
+  fast = lookupFastPath(server.services);
+}, 120_000);
+afterAll(() => server.stop());
+
+const headersOf = (r: Response) => [...r.headers].filter(([k]) => k !== 'date').sort();
+const request = (path: string, init?: RequestInit) => new Request(`http://127.0.0.1${path}`, init);
+const pathOf = (url: string) => new URL(url).pathname;
+
+test('answers exactly as the Elysia route: status, headers and body', async () => {
+  const rnd = prng(5);
+  const byte = () => Math.floor(rnd() * 256);
+  const hex = () => Math.floor(rnd() * 65536).toString(16);
+  const ips = ['8.8.8.8', '10.0.0.1', '127.0.0.1', '0.0.0.0', '255.255.255.255', '185.220.101.1', '::1', '::', '::ffff:5.101.96.10', '2001:db8::1', '2001:4860:4801:10::1', 'fe80::1', '2a03:b0c0:0:108::1', 'FE80::ABCD'];
+  for (let i = 0; i < 1500; i++) ips.push(`${byte()}.${byte()}.${byte()}.${byte()}`);
+  for (let i = 0; i < 300; i++) ips.push(`2${Math.floor(rnd() * 4)}${hex().padStart(2, '0').slice(0, 2)}:${hex()}::${hex()}`);
+  for (const ip of ips) {
+    const path = `/v1/ip/${ip}`;
+    const mine = await fast(request(path), path);
+    expect(mine).not.toBeNull();
+    const theirs = await app.handle(request(path));
+    expect(mine!.status).toBe(theirs.status);
+    expect(headersOf(mine!)).toEqual(headersOf(theirs));
+    expect(await mine!.text()).toBe(await theirs.text());
+  }
+});
+
+test('leaves to the app what it does not handle: queries, encoded or odd paths, other methods, errors', async () => {
+  const cases: Array<[string, RequestInit?]> = [
+    ['/v1/ip/8.8.8.8?fields=ip'],
+    ['/v1/ip/8.8.8.8?'],
+    ['/v1/ip/8%2E8.8.8'],
+    ['/v1/ip/fe80::1%25eth0'],
+    ['/v1/ip/current'],
+    ['/v1/ip/'],
+    ['/v1/ip/8.8.8.8/'],
+    ['/v1/ip/not-an-ip'],
+    ['/v1/ip/1.2.3.4.5'],
+    ['/v1/ip/8.8.8.8', { method: 'HEAD' }],
+    ['/v1/ip/8.8.8.8', { method: 'POST' }],
+    ['/v1/ip/8.8.8.8', { method: 'OPTIONS' }],
+    ['/v1/asn/AS15169'],
+  ];
+  for (const [path, init] of cases) {
+    const req = request(path, init);
+    expect(await fast(req, pathOf(req.url))).toBeNull();
+  }
+});
+
+test('over HTTP the fast path and the app give the same answer as before for the same address', async () => {
+  const viaFast = await fetch(`${server.url}/v1/ip/1.1.1.1`);
+  const viaApp = await fetch(`${server.url}/v1/ip/1.1.1.1?fields=${encodeURIComponent('ip,stack,location,network,routing,score,classification,evidence,decision,scores,scenarios,explanation')}`);
+  expect(viaFast.status).toBe(200);
+  expect(await viaFast.text()).toBe(await viaApp.text());
+  expect(viaFast.headers.get('access-control-allow-origin')).toBe('*');
+  expect(viaFast.headers.get('cache-control')).toBe('public, max-age=86400');
+});
