@@ -16,6 +16,9 @@ import {
   TableLayout,
   V4_DIRECT_BITS,
   V4_DIRECT_RECORD,
+  V6_DIRECT_RECORD,
+  V6_HASH_MULTIPLIER,
+  V6_SUB_MAX_BITS,
 } from '../../src/index/format.ts';
 import type { Collector } from '../merge/collector.ts';
 import { BUILD_RECORD_WIDTH } from '../merge/records.ts';
@@ -116,6 +119,58 @@ export function encodeV4Direct(iv: FamilyIntervals): { direct: Uint32Array; buck
   }
   if (buckets.length >= V4_DIRECT_RECORD) throw new Error('IPv4 bucket table too large for the direct table');
   return { direct, buckets: buckets.view() };
+}
+
+/**
+ * The IPv6 /32 hash and its per-/32 nodes (FORMAT.md). Every /32 holding at
+ * least one interval start gets a node over the next s bits, s = one more
+ * than log2 of its start count (at most V6_SUB_MAX_BITS), so most entries
+ * cover a part of the /32 that lies inside one interval and hold its record
+ * id; the others hold the interval containing the part's first address.
+ */
+export function encodeV6Direct(iv: FamilyIntervals): { hash: Uint32Array; nodes: Uint32Array } {
+  const w = iv.startWords;
+  const recs = iv.recs;
+  const n = iv.count;
+  const nodes = new GrowableU32();
+  const keys: number[] = [];
+  const offsets: number[] = [];
+  for (let a = 0; a < n; ) {
+    const w0 = w[4 * a];
+    let b = a + 1;
+    while (b < n && w[4 * b] === w0) b++;
+    const bits = Math.min(V6_SUB_MAX_BITS, Math.ceil(Math.log2(b - a)) + 1);
+    const shift = 32 - bits;
+    keys.push(w0);
+    offsets.push(nodes.length);
+    nodes.push(bits);
+    // Interval containing the /32's first address: the last start before it, or the /32's own first start.
+    let i = Math.max(a - 1, 0);
+    for (let j = 0; j < 2 ** bits; j++) {
+      const base = (j * 2 ** shift) >>> 0; // w1 of the part's first address (w2 = w3 = 0)
+      for (;;) {
+        const k = i + 1;
+        if (k >= b || !(w[4 * k + 1] < base || (w[4 * k + 1] === base && w[4 * k + 2] === 0 && w[4 * k + 3] === 0))) break;
+        i = k;
+      }
+      // Inside one interval when the next start is in a later /32 or a later part.
+      const inside = i + 1 >= b || w[4 * (i + 1) + 1] >>> shift !== j;
+      if (inside && recs[i] >= V6_DIRECT_RECORD) throw new Error(`record id ${recs[i]} does not fit the IPv6 direct entries`);
+      nodes.push(inside ? (V6_DIRECT_RECORD | recs[i]) >>> 0 : i);
+    }
+    a = b;
+  }
+  if (nodes.length >= 2 ** 32 - 1) throw new Error('IPv6 node table too large');
+  const hashBits = Math.max(4, Math.ceil(Math.log2(keys.length / 0.6)));
+  const mask = 2 ** hashBits - 1;
+  const hash = new Uint32Array(2 * 2 ** hashBits);
+  for (let k = 0; k < keys.length; k++) {
+    let h = Math.imul(keys[k], V6_HASH_MULTIPLIER) >>> (32 - hashBits);
+    while (hash[2 * h + 1] !== 0) h = (h + 1) & mask;
+    hash[2 * h] = keys[k];
+    hash[2 * h + 1] = offsets[k] + 1;
+  }
+  return { hash, nodes: nodes.view() };
 }
 
 /**

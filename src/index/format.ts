@@ -7,11 +7,13 @@
 /** First 8 bytes of every index file. */
 export const MAGIC = 'IPINTIDX';
 /**
+ * 4: IPv6 lookups through a hash of the /32s that hold interval starts and a
+ * direct table per /32 (V6HT, V6SB).
  * 3: a direct IPv4 table per /24 and geolocation inline in record rows (fewer
  * dependent memory reads per lookup), sections on 64-byte boundaries.
  * 2: sections checked by XXH3-64 instead of CRC-32 (3x faster to verify at start-up).
  */
-export const FORMAT_VERSION = 3;
+export const FORMAT_VERSION = 4;
 /** Fixed header size before the section directory. */
 export const HEADER_SIZE = 64;
 /** Size of one section directory entry. */
@@ -40,6 +42,16 @@ export const V6_L1_BITS = 20;
 export const V4_DIRECT_BITS = 24;
 export const V4_DIRECT_RECORD = 0x80000000;
 
+/**
+ * IPv6: V6HT maps each /32 holding interval starts to a node of V6SB, a
+ * table over the next bits of the address (at most this many) whose entries
+ * are, like V4DT's, a record id (this bit set) or the interval to scan from.
+ */
+export const V6_SUB_MAX_BITS = 16;
+export const V6_DIRECT_RECORD = 0x80000000;
+/** Multiplier of the /32 hash (Fibonacci hashing: the top bits of w0 * this). */
+export const V6_HASH_MULTIPLIER = 0x9e3779b1;
+
 /** Section tags (4 ASCII bytes each). */
 export const Section = {
   META: 'META', // msgpack: build info, sources, counts, table layouts
@@ -51,7 +63,9 @@ export const Section = {
   V4_BUCKETS: 'V4BK', // buckets of the /24s that hold several intervals
   V6_STARTS: 'V6ST', // u32[4n] interval starts as 4 big-endian-ordered words
   V6_RECORDS: 'V6RC', // u32[n]
-  V6_L1: 'V6L1', // u32[2^bits + 1]
+  V6_L1: 'V6L1', // u32[2^bits + 1] (addresses in /32s without starts; range text)
+  V6_HASH: 'V6HT', // u32[2 * 2^h]: (/32 word, V6SB node offset + 1) pairs, 0 = empty slot
+  V6_SUB: 'V6SB', // per-/32 nodes: [bits s, 2^s entries]
   RECORDS: 'RECS', // u32[RECORD_WIDTH * nrec], geolocation inline
   ASN: 'TASN',
   ALLOCATION: 'TALC',

@@ -58,7 +58,14 @@ function coord(v: number): number | null {
 export class RecordDecoder {
   private readonly records: Uint32Array;
   private readonly recordsF32: Float32Array;
-  private readonly cache = new DirectMappedCache<IndexRecord>(17);
+  /**
+   * 2^12 decoded records. Measured on uniformly random IPv4 (1M addresses,
+   * 1.76M records): 2^17 slots cost ~100 ns more per lookup than 2^12 and
+   * 2^16 ~250 ns more (every slot is a live object graph the collector
+   * traces and a store into an old-generation array per miss), while a hot
+   * set gains ~10 ns from the larger cache.
+   */
+  private readonly cache = new DirectMappedCache<IndexRecord>(12);
   private readonly decodeId = (id: number) => this.decode(id);
   private readonly asn: SubTable<AsnInfo>;
   private readonly allocation: SubTable<AllocationInfo>;
