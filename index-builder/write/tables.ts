@@ -132,18 +132,28 @@ export function encodeV6Direct(iv: FamilyIntervals): { hash: Uint32Array; nodes:
   const w = iv.startWords;
   const recs = iv.recs;
   const n = iv.count;
-  const nodes = new GrowableU32();
+  const bitsFor = (starts: number) => Math.min(V6_SUB_MAX_BITS, Math.ceil(Math.log2(starts)) + 1);
+  // Sized exactly first: a growing buffer would hold two copies (~100 MB) at the build's memory peak.
+  let size = 0;
+  for (let a = 0; a < n; ) {
+    let b = a + 1;
+    while (b < n && w[4 * b] === w[4 * a]) b++;
+    size += 1 + 2 ** bitsFor(b - a);
+    a = b;
+  }
+  const nodes = new Uint32Array(size);
+  let at = 0;
   const keys: number[] = [];
   const offsets: number[] = [];
   for (let a = 0; a < n; ) {
     const w0 = w[4 * a];
     let b = a + 1;
     while (b < n && w[4 * b] === w0) b++;
-    const bits = Math.min(V6_SUB_MAX_BITS, Math.ceil(Math.log2(b - a)) + 1);
+    const bits = bitsFor(b - a);
     const shift = 32 - bits;
     keys.push(w0);
-    offsets.push(nodes.length);
-    nodes.push(bits);
+    offsets.push(at);
+    nodes[at++] = bits;
     // Interval containing the /32's first address: the last start before it, or the /32's own first start.
     let i = Math.max(a - 1, 0);
     for (let j = 0; j < 2 ** bits; j++) {
@@ -156,11 +166,11 @@ export function encodeV6Direct(iv: FamilyIntervals): { hash: Uint32Array; nodes:
       // Inside one interval when the next start is in a later /32 or a later part.
       const inside = i + 1 >= b || w[4 * (i + 1) + 1] >>> shift !== j;
       if (inside && recs[i] >= V6_DIRECT_RECORD) throw new Error(`record id ${recs[i]} does not fit the IPv6 direct entries`);
-      nodes.push(inside ? (V6_DIRECT_RECORD | recs[i]) >>> 0 : i);
+      nodes[at++] = inside ? (V6_DIRECT_RECORD | recs[i]) >>> 0 : i;
     }
     a = b;
   }
-  if (nodes.length >= 2 ** 32 - 1) throw new Error('IPv6 node table too large');
+  if (size >= 2 ** 32 - 1) throw new Error('IPv6 node table too large');
   const hashBits = Math.max(4, Math.ceil(Math.log2(keys.length / 0.6)));
   const mask = 2 ** hashBits - 1;
   const hash = new Uint32Array(2 * 2 ** hashBits);
@@ -170,7 +180,7 @@ export function encodeV6Direct(iv: FamilyIntervals): { hash: Uint32Array; nodes:
     hash[2 * h] = keys[k];
     hash[2 * h + 1] = offsets[k] + 1;
   }
-  return { hash, nodes: nodes.view() };
+  return { hash, nodes };
 }
 
 /**
