@@ -13,7 +13,7 @@ import { Collector } from './merge/collector.ts';
 import { sweep } from './merge/sweep.ts';
 import { PARSERS } from './parsers/index.ts';
 import { createProgress, formatTable } from './progress.ts';
-import { encodeL1, encodeSubTables } from './write/tables.ts';
+import { encodeGeoRows, encodeL1, encodeRecords, encodeSubTables, encodeV4Direct, encodeV6Direct } from './write/tables.ts';
 import { bytesOf, encodeStrings, writeIndexFile, type SectionData } from './write/index-file.ts';
 
 export interface BuildOptions {
@@ -103,17 +103,24 @@ export function writeCollected(
 
   progress.source(step + 1, 'encoding');
   const tables = encodeSubTables(collector, merged);
+  // Geo strings are interned before the string table is encoded.
+  const records = encodeRecords(merged.records, merged.recordCount, encodeGeoRows(collector, merged.strings));
   const strings = encodeStrings(merged.strings);
+  const v4Direct = encodeV4Direct(merged.v4);
+  const v6Direct = encodeV6Direct(merged.v6);
   const sections: SectionData[] = [
     { tag: Section.STRING_OFFSETS, bytes: bytesOf(strings.offsets) },
     { tag: Section.STRING_BYTES, bytes: strings.bytes },
     { tag: Section.V4_STARTS, bytes: bytesOf(merged.v4.startWords) },
-    { tag: Section.V4_RECORDS, bytes: bytesOf(merged.v4.recs) },
     { tag: Section.V4_L1, bytes: bytesOf(encodeL1(merged.v4, V4_L1_BITS)) },
+    { tag: Section.V4_DIRECT, bytes: bytesOf(v4Direct.direct) },
+    { tag: Section.V4_BUCKETS, bytes: bytesOf(v4Direct.buckets) },
     { tag: Section.V6_STARTS, bytes: bytesOf(merged.v6.startWords) },
     { tag: Section.V6_RECORDS, bytes: bytesOf(merged.v6.recs) },
     { tag: Section.V6_L1, bytes: bytesOf(encodeL1(merged.v6, V6_L1_BITS)) },
-    { tag: Section.RECORDS, bytes: bytesOf(merged.records) },
+    { tag: Section.V6_HASH, bytes: bytesOf(v6Direct.hash) },
+    { tag: Section.V6_SUB, bytes: bytesOf(v6Direct.nodes) },
+    { tag: Section.RECORDS, bytes: bytesOf(records) },
     ...Object.entries(tables).map(([tag, u32]) => ({ tag, bytes: bytesOf(u32) })),
   ];
 

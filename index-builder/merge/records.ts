@@ -4,7 +4,7 @@
  * announcing ASN lends, and the record id of the combined columns.
  */
 import { Flag } from '../../src/index/record.ts';
-import { RECORD_WIDTH, RecordCol } from '../../src/index/format.ts';
+import { RecordCol } from '../../src/index/format.ts';
 import type { Category } from '../sink.ts';
 import { ASN_CATEGORY_FLAG, type Collector, type RouteEntry, VALUE_LAYERS, type ValueLayer } from './collector.ts';
 import { GrowableU32 } from './growable.ts';
@@ -26,16 +26,23 @@ export interface Combined {
   hasAsnRange: boolean;
 }
 
+/**
+ * Rows while building: the file's columns up to FLAGS, then the geo value id
+ * in column RecordCol.GEO. The writer expands that id into the inline
+ * geolocation columns (encodeRecords), so deduplication keys stay short.
+ */
+export const BUILD_RECORD_WIDTH = RecordCol.GEO + 1;
+
 const LAYER = Object.fromEntries(VALUE_LAYERS.map((l, i) => [l, i])) as Record<ValueLayer, number>;
 
 /** Builds and deduplicates record rows. */
 export class RecordTable {
-  readonly rows = new GrowableU32(RECORD_WIDTH * 1024);
+  readonly rows = new GrowableU32(BUILD_RECORD_WIDTH * 1024);
   readonly asnRows = new ValueTable<AsnRow>();
   private readonly ids = new Map<string, number>();
   private readonly asnFlagCache = new Map<number, number>();
   private readonly crawlerStringIds: number[];
-  private readonly cols = new Array<number>(RECORD_WIDTH).fill(0);
+  private readonly cols = new Array<number>(BUILD_RECORD_WIDTH).fill(0);
 
   constructor(
     private readonly collector: Collector,
@@ -90,7 +97,7 @@ export class RecordTable {
     if (id === undefined) {
       id = this.ids.size;
       this.ids.set(key, id);
-      for (let k = 0; k < RECORD_WIDTH; k++) this.rows.push(cols[k]);
+      for (let k = 0; k < BUILD_RECORD_WIDTH; k++) this.rows.push(cols[k]);
     }
     return id;
   }

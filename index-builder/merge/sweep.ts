@@ -29,7 +29,7 @@ export type { AsnDensity } from './density.ts';
 export interface MergedIndex {
   v4: FamilyIntervals;
   v6: FamilyIntervals;
-  /** Flat record rows, RECORD_WIDTH u32 each; record 0 is the empty record. */
+  /** Flat record rows, BUILD_RECORD_WIDTH u32 each (geo as a value id); record 0 is the empty record. */
   records: Uint32Array;
   recordCount: number;
   asnRows: ValueTable<AsnRow>;

@@ -12,7 +12,7 @@
  */
 import type { FeedParser } from '../feed/source.ts';
 import type { RouteValue } from '../sink.ts';
-import { parseIPv4, parseIPv6, prefixRange } from '../../src/net/ip.ts';
+import { parseIPv4Range, parseIPv6, prefixRange } from '../../src/net/ip.ts';
 import { parseAsnDigits } from './asn-csv.ts';
 
 /** Parses the origin column; a reason string when invalid. */
@@ -66,7 +66,7 @@ export const parse: FeedParser = async (ctx, sink) => {
       sink.route(6, start, end, value);
       return undefined;
     }
-    const base = parseIPv4(line, 0, t1);
+    const base = parseIPv4Range(line, 0, t1);
     if (base < 0) return `bad IPv4 prefix "${line.slice(0, t1)}"`;
     if (len < 0 || len > 32) return `bad prefix length "${lenText}"`;
     const size = 2 ** (32 - len);

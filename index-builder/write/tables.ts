@@ -4,11 +4,28 @@
  */
 import type { Addr, Family } from '../../src/net/ip.ts';
 import { formatCidr, formatIp, rangeToCidrs } from '../../src/net/ip.ts';
-import { ASN_CATEGORY_BITS, ASN_DETAIL_DROP, RPKI_CODES, RouteFlag, TableLayout } from '../../src/index/format.ts';
+import {
+  ASN_CATEGORY_BITS,
+  ASN_DETAIL_DROP,
+  GEO_LAYOUT,
+  GEO_PRESENT,
+  RECORD_WIDTH,
+  RecordCol,
+  RPKI_CODES,
+  RouteFlag,
+  TableLayout,
+  V4_DIRECT_BITS,
+  V4_DIRECT_RECORD,
+  V6_DIRECT_RECORD,
+  V6_HASH_MULTIPLIER,
+  V6_SUB_MAX_BITS,
+} from '../../src/index/format.ts';
 import type { Collector } from '../merge/collector.ts';
+import { BUILD_RECORD_WIDTH } from '../merge/records.ts';
 import { validateRoute, VrpIndex } from '../merge/rpki.ts';
 import type { FamilyIntervals, MergedIndex } from '../merge/sweep.ts';
 import type { StringTable } from '../merge/value-table.ts';
+import { GrowableU32 } from '../merge/growable.ts';
 
 type Cell = string | number | null | undefined;
 
@@ -60,10 +77,149 @@ export function encodeL1(iv: FamilyIntervals, bits: number): Uint32Array {
   return l1;
 }
 
+/**
+ * The IPv4 direct table (one u32 per /24) and its buckets (FORMAT.md): a /24
+ * inside one interval stores that interval's record id with the
+ * V4_DIRECT_RECORD bit; any other /24 stores the word offset of a bucket
+ * [m, m low bytes of the starts (padded to a word), m record ids] listing the
+ * m intervals that meet it, the first being the one that holds its .0.
+ */
+export function encodeV4Direct(iv: FamilyIntervals): { direct: Uint32Array; buckets: Uint32Array } {
+  const slots = 2 ** V4_DIRECT_BITS;
+  const shift = 32 - V4_DIRECT_BITS;
+  const direct = new Uint32Array(slots);
+  const buckets = new GrowableU32();
+  const starts = iv.startWords;
+  const recs = iv.recs;
+  const n = iv.count;
+  if (n === 0 || starts[0] !== 0) throw new Error('IPv4 intervals must start at 0.0.0.0');
+  let i = 0;
+  for (let p = 0; p < slots; p++) {
+    const base = p * 2 ** shift;
+    const last = base + 2 ** shift - 1;
+    while (i + 1 < n && starts[i + 1] <= base) i++;
+    let j = i + 1;
+    while (j < n && starts[j] <= last) j++;
+    if (j === i + 1) {
+      if (recs[i] >= V4_DIRECT_RECORD) throw new Error(`record id ${recs[i]} does not fit the IPv4 direct table`);
+      direct[p] = (V4_DIRECT_RECORD | recs[i]) >>> 0;
+      continue;
+    }
+    const m = j - i;
+    direct[p] = buckets.length;
+    buckets.push(m);
+    // Low bytes of the starts, four per word, little-endian like the file; the first is 0 (the /24's .0).
+    for (let k = 0; k < m; k += 4) {
+      let w = 0;
+      for (let b = 0; b < 4 && k + b < m; b++) w |= (k + b === 0 ? 0 : starts[i + k + b] & 0xff) << (8 * b);
+      buckets.push(w >>> 0);
+    }
+    for (let k = 0; k < m; k++) buckets.push(recs[i + k]);
+    i = j - 1;
+  }
+  if (buckets.length >= V4_DIRECT_RECORD) throw new Error('IPv4 bucket table too large for the direct table');
+  return { direct, buckets: buckets.view() };
+}
+
+/**
+ * The IPv6 /32 hash and its per-/32 nodes (FORMAT.md). Every /32 holding at
+ * least one interval start gets a node over the next s bits, s = one more
+ * than log2 of its start count (at most V6_SUB_MAX_BITS), so most entries
+ * cover a part of the /32 that lies inside one interval and hold its record
+ * id; the others hold the interval containing the part's first address.
+ */
+export function encodeV6Direct(iv: FamilyIntervals): { hash: Uint32Array; nodes: Uint32Array } {
+  const w = iv.startWords;
+  const recs = iv.recs;
+  const n = iv.count;
+  const bitsFor = (starts: number) => Math.min(V6_SUB_MAX_BITS, Math.ceil(Math.log2(starts)) + 1);
+  // Sized exactly first: a growing buffer would hold two copies (~100 MB) at the build's memory peak.
+  let size = 0;
+  for (let a = 0; a < n; ) {
+    let b = a + 1;
+    while (b < n && w[4 * b] === w[4 * a]) b++;
+    size += 1 + 2 ** bitsFor(b - a);
+    a = b;
+  }
+  const nodes = new Uint32Array(size);
+  let at = 0;
+  const keys: number[] = [];
+  const offsets: number[] = [];
+  for (let a = 0; a < n; ) {
+    const w0 = w[4 * a];
+    let b = a + 1;
+    while (b < n && w[4 * b] === w0) b++;
+    const bits = bitsFor(b - a);
+    const shift = 32 - bits;
+    keys.push(w0);
+    offsets.push(at);
+    nodes[at++] = bits;
+    // Interval containing the /32's first address: the last start before it, or the /32's own first start.
+    let i = Math.max(a - 1, 0);
+    for (let j = 0; j < 2 ** bits; j++) {
+      const base = (j * 2 ** shift) >>> 0; // w1 of the part's first address (w2 = w3 = 0)
+      for (;;) {
+        const k = i + 1;
+        if (k >= b || !(w[4 * k + 1] < base || (w[4 * k + 1] === base && w[4 * k + 2] === 0 && w[4 * k + 3] === 0))) break;
+        i = k;
+      }
+      // Inside one interval when the next start is in a later /32 or a later part.
+      const inside = i + 1 >= b || w[4 * (i + 1) + 1] >>> shift !== j;
+      if (inside && recs[i] >= V6_DIRECT_RECORD) throw new Error(`record id ${recs[i]} does not fit the IPv6 direct entries`);
+      nodes[at++] = inside ? (V6_DIRECT_RECORD | recs[i]) >>> 0 : i;
+    }
+    a = b;
+  }
+  if (size >= 2 ** 32 - 1) throw new Error('IPv6 node table too large');
+  const hashBits = Math.max(4, Math.ceil(Math.log2(keys.length / 0.6)));
+  const mask = 2 ** hashBits - 1;
+  const hash = new Uint32Array(2 * 2 ** hashBits);
+  for (let k = 0; k < keys.length; k++) {
+    let h = Math.imul(keys[k], V6_HASH_MULTIPLIER) >>> (32 - hashBits);
+    while (hash[2 * h + 1] !== 0) h = (h + 1) & mask;
+    hash[2 * h] = keys[k];
+    hash[2 * h + 1] = offsets[k] + 1;
+  }
+  return { hash, nodes };
+}
+
+/**
+ * Record rows in the file layout: the build rows' columns with the geo value
+ * id replaced by the geolocation itself (GEO_LAYOUT), so a lookup reads one
+ * row instead of a row and then a geo row.
+ */
+export function encodeRecords(buildRows: Uint32Array, count: number, geo: Uint32Array): Uint32Array {
+  const out = new Uint32Array(count * RECORD_WIDTH);
+  const f32 = new Float32Array(out.buffer);
+  const g = GEO_LAYOUT.length;
+  for (let r = 0; r < count; r++) {
+    const from = r * BUILD_RECORD_WIDTH;
+    const to = r * RECORD_WIDTH;
+    for (let c = 0; c < RecordCol.GEO; c++) out[to + c] = buildRows[from + c];
+    const geoId = buildRows[from + RecordCol.GEO];
+    if (geoId === 0) {
+      // No location: string ids 0, coordinates NaN, no presence bit.
+      for (let c = 0; c < g; c++) if (GEO_LAYOUT[c][0] === 'f') f32[to + RecordCol.GEO + c] = NaN;
+      continue;
+    }
+    for (let c = 0; c < g; c++) out[to + RecordCol.GEO + c] = geo[geoId * g + c];
+    out[to + RecordCol.GEO] = (out[to + RecordCol.GEO] | GEO_PRESENT) >>> 0;
+  }
+  return out;
+}
+
 /** The block as a single CIDR when it is one. */
 function blockCidr(family: Family, start: Addr, end: Addr): string | null {
   const cidrs = rangeToCidrs(family, start, end);
   return cidrs.length === 1 ? formatCidr(family, cidrs[0].start, cidrs[0].len) : null;
+}
+
+/** The geo values as GEO_LAYOUT rows (row 0 unused), for encodeRecords. */
+export function encodeGeoRows(collector: Collector, strings: StringTable): Uint32Array {
+  const rows = collector.geoValues.values.map((g) =>
+    g === undefined ? [] : [g.countryCode, g.region, g.city, g.postalCode, g.latitude, g.longitude, g.timezone],
+  );
+  return encodeTable(GEO_LAYOUT, rows, strings);
 }
 
 /** All sub-tables as encoded u32 arrays, keyed by section tag. */
@@ -76,11 +232,6 @@ export function encodeSubTables(collector: Collector, merged: MergedIndex): Reco
   const familyOf = (start: Addr): Family => (typeof start === 'bigint' ? 6 : 4);
 
   return {
-    TGEO: encodeTable(
-      TableLayout.TGEO,
-      rows(collector.geoValues.values, (g) => [g.countryCode, g.region, g.city, g.postalCode, g.latitude, g.longitude, g.timezone]),
-      s,
-    ),
     TASN: encodeTable(TableLayout.TASN, rows(merged.asnRows.values, (a) => [a.asn, a.name]), s),
     TALC: encodeTable(
       TableLayout.TALC,

@@ -6,14 +6,23 @@
 
 /** First 8 bytes of every index file. */
 export const MAGIC = 'IPINTIDX';
-/** 2: sections checked by XXH3-64 instead of CRC-32 (3x faster to verify at start-up). */
-export const FORMAT_VERSION = 2;
+/**
+ * 4: IPv6 lookups through a hash of the /32s that hold interval starts and a
+ * direct table per /32 (V6HT, V6SB).
+ * 3: a direct IPv4 table per /24 and geolocation inline in record rows (fewer
+ * dependent memory reads per lookup), sections on 64-byte boundaries.
+ * 2: sections checked by XXH3-64 instead of CRC-32 (3x faster to verify at start-up).
+ */
+export const FORMAT_VERSION = 4;
 /** Fixed header size before the section directory. */
 export const HEADER_SIZE = 64;
 /** Size of one section directory entry. */
 export const DIR_ENTRY_SIZE = 32;
-/** Every section starts on this alignment (typed array views need it). */
-export const SECTION_ALIGN = 8;
+/**
+ * Every section starts on this alignment: typed array views need 8, and 64
+ * (a cache line) makes each 64-byte record row one line instead of two.
+ */
+export const SECTION_ALIGN = 64;
 
 /**
  * Bits of the first-level tables (4 MiB each). IPv4: 20 bits leave a handful
@@ -24,19 +33,40 @@ export const SECTION_ALIGN = 8;
 export const V4_L1_BITS = 20;
 export const V6_L1_BITS = 20;
 
+/**
+ * The IPv4 direct table has one u32 per /24. An entry with this bit set is
+ * the record id of the one interval covering the whole /24 (97.7% of the
+ * /24s of the default index): a lookup is then one memory read. Otherwise the
+ * entry is the word offset of the /24's bucket in V4BK.
+ */
+export const V4_DIRECT_BITS = 24;
+export const V4_DIRECT_RECORD = 0x80000000;
+
+/**
+ * IPv6: V6HT maps each /32 holding interval starts to a node of V6SB, a
+ * table over the next bits of the address (at most this many) whose entries
+ * are, like V4DT's, a record id (this bit set) or the interval to scan from.
+ */
+export const V6_SUB_MAX_BITS = 16;
+export const V6_DIRECT_RECORD = 0x80000000;
+/** Multiplier of the /32 hash (Fibonacci hashing: the top bits of w0 * this). */
+export const V6_HASH_MULTIPLIER = 0x9e3779b1;
+
 /** Section tags (4 ASCII bytes each). */
 export const Section = {
   META: 'META', // msgpack: build info, sources, counts, table layouts
   STRING_OFFSETS: 'STRO', // u32[n+1] byte offsets into STRB
   STRING_BYTES: 'STRB', // UTF-8 bytes of all strings
-  V4_STARTS: 'V4ST', // u32[n] interval starts, ascending, first is 0
-  V4_RECORDS: 'V4RC', // u32[n] record id of each interval
-  V4_L1: 'V4L1', // u32[2^bits + 1] first-level table by the top V4_L1_BITS bits
+  V4_STARTS: 'V4ST', // u32[n] interval starts, ascending, first is 0 (range text)
+  V4_L1: 'V4L1', // u32[2^bits + 1] first-level table by the top V4_L1_BITS bits (range text)
+  V4_DIRECT: 'V4DT', // u32[2^24]: per /24, a record id or a bucket offset
+  V4_BUCKETS: 'V4BK', // buckets of the /24s that hold several intervals
   V6_STARTS: 'V6ST', // u32[4n] interval starts as 4 big-endian-ordered words
   V6_RECORDS: 'V6RC', // u32[n]
-  V6_L1: 'V6L1', // u32[2^bits + 1]
-  RECORDS: 'RECS', // u32[RECORD_WIDTH * nrec]
-  GEO: 'TGEO',
+  V6_L1: 'V6L1', // u32[2^bits + 1] (addresses in /32s without starts; range text)
+  V6_HASH: 'V6HT', // u32[2 * 2^h]: (/32 word, V6SB node offset + 1) pairs, 0 = empty slot
+  V6_SUB: 'V6SB', // per-/32 nodes: [bits s, 2^s entries]
+  RECORDS: 'RECS', // u32[RECORD_WIDTH * nrec], geolocation inline
   ASN: 'TASN',
   ALLOCATION: 'TALC',
   ROUTE: 'TRTE',
@@ -47,24 +77,32 @@ export const Section = {
   ASN_DETAILS: 'ASND', // rows sorted by ASN, for /v1/asn
 } as const;
 
-/** Columns of a record row (u32 each). 0 means "none" for every id column. */
+/**
+ * Columns of a record row (u32 each). 0 means "none" for every id column.
+ * The geolocation sits in the row itself (GEO_LAYOUT from column GEO on):
+ * one cache line holds everything a location lookup reads.
+ */
 export const RecordCol = {
-  GEO: 0,
-  ASN: 1,
-  ALLOCATION: 2,
-  ROUTE: 3,
-  PROVIDER: 4,
-  CRAWLER: 5, // string id of the crawler registry key
-  THREAT_LIST: 6,
-  THREAT_FEED: 7,
-  SPECIAL_USE: 8,
-  FLAGS: 9,
+  ASN: 0,
+  ALLOCATION: 1,
+  ROUTE: 2,
+  PROVIDER: 3,
+  CRAWLER: 4, // string id of the crawler registry key
+  THREAT_LIST: 5,
+  THREAT_FEED: 6,
+  SPECIAL_USE: 7,
+  FLAGS: 8,
+  GEO: 9, // first of the GEO_LAYOUT columns
 } as const;
-export const RECORD_WIDTH = 10;
+export const RECORD_WIDTH = 16;
+
+/** The inline geolocation columns of a record row, from RecordCol.GEO on. */
+export const GEO_LAYOUT = ['s:countryCode', 's:region', 's:city', 's:postalCode', 'f:latitude', 'f:longitude', 's:timezone'] as const;
+/** Set in the countryCode column when the record has a location (a location may have no country). */
+export const GEO_PRESENT = 0x80000000;
 
 /** Column layouts of the sub-tables: s = string id, u = u32, f = f32 (NaN = none). */
 export const TableLayout = {
-  [Section.GEO]: ['s:countryCode', 's:region', 's:city', 's:postalCode', 'f:latitude', 'f:longitude', 's:timezone'],
   [Section.ASN]: ['u:asn', 's:name'],
   [Section.ALLOCATION]: ['s:cidr', 's:range', 's:registry', 's:countryCode', 's:status', 's:date'],
   [Section.ROUTE]: ['s:prefix', 's:origins', 'u:rpki', 'u:flags'],

@@ -1,10 +1,22 @@
 /**
- * The mapped index reader: binary search over interval starts (narrowed by
- * a first-level table on the top 16 bits), then lazy, cached decoding of the
- * record and its sub-tables.
+ * The mapped index reader. IPv4: one read of the per-/24 direct table gives
+ * the record id (or a small bucket to scan). IPv6: a hash of the /32 leads to
+ * a direct table over the next bits (a record id, or an interval to scan
+ * from); /32s without interval starts fall back to a binary search narrowed
+ * by a first-level table. Then lazy, cached decoding of the record and its
+ * sub-tables; interval bounds only when asked.
  */
 import { formatIPv4, formatIPv6Groups, parseIPv4, parseIPv6Groups, type Family } from '../net/ip.ts';
-import { ASN_CATEGORY_BITS, ASN_DETAIL_DROP, Section, TableLayout } from './format.ts';
+import {
+  ASN_CATEGORY_BITS,
+  ASN_DETAIL_DROP,
+  Section,
+  TableLayout,
+  V4_DIRECT_BITS,
+  V4_DIRECT_RECORD,
+  V6_DIRECT_RECORD,
+  V6_HASH_MULTIPLIER,
+} from './format.ts';
 import { IndexFileError, mapIndexFile, u32Section, type MappedIndex, type OpenOptions } from './index-file.ts';
 import type { AsnDetails, IndexRecord, LookupHit } from './record.ts';
 import { StringReader, TableReader } from './tables.ts';
@@ -12,16 +24,23 @@ import { RecordDecoder } from './record-decoder.ts';
 
 
 const groups = new Uint16Array(8);
+/** Word k (0..3, most significant first) of the IPv6 address last parsed into `groups`. */
+const w = (k: number) => ((groups[2 * k] << 16) | groups[2 * k + 1]) >>> 0;
 
 /** An opened, verified index answering lookups. */
 export class IndexReader {
   readonly strings: StringReader;
   private readonly v4Starts: Uint32Array;
-  private readonly v4Recs: Uint32Array;
   private readonly v4L1: Uint32Array;
+  private readonly v4Direct: Uint32Array;
+  private readonly v4Buckets: Uint32Array;
+  private readonly v4BucketBytes: Uint8Array;
   private readonly v6Starts: Uint32Array;
   private readonly v6Recs: Uint32Array;
   private readonly v6L1: Uint32Array;
+  private readonly v6Hash: Uint32Array;
+  private readonly v6HashShift: number;
+  private readonly v6Nodes: Uint32Array;
   private readonly v4Shift: number;
   private readonly v6Shift: number;
   private readonly decoder: RecordDecoder;
@@ -30,11 +49,19 @@ export class IndexReader {
   constructor(readonly file: MappedIndex) {
     this.strings = new StringReader(u32Section(file, Section.STRING_OFFSETS), file.sections.get(Section.STRING_BYTES)!.bytes);
     this.v4Starts = u32Section(file, Section.V4_STARTS);
-    this.v4Recs = u32Section(file, Section.V4_RECORDS);
     this.v4L1 = u32Section(file, Section.V4_L1);
+    this.v4Direct = u32Section(file, Section.V4_DIRECT);
+    if (this.v4Direct.length !== 2 ** V4_DIRECT_BITS) throw new IndexFileError(file.path, `IPv4 direct table has ${this.v4Direct.length} entries, expected 2^${V4_DIRECT_BITS}`);
+    this.v4Buckets = u32Section(file, Section.V4_BUCKETS);
+    this.v4BucketBytes = new Uint8Array(this.v4Buckets.buffer, this.v4Buckets.byteOffset, this.v4Buckets.byteLength);
     this.v6Starts = u32Section(file, Section.V6_STARTS);
     this.v6Recs = u32Section(file, Section.V6_RECORDS);
     this.v6L1 = u32Section(file, Section.V6_L1);
+    this.v6Hash = u32Section(file, Section.V6_HASH);
+    const hashBits = Math.log2(this.v6Hash.length / 2);
+    if (!Number.isInteger(hashBits) || hashBits < 1 || hashBits > 30) throw new IndexFileError(file.path, `IPv6 hash of ${this.v6Hash.length} words is not 2 * 2^bits`);
+    this.v6HashShift = 32 - hashBits;
+    this.v6Nodes = u32Section(file, Section.V6_SUB);
     this.v4Shift = 32 - l1Bits(file.path, this.v4L1);
     this.v6Shift = 32 - l1Bits(file.path, this.v6L1);
     this.decoder = new RecordDecoder(file, this.strings);
@@ -51,7 +78,26 @@ export class IndexReader {
   }
 
   get intervalCounts(): { v4: number; v6: number } {
-    return { v4: this.v4Recs.length, v6: this.v6Recs.length };
+    return { v4: this.v4Starts.length, v6: this.v6Recs.length };
+  }
+
+  /**
+   * Record id of an IPv4 number: one read of the /24's direct entry, plus a
+   * scan of its bucket (one cache line, usually 2-3 entries) for the 2% of
+   * /24s split between intervals.
+   */
+  v4RecordId(x: number): number {
+    const e = this.v4Direct[x >>> (32 - V4_DIRECT_BITS)];
+    if (e >= V4_DIRECT_RECORD) return e - V4_DIRECT_RECORD;
+    const b = this.v4Buckets;
+    const m = b[e];
+    const bytes = this.v4BucketBytes;
+    const at = (e + 1) * 4;
+    const low = x & 0xff;
+    // Starts ascend and the first is 0, so the scan stops inside the bucket.
+    let i = m - 1;
+    while (bytes[at + i] > low) i--;
+    return b[e + 1 + ((m + 3) >>> 2) + i];
   }
 
   /** Interval index of an IPv4 number. */
@@ -88,45 +134,95 @@ export class IndexReader {
     return lo;
   }
 
+  /**
+   * Record id of an IPv6 address given as four u32 words: the /32's hash slot
+   * (a 2 MiB table that stays cached), then one node entry, which is the
+   * record id itself or the interval to scan forward from.
+   */
+  v6RecordId(w0: number, w1: number, w2: number, w3: number): number {
+    const hash = this.v6Hash;
+    const mask = (hash.length >>> 1) - 1;
+    let h = Math.imul(w0, V6_HASH_MULTIPLIER) >>> this.v6HashShift;
+    let node = 0;
+    for (;;) {
+      const v = hash[2 * h + 1];
+      // No interval starts in this /32: it lies in the interval holding its first address.
+      if (v === 0) return this.v6Recs[this.findV6(w0, w1, w2, w3)];
+      if (hash[2 * h] === w0) {
+        node = v - 1;
+        break;
+      }
+      h = (h + 1) & mask;
+    }
+    const nodes = this.v6Nodes;
+    const e = nodes[node + 1 + (w1 >>> (32 - nodes[node]))];
+    if (e >= V6_DIRECT_RECORD) return e - V6_DIRECT_RECORD;
+    return this.v6Recs[this.scanV6(e, w0, w1, w2, w3)];
+  }
+
+  /** The last interval at or after `from` whose start is <= the address (galloping, then binary search). */
+  private scanV6(from: number, w0: number, w1: number, w2: number, w3: number): number {
+    const n = this.v6Recs.length;
+    let lo = from;
+    let step = 1;
+    let hi = from + 1;
+    while (hi < n && this.v6StartLE(hi, w0, w1, w2, w3)) {
+      lo = hi;
+      step *= 2;
+      hi = lo + step;
+    }
+    hi = Math.min(hi - 1, n - 1);
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (this.v6StartLE(mid, w0, w1, w2, w3)) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** start(i) <= address, compared word by word (most significant first). */
+  private v6StartLE(i: number, w0: number, w1: number, w2: number, w3: number): boolean {
+    const s = this.v6Starts;
+    const b = i * 4;
+    return s[b] < w0 || (s[b] === w0 && (s[b + 1] < w1 || (s[b + 1] === w1 && (s[b + 2] < w2 || (s[b + 2] === w2 && s[b + 3] <= w3)))));
+  }
+
   /** Record id for an address text, or -1 when the text is not an IP. No allocation. */
   recordIdOf(ip: string): number {
     const ref = this.locate(ip);
     if (ref < 0) return -1;
-    return ref >= V6_TAG ? this.v6Recs[ref - V6_TAG] : this.v4Recs[ref];
+    return ref >= V6_TAG ? this.v6RecordId(w(0), w(1), w(2), w(3)) : this.v4RecordId(ref);
   }
 
   /**
-   * Locates an address: an IPv4 interval index, V6_TAG + an IPv6 interval
-   * index, or -1 for invalid text. IPv4-mapped and IPv4-compatible IPv6
-   * addresses are answered from the IPv4 family.
+   * Parses an address: an IPv4 number, V6_TAG for IPv6 (its words are left
+   * in `groups`), or -1 for invalid text. IPv4-mapped and IPv4-compatible
+   * IPv6 addresses are answered from the IPv4 family.
    */
-  locate(ip: string): number {
-    if (ip.indexOf(':') < 0) {
-      const v = parseIPv4(ip);
-      return v < 0 ? -1 : this.findV4(v);
-    }
+  private locate(ip: string): number {
+    if (ip.indexOf(':') < 0) return parseIPv4(ip);
     if (!parseIPv6Groups(ip, groups)) return -1;
-    const w0 = ((groups[0] << 16) | groups[1]) >>> 0;
-    const w1 = ((groups[2] << 16) | groups[3]) >>> 0;
-    const w2 = ((groups[4] << 16) | groups[5]) >>> 0;
-    const w3 = ((groups[6] << 16) | groups[7]) >>> 0;
-    if (w0 === 0 && w1 === 0 && (w2 === 0xffff || (w2 === 0 && w3 > 1))) return this.findV4(w3);
-    return V6_TAG + this.findV6(w0, w1, w2, w3);
+    const w2 = w(2);
+    if (w(0) === 0 && w(1) === 0 && (w2 === 0xffff || (w2 === 0 && w(3) > 1))) return w(3);
+    return V6_TAG;
   }
 
   /** Looks up an address text; null when it is not a valid IP. */
   lookup(ip: string): LookupHit | null {
     const ref = this.locate(ip);
     if (ref < 0) return null;
+    // The interval (for the range text) is searched only when asked (-1 here).
     if (ref < V6_TAG) {
-      const recordId = this.v4Recs[ref];
-      const ipText = ip.indexOf(':') < 0 ? ip : formatIPv4(((groups[6] << 16) | groups[7]) >>> 0);
-      return new Hit(this, 4, ipText, ref, recordId, this.record(recordId));
+      const recordId = this.v4RecordId(ref);
+      return new Hit(this, 4, ip.indexOf(':') < 0 ? ip : null, ref, recordId, this.record(recordId), 0, 0, 0);
     }
-    const i = ref - V6_TAG;
-    const recordId = this.v6Recs[i];
+    const w0 = w(0);
+    const w1 = w(1);
+    const w2 = w(2);
+    const w3 = w(3);
+    const recordId = this.v6RecordId(w0, w1, w2, w3);
     // Canonical IPv6 text is formatted only when read (it costs as much as the search).
-    return new Hit(this, 6, null, i, recordId, this.record(recordId), Uint16Array.from(groups));
+    return new Hit(this, 6, null, w0, recordId, this.record(recordId), w1, w2, w3);
   }
 
   /** First and last address of an interval, as text (computed on demand). */
@@ -191,29 +287,50 @@ export class IndexReader {
   }
 }
 
-/** A lookup answer; the interval's bounds are formatted only when read. */
+/**
+ * A lookup answer; the address text, the interval and its bounds are
+ * computed only when read (no array or string per lookup otherwise).
+ */
 class Hit implements LookupHit {
   private bounds: [string, string] | null = null;
   constructor(
     private readonly reader: IndexReader,
     readonly family: Family,
     private ipText: string | null,
-    private readonly interval: number,
+    /** IPv4: the address; IPv6: its most significant word (w1..w3 follow). */
+    private readonly w0: number,
     readonly recordId: number,
     readonly record: IndexRecord,
-    private readonly v6Groups: Uint16Array | null = null,
+    private readonly w1: number,
+    private readonly w2: number,
+    private readonly w3: number,
   ) {}
 
   get ip(): string {
-    return (this.ipText ??= formatIPv6Groups(this.v6Groups!));
+    if (this.ipText !== null) return this.ipText;
+    if (this.family === 4) return (this.ipText = formatIPv4(this.w0));
+    const w = [this.w0, this.w1, this.w2, this.w3];
+    const g = new Array<number>(8);
+    for (let k = 0; k < 4; k++) {
+      g[2 * k] = w[k] >>> 16;
+      g[2 * k + 1] = w[k] & 0xffff;
+    }
+    return (this.ipText = formatIPv6Groups(g));
+  }
+
+  private get range(): [string, string] {
+    if (this.bounds) return this.bounds;
+    const r = this.reader;
+    const i = this.family === 4 ? r.findV4(this.w0) : r.findV6(this.w0, this.w1, this.w2, this.w3);
+    return (this.bounds = r.intervalText(this.family, i));
   }
 
   get rangeStart(): string {
-    return (this.bounds ??= this.reader.intervalText(this.family, this.interval))[0];
+    return this.range[0];
   }
 
   get rangeEnd(): string {
-    return (this.bounds ??= this.reader.intervalText(this.family, this.interval))[1];
+    return this.range[1];
   }
 
   /** Plain data for JSON and logs. */

@@ -4,7 +4,7 @@
  * row objects), and its own bounded direct-mapped cache: the lookup path
  * decodes a row once while it stays hot.
  */
-import { RECORD_WIDTH, RecordCol, RouteFlag, RPKI_CODES, Section, TableLayout } from './format.ts';
+import { GEO_PRESENT, RECORD_WIDTH, RecordCol, RouteFlag, RPKI_CODES, Section, TableLayout } from './format.ts';
 import { u32Section, type MappedIndex } from './index-file.ts';
 import type {
   AllocationInfo,
@@ -57,9 +57,16 @@ function coord(v: number): number | null {
 /** Decodes records of a mapped index. */
 export class RecordDecoder {
   private readonly records: Uint32Array;
-  private readonly cache = new DirectMappedCache<IndexRecord>(17);
+  private readonly recordsF32: Float32Array;
+  /**
+   * 2^12 decoded records. Measured on uniformly random IPv4 (1M addresses,
+   * 1.76M records): 2^17 slots cost ~100 ns more per lookup than 2^12 and
+   * 2^16 ~250 ns more (every slot is a live object graph the collector
+   * traces and a store into an old-generation array per miss), while a hot
+   * set gains ~10 ns from the larger cache.
+   */
+  private readonly cache = new DirectMappedCache<IndexRecord>(12);
   private readonly decodeId = (id: number) => this.decode(id);
-  private readonly geo: SubTable<GeoInfo>;
   private readonly asn: SubTable<AsnInfo>;
   private readonly allocation: SubTable<AllocationInfo>;
   private readonly route: SubTable<RouteInfo>;
@@ -70,16 +77,8 @@ export class RecordDecoder {
 
   constructor(file: MappedIndex, private readonly s: StringReader) {
     this.records = u32Section(file, Section.RECORDS);
+    this.recordsF32 = new Float32Array(this.records.buffer, this.records.byteOffset, this.records.length);
     const str = (t: { u32: Uint32Array }, i: number) => s.get(t.u32[i]);
-    this.geo = new SubTable(file, Section.GEO, (t, b) => ({
-      countryCode: str(t, b),
-      region: str(t, b + 1),
-      city: str(t, b + 2),
-      postalCode: str(t, b + 3),
-      latitude: coord(t.f32[b + 4]),
-      longitude: coord(t.f32[b + 5]),
-      timezone: str(t, b + 6),
-    }), 16);
     this.asn = new SubTable(file, Section.ASN, (t, b) => ({ asn: t.u32[b], name: str(t, b + 1) }));
     this.allocation = new SubTable(file, Section.ALLOCATION, (t, b) => ({
       cidr: str(t, b),
@@ -141,8 +140,22 @@ export class RecordDecoder {
   cell(base: number, col: number): number {
     return this.records[base + col];
   }
-  geoOf(base: number) {
-    return this.geo.get(this.records[base + RecordCol.GEO]);
+  /** The inline geolocation of a record row (no sub-table read: it is in the row's cache line). */
+  geoOf(base: number): GeoInfo | null {
+    const r = this.records;
+    const b = base + RecordCol.GEO;
+    const cc = r[b];
+    if (cc < GEO_PRESENT) return null;
+    const s = this.s;
+    return {
+      countryCode: s.get(cc - GEO_PRESENT),
+      region: s.get(r[b + 1]),
+      city: s.get(r[b + 2]),
+      postalCode: s.get(r[b + 3]),
+      latitude: coord(this.recordsF32[b + 4]),
+      longitude: coord(this.recordsF32[b + 5]),
+      timezone: s.get(r[b + 6]),
+    };
   }
   asnOf(base: number) {
     return this.asn.get(this.records[base + RecordCol.ASN]);
