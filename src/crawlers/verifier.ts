@@ -60,6 +60,8 @@ export interface CrawlerVerifier {
    * background and fills the cache for later lookups.
    */
   startProof(ip: string, hit: LookupHit | null, budgetMs: number): Promise<CrawlerProof | null>;
+  /** Whether startProof may query DNS for this hit (an official range of a DNS-verifiable family); never queries. */
+  wantsProof(hit: LookupHit | null): boolean;
 }
 
 function parseOrThrow(text: string): ParsedIp {
@@ -72,6 +74,11 @@ function parseOrThrow(text: string): ParsedIp {
 function dnsCanApply(hit: LookupHit | null): boolean {
   const special = hit?.record.specialUse;
   return !special || special.globallyReachable;
+}
+
+/** Whether an address of this hit is one a DNS check can prove: an official range of a DNS-verifiable family, publicly routable. */
+function wantsProof(hit: LookupHit | null): boolean {
+  return crawlerFamily(hit?.record.crawler)?.verification === 'reverse_forward_dns' && dnsCanApply(hit);
 }
 
 /** Builds a verifier from options (see CrawlerVerifierOptions). */
@@ -128,14 +135,16 @@ export function createCrawlerVerifier(options: CrawlerVerifierOptions): CrawlerV
       return proofs.get(formatIp(plain.family, plain.value)) ?? null;
     },
 
+    wantsProof,
+
     async startProof(text, hit, budgetMs) {
       const ip = parseIp(text);
       if (!ip) return null;
       const plain = unmapIp(ip);
       const cached = proofs.get(formatIp(plain.family, plain.value));
       if (cached) return cached;
-      const rangeFamily = crawlerFamily(hit?.record.crawler);
-      if (rangeFamily?.verification !== 'reverse_forward_dns' || !dnsCanApply(hit)) return null;
+      if (!wantsProof(hit)) return null;
+      const rangeFamily = crawlerFamily(hit!.record.crawler)!;
       const check = runCheck(plain, rangeFamily, [rangeFamily.key]).catch(() => null);
       let timer: ReturnType<typeof setTimeout> | undefined;
       const budget = new Promise<null>((resolve) => {

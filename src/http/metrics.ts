@@ -3,40 +3,123 @@
  * and status, latency, lookups by family, index age and size, rate-limit
  * rejections. One registry per app so tests can run several apps.
  *
- * prom-client is loaded after the server answers (it is a sizeable part of
- * start-up otherwise): until then observations wait in a short buffer and
- * are replayed, so none is lost.
+ * The request path only adds to plain counters here (a Map entry per
+ * route/method/status, a bucket array per route): prom-client's label
+ * hashing cost more per request than the lookup route's own work. The
+ * counters are handed to prom-client when /metrics is scraped, so its text
+ * format is the library's. prom-client itself is loaded after the server
+ * answers (it is a sizeable part of start-up otherwise); nothing observed
+ * before is lost, since the counters do not depend on it.
  */
-import type { Counter, Histogram, Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { IndexHolder } from '../index/holder.ts';
 import { limiterMetrics } from './ratelimit/index.ts';
 
 type Prom = typeof import('prom-client');
 
-/** The prom-client metrics, once loaded. */
+/** Upper bounds (seconds) of the latency histogram's buckets. */
+export const LATENCY_BUCKETS: readonly number[] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
+
+/** Requests of one route, method and status. */
+interface RequestCell {
+  labels: { route: string; method: string; status: string };
+  count: number;
+  /** Part of count already handed to prom-client. */
+  reported: number;
+}
+
+/** Latency of one route: per-bucket counts (last: above every bound), sum, count. */
+interface LatencyCell {
+  buckets: Float64Array;
+  sum: number;
+  count: number;
+}
+
+/** The counters the request path adds to. */
+class Counters {
+  readonly requests = new Map<string, RequestCell>();
+  readonly latency = new Map<string, LatencyCell>();
+  readonly lookups = { ipv4: 0, ipv6: 0 };
+  readonly reportedLookups = { ipv4: 0, ipv6: 0 };
+
+  observe(route: string, method: string, status: number, seconds: number): void {
+    const key = `${route} ${method} ${status}`;
+    let cell = this.requests.get(key);
+    if (cell === undefined) this.requests.set(key, (cell = { labels: { route, method, status: String(status) }, count: 0, reported: 0 }));
+    cell.count++;
+    let l = this.latency.get(route);
+    if (l === undefined) this.latency.set(route, (l = { buckets: new Float64Array(LATENCY_BUCKETS.length + 1), sum: 0, count: 0 }));
+    let b = 0;
+    while (b < LATENCY_BUCKETS.length && seconds > LATENCY_BUCKETS[b]) b++;
+    l.buckets[b]++;
+    l.sum += seconds;
+    l.count++;
+  }
+}
+
+/** The latency histogram as a prom-client metric whose values come from the counters (same exposition as prom-client's Histogram). */
+function latencyMetric(counters: Counters) {
+  const name = 'ipintel_http_request_duration_seconds';
+  return {
+    name,
+    help: 'Time from request to response, by route pattern',
+    type: 'histogram',
+    aggregator: 'sum',
+    get() {
+      const values: Array<{ labels: Record<string, string | number>; sharedLabels?: Record<string, string>; value: number; metricName: string }> = [];
+      for (const [route, l] of counters.latency) {
+        const sharedLabels = { route };
+        let acc = 0;
+        LATENCY_BUCKETS.forEach((le, i) => {
+          acc += l.buckets[i];
+          values.push({ labels: { le }, sharedLabels, value: acc, metricName: `${name}_bucket` });
+        });
+        values.push({ labels: { le: '+Inf' }, sharedLabels, value: l.count, metricName: `${name}_bucket` });
+        values.push({ labels: {}, sharedLabels, value: l.sum, metricName: `${name}_sum` });
+        values.push({ labels: {}, sharedLabels, value: l.count, metricName: `${name}_count` });
+      }
+      return { name, help: this.help, type: this.type, values, aggregator: this.aggregator };
+    },
+    reset() {
+      counters.latency.clear();
+    },
+  };
+}
+
+/** The prom-client registry over the counters, once loaded. */
 class PromMetrics {
   readonly registry: Registry;
-  readonly requests: Counter<'route' | 'method' | 'status'>;
-  readonly latency: Histogram<'route'>;
-  readonly lookups: Counter<'family'>;
 
-  constructor({ Counter, Gauge, Histogram, Registry }: Prom, index: IndexHolder) {
+  constructor({ Counter, Gauge, Registry }: Prom, index: IndexHolder, counters: Counters) {
     this.registry = new Registry();
     const registers = [this.registry];
-    this.requests = new Counter({
+    new Counter({
       name: 'ipintel_http_requests_total',
       help: 'HTTP requests by route pattern, method and status',
       labelNames: ['route', 'method', 'status'],
       registers,
+      collect() {
+        for (const cell of counters.requests.values()) {
+          // inc(0) still creates the series, so a route seen once stays listed.
+          this.inc(cell.labels, cell.count - cell.reported);
+          cell.reported = cell.count;
+        }
+      },
     });
-    this.latency = new Histogram({
-      name: 'ipintel_http_request_duration_seconds',
-      help: 'Time from request to response, by route pattern',
-      labelNames: ['route'],
-      buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    this.registry.registerMetric(latencyMetric(counters) as unknown as Parameters<Registry['registerMetric']>[0]);
+    new Counter({
+      name: 'ipintel_lookups_total',
+      help: 'Index lookups by address family',
+      labelNames: ['family'],
       registers,
+      collect() {
+        for (const family of ['ipv4', 'ipv6'] as const) {
+          const delta = counters.lookups[family] - counters.reportedLookups[family];
+          if (counters.lookups[family] > 0) this.inc({ family }, delta);
+          counters.reportedLookups[family] = counters.lookups[family];
+        }
+      },
     });
-    this.lookups = new Counter({ name: 'ipintel_lookups_total', help: 'Index lookups by address family', labelNames: ['family'], registers });
     new Gauge({
       name: 'ipintel_index_age_seconds',
       help: 'Seconds since the loaded index was built',
@@ -81,56 +164,30 @@ class PromMetrics {
       },
     });
   }
-
 }
 
-/** Observations made before prom-client is loaded: [route, method, status, seconds] or a lookup family. */
-type Pending = [string, string, number, number] | 4 | 6;
-
-/** Above this many buffered observations prom-client is loaded at once. */
-const MAX_PENDING = 10_000;
-
+/** HTTP and lookup metrics of one app. */
 export class HttpMetrics {
-  private prom: PromMetrics | null = null;
+  private readonly counters = new Counters();
   private loading: Promise<PromMetrics> | null = null;
-  private pending: Pending[] = [];
 
   constructor(private readonly index: IndexHolder) {}
 
-  /** Loads prom-client and replays what was observed so far (idempotent). */
+  /** Loads prom-client and builds the registry over the counters (idempotent). */
   init(): Promise<PromMetrics> {
-    this.loading ??= import('prom-client').then((m) => {
-      const prom = new PromMetrics(m, this.index);
-      for (const p of this.pending) {
-        if (p === 4 || p === 6) prom.lookups.inc({ family: p === 4 ? 'ipv4' : 'ipv6' });
-        else {
-          prom.requests.inc({ route: p[0], method: p[1], status: String(p[2]) });
-          prom.latency.observe({ route: p[0] }, p[3]);
-        }
-      }
-      this.pending = [];
-      this.prom = prom;
-      return prom;
-    });
+    this.loading ??= import('prom-client').then((m) => new PromMetrics(m, this.index, this.counters));
     return this.loading;
-  }
-
-  private buffer(p: Pending): void {
-    this.pending.push(p);
-    if (this.pending.length >= MAX_PENDING) void this.init();
   }
 
   /** Records one finished request. */
   observe(route: string, method: string, status: number, seconds: number): void {
-    if (!this.prom) return this.buffer([route, method, status, seconds]);
-    this.prom.requests.inc({ route, method, status: String(status) });
-    this.prom.latency.observe({ route }, seconds);
+    this.counters.observe(route, method, status, seconds);
   }
 
   /** Counts one lookup of a family. */
   lookup(family: 4 | 6): void {
-    if (!this.prom) return this.buffer(family);
-    this.prom.lookups.inc({ family: family === 4 ? 'ipv4' : 'ipv6' });
+    if (family === 4) this.counters.lookups.ipv4++;
+    else this.counters.lookups.ipv6++;
   }
 
   /** The exposition text. */

@@ -33,8 +33,36 @@ const PRESENT_GEO = Object.freeze({ countryCode: null, region: null, city: null,
 const PRESENT_ALLOCATION = Object.freeze({ cidr: null, range: '', registry: '', countryCode: null, status: '', date: null });
 const PRESENT_THREAT_LIST = Object.freeze({ list: '', reference: null });
 
-/** The scoring facts of a record as a string: equal keys mean equal scored parts. */
-export function scoringKey(r: IndexRecord): string {
+const RPKI_CODE: Readonly<Record<string, number>> = { valid: 0, invalid: 1, not_found: 2, unknown: 3 };
+const NAME_CODE = (name: string | null) => (name === null ? 1 : name === '' ? 2 : 3);
+/** Flag bits a record may carry (src/index/record.ts Flag); anything above takes the text key. */
+const FLAG_BITS = 19;
+
+/**
+ * The scoring facts of a record: equal keys mean equal scored parts. Most
+ * records (no special-use block, provider or threat-feed entry) get a number
+ * packing the facts into 30 bits, cheap to build and to hash on every
+ * request; the rest a text key.
+ */
+export function scoringKey(r: IndexRecord): number | string {
+  const route = r.route;
+  const rpki = route ? RPKI_CODE[route.rpkiStatus] : 0;
+  if (r.specialUse !== null || r.provider !== null || r.threatFeed !== null || r.flags >>> FLAG_BITS !== 0 || rpki === undefined) return textKey(r);
+  // bits 0-18 flags, 19 geo, 20 allocation, 21 crawler, 22 threat list, 23-27 route (0 none), 28-29 ASN name state (0 no ASN).
+  const routeCode = route ? 1 + rpki * 4 + (route.originConflict ? 2 : 0) + (route.originAsn === null ? 1 : 0) : 0;
+  return (
+    r.flags |
+    ((r.geo ? 1 : 0) << 19) |
+    ((r.allocation ? 1 : 0) << 20) |
+    ((r.crawler === null ? 0 : 1) << 21) |
+    ((r.threatList ? 1 : 0) << 22) |
+    (routeCode << 23) |
+    ((r.asn ? NAME_CODE(r.asn.name) : 0) << 28)
+  );
+}
+
+/** The scoring facts as text, for the records scoringKey does not pack. */
+function textKey(r: IndexRecord): string {
   const route = r.route;
   const special = r.specialUse;
   const feed = r.threatFeed;
@@ -78,7 +106,7 @@ const MAX_VIEWS = 50_000;
 /** Scored parts memoised per scoring view and policy. */
 export class ScoredPartCache {
   private policy: Policy | null = null;
-  private readonly parts = new Map<string, ScoredPart>();
+  private readonly parts = new Map<number | string, ScoredPart>();
 
   /** Number of views held (for tests and metrics). */
   get size(): number {
@@ -100,7 +128,9 @@ export class ScoredPartCache {
     }
     if (part.pieces.length === 1) return { classification: part.classification, text: part.pieces[0] };
     const operator = JSON.stringify(networkContext(record, part.classification).operator ?? '').slice(1, -1);
-    return { classification: part.classification, text: part.pieces.join(operator) };
+    // Concatenation keeps the ~2.5 KB pieces as they are (a rope) until the response is written.
+    const text = part.pieces.length === 2 ? part.pieces[0] + operator + part.pieces[1] : part.pieces.join(operator);
+    return { classification: part.classification, text };
   }
 
   private compute(record: IndexRecord, ctx: V1Context): ScoredPart {

@@ -3,7 +3,7 @@
  * generator and each server get their own core:
  *   bun tools/bench/http-target.ts ipintel <index>   the real server (limits off)
  *   bun tools/bench/http-target.ts bare <bytes>      Bun.serve answering a fixed JSON body of that size
- *   bun tools/bench/http-target.ts direct <index>    Bun.serve + index lookup + full v1 object, no framework
+ *   bun tools/bench/http-target.ts direct <index>    Bun.serve + index lookup + full v1 body (V1BodyCache), no framework
  *                                                    (a diagnostic: how much of the gap is the work itself)
  * Prints the port on stdout, then serves until killed.
  */
@@ -26,8 +26,9 @@ if (mode === 'bare') {
 } else if (mode === 'direct') {
   const { IndexReader } = await import('../../src/index/reader.ts');
   const { loadPolicy } = await import('../../src/scoring/index.ts');
-  const { buildV1 } = await import('../../src/lookup/v1.ts');
+  const { V1BodyCache } = await import('../../src/lookup/v1-body.ts');
   const reader = IndexReader.open(arg);
+  const bodies = new V1BodyCache();
   const policy = await loadPolicy();
   const headers = { 'content-type': 'application/json;charset=utf-8', 'cache-control': 'public, max-age=86400' };
   const server = Bun.serve({
@@ -37,7 +38,7 @@ if (mode === 'bare') {
       const url = req.url;
       const hit = reader.lookup(url.slice(url.indexOf('/v1/ip/') + 7));
       if (!hit) return new Response('{}', { status: 400 });
-      return new Response(JSON.stringify(buildV1(hit, { scoring: { verifiedCrawler: null }, policy, now: Date.now() }, null)), { headers });
+      return new Response(bodies.body(hit, { scoring: { verifiedCrawler: null }, policy, rdapOwner: null, now: Date.now() }), { headers });
     },
   });
   console.log(server.port);

@@ -6,7 +6,7 @@ import { Elysia, t } from 'elysia';
 import { lookupCrawlerFlags } from '../../crawlers/lookup-flags.ts';
 import type { LookupHit } from '../../index/record.ts';
 import { parseProjection } from '../../lookup/projection.ts';
-import { buildV1, needsScoring } from '../../lookup/v1.ts';
+import { buildV1, needsScoring, type V1Context } from '../../lookup/v1.ts';
 import { V1BodyCache } from '../../lookup/v1-body.ts';
 import { ownerFromRdap } from '../../rdap/index.ts';
 import type { ScoringContext } from '../../scoring/index.ts';
@@ -79,7 +79,7 @@ async function answer(
   const projection = parseProjection(projectionQuery(query, request), callerOf(request).tier);
   // ip/stack/location/routing alone never wait for a crawler DNS proof.
   const scoring = needsScoring(projection.fields) ? await scoringContextFor(s, hit) : UNSCORED;
-  const ctx = { scoring, policy: s.policy.current, rdapOwner: ownerFromRdap(s.rdap.peek(hit.ip) ?? emptyRdap), now: s.now() };
+  const ctx = v1Context(s, hit, scoring);
   const cacheControl = current || projection.rdap ? 'no-store' : 'public, max-age=86400';
   if (projection.fields === null && !projection.rdap) {
     // The common case, the whole object, composed from parts (its scored part shared per scoring view).
@@ -92,6 +92,11 @@ async function answer(
   if (projection.rdap && (projection.fields === null || projection.fields.has('rdap'))) body.rdap = await s.rdap.lookup(hit.ip);
   set.headers['cache-control'] = cacheControl;
   return body;
+}
+
+/** The inputs of a v1 object besides the hit: policy, cached RDAP owner, clock. */
+function v1Context(s: AppServices, hit: LookupHit, scoring: ScoringContext): V1Context {
+  return { scoring, policy: s.policy.current, rdapOwner: ownerFromRdap(s.rdap.peek(hit.ip) ?? emptyRdap), now: s.now() };
 }
 
 /** Never read: buildV1 only consults the scoring context for fields needsScoring() names. */
@@ -127,31 +132,34 @@ export function lookupRoutes(s: AppServices) {
     });
 }
 
-const NO_QUERY: Record<string, unknown> = Object.freeze({});
+/** Headers of a whole-object answer: the CORS plugin's, JSON, cacheable (spec 4.9). */
+const WHOLE_OBJECT_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  ...CORS_RESPONSE_HEADERS,
+  'content-type': 'application/json;charset=utf-8',
+  'cache-control': 'public, max-age=86400',
+});
 
 /**
- * GET /v1/ip/{ip} without a query string, answered before the framework: the
- * hot route of the API. Routing, hooks and response assembly in Elysia cost
- * several times the lookup itself (BENCHMARKS.md); this runs the same
- * `answer` as the Elysia route and adds the headers its CORS plugin would.
- * Anything else (a query, a percent-encoded or odd path, another method, an
- * error) returns null and the app answers it; that both give the same bytes
- * is tested (test/http/fast-path.test.ts).
+ * GET /v1/ip/{ip} without a query string, answered before the framework and
+ * without awaiting anything: the hot route of the API. Routing, hooks and
+ * response assembly in Elysia cost several times the lookup itself
+ * (BENCHMARKS.md). It gives what the Elysia route gives (same context, same
+ * body, the headers the CORS plugin adds); anything else (a query, an
+ * encoded or odd path, another method, an invalid address, an address whose
+ * crawler range wants a DNS proof) returns null for the app to answer. That
+ * both give the same bytes is tested (test/http/fast-path.test.ts).
  */
 export function lookupFastPath(s: AppServices) {
   const bodies = new V1BodyCache();
-  return async function fastLookup(request: Request, path: string): Promise<Response | null> {
+  return function fastLookup(request: Request, path: string): Response | null {
     if (request.method !== 'GET' || request.url.includes('?') || !path.startsWith('/v1/ip/')) return null;
     const ip = path.slice('/v1/ip/'.length);
     if (ip === '' || ip === 'current' || ip.includes('/') || ip.includes('%')) return null;
-    const set = { headers: {} as Record<string, string | number> };
-    let body: unknown;
-    try {
-      body = await answer(s, bodies, ip, NO_QUERY, request, false, set);
-    } catch {
-      return null; // INVALID_IP and the like: the app renders errors
-    }
-    if (typeof body !== 'string') return null; // never for the whole object; kept honest
-    return new Response(body, { headers: { ...CORS_RESPONSE_HEADERS, ...(set.headers as Record<string, string>) } });
+    const hit = s.index.current.lookup(ip);
+    // A DNS proof may take up to CRAWLER_PROOF_BUDGET_MS: the route awaits it.
+    if (!hit || s.crawlers.wantsProof(hit)) return null;
+    s.metrics.lookup(hit.family);
+    const scoring = { verifiedCrawler: lookupCrawlerFlags(hit, s.crawlers.proofFor(hit.ip)).verifiedCrawler };
+    return new Response(bodies.body(hit, v1Context(s, hit, scoring)), { headers: WHOLE_OBJECT_HEADERS });
   };
 }

@@ -1,0 +1,59 @@
+/**
+ * The request path adds to plain counters; /metrics hands them to
+ * prom-client. The exposition must be what prom-client's own Counter and
+ * Histogram would print for the same observations.
+ */
+import { beforeAll, expect, test } from 'bun:test';
+import fc from 'fast-check';
+import { Counter, Histogram, Registry } from 'prom-client';
+import { IndexHolder } from '../../src/index/holder.ts';
+import { HttpMetrics, LATENCY_BUCKETS } from '../../src/http/metrics.ts';
+import { fixtureIndexPath } from '../helpers/fixture-index.ts';
+
+let holder: IndexHolder;
+beforeAll(async () => {
+  holder = IndexHolder.open(await fixtureIndexPath());
+}, 120_000);
+
+const linesOf = (text: string, metric: string) => text.split('\n').filter((l) => l.startsWith(metric));
+
+test('requests and latency print exactly as prom-client Counter and Histogram print them', async () => {
+  const observation = fc.record({
+    route: fc.constantFrom('/v1/ip/{ip}', '/health', 'other'),
+    status: fc.constantFrom(200, 400, 404),
+    // Exact bucket bounds included: a value equal to a bound belongs to that bucket.
+    seconds: fc.oneof(fc.constantFrom(...LATENCY_BUCKETS), fc.double({ min: 0, max: 3, noNaN: true })),
+  });
+  await fc.assert(
+    fc.asyncProperty(fc.array(observation, { maxLength: 60 }), fc.integer({ min: 0, max: 40 }), async (obs, split) => {
+      const mine = new HttpMetrics(holder);
+      const registry = new Registry();
+      const requests = new Counter({ name: 'ipintel_http_requests_total', help: 'x', labelNames: ['route', 'method', 'status'], registers: [registry] });
+      const latency = new Histogram({ name: 'ipintel_http_request_duration_seconds', help: 'x', labelNames: ['route'], buckets: [...LATENCY_BUCKETS], registers: [registry] });
+      // Observations before and after a scrape: the second scrape must count both.
+      for (const [i, o] of obs.entries()) {
+        if (i === split) await mine.text();
+        mine.observe(o.route, 'GET', o.status, o.seconds);
+        requests.inc({ route: o.route, method: 'GET', status: String(o.status) });
+        latency.observe({ route: o.route }, o.seconds);
+      }
+      const text = await mine.text();
+      const reference = await registry.metrics();
+      const sorted = (t: string, m: string) => linesOf(t, m).sort();
+      expect(sorted(text, 'ipintel_http_requests_total')).toEqual(sorted(reference, 'ipintel_http_requests_total'));
+      expect(sorted(text, 'ipintel_http_request_duration_seconds')).toEqual(sorted(reference, 'ipintel_http_request_duration_seconds'));
+    }),
+    { numRuns: 150 },
+  );
+});
+
+test('lookups by family count across scrapes', async () => {
+  const m = new HttpMetrics(holder);
+  m.lookup(4);
+  expect(await m.text()).toContain('ipintel_lookups_total{family="ipv4"} 1');
+  m.lookup(4);
+  m.lookup(6);
+  const text = await m.text();
+  expect(text).toContain('ipintel_lookups_total{family="ipv4"} 2');
+  expect(text).toContain('ipintel_lookups_total{family="ipv6"} 1');
+});
