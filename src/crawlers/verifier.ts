@@ -129,6 +129,7 @@ export function createCrawlerVerifier(options: CrawlerVerifierOptions): CrawlerV
     },
 
     proofFor(text) {
+      if (proofs.size === 0) return null; // the common case, checked on every lookup: no parse
       const ip = parseIp(text);
       if (!ip) return null;
       const plain = unmapIp(ip);

@@ -197,6 +197,7 @@ export function createRdapClient(options: RdapClientOptions = {}): RdapClient {
       return structuredClone(await pending);
     },
     peek(rawIp) {
+      if (cache.size === 0) return null; // no RDAP answer held (the common case, asked on every lookup): no parse
       const ip = rdapQueryAddress(rawIp);
       const cached = ip === null ? undefined : cache.get(ip);
       return cached ? structuredClone(cached) : null;
