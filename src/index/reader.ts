@@ -306,6 +306,10 @@ class Hit implements LookupHit {
     private readonly w3: number,
   ) {}
 
+  get index(): object {
+    return this.reader;
+  }
+
   get ip(): string {
     if (this.ipText !== null) return this.ipText;
     if (this.family === 4) return (this.ipText = formatIPv4(this.w0));

@@ -152,6 +152,8 @@ export interface LookupHit {
   rangeEnd: string;
   recordId: number;
   record: IndexRecord;
+  /** The index the hit came from, for identity only: memos keyed by record id must not outlive a reload (absent in hand-made hits). */
+  readonly index?: object;
 }
 
 /** Spec 2.5 threat_density, computed at build time per ASN. */

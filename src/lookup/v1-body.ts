@@ -8,7 +8,7 @@
  * memo costs three small JSON.stringify calls, so uniformly random traffic,
  * which rarely repeats a record, stays cheap.
  */
-import type { IndexRecord, LookupHit } from '../index/record.ts';
+import type { LookupHit } from '../index/record.ts';
 import type { Classification, Policy } from '../scoring/index.ts';
 import { ScoredPartCache } from './scored-part.ts';
 import { utcOffset } from './timezone.ts';
@@ -18,7 +18,8 @@ import { buildV1, locationOf, networkOf, routingOf, type V1Context } from './v1.
 const MIDDLE_SLOTS = 1 << 15;
 
 interface MiddleEntry {
-  record: IndexRecord;
+  index: object;
+  recordId: number;
   offset: string | null;
   owner: string | null;
   policy: Policy;
@@ -45,20 +46,22 @@ export class V1BodyCache {
     return `{"ip":${JSON.stringify(hit.ip)},"stack":"${hit.family === 4 ? 'ipv4' : 'ipv6'}",${this.middle(hit, scored.classification, ctx)}${scored.text}`;
   }
 
-  /** `"location":...,"network":...,"routing":...,` of a hit's record, reused while the record, its zone's offset, the owner and the policy are the same. */
+  /** `"location":...,"network":...,"routing":...,` of a hit's record, reused while the index, record id, zone offset, owner and policy are the same. */
   private middle(hit: LookupHit, classification: Classification, ctx: V1Context): string {
     const record = hit.record;
     const offset = record.geo?.timezone ? utcOffset(record.geo.timezone, ctx.now) : null;
     const owner = ctx.rdapOwner ?? null;
+    const index = hit.index;
     const slot = hit.recordId & (MIDDLE_SLOTS - 1);
     const e = this.middles[slot];
-    // Same record object: same index and record id (a reload brings new objects).
-    if (e !== undefined && e.record === record && e.offset === offset && e.owner === owner && e.policy === ctx.policy) return e.text;
+    // Same index (a reload brings another) and same record id: the same facts.
+    if (e !== undefined && e.index === index && e.recordId === hit.recordId && e.offset === offset && e.owner === owner && e.policy === ctx.policy) return e.text;
     const text =
       `"location":${JSON.stringify(locationOf(record, ctx.now))},` +
       `"network":${JSON.stringify(networkOf(record, classification, owner))},` +
       `"routing":${JSON.stringify(routingOf(record))},`;
-    this.middles[slot] = { record, offset, owner, policy: ctx.policy, text };
+    // Hand-made hits (tests, the scoring view) name no index: nothing to key them by.
+    if (index !== undefined) this.middles[slot] = { index, recordId: hit.recordId, offset, owner, policy: ctx.policy, text };
     return text;
   }
 }

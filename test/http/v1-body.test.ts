@@ -103,3 +103,23 @@ test('records of a real index share few scoring views: the scored part is comput
   expect(cache.views).toBeGreaterThan(1);
   expect(cache.views).toBeLessThan(records.size / 10);
 });
+
+test('a reloaded index with the same record ids but other facts never gets the old index answer', async () => {
+  const build = async (name: string, city: string) => {
+    const csv = join(dir, `${name}.csv`);
+    writeFileSync(csv, `81.2.69.0,81.2.69.255,GB,${city},,${city},,51.5,-0.1,Europe/London\n`);
+    const out = join(dir, `${name}.idx`);
+    await buildIndex({ sources: [{ options: { type: 'geo-csv', path: csv }, absPath: csv, displayPath: `${name}.csv` }], out, quiet: true, builtAtMs: Date.parse('2026-10-01T00:00:00Z') });
+    return IndexReader.open(out);
+  };
+  const before = await build('before', 'London');
+  const after = await build('after', 'Leeds');
+  const cache = new V1BodyCache();
+  const ctx = ctxOf();
+  const a = before.lookup('81.2.69.10')!;
+  const b = after.lookup('81.2.69.10')!;
+  expect(b.recordId).toBe(a.recordId); // the case that matters: same id, other facts
+  expect(JSON.parse(cache.body(a, ctx)).location.city).toBe('London');
+  expect(cache.body(b, ctx)).toBe(JSON.stringify(buildV1(b, ctx, null)));
+  expect(JSON.parse(cache.body(b, ctx)).location.city).toBe('Leeds');
+}, 60_000);
