@@ -108,3 +108,21 @@ test('the operator name is spliced into the explanation summary, escaped as JSON
   expect(second.explanation.summary).toContain('(Second\\Org\u2028)');
   expect(cache.views).toBe(1);
 });
+
+test('the scored part is ASCII unless a feed name brings other characters (non-Latin-1 text makes every body a UTF-16 string that each response must transcode)', () => {
+  const cache = new V1BodyCache();
+  const asciiNames = (r: IndexRecord): IndexRecord => ({
+    ...r,
+    asn: r.asn ? { ...r.asn, name: r.asn.name === null ? null : 'Example Networks' } : null,
+    provider: r.provider ? { ...r.provider, name: r.provider.name === null ? null : 'Example Cloud', service: 'svc' } : null,
+    crawler: r.crawler === null ? null : 'googlebot',
+  });
+  fc.assert(
+    fc.property(anyRecordArb, (r) => {
+      const body = cache.body(hitOf(asciiNames(r)), ctx);
+      const scored = body.slice(body.indexOf('"score":'));
+      expect(/^[\x20-\x7e]*$/.test(scored)).toBe(true);
+    }),
+    { numRuns: 1000 },
+  );
+});

@@ -41,7 +41,7 @@ export function scoreChain(trace: ScoreTrace, score: Score): string[] {
   for (const c of trace.contributions) {
     if (c.weight === 0) continue;
     running += c.effective;
-    chain.push(`${c.label} ${signed(c.effective)} → risk ${running}`);
+    chain.push(`${c.label} ${signed(c.effective)} -> risk ${running}`);
   }
   chain.push(`risk ${score.risk_score}: band ${score.band}, verdict ${score.verdict}, recommended ${score.recommended_action}`);
   return chain;
