@@ -35,6 +35,16 @@ interface LatencyCell {
   count: number;
 }
 
+/** Counts one request in its cells. */
+function record(cell: RequestCell, l: LatencyCell, seconds: number): void {
+  cell.count++;
+  let b = 0;
+  while (b < LATENCY_BUCKETS.length && seconds > LATENCY_BUCKETS[b]) b++;
+  l.buckets[b]++;
+  l.sum += seconds;
+  l.count++;
+}
+
 /** The counters the request path adds to. */
 class Counters {
   readonly requests = new Map<string, RequestCell>();
@@ -43,17 +53,20 @@ class Counters {
   readonly reportedLookups = { ipv4: 0, ipv6: 0 };
 
   observe(route: string, method: string, status: number, seconds: number): void {
+    record(this.requestCell(route, method, status), this.latencyCell(route), seconds);
+  }
+
+  requestCell(route: string, method: string, status: number): RequestCell {
     const key = `${route} ${method} ${status}`;
     let cell = this.requests.get(key);
     if (cell === undefined) this.requests.set(key, (cell = { labels: { route, method, status: String(status) }, count: 0, reported: 0 }));
-    cell.count++;
+    return cell;
+  }
+
+  latencyCell(route: string): LatencyCell {
     let l = this.latency.get(route);
     if (l === undefined) this.latency.set(route, (l = { buckets: new Float64Array(LATENCY_BUCKETS.length + 1), sum: 0, count: 0 }));
-    let b = 0;
-    while (b < LATENCY_BUCKETS.length && seconds > LATENCY_BUCKETS[b]) b++;
-    l.buckets[b]++;
-    l.sum += seconds;
-    l.count++;
+    return l;
   }
 }
 
@@ -81,7 +94,12 @@ function latencyMetric(counters: Counters) {
       return { name, help: this.help, type: this.type, values, aggregator: this.aggregator };
     },
     reset() {
-      counters.latency.clear();
+      // In place: recorders hold their cells.
+      for (const l of counters.latency.values()) {
+        l.buckets.fill(0);
+        l.sum = 0;
+        l.count = 0;
+      }
     },
   };
 }
@@ -182,6 +200,16 @@ export class HttpMetrics {
   /** Records one finished request. */
   observe(route: string, method: string, status: number, seconds: number): void {
     this.counters.observe(route, method, status, seconds);
+  }
+
+  /** A recorder for one route, method and status, its cells found once (for the hot route). */
+  observer(route: string, method: string, status: number): (seconds: number) => void {
+    // Cells are made on first use so a route never answered is not listed.
+    let cells: [RequestCell, LatencyCell] | null = null;
+    return (seconds) => {
+      cells ??= [this.counters.requestCell(route, method, status), this.counters.latencyCell(route)];
+      record(cells[0], cells[1], seconds);
+    };
   }
 
   /** Counts one lookup of a family. */

@@ -83,9 +83,10 @@ function earlyError(err: ApiError, request: Request, route: string): Response {
 /** The fetch handler for Bun.serve. */
 export function createFetchHandler(s: AppServices, app: App) {
   const fastLookup = lookupFastPath(s);
+  const observeFastLookup = s.metrics.observer('/v1/ip/{ip}', 'GET', 200);
 
   /** Caller, rate limit, usage, then the route (the fast lookup or the app). */
-  async function answer(request: Request, server: Server<unknown> | null, path: string, route: string): Promise<Response> {
+  async function answer(request: Request, server: Server<unknown> | null, url: string, path: string, route: string): Promise<Response> {
     let response: Response;
     let decision: RateDecision | null = null;
     try {
@@ -100,7 +101,7 @@ export function createFetchHandler(s: AppServices, app: App) {
           if (caller.keyId) s.accounts.recordUsage(caller.keyId);
         }
         if (decision && !decision.allowed) response = earlyError(rateLimitedError(decision, upgradeUrlFor(request.url, s.config.upgradeUrl)), request, route);
-        else response = (route === '/v1/ip/{ip}' ? fastLookup(request, path) : null) ?? (await app.handle(request));
+        else response = (route === '/v1/ip/{ip}' ? fastLookup(request, url, path) : null) ?? (await app.handle(request));
       }
     } catch (e) {
       console.error(`request failed: ${(e as Error).message}`);
@@ -115,23 +116,24 @@ export function createFetchHandler(s: AppServices, app: App) {
 
   return function handle(request: Request, server: Server<unknown> | null): Response | Promise<Response> {
     const t0 = performance.now();
-    const path = pathOf(request.url);
+    const url = request.url;
+    const path = pathOf(url);
     const route = routeOf(path);
     // The hot lane: an explicit lookup with no API key while limits are off has no
     // caller to resolve, no token to take and no usage to count, so nothing to await.
     if (route === '/v1/ip/{ip}' && s.limiter === null && !request.headers.has('x-api-key')) {
       let fast: Response | null = null;
       try {
-        fast = fastLookup(request, path);
+        fast = fastLookup(request, url, path);
       } catch {
         // The full path runs it again inside its error handling (INTERNAL_ERROR, no stack).
       }
       if (fast) {
-        s.metrics.observe(route, 'GET', 200, (performance.now() - t0) / 1000);
+        observeFastLookup((performance.now() - t0) / 1000);
         return fast;
       }
     }
-    return answer(request, server, path, route).then((response) => {
+    return answer(request, server, url, path, route).then((response) => {
       s.metrics.observe(route, request.method, response.status, (performance.now() - t0) / 1000);
       return response;
     });

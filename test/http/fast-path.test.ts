@@ -36,7 +36,8 @@ test('answers exactly as the Elysia route: status, headers and body', async () =
   let answered = 0;
   for (const ip of ips) {
     const path = `/v1/ip/${ip}`;
-    const mine = fast(request(path), path);
+    const req = request(path);
+    const mine = fast(req, req.url, path);
     if (mine === null) {
       // Only an address whose crawler range wants a DNS proof is left to the route (it awaits the proof).
       expect(server.services.crawlers.wantsProof(server.services.index.current.lookup(ip))).toBe(true);
@@ -70,7 +71,7 @@ test('leaves to the app what it does not handle: queries, encoded or odd paths, 
   ];
   for (const [path, init] of cases) {
     const req = request(path, init);
-    expect(fast(req, pathOf(req.url))).toBeNull();
+    expect(fast(req, req.url, pathOf(req.url))).toBeNull();
   }
 });
 
@@ -89,7 +90,8 @@ test('a DNS proof already cached for an address (e.g. from POST /v1/crawler/veri
   const proven: CrawlerVerifier = { ...real, proofFor: (ip) => (ip === '8.8.4.4' ? proof : null), startProof: async (ip) => (ip === '8.8.4.4' ? proof : null) };
   const other = await startTestServer({ IPINTEL_RATE_LIMITS: 'off' }, { crawlers: proven });
   try {
-    const mine = lookupFastPath(other.services)(request('/v1/ip/8.8.4.4'), '/v1/ip/8.8.4.4');
+    const req = request('/v1/ip/8.8.4.4');
+    const mine = lookupFastPath(other.services)(req, req.url, '/v1/ip/8.8.4.4');
     expect(mine).not.toBeNull();
     const body = await mine!.text();
     expect(JSON.parse(body).classification.is_verified_crawler).toBe(true);
@@ -97,4 +99,13 @@ test('a DNS proof already cached for an address (e.g. from POST /v1/crawler/veri
   } finally {
     other.stop();
   }
+});
+
+test('headers added to one fast answer (rate-limit headers) never reach the next', () => {
+  const first = fast(request('/v1/ip/1.1.1.1'), 'http://127.0.0.1/v1/ip/1.1.1.1', '/v1/ip/1.1.1.1')!;
+  first.headers.set('x-ratelimit-limit', '10');
+  first.headers.set('cache-control', 'no-store');
+  const second = fast(request('/v1/ip/1.1.1.2'), 'http://127.0.0.1/v1/ip/1.1.1.2', '/v1/ip/1.1.1.2')!;
+  expect(second.headers.get('x-ratelimit-limit')).toBeNull();
+  expect(second.headers.get('cache-control')).toBe('public, max-age=86400');
 });

@@ -132,8 +132,13 @@ export function lookupRoutes(s: AppServices) {
     });
 }
 
-/** Headers of a whole-object answer: the CORS plugin's, JSON, cacheable (spec 4.9). */
-const WHOLE_OBJECT_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+/**
+ * Headers of a whole-object answer: the CORS plugin's, JSON, cacheable (spec
+ * 4.9). One Headers object for every answer: a Response copies it (so adding
+ * rate-limit headers to one answer never touches it), and copying a Headers
+ * costs less than building one from a plain object each time.
+ */
+const WHOLE_OBJECT_HEADERS = new Headers({
   ...CORS_RESPONSE_HEADERS,
   'content-type': 'application/json;charset=utf-8',
   'cache-control': 'public, max-age=86400',
@@ -151,8 +156,9 @@ const WHOLE_OBJECT_HEADERS: Readonly<Record<string, string>> = Object.freeze({
  */
 export function lookupFastPath(s: AppServices) {
   const bodies = new V1BodyCache();
-  return function fastLookup(request: Request, path: string): Response | null {
-    if (request.method !== 'GET' || request.url.includes('?') || !path.startsWith('/v1/ip/')) return null;
+  /** `url` is request.url, read once by the caller (each read makes a new string). */
+  return function fastLookup(request: Request, url: string, path: string): Response | null {
+    if (request.method !== 'GET' || url.includes('?') || !path.startsWith('/v1/ip/')) return null;
     const ip = path.slice('/v1/ip/'.length);
     if (ip === '' || ip === 'current' || ip.includes('/') || ip.includes('%')) return null;
     const hit = s.index.current.lookup(ip);
