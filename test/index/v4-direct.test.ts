@@ -5,17 +5,14 @@
  * next /24, the very last /24, and a location whose every field is empty.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { writeCollected } from '../../index-builder/build.ts';
 import { Collector } from '../../index-builder/merge/collector.ts';
-import { IndexReader } from '../../src/index/reader.ts';
+import type { IndexReader } from '../../src/index/reader.ts';
 import { formatIPv4, parseIPv4 } from '../../src/net/ip.ts';
+import { openCollected } from '../helpers/collected-index.ts';
 
 const v4 = (s: string) => parseIPv4(s);
-let dir: string;
 let reader: IndexReader;
+let remove: () => void;
 
 beforeAll(() => {
   const c = new Collector();
@@ -29,11 +26,9 @@ beforeAll(() => {
   c.geo(4, v4('255.255.255.200'), v4('255.255.255.255'), { city: 'top', countryCode: 'DD' });
   // A location with no fields at all is still a location.
   c.geo(4, v4('40.0.0.0'), v4('40.0.0.255'), {});
-  dir = mkdtempSync(join(tmpdir(), 'ipintel-v4direct-'));
-  writeCollected(c, [], { out: join(dir, 'x.idx'), attributions: [] });
-  reader = IndexReader.open(join(dir, 'x.idx'));
+  ({ reader, remove } = openCollected(c, 'v4direct'));
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => remove());
 
 const city = (ip: string) => reader.lookup(ip)!.record.geo?.city ?? null;
 

@@ -6,17 +6,14 @@
  * and the ends of the address space.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { writeCollected } from '../../index-builder/build.ts';
 import { Collector } from '../../index-builder/merge/collector.ts';
-import { IndexReader } from '../../src/index/reader.ts';
+import type { IndexReader } from '../../src/index/reader.ts';
 import { formatIPv6, parseIPv6 } from '../../src/net/ip.ts';
+import { openCollected } from '../helpers/collected-index.ts';
 
 const v6 = (s: string) => parseIPv6(s)!;
-let dir: string;
 let reader: IndexReader;
+let remove: () => void;
 const DENSE = 600;
 
 beforeAll(() => {
@@ -33,11 +30,9 @@ beforeAll(() => {
   c.geo(6, v6('2a00:1000::'), v6('2a00:1fff:ffff:ffff:ffff:ffff:ffff:ffff'), { city: 'span', countryCode: 'CC' });
   // The very last address.
   c.geo(6, v6('ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff'), v6('ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff'), { city: 'last', countryCode: 'DD' });
-  dir = mkdtempSync(join(tmpdir(), 'ipintel-v6direct-'));
-  writeCollected(c, [], { out: join(dir, 'x.idx'), attributions: [] });
-  reader = IndexReader.open(join(dir, 'x.idx'));
+  ({ reader, remove } = openCollected(c, 'v6direct'));
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => remove());
 
 const city = (ip: string) => reader.lookup(ip)!.record.geo?.city ?? null;
 
