@@ -123,3 +123,14 @@ test('a reloaded index with the same record ids but other facts never gets the o
   expect(cache.body(b, ctx)).toBe(JSON.stringify(buildV1(b, ctx, null)));
   expect(JSON.parse(cache.body(b, ctx)).location.city).toBe('Leeds');
 }, 60_000);
+
+test('a cached RDAP owner appearing (or going) for an address already answered changes network.owner at once', () => {
+  const cache = new V1BodyCache();
+  const hit = reader.lookup('8.8.8.8')!;
+  const plain = ctxOf();
+  const owned = ctxOf({ rdapOwner: 'Example Owner LLC' });
+  expect(cache.body(hit, plain)).toBe(expected('8.8.8.8', plain));
+  expect(JSON.parse(cache.body(hit, owned)).network.owner).toBe('Example Owner LLC');
+  expect(cache.body(hit, owned)).toBe(expected('8.8.8.8', owned));
+  expect(cache.body(hit, plain)).toBe(expected('8.8.8.8', plain));
+});
