@@ -20,7 +20,6 @@ const TAIL_SLOTS = 1 << 15;
 
 /** Everything after `"stack"` for one record of one index, with what it was made under. */
 interface TailEntry {
-  index: object;
   recordId: number;
   /** The record's zone, to check its current offset without reading the record. */
   zone: string | null;
@@ -33,8 +32,20 @@ interface TailEntry {
 /** Serialized full v1 objects. */
 export class V1BodyCache {
   private readonly scored = new ScoredPartCache();
-  /** Tails of recently answered records, one slot per record id modulo the size. */
+  /** Tails of recently answered records of `index`, one slot per record id modulo the size. */
   private readonly tails: (TailEntry | undefined)[] = new Array(TAIL_SLOTS);
+  /**
+   * The index the tails belong to, weakly: a replaced index must become
+   * unreachable so its mapping can be released (IndexHolder.reload), and a
+   * memo no request touches after a reload must not keep it. The memo
+   * starts over when the index changes.
+   */
+  private index: WeakRef<object> | null = null;
+
+  /** The index the memo holds tails of, while it is alive (null before the first). */
+  get heldIndex(): object | null {
+    return this.index?.deref() ?? null;
+  }
 
   /** Distinct scoring views held (a few hundred on real indexes). */
   get views(): number {
@@ -57,12 +68,16 @@ export class V1BodyCache {
   private tail(hit: LookupHit, ctx: V1Context): string {
     const owner = ctx.rdapOwner ?? null;
     const index = hit.index;
+    if (index !== undefined && index !== this.index?.deref()) {
+      // A reload: start over (requests still finishing on the old index pass through here too, briefly).
+      this.tails.fill(undefined);
+      this.index = new WeakRef(index);
+    }
     const slot = hit.recordId & (TAIL_SLOTS - 1);
-    const e = this.tails[slot];
-    // Same index (a reload brings another) and same record id: the same facts.
+    const e = index === undefined ? undefined : this.tails[slot];
+    // Same index (checked above) and same record id: the same facts.
     if (
       e !== undefined &&
-      e.index === index &&
       e.recordId === hit.recordId &&
       e.owner === owner &&
       e.policy === ctx.policy &&
@@ -79,7 +94,7 @@ export class V1BodyCache {
       `"network":${JSON.stringify(networkOf(record, scored.classification, owner))},` +
       `"routing":${JSON.stringify(routingOf(record))},${scored.text}`;
     // Hand-made hits (tests, the scoring view) name no index: nothing to key them by.
-    if (index !== undefined) this.tails[slot] = { index, recordId: hit.recordId, zone, offset: zone ? utcOffset(zone, ctx.now) : null, owner, policy: ctx.policy, text };
+    if (index !== undefined) this.tails[slot] = { recordId: hit.recordId, zone, offset: zone ? utcOffset(zone, ctx.now) : null, owner, policy: ctx.policy, text };
     return text;
   }
 }

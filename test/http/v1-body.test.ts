@@ -122,6 +122,9 @@ test('a reloaded index with the same record ids but other facts never gets the o
   expect(JSON.parse(cache.body(a, ctx)).location.city).toBe('London');
   expect(cache.body(b, ctx)).toBe(JSON.stringify(buildV1(b, ctx, null)));
   expect(JSON.parse(cache.body(b, ctx)).location.city).toBe('Leeds');
+  // The replaced index is no longer referenced by the memo (its mapping can be released).
+  expect(cache.heldIndex).toBe(b.index!);
+  expect(cache.heldIndex).not.toBe(a.index!);
 }, 60_000);
 
 test('a cached RDAP owner appearing (or going) for an address already answered changes network.owner at once', () => {

@@ -49,3 +49,30 @@ test(
   },
   30_000,
 );
+
+test(
+  'answers served from a replaced index do not keep it mapped (the lookup route memo lets go at the next request)',
+  async () => {
+    const { startTestServer } = await import('../helpers/test-server.ts');
+    const live = join(dir, 'route-live.idx');
+    swapIndexFile(files.a, live);
+    const token = 'a'.repeat(40);
+    const server = await startTestServer({ IPINTEL_INDEX: live, IPINTEL_ADMIN_TOKEN: token, IPINTEL_RATE_LIMITS: 'off' });
+    try {
+      const ips = ['8.8.8.8', '1.1.1.1', '9.9.9.9', '185.220.101.1', '66.249.66.1', '2001:4860:4860::8888', '10.0.0.1', '203.0.113.5'];
+      for (let i = 0; i < 5; i++) {
+        // Answers from the live index fill the memo; then the file is replaced and reloaded.
+        for (const ip of ips) expect((await fetch(`${server.url}/v1/ip/${ip}`)).status).toBe(200);
+        swapIndexFile(i % 2 ? files.a : files.b, live);
+        expect((await fetch(`${server.url}/reload`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+      }
+      // One answer from the new index: whatever referenced the old ones must let go now.
+      expect((await fetch(`${server.url}/v1/ip/8.8.8.8`)).status).toBe(200);
+      await Bun.sleep(4_000);
+      expect(mappedFiles('route-live.idx')).toBe(1);
+    } finally {
+      await server.stop();
+    }
+  },
+  60_000,
+);
