@@ -85,8 +85,8 @@ export function createFetchHandler(s: AppServices, app: App) {
   const fastLookup = lookupFastPath(s);
   const observeFastLookup = s.metrics.observer('/v1/ip/{ip}', 'GET', 200);
 
-  /** Caller, rate limit, usage, then the route (the fast lookup or the app). */
-  async function answer(request: Request, server: Server<unknown> | null, url: string, path: string, route: string): Promise<Response> {
+  /** Caller, rate limit, usage, then the route (the fast lookup unless it already declined, or the app). */
+  async function answer(request: Request, server: Server<unknown> | null, url: string, path: string, route: string, fastDeclined: boolean): Promise<Response> {
     let response: Response;
     let decision: RateDecision | null = null;
     try {
@@ -101,7 +101,7 @@ export function createFetchHandler(s: AppServices, app: App) {
           if (caller.keyId) s.accounts.recordUsage(caller.keyId);
         }
         if (decision && !decision.allowed) response = earlyError(rateLimitedError(decision, upgradeUrlFor(request.url, s.config.upgradeUrl)), request, route);
-        else response = (route === '/v1/ip/{ip}' ? fastLookup(request, url, path) : null) ?? (await app.handle(request));
+        else response = (route === '/v1/ip/{ip}' && !fastDeclined ? fastLookup(request, url, path) : null) ?? (await app.handle(request));
       }
     } catch (e) {
       console.error(`request failed: ${(e as Error).message}`);
@@ -121,19 +121,21 @@ export function createFetchHandler(s: AppServices, app: App) {
     const route = routeOf(path);
     // The hot lane: an explicit lookup with no API key while limits are off has no
     // caller to resolve, no token to take and no usage to count, so nothing to await.
+    let fastDeclined = false;
     if (route === '/v1/ip/{ip}' && s.limiter === null && !request.headers.has('x-api-key')) {
       let fast: Response | null = null;
       try {
         fast = fastLookup(request, url, path);
       } catch {
-        // The full path runs it again inside its error handling (INTERNAL_ERROR, no stack).
+        // The app answers instead; its error hook renders a failure as INTERNAL_ERROR, no stack.
       }
       if (fast) {
         observeFastLookup((performance.now() - t0) / 1000);
         return fast;
       }
+      fastDeclined = true;
     }
-    return answer(request, server, url, path, route).then((response) => {
+    return answer(request, server, url, path, route, fastDeclined).then((response) => {
       s.metrics.observe(route, request.method, response.status, (performance.now() - t0) / 1000);
       return response;
     });
