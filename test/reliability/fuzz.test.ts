@@ -278,7 +278,9 @@ describe('fuzz: never a 5xx, every error in the spec shape', () => {
           // null: the server is still waiting for the body it was promised (wrong length, unfinished chunks), or refused the framing by closing.
           if (status !== null && status >= 500) throw new Error(`raw request ${JSON.stringify(raw.slice(0, 300))} got ${status}`);
         }),
-        { numRuns: RUNS },
+        // A plain lookup always among the runs: generated ones reach a 200 only ~1 % of the time,
+        // so the "some said 200" check below failed about one run in thirty by luck.
+        { numRuns: RUNS, examples: [[{ method: 'GET', target: '/v1/ip/8.8.8.8', version: 'HTTP/1.1', host: '127.0.0.1', headers: [], framing: 'none', body: '' }]] },
       );
       // Most well-formed requests got an answer, and some reached a route that said 200.
       const answered = [...statuses].filter(([k]) => k !== null).reduce((n, [, c]) => n + c, 0);
