@@ -4,7 +4,7 @@
  * RIR file, routes) plus a few synthetic location and ASN ranges, built once
  * per test process into a temp folder.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { buildIndex } from '../../index-builder/build.ts';
@@ -57,14 +57,46 @@ export function builderFingerprint(): string {
 export function fixtureIndexPath(): Promise<string> {
   built ??= (async () => {
     const out = join(tmpdir(), `ipintel-fixture-${builderFingerprint()}.idx`);
-    if (existsSync(out)) return out;
+    if (existsSync(out)) {
+      // Marks it used, so another checkout's clean-up (below) keeps it.
+      const t = Date.now() / 1000;
+      utimesSync(out, t, t);
+      return out;
+    }
     const sources: ResolvedSource[] = FIXTURE_SOURCES.map((o) => ({
       options: { ...o, type: o.type, path: o.path },
       absPath: resolve(FEEDS_DIR, o.path),
       displayPath: o.path,
     }));
     await buildIndex({ sources, out, quiet: true, builtAtMs: Date.parse('2026-11-01T00:00:00Z') });
+    removeStaleFixtures(tmpdir(), out, Date.now());
     return out;
   })();
   return built;
+}
+
+/** Fixtures of other builder versions unused for this long are removed (another checkout may still use a recent one). */
+export const STALE_FIXTURE_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Removes fixture files of other fingerprints last used (modified: a reuse
+ * touches the file) more than STALE_FIXTURE_MS before `now`: every builder
+ * change leaves one (~190 MB).
+ * Returns the names removed.
+ */
+export function removeStaleFixtures(dir: string, keep: string, now: number): string[] {
+  const removed: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (!/^ipintel-fixture-[0-9a-f]{16}\.idx$/.test(name) || p === keep) continue;
+    try {
+      if (now - statSync(p).mtimeMs > STALE_FIXTURE_MS) {
+        rmSync(p, { force: true });
+        removed.push(name);
+      }
+    } catch {
+      // Gone already (another process cleaned up): nothing to do.
+    }
+  }
+  return removed;
 }
