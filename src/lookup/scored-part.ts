@@ -27,7 +27,6 @@ const OPERATOR_JSON = JSON.stringify(OPERATOR).slice(1, -1);
 
 /** A name as the view keeps it: null and empty stay what they are, any other text is the placeholder. */
 const viewName = (name: string | null) => (name === null || name === '' ? name : OPERATOR);
-const nameState = (name: string | null | undefined) => (name === undefined ? 'u' : name === null ? 'n' : name === '' ? 'e' : 's');
 
 const PRESENT_GEO = Object.freeze({ countryCode: null, region: null, city: null, postalCode: null, latitude: null, longitude: null, timezone: null });
 const PRESENT_ALLOCATION = Object.freeze({ cidr: null, range: '', registry: '', countryCode: null, status: '', date: null });
@@ -61,18 +60,9 @@ export function scoringKey(r: IndexRecord): number | string {
   );
 }
 
-/** The scoring facts as text, for the records scoringKey does not pack. */
+/** The scoring facts as text, for the records scoringKey does not pack: the scoring view itself. */
 function textKey(r: IndexRecord): string {
-  const route = r.route;
-  const special = r.specialUse;
-  const feed = r.threatFeed;
-  return (
-    `${r.flags}|${r.geo ? 1 : 0}${r.allocation ? 1 : 0}${r.crawler === null ? 0 : 1}${r.threatList ? 1 : 0}` +
-    `|${route ? `${route.rpkiStatus},${route.originConflict ? 1 : 0},${route.originAsn === null ? 0 : 1}` : '-'}` +
-    `|${special ? `${special.kind},${special.globallyReachable ? 1 : 0}` : '-'}` +
-    `|${r.provider ? `${r.provider.category},${nameState(r.provider.name)}` : '-'}|${r.asn ? nameState(r.asn.name) : '-'}` +
-    `|${feed ? JSON.stringify(feed) : '-'}`
-  );
+  return JSON.stringify(scoringView(r));
 }
 
 /** A record holding only the facts of scoringKey (operator names replaced by a placeholder). */
