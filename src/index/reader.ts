@@ -120,15 +120,9 @@ export class IndexReader {
     const top = w0 >>> this.v6Shift;
     let lo = this.v6L1[top];
     let hi = this.v6L1[top + 1];
-    const s = this.v6Starts;
     while (lo < hi) {
       const mid = (lo + hi + 1) >>> 1;
-      const b = mid * 4;
-      // start <= x, compared word by word (most significant first).
-      const le =
-        s[b] < w0 ||
-        (s[b] === w0 && (s[b + 1] < w1 || (s[b + 1] === w1 && (s[b + 2] < w2 || (s[b + 2] === w2 && s[b + 3] <= w3)))));
-      if (le) lo = mid;
+      if (this.v6StartLE(mid, w0, w1, w2, w3)) lo = mid;
       else hi = mid - 1;
     }
     return lo;
@@ -234,23 +228,17 @@ export class IndexReader {
     return [this.v6WordsText(i), i + 1 < this.v6Recs.length ? this.v6PredText(i + 1) : 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff'];
   }
 
-  private v6Word(i: number, k: number): number {
-    return this.v6Starts[i * 4 + k];
+  private v6Words(i: number): number[] {
+    return Array.from(this.v6Starts.subarray(i * 4, i * 4 + 4));
   }
 
   private v6WordsText(i: number): string {
-    const g = new Array<number>(8);
-    for (let k = 0; k < 4; k++) {
-      const w = this.v6Word(i, k);
-      g[2 * k] = w >>> 16;
-      g[2 * k + 1] = w & 0xffff;
-    }
-    return formatIPv6Groups(g);
+    return wordsText(this.v6Words(i));
   }
 
   /** Text of (start of interval i) - 1. */
   private v6PredText(i: number): string {
-    const w = [0, 1, 2, 3].map((k) => this.v6Word(i, k));
+    const w = this.v6Words(i);
     for (let k = 3; k >= 0; k--) {
       if (w[k] > 0) {
         w[k]--;
@@ -258,12 +246,7 @@ export class IndexReader {
       }
       w[k] = 0xffffffff;
     }
-    const g = new Array<number>(8);
-    for (let k = 0; k < 4; k++) {
-      g[2 * k] = w[k] >>> 16;
-      g[2 * k + 1] = w[k] & 0xffff;
-    }
-    return formatIPv6Groups(g);
+    return wordsText(w);
   }
 
   /** The decoded record of an id (cached while hot). */
@@ -313,13 +296,7 @@ class Hit implements LookupHit {
   get ip(): string {
     if (this.ipText !== null) return this.ipText;
     if (this.family === 4) return (this.ipText = formatIPv4(this.w0));
-    const w = [this.w0, this.w1, this.w2, this.w3];
-    const g = new Array<number>(8);
-    for (let k = 0; k < 4; k++) {
-      g[2 * k] = w[k] >>> 16;
-      g[2 * k + 1] = w[k] & 0xffff;
-    }
-    return (this.ipText = formatIPv6Groups(g));
+    return (this.ipText = wordsText([this.w0, this.w1, this.w2, this.w3]));
   }
 
   private get range(): [string, string] {
@@ -341,6 +318,16 @@ class Hit implements LookupHit {
   toJSON() {
     return { family: this.family, ip: this.ip, rangeStart: this.rangeStart, rangeEnd: this.rangeEnd, recordId: this.recordId, record: this.record };
   }
+}
+
+/** Canonical text of an IPv6 address given as four u32 words (most significant first). */
+function wordsText(w: readonly number[]): string {
+  const g = new Array<number>(8);
+  for (let k = 0; k < 4; k++) {
+    g[2 * k] = w[k] >>> 16;
+    g[2 * k + 1] = w[k] & 0xffff;
+  }
+  return formatIPv6Groups(g);
 }
 
 /** Bits of a first-level table from its length (2^bits + 1 entries). */
