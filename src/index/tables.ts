@@ -3,17 +3,24 @@
  * of a mapped index.
  */
 
-/** Strings decoded on first use and cached; id 0 reads as null. */
+/**
+ * Strings decoded on first use and kept in a bounded cache; id 0 reads as
+ * null. Bounded (2^16 slots, direct-mapped) rather than one slot per string:
+ * an index holds over a million strings, and one array that large, written on
+ * every new string, is rescanned whole by each young-generation collection
+ * (pauses of 4-7 ms on a busy server; 2-3 ms bounded, BENCHMARKS.md) while
+ * its strings pile up for the life of the process.
+ */
 export class StringReader {
-  private readonly cache: (string | undefined)[];
+  private readonly cache = new DirectMappedCache<string>(16);
   private readonly decoder = new TextDecoder();
+  // Bound once: a closure per call would allocate on every miss.
+  private readonly decodeId = (id: number) => this.decoder.decode(this.bytes.subarray(this.offsets[id], this.offsets[id + 1]));
 
   constructor(
     private readonly offsets: Uint32Array,
     private readonly bytes: Uint8Array,
-  ) {
-    this.cache = new Array(Math.max(0, offsets.length - 1));
-  }
+  ) {}
 
   get count(): number {
     return this.offsets.length - 1;
@@ -22,12 +29,7 @@ export class StringReader {
   /** The string with this id, or null for 0 / out of range. */
   get(id: number): string | null {
     if (id === 0 || id >= this.offsets.length - 1) return null;
-    let s = this.cache[id];
-    if (s === undefined) {
-      s = this.decoder.decode(this.bytes.subarray(this.offsets[id], this.offsets[id + 1]));
-      this.cache[id] = s;
-    }
-    return s;
+    return this.cache.get(id, this.decodeId);
   }
 }
 
