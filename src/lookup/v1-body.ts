@@ -89,10 +89,10 @@ export class V1BodyCache {
     const scored = this.scored.get(record, ctx);
     // As locationOf: an empty zone name has no offset.
     const zone = record.geo?.timezone || null;
-    const text =
-      `"location":${JSON.stringify(locationOf(record, ctx.now))},` +
-      `"network":${JSON.stringify(networkOf(record, scored.classification, owner))},` +
-      `"routing":${JSON.stringify(routingOf(record))},${scored.text}`;
+    // One serialization of the record's own fields (not three joined): fewer calls,
+    // and one flat string rather than a rope of many small ones for the response to walk.
+    const own = JSON.stringify({ location: locationOf(record, ctx.now), network: networkOf(record, scored.classification, owner), routing: routingOf(record) });
+    const text = `${own.slice(1, -1)},${scored.text}`;
     // Hand-made hits (tests, the scoring view) name no index: nothing to key them by.
     if (index !== undefined) this.tails[slot] = { recordId: hit.recordId, zone, offset: zone ? utcOffset(zone, ctx.now) : null, owner, policy: ctx.policy, text };
     return text;
