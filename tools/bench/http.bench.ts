@@ -20,6 +20,7 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fixtureIndexPath } from '../../test/helpers/fixture-index.ts';
+import { withStartDefaults } from '../start-env.ts';
 import { median, printTable } from './bench-kit.ts';
 
 interface Args {
@@ -49,7 +50,9 @@ interface Target {
 
 /** Starts a target process and waits for the port it prints. */
 function startTarget(name: string, args: string[]): Promise<Target> {
-  const child = spawn(process.execPath, [join(import.meta.dir, 'http-target.ts'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // Every target (the baseline too) runs with the environment `bun run start` sets (MIMALLOC_PURGE_DELAY).
+  const env = withStartDefaults(process.env);
+  const child = spawn(process.execPath, [join(import.meta.dir, 'http-target.ts'), ...args], { stdio: ['ignore', 'pipe', 'inherit'], env });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d) => {

@@ -5,6 +5,7 @@
  */
 import { resolve } from 'node:path';
 import type { Subprocess } from 'bun';
+import { startScriptDefaults } from '../start-env.ts';
 
 /** Repository root (the child runs from there, like `bun run start`). */
 export const REPO_ROOT = resolve(import.meta.dir, '../..');
@@ -28,7 +29,8 @@ export async function startChildServer(env: Record<string, string>, startTimeout
   const proc: Subprocess<'ignore', 'ignore', 'pipe'> = Bun.spawn([process.execPath, 'run', 'src/main.ts'], {
     cwd: REPO_ROOT,
     // Only what the soak names: no IPINTEL_* from the caller's shell leaks in.
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', PORT: '0', HOST: '127.0.0.1', ...env },
+    // The defaults `bun run start` sets (the allocator's purge delay) apply as they would there.
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', PORT: '0', HOST: '127.0.0.1', ...startScriptDefaults(), ...env },
     stdin: 'ignore',
     stdout: 'ignore',
     stderr: 'pipe',
