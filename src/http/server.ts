@@ -14,6 +14,7 @@ import { applyRateLimitHeaders, bucketKeyFor, isExemptFromRateLimit, rateLimited
 import type { RateDecision } from './ratelimit/index.ts';
 import { lookupFastPath } from './routes/lookup.ts';
 import type { AppServices } from './services.ts';
+import { YoungGcPacer } from './young-gc-pacer.ts';
 
 /**
  * The path of an absolute request URL, as `new URL(url).pathname` gives it for
@@ -80,8 +81,8 @@ function earlyError(err: ApiError, request: Request, route: string): Response {
   return LEGACY_ROUTES.has(route) && requestWantsText(request) ? textErrorResponse(err) : errorResponse(err);
 }
 
-/** The fetch handler for Bun.serve. */
-export function createFetchHandler(s: AppServices, app: App) {
+/** The fetch handler for Bun.serve; `pacer` sees every request (young-gc-pacer.ts). */
+export function createFetchHandler(s: AppServices, app: App, pacer: { tick(): void } = new YoungGcPacer()) {
   const fastLookup = lookupFastPath(s);
   const observeFastLookup = s.metrics.observer('/v1/ip/{ip}', 'GET', 200);
 
@@ -115,6 +116,7 @@ export function createFetchHandler(s: AppServices, app: App) {
   }
 
   return function handle(request: Request, server: Server<unknown> | null): Response | Promise<Response> {
+    pacer.tick();
     const t0 = performance.now();
     const url = request.url;
     const path = pathOf(url);
