@@ -24,6 +24,11 @@ export function lookupCrawlerFlags(hit: LookupHit | null, proof: CrawlerProof | 
     isKnownCrawler: rangeKey !== null,
     isVerifiedCrawler: proof !== null,
     family: crawlerFamily(proof?.key ?? rangeKey),
-    verifiedCrawler: proof ? { key: proof.key, hostname: proof.hostname } : null,
+    verifiedCrawler: verifiedCrawlerOf(proof),
   };
+}
+
+/** The scoring context's verified crawler for a proof (null without one); reads nothing of the record. */
+export function verifiedCrawlerOf(proof: CrawlerProof | null): LookupCrawlerFlags['verifiedCrawler'] {
+  return proof ? { key: proof.key, hostname: proof.hostname } : null;
 }

@@ -208,7 +208,7 @@ export class IndexReader {
     // The interval (for the range text) is searched only when asked (-1 here).
     if (ref < V6_TAG) {
       const recordId = this.v4RecordId(ref);
-      return new Hit(this, 4, ip.indexOf(':') < 0 ? ip : null, ref, recordId, this.record(recordId), 0, 0, 0);
+      return new Hit(this, 4, ip.indexOf(':') < 0 ? ip : null, ref, recordId, 0, 0, 0);
     }
     const w0 = w(0);
     const w1 = w(1);
@@ -216,7 +216,7 @@ export class IndexReader {
     const w3 = w(3);
     const recordId = this.v6RecordId(w0, w1, w2, w3);
     // Canonical IPv6 text is formatted only when read (it costs as much as the search).
-    return new Hit(this, 6, null, w0, recordId, this.record(recordId), w1, w2, w3);
+    return new Hit(this, 6, null, w0, recordId, w1, w2, w3);
   }
 
   /** First and last address of an interval, as text (computed on demand). */
@@ -271,11 +271,13 @@ export class IndexReader {
 }
 
 /**
- * A lookup answer; the address text, the interval and its bounds are
- * computed only when read (no array or string per lookup otherwise).
+ * A lookup answer; the record, the address text, the interval and its bounds
+ * are computed only when read (no array or string per lookup otherwise, and
+ * an answer memoised by record id never reads the record's row).
  */
 class Hit implements LookupHit {
   private bounds: [string, string] | null = null;
+  private decoded: IndexRecord | null = null;
   constructor(
     private readonly reader: IndexReader,
     readonly family: Family,
@@ -283,7 +285,6 @@ class Hit implements LookupHit {
     /** IPv4: the address; IPv6: its most significant word (w1..w3 follow). */
     private readonly w0: number,
     readonly recordId: number,
-    readonly record: IndexRecord,
     private readonly w1: number,
     private readonly w2: number,
     private readonly w3: number,
@@ -291,6 +292,10 @@ class Hit implements LookupHit {
 
   get index(): object {
     return this.reader;
+  }
+
+  get record(): IndexRecord {
+    return (this.decoded ??= this.reader.record(this.recordId));
   }
 
   get ip(): string {

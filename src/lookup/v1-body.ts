@@ -58,6 +58,17 @@ export class V1BodyCache {
     return this.scored.size;
   }
 
+  /**
+   * Whether the memo holds a body tail for this hit's record of this index
+   * (it then answers without reading the record's row, which on random
+   * traffic is a cache miss).
+   */
+  holds(hit: LookupHit): boolean {
+    const index = hit.index;
+    if (index === undefined || index !== this.index?.deref()) return false;
+    return this.tails[hit.recordId & (TAIL_SLOTS - 1)]?.recordId === hit.recordId;
+  }
+
   /** JSON text equal to JSON.stringify(buildV1(hit, ctx, null)). */
   body(hit: LookupHit, ctx: V1Context): string {
     // A crawler proof changes classification for this address alone: never shared.

@@ -109,3 +109,26 @@ test('headers added to one fast answer (rate-limit headers) never reach the next
   expect(second.headers.get('x-ratelimit-limit')).toBeNull();
   expect(second.headers.get('cache-control')).toBe('public, max-age=86400');
 });
+
+test('a record the fast lane already answered is answered again without reading its row; a record wanting a DNS proof never is', async () => {
+  const lane = lookupFastPath(server.services);
+  const reader = server.services.index.current as unknown as { record(id: number): unknown };
+  const original = reader.record;
+  let rowReads = 0;
+  reader.record = (id: number) => {
+    rowReads++;
+    return original.call(reader, id);
+  };
+  try {
+    const ask = (path: string) => lane(request(path), `http://127.0.0.1${path}`, path);
+    const first = await ask('/v1/ip/1.1.1.1')!.text();
+    expect(rowReads).toBeGreaterThan(0);
+    rowReads = 0;
+    expect(await ask('/v1/ip/1.1.1.1')!.text()).toBe(first);
+    expect(rowReads).toBe(0);
+    // The Googlebot range: declined (the route awaits the proof) every time, memo or not.
+    for (let i = 0; i < 3; i++) expect(ask('/v1/ip/2001:4860:4801:10::1')).toBeNull();
+  } finally {
+    reader.record = original;
+  }
+});

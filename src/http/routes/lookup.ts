@@ -3,7 +3,7 @@
  * object, projected by `fields`, with the Pro RDAP include.
  */
 import { Elysia, t } from 'elysia';
-import { lookupCrawlerFlags } from '../../crawlers/lookup-flags.ts';
+import { lookupCrawlerFlags, verifiedCrawlerOf } from '../../crawlers/lookup-flags.ts';
 import type { LookupHit } from '../../index/record.ts';
 import { parseProjection } from '../../lookup/projection.ts';
 import { buildV1, needsScoring, type V1Context } from '../../lookup/v1.ts';
@@ -162,10 +162,13 @@ export function lookupFastPath(s: AppServices) {
     const ip = path.slice('/v1/ip/'.length);
     if (ip === '' || ip === 'current' || ip.includes('/') || ip.includes('%')) return null;
     const hit = s.index.current.lookup(ip);
-    // A DNS proof may take up to CRAWLER_PROOF_BUDGET_MS: the route awaits it.
-    if (!hit || s.crawlers.wantsProof(hit)) return null;
+    if (!hit) return null;
+    // A DNS proof may take up to CRAWLER_PROOF_BUDGET_MS: the route awaits it. A record
+    // this memo already answered wanted none (only such records get here to be
+    // memoised, and the index is the same), so its row need not be read to ask again.
+    if (!bodies.holds(hit) && s.crawlers.wantsProof(hit)) return null;
     s.metrics.lookup(hit.family);
-    const scoring = { verifiedCrawler: lookupCrawlerFlags(hit, s.crawlers.proofFor(hit.ip)).verifiedCrawler };
+    const scoring = { verifiedCrawler: verifiedCrawlerOf(s.crawlers.proofFor(hit.ip)) };
     return new Response(bodies.body(hit, v1Context(s, hit, scoring)), { headers: WHOLE_OBJECT_HEADERS });
   };
 }
