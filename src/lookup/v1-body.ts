@@ -10,6 +10,7 @@
  * are cold), a hit costs ~0.6 µs.
  */
 import type { LookupHit } from '../index/record.ts';
+import { ChunkedSlots } from '../index/tables.ts';
 import type { Policy } from '../scoring/index.ts';
 import { ScoredPartCache } from './scored-part.ts';
 import { utcOffset } from './timezone.ts';
@@ -39,7 +40,7 @@ interface TailEntry {
 export class V1BodyCache {
   private readonly scored = new ScoredPartCache();
   /** Tails of recently answered records of `index`, one slot per record id modulo the size. */
-  private readonly tails: (TailEntry | undefined)[] = new Array(TAIL_SLOTS);
+  private readonly tails = new ChunkedSlots<TailEntry>(TAIL_SLOTS);
   /**
    * The index the tails belong to, weakly: a replaced index must become
    * unreachable so its mapping can be released (IndexHolder.reload), and a
@@ -66,7 +67,7 @@ export class V1BodyCache {
   holds(hit: LookupHit): boolean {
     const index = hit.index;
     if (index === undefined || index !== this.index?.deref()) return false;
-    return this.tails[hit.recordId & (TAIL_SLOTS - 1)]?.recordId === hit.recordId;
+    return this.tails.get(hit.recordId & (TAIL_SLOTS - 1))?.recordId === hit.recordId;
   }
 
   /** JSON text equal to JSON.stringify(buildV1(hit, ctx, null)). */
@@ -87,11 +88,11 @@ export class V1BodyCache {
     const index = hit.index;
     if (index !== undefined && index !== this.index?.deref()) {
       // A reload: start over (requests still finishing on the old index pass through here too, briefly).
-      this.tails.fill(undefined);
+      this.tails.clear();
       this.index = new WeakRef(index);
     }
     const slot = hit.recordId & (TAIL_SLOTS - 1);
-    const e = index === undefined ? undefined : this.tails[slot];
+    const e = index === undefined ? undefined : this.tails.get(slot);
     // Same index (checked above) and same record id: the same facts.
     if (
       e !== undefined &&
@@ -111,7 +112,7 @@ export class V1BodyCache {
     const own = JSON.stringify({ location: locationOf(record, ctx.now), network: networkOf(record, scored.classification, owner), routing: routingOf(record) });
     const text = `${own.slice(1, -1)},${scored.text}`;
     // Hand-made hits (tests, the scoring view) name no index: nothing to key them by.
-    if (index !== undefined) this.tails[slot] = { recordId: hit.recordId, zone, offset: zone ? utcOffset(zone, ctx.now) : null, owner, policy: ctx.policy, text };
+    if (index !== undefined) this.tails.set(slot, { recordId: hit.recordId, zone, offset: zone ? utcOffset(zone, ctx.now) : null, owner, policy: ctx.policy, text });
     return text;
   }
 }
