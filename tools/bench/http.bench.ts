@@ -15,13 +15,10 @@
  *
  * Without --index it uses the test fixture index (real snapshots). Needs wrk (apt-get install wrk).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { join } from 'node:path';
 import { fixtureIndexPath } from '../../test/helpers/fixture-index.ts';
-import { withStartDefaults } from '../start-env.ts';
 import { median, printTable } from './bench-kit.ts';
+import { randomIpScript, startTarget, wrk, type Target, type WrkResult } from './http-kit.ts';
 
 interface Args {
   index: string | null;
@@ -40,88 +37,6 @@ function parseArgs(argv: string[]): Args {
     else if (argv[i] === '--rounds') (out.rounds = Number(v)), i++;
   }
   return out;
-}
-
-interface Target {
-  name: string;
-  child: ChildProcess;
-  port: number;
-}
-
-/** Starts a target process and waits for the port it prints. */
-function startTarget(name: string, args: string[]): Promise<Target> {
-  // Every target (the baseline too) runs with the environment `bun run start` sets (MIMALLOC_PURGE_DELAY).
-  const env = withStartDefaults(process.env);
-  const child = spawn(process.execPath, [join(import.meta.dir, 'http-target.ts'), ...args], { stdio: ['ignore', 'pipe', 'inherit'], env });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = /^(\d+)\n/.exec(out);
-      if (m) resolve({ name, child, port: Number(m[1]) });
-    });
-    child.on('exit', (code) => reject(new Error(`${name} exited with ${code} before listening`)));
-  });
-}
-
-/** A wrk Lua script asking for `prefix<random IPv4>suffix`, seeded so every run asks the same sequence. */
-function randomIpScript(prefix: string, suffix: string): string {
-  return `
-math.randomseed(42)
-request = function()
-  local ip = math.random(1, 223) .. "." .. math.random(0, 255) .. "." .. math.random(0, 255) .. "." .. math.random(1, 254)
-  return wrk.format("GET", "${prefix}" .. ip .. "${suffix}")
-end
-`;
-}
-
-interface WrkResult {
-  rps: number;
-  requests: number;
-  /** Server CPU microseconds per request during the run. */
-  cpuUsPerReq: number;
-  p50ms: number;
-  p99ms: number;
-  errors: number;
-  non2xx: number;
-}
-
-const toMs = (v: string, unit: string) => Number(v) * ({ us: 0.001, ms: 1, s: 1000 }[unit] ?? NaN);
-
-/** CPU seconds (user + system) a process has used, from /proc/<pid>/stat. */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // Fields 14 and 15 of stat (utime, stime), counted from the state field (3rd) here.
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-}
-
-const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
-
-/** Runs wrk against a URL (with an optional Lua script) and parses its report; `pid` is the server's. */
-function wrk(url: string, args: Args, script: string | null, pid: number): WrkResult {
-  const argv = ['-t1', `-c${args.connections}`, `-d${args.duration}s`, '--latency'];
-  let scriptPath: string | null = null;
-  if (script) {
-    scriptPath = `/tmp/ipintel-http-bench-${process.pid}-${Math.random().toString(36).slice(2)}.lua`;
-    Bun.write(scriptPath, script);
-    argv.push('-s', scriptPath);
-  }
-  const cpu0 = cpuSeconds(pid);
-  const r = spawnSync('wrk', [...argv, url], { encoding: 'utf8' });
-  const cpu = cpuSeconds(pid) - cpu0;
-  if (r.error) throw new Error(`wrk failed to run (${r.error.message}); install it with apt-get install wrk`);
-  const text = r.stdout;
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1]);
-  const lat = (p: string) => {
-    const m = new RegExp(`^\\s+${p}%\\s+([\\d.]+)(us|ms|s)`, 'm').exec(text);
-    return m ? toMs(m[1], m[2]) : NaN;
-  };
-  const errs = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(text);
-  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(text)?.[1] ?? 0);
-  const requests = Number(/(\d+) requests in/.exec(text)?.[1]);
-  if (!Number.isFinite(rps) || !Number.isFinite(requests)) throw new Error(`could not parse wrk output:\n${text}\n${r.stderr}`);
-  return { rps, requests, cpuUsPerReq: (cpu * 1e6) / requests, p50ms: lat('50'), p99ms: lat('99'), errors: errs ? errs.slice(1).reduce((a, b) => a + Number(b), 0) : 0, non2xx };
 }
 
 /** Mean body size of the full v1 object over a sample of random addresses. */

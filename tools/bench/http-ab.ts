@@ -1,0 +1,72 @@
+/**
+ * A/B of GET /v1/ip/{ip} (random IPv4, full object) between two checkouts or
+ * two environments, for changes smaller than this machine's run-to-run noise
+ * (±10 %). Both servers run at once and are warmed up; then short wrk runs
+ * alternate between them, so a drift in the machine's load hits both alike.
+ * Prints each run's server CPU µs/request (from /proc) and the medians.
+ *
+ *   bun tools/bench/http-ab.ts [--index f] [--rounds 10] [--duration 2] [--connections 64]
+ *                              [--a-root dir] [--b-root dir] [--a-env K=V,K=V] [--b-env K=V]
+ *
+ * A root is a checkout of this repository (e.g. `git worktree add /tmp/base
+ * HEAD~1`, with node_modules linked); the default is this one. Without
+ * options it is an A/A run: the spread of the method itself.
+ */
+import { join } from 'node:path';
+import { fixtureIndexPath } from '../../test/helpers/fixture-index.ts';
+import { median } from './bench-kit.ts';
+import { randomIpScript, startTarget, wrk, type Target } from './http-kit.ts';
+
+interface Side {
+  name: string;
+  root: string;
+  env: Record<string, string>;
+}
+
+function parseEnv(text: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of (text ?? '').split(',').filter(Boolean)) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new Error(`--a-env/--b-env take K=V pairs separated by commas, got "${pair}"`);
+    out[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return out;
+}
+
+function option(argv: string[], name: string): string | undefined {
+  const at = argv.indexOf(name);
+  return at >= 0 ? argv[at + 1] : undefined;
+}
+
+const argv = process.argv.slice(2);
+const here = join(import.meta.dir, '..', '..');
+const index = option(argv, '--index') ?? (await fixtureIndexPath());
+const rounds = Number(option(argv, '--rounds') ?? 10);
+const opts = { connections: Number(option(argv, '--connections') ?? 64), duration: Number(option(argv, '--duration') ?? 2) };
+const sides: Side[] = [
+  { name: 'A', root: option(argv, '--a-root') ?? here, env: parseEnv(option(argv, '--a-env')) },
+  { name: 'B', root: option(argv, '--b-root') ?? here, env: parseEnv(option(argv, '--b-env')) },
+];
+
+const script = randomIpScript('/v1/ip/', '');
+const targets: Target[] = [];
+process.on('exit', () => targets.forEach((t) => t.child.kill('SIGTERM')));
+for (const side of sides) targets.push(await startTarget(side.name, ['ipintel', index], join(side.root, 'tools/bench/http-target.ts'), side.env));
+
+const url = (t: Target) => `http://127.0.0.1:${t.port}/`;
+// Warm-up: JIT, the page cache of the mapped index, and the body memo filling.
+for (const t of targets) wrk(url(t), { ...opts, duration: 5 }, script, t.child.pid!);
+
+const cpu: number[][] = [[], []];
+for (let r = 0; r < rounds; r++) {
+  targets.forEach((t, i) => cpu[i].push(wrk(url(t), opts, script, t.child.pid!).cpuUsPerReq));
+}
+console.log(`index ${index}; ${rounds} alternated rounds of wrk -t1 -c${opts.connections} -d${opts.duration}s; server CPU µs/request`);
+sides.forEach((s, i) => {
+  const env = Object.entries(s.env).map(([k, v]) => `${k}=${v}`).join(' ');
+  console.log(`${s.name} (${s.root}${env ? `, ${env}` : ''}): ${cpu[i].map((x) => x.toFixed(2)).join(' ')}  median ${median(cpu[i]).toFixed(2)}`);
+});
+const [a, b] = cpu.map(median);
+const wins = cpu[1].filter((x, i) => x < cpu[0][i]).length;
+console.log(`B - A: ${(b - a).toFixed(2)} µs/request (${(((b - a) / a) * 100).toFixed(1)} %); B cheaper in ${wins} of ${rounds} rounds`);
+process.exit(0);
