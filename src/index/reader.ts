@@ -205,7 +205,7 @@ export class IndexReader {
   lookup(ip: string): LookupHit | null {
     const ref = this.locate(ip);
     if (ref < 0) return null;
-    // The interval (for the range text) is searched only when asked (-1 here).
+    // The interval (for the range text) is searched only when asked (Hit.range).
     if (ref < V6_TAG) {
       const recordId = this.v4RecordId(ref);
       return new Hit(this, 4, ip.indexOf(':') < 0 ? ip : null, ref, recordId, 0, 0, 0);

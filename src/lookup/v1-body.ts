@@ -65,9 +65,13 @@ export class V1BodyCache {
    * traffic is a cache miss).
    */
   holds(hit: LookupHit): boolean {
-    const index = hit.index;
-    if (index === undefined || index !== this.index?.deref()) return false;
-    return this.tails.get(hit.recordId & (TAIL_SLOTS - 1))?.recordId === hit.recordId;
+    return hit.index !== undefined && hit.index === this.index?.deref() && this.entryOf(hit) !== undefined;
+  }
+
+  /** The memo's entry for the hit's record id (of the index the memo holds; callers check it is the hit's). */
+  private entryOf(hit: LookupHit): TailEntry | undefined {
+    const e = this.tails.get(hit.recordId & (TAIL_SLOTS - 1));
+    return e?.recordId === hit.recordId ? e : undefined;
   }
 
   /** JSON text equal to JSON.stringify(buildV1(hit, ctx, null)). */
@@ -91,12 +95,10 @@ export class V1BodyCache {
       this.tails.clear();
       this.index = new WeakRef(index);
     }
-    const slot = hit.recordId & (TAIL_SLOTS - 1);
-    const e = index === undefined ? undefined : this.tails.get(slot);
+    const e = index === undefined ? undefined : this.entryOf(hit);
     // Same index (checked above) and same record id: the same facts.
     if (
       e !== undefined &&
-      e.recordId === hit.recordId &&
       e.owner === owner &&
       e.policy === ctx.policy &&
       (e.zone === null || utcOffset(e.zone, ctx.now) === e.offset)
@@ -112,7 +114,7 @@ export class V1BodyCache {
     const own = JSON.stringify({ location: locationOf(record, ctx.now), network: networkOf(record, scored.classification, owner), routing: routingOf(record) });
     const text = `${own.slice(1, -1)},${scored.text}`;
     // Hand-made hits (tests, the scoring view) name no index: nothing to key them by.
-    if (index !== undefined) this.tails.set(slot, { recordId: hit.recordId, zone, offset: zone ? utcOffset(zone, ctx.now) : null, owner, policy: ctx.policy, text });
+    if (index !== undefined) this.tails.set(hit.recordId & (TAIL_SLOTS - 1), { recordId: hit.recordId, zone, offset: zone ? utcOffset(zone, ctx.now) : null, owner, policy: ctx.policy, text });
     return text;
   }
 }
