@@ -4,30 +4,30 @@
  * record; and the scored part (score through explanation, ~2 KB and most of
  * the cost) shared by every record with the same scoring facts
  * (scored-part.ts). A record's tail (all but ip and stack) is kept in a
- * direct-mapped memo (one slot per record id modulo 2^17, so memory is
- * bounded and a lookup is an array read). A miss decodes the record and
- * serializes its own part (~5 µs on a busy server, where the record's strings
- * are cold), a hit costs ~0.6 µs.
+ * bounded memo of 2^17 slots that keeps the records asked most often
+ * (record-memo.ts). A miss decodes the record and serializes its own part
+ * (~5 µs on a busy server, where the record's strings are cold), a hit costs
+ * ~0.6 µs.
  */
 import type { LookupHit } from '../index/record.ts';
-import { ChunkedSlots } from '../index/tables.ts';
 import type { Policy } from '../scoring/index.ts';
+import { RecordMemo } from './record-memo.ts';
 import { ScoredPartCache } from './scored-part.ts';
 import { utcOffset } from './timezone.ts';
 import { buildV1, locationOf, networkOf, routingOf, type V1Context } from './v1.ts';
 
 /**
  * Slots of the per-record memo (~1 KB each: at most ~130 MB; the scored text
- * in an entry is shared). Uniformly random IPv4 lookups on the fixture index
- * hit 62 % of the time with 2^15 slots, 78 % with 2^17, 86 % with 2^19; on a
- * loaded server 2^17 cost 1-1.5 µs less CPU a request than 2^15 or 2^16, and
- * 2^18 no less than 2^17 (BENCHMARKS.md, fourth session).
+ * in an entry is shared). Direct-mapped, uniformly random IPv4 lookups on the
+ * fixture index hit 62 % of the time with 2^15 slots, 78 % with 2^17, 86 % with
+ * 2^19, and on a loaded server 2^17 cost 1-1.5 µs less CPU a request than 2^15
+ * or 2^16, and 2^18 no less than 2^17 (BENCHMARKS.md, fourth session); with
+ * the frequency admission of RecordMemo, 2^17 slots hit ~87 %.
  */
 const TAIL_SLOTS = 1 << 17;
 
 /** Everything after `"stack"` for one record of one index, with what it was made under. */
 interface TailEntry {
-  recordId: number;
   /** The record's zone, to check its current offset without reading the record. */
   zone: string | null;
   offset: string | null;
@@ -39,8 +39,8 @@ interface TailEntry {
 /** Serialized full v1 objects. */
 export class V1BodyCache {
   private readonly scored = new ScoredPartCache();
-  /** Tails of recently answered records of `index`, one slot per record id modulo the size. */
-  private readonly tails = new ChunkedSlots<TailEntry>(TAIL_SLOTS);
+  /** Tails of the records of `index` asked most often lately, by record id. */
+  private readonly tails = new RecordMemo<TailEntry>(TAIL_SLOTS);
   /**
    * The index the tails belong to, weakly: a replaced index must become
    * unreachable so its mapping can be released (IndexHolder.reload), and a
@@ -65,13 +65,7 @@ export class V1BodyCache {
    * traffic is a cache miss).
    */
   holds(hit: LookupHit): boolean {
-    return hit.index !== undefined && hit.index === this.index?.deref() && this.entryOf(hit) !== undefined;
-  }
-
-  /** The memo's entry for the hit's record id (of the index the memo holds; callers check it is the hit's). */
-  private entryOf(hit: LookupHit): TailEntry | undefined {
-    const e = this.tails.get(hit.recordId & (TAIL_SLOTS - 1));
-    return e?.recordId === hit.recordId ? e : undefined;
+    return hit.index !== undefined && hit.index === this.index?.deref() && this.tails.get(hit.recordId) !== undefined;
   }
 
   /** JSON text equal to JSON.stringify(buildV1(hit, ctx, null)). */
@@ -95,7 +89,11 @@ export class V1BodyCache {
       this.tails.clear();
       this.index = new WeakRef(index);
     }
-    const e = index === undefined ? undefined : this.entryOf(hit);
+    let e: TailEntry | undefined;
+    if (index !== undefined) {
+      this.tails.touch(hit.recordId);
+      e = this.tails.get(hit.recordId);
+    }
     // Same index (checked above) and same record id: the same facts.
     if (
       e !== undefined &&
@@ -114,7 +112,7 @@ export class V1BodyCache {
     const own = JSON.stringify({ location: locationOf(record, ctx.now), network: networkOf(record, scored.classification, owner), routing: routingOf(record) });
     const text = `${own.slice(1, -1)},${scored.text}`;
     // Hand-made hits (tests, the scoring view) name no index: nothing to key them by.
-    if (index !== undefined) this.tails.set(hit.recordId & (TAIL_SLOTS - 1), { recordId: hit.recordId, zone, offset: zone ? utcOffset(zone, ctx.now) : null, owner, policy: ctx.policy, text });
+    if (index !== undefined) this.tails.offer(hit.recordId, { zone, offset: zone ? utcOffset(zone, ctx.now) : null, owner, policy: ctx.policy, text });
     return text;
   }
 }
