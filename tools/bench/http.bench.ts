@@ -95,11 +95,11 @@ async function main(): Promise<void> {
       rows.push([
         r.name,
         Math.round(rps),
-        (rps / baseRps).toFixed(2),
+        (rps / baseRps).toFixed(3),
         median(xs.map((x) => x.p50ms)).toFixed(2),
         median(xs.map((x) => x.p99ms)).toFixed(2),
         median(xs.map((x) => x.cpuUsPerReq)).toFixed(1),
-        (baseCpu / median(xs.map((x) => x.cpuUsPerReq))).toFixed(2),
+        (baseCpu / median(xs.map((x) => x.cpuUsPerReq))).toFixed(3),
         xs.reduce((a, x) => a + x.errors, 0),
         xs.reduce((a, x) => a + x.non2xx, 0),
       ]);
