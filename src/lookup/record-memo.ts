@@ -65,7 +65,7 @@ export class RecordMemo<V> {
   private readonly ids: Int32Array;
   private readonly values: ChunkedSlots<V>;
   private readonly setMask: number;
-  readonly sketch: FrequencySketch;
+  private readonly sketch: FrequencySketch;
 
   /** `slots` is a power of two, at least MEMO_WAYS. */
   constructor(readonly slots: number) {
