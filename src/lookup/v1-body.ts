@@ -5,9 +5,10 @@
  * the cost) shared by every record with the same scoring facts
  * (scored-part.ts). A record's tail (all but ip and stack) is kept in a
  * bounded memo of 2^17 slots that keeps the records asked most often
- * (record-memo.ts). A miss decodes the record and serializes its own part
- * (~5 µs on a busy server, where the record's strings are cold), a hit costs
- * ~0.6 µs.
+ * (record-memo.ts). A miss decodes the record and serializes its own part; on
+ * a busy server with random traffic it costs ~2.75 µs more than a hit, and a
+ * hit ~1.9 µs more than a fixed body, since the record's ~1 KB is cold
+ * (BENCHMARKS.md, fifth session).
  */
 import type { LookupHit } from '../index/record.ts';
 import type { Policy } from '../scoring/index.ts';
