@@ -19,11 +19,10 @@ import { buildV1, locationOf, networkOf, routingOf, type V1Context } from './v1.
 
 /**
  * Slots of the per-record memo (~1 KB each: at most ~130 MB; the scored text
- * in an entry is shared). Direct-mapped, uniformly random IPv4 lookups on the
- * fixture index hit 62 % of the time with 2^15 slots, 78 % with 2^17, 86 % with
- * 2^19, and on a loaded server 2^17 cost 1-1.5 µs less CPU a request than 2^15
- * or 2^16, and 2^18 no less than 2^17 (BENCHMARKS.md, fourth session); with
- * the frequency admission of RecordMemo, 2^17 slots hit ~87 %.
+ * in an entry is shared). Uniformly random IPv4 lookups on the fixture index
+ * hit ~82 % of the time with 2^16 slots, ~87 % with 2^17, ~91 % with 2^18; on
+ * a loaded server 2^16 and 2^18 cost the same CPU as 2^17 (BENCHMARKS.md,
+ * fifth session).
  */
 const TAIL_SLOTS = 1 << 17;
 
