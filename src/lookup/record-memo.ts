@@ -18,7 +18,7 @@
  */
 import { ChunkedSlots } from '../index/tables.ts';
 
-/** Slots per set: one 16-byte row of ids, scanned per lookup. */
+/** Slots per set: one 32-byte row of ids and stamps, scanned per lookup. */
 export const MEMO_WAYS = 4;
 
 /** Counter table size (one byte each): ~8 counters per slot of a 2^17-slot memo. */
@@ -59,19 +59,29 @@ export class FrequencySketch {
 /** Fibonacci hashing of an id into the counter table. */
 const slotOf = (id: number) => Math.imul(id, 0x9e3779b1) >>> (32 - FREQUENCY_BITS);
 
-/** A memo of values by non-negative integer id (see the file comment). */
+/**
+ * A memo of values by non-negative integer id (see the file comment). Each
+ * slot holds `width` values and an integer stamp the caller gives meaning to
+ * (V1BodyCache: the quarter hour a body was made in). The id and stamp rows
+ * of a set share 32 bytes, and a slot's values sit side by side, so a hit
+ * reads two cache lines before the values themselves.
+ */
 export class RecordMemo<V> {
-  /** Id held in each slot, -1 when empty; a set is MEMO_WAYS consecutive slots. */
-  private readonly ids: Int32Array;
+  /** [id, stamp] per slot, id -1 when empty; a set is MEMO_WAYS consecutive slots. */
+  private readonly rows: Int32Array;
   private readonly values: ChunkedSlots<V>;
   private readonly setMask: number;
   private readonly sketch: FrequencySketch;
 
-  /** `slots` is a power of two, at least MEMO_WAYS. */
-  constructor(readonly slots: number) {
+  /** `slots` is a power of two, at least MEMO_WAYS; `width` (values per slot) a power of two up to 64. */
+  constructor(
+    readonly slots: number,
+    readonly width = 1,
+  ) {
     if (!Number.isInteger(Math.log2(slots)) || slots < MEMO_WAYS) throw new RangeError(`slots must be a power of two >= ${MEMO_WAYS}, got ${slots}`);
-    this.ids = new Int32Array(slots).fill(-1);
-    this.values = new ChunkedSlots<V>(slots);
+    if (!Number.isInteger(Math.log2(width)) || width < 1 || width > 64) throw new RangeError(`width must be a power of two <= 64, got ${width}`);
+    this.rows = new Int32Array(slots * 2).fill(-1);
+    this.values = new ChunkedSlots<V>(slots * width);
     this.setMask = slots / MEMO_WAYS - 1;
     this.sketch = new FrequencySketch(AGING_PERIOD_PER_SLOT * slots);
   }
@@ -81,48 +91,72 @@ export class RecordMemo<V> {
     this.sketch.add(id);
   }
 
-  /** The value held for `id`, if any. */
+  /** The slot holding `id`, or -1. */
+  find(id: number): number {
+    const rows = this.rows;
+    const first = (id & this.setMask) * MEMO_WAYS;
+    for (let at = first; at < first + MEMO_WAYS; at++) if (rows[at * 2] === id) return at;
+    return -1;
+  }
+
+  /** The stamp given with the values of `slot`. */
+  stamp(slot: number): number {
+    return this.rows[slot * 2 + 1];
+  }
+
+  /** Value `k` (0 <= k < width) of `slot`. */
+  value(slot: number, k: number): V | undefined {
+    return this.values.get(slot * this.width + k);
+  }
+
+  /** Value 0 held for `id`, if any (for width-1 memos). */
   get(id: number): V | undefined {
-    const at = this.slotHolding(id);
-    return at < 0 ? undefined : this.values.get(at);
+    const at = this.find(id);
+    return at < 0 ? undefined : this.values.get(at * this.width);
   }
 
   /**
-   * Holds `value` for `id`: in place of its old value, in a free slot of its
-   * set, or in place of the set's least asked id if `id` was asked more
-   * often. Returns whether it is now held.
+   * A slot for `id` with `stamp`, whose values the caller then writes with
+   * `set`: its own slot, a free slot of its set, or the set's least asked
+   * id's if `id` was asked more often. -1 when not admitted.
    */
-  offer(id: number, value: V): boolean {
-    let at = this.slotHolding(id);
+  admit(id: number, stamp: number): number {
+    let at = this.find(id);
     if (at < 0) at = this.victimFor(id);
-    if (at < 0) return false;
-    this.ids[at] = id;
-    this.values.set(at, value);
-    return true;
+    if (at < 0) return -1;
+    this.rows[at * 2] = id;
+    this.rows[at * 2 + 1] = stamp;
+    return at;
+  }
+
+  /** Sets value `k` of a slot `admit` gave. */
+  set(slot: number, k: number, value: V): void {
+    this.values.set(slot * this.width + k, value);
+  }
+
+  /** Holds `value` as value 0 for `id` (admit + set); whether it is now held. */
+  offer(id: number, value: V, stamp = 0): boolean {
+    const at = this.admit(id, stamp);
+    if (at >= 0) this.set(at, 0, value);
+    return at >= 0;
   }
 
   /** Forgets every value (counts stay: they describe traffic, not values). */
   clear(): void {
-    this.ids.fill(-1);
+    this.rows.fill(-1);
     this.values.clear();
-  }
-
-  private slotHolding(id: number): number {
-    const ids = this.ids;
-    const first = (id & this.setMask) * MEMO_WAYS;
-    for (let at = first; at < first + MEMO_WAYS; at++) if (ids[at] === id) return at;
-    return -1;
   }
 
   /** A free slot of id's set, else its least asked one when id was asked more; -1 otherwise. */
   private victimFor(id: number): number {
-    const ids = this.ids;
+    const rows = this.rows;
     const first = (id & this.setMask) * MEMO_WAYS;
     let victim = -1;
     let least = Infinity;
     for (let at = first; at < first + MEMO_WAYS; at++) {
-      if (ids[at] === -1) return at;
-      const f = this.sketch.frequency(ids[at]);
+      const held = rows[at * 2];
+      if (held === -1) return at;
+      const f = this.sketch.frequency(held);
       if (f < least) (least = f), (victim = at);
     }
     return this.sketch.frequency(id) > least ? victim : -1;

@@ -93,18 +93,35 @@ interface ScoredPart {
 /** Above this many views per policy the memo starts over (real indexes have a few hundred). */
 const MAX_VIEWS = 50_000;
 
+/** Above this many operator names the name table starts over (the fixture index has ~80 000 AS names). */
+const MAX_OPERATORS = 1 << 17;
+
+/** A record's scored part as text: `head + operator + rest` (see ScoredPartCache.get). */
+export interface ScoredText {
+  classification: Classification;
+  head: string;
+  operator: string;
+  rest: string;
+}
+
 /** Scored parts memoised per scoring view and policy. */
 export class ScoredPartCache {
   private policy: Policy | null = null;
   private readonly parts = new Map<number | string, ScoredPart>();
+  private readonly operators = new Map<string, string>();
 
   /** Number of views held (for tests and metrics). */
   get size(): number {
     return this.parts.size;
   }
 
-  /** The record's classification and its scored part as text without the opening brace (`"score":...}`); ctx.scoring must hold no crawler proof. */
-  get(record: IndexRecord, ctx: V1Context): { classification: Classification; text: string } {
+  /**
+   * The record's classification and its scored part as text without the
+   * opening brace (`"score":...}`): `head + operator + rest`, where head and
+   * rest are shared by the view and operator is the record's operator name
+   * as JSON (one string per name); ctx.scoring must hold no crawler proof.
+   */
+  get(record: IndexRecord, ctx: V1Context): ScoredText {
     if (ctx.policy !== this.policy) {
       this.policy = ctx.policy;
       this.parts.clear();
@@ -116,11 +133,28 @@ export class ScoredPartCache {
       part = this.compute(record, ctx);
       this.parts.set(key, part);
     }
-    if (part.pieces.length === 1) return { classification: part.classification, text: part.pieces[0] };
-    const operator = JSON.stringify(networkContext(record, part.classification).operator ?? '').slice(1, -1);
-    // Concatenation keeps the ~2.5 KB pieces as they are (a rope) until the response is written.
-    const text = part.pieces.length === 2 ? part.pieces[0] + operator + part.pieces[1] : part.pieces.join(operator);
-    return { classification: part.classification, text };
+    const { classification, pieces } = part;
+    if (pieces.length === 1) return { classification, head: pieces[0], operator: '', rest: '' };
+    const operator = this.operatorJson(networkContext(record, classification).operator ?? '');
+    if (pieces.length === 2) return { classification, head: pieces[0], operator, rest: pieces[1] };
+    return { classification, head: pieces.join(operator), operator: '', rest: '' };
+  }
+
+  /**
+   * A name as JSON string content, one string per distinct name: records of
+   * one operator then share it, so a body memoised per record (v1-body.ts)
+   * reads a string other answers keep in cache.
+   */
+  private operatorJson(name: string): string {
+    let json = this.operators.get(name);
+    if (json === undefined) {
+      if (this.operators.size >= MAX_OPERATORS) this.operators.clear();
+      const quoted = JSON.stringify(name);
+      // Nothing escaped: the name itself, not a substring of the quoted form (one less string to reach).
+      json = quoted.length === name.length + 2 ? name : quoted.slice(1, -1);
+      this.operators.set(name, json);
+    }
+    return json;
   }
 
   private compute(record: IndexRecord, ctx: V1Context): ScoredPart {

@@ -10,44 +10,61 @@
  * hit ~1.9 µs more than a fixed body, since the record's ~1 KB is cold
  * (BENCHMARKS.md, fifth session).
  */
-import type { LookupHit } from '../index/record.ts';
+import type { IndexRecord, LookupHit } from '../index/record.ts';
 import type { Policy } from '../scoring/index.ts';
 import { RecordMemo } from './record-memo.ts';
-import { ScoredPartCache } from './scored-part.ts';
-import { utcOffset } from './timezone.ts';
+import { ScoredPartCache, type ScoredText } from './scored-part.ts';
 import { buildV1, locationOf, networkOf, routingOf, type V1Context } from './v1.ts';
 
 /**
  * Slots of the per-record memo (~1 KB each: at most ~130 MB; the scored text
- * in an entry is shared). Uniformly random IPv4 lookups on the fixture index
- * hit ~82 % of the time with 2^16 slots, ~87 % with 2^17, ~91 % with 2^18; on
- * a loaded server 2^16 and 2^18 cost the same CPU as 2^17 (BENCHMARKS.md,
- * fifth session).
+ * is shared). Uniformly random IPv4 lookups on the fixture index hit ~82 % of
+ * the time with 2^16 slots, ~87 % with 2^17, ~91 % with 2^18; on a loaded
+ * server 2^16 and 2^18 cost the same CPU as 2^17 (BENCHMARKS.md, fifth
+ * session).
  */
 const TAIL_SLOTS = 1 << 17;
 
-/** Everything after `"stack"` for one record of one index, with what it was made under. */
-interface TailEntry {
-  /** The record's zone, to check its current offset without reading the record. */
-  zone: string | null;
-  offset: string | null;
-  owner: string | null;
-  policy: Policy;
-  text: string;
+/**
+ * What a memo slot holds: the body after `"stack"` is the concatenation of
+ * these four, in this order. OWN is the record's `"location":…,"routing":…,`
+ * as one flat string; the others come from ScoredPartCache and are shared
+ * with other records, so they are usually in cache when a body is written.
+ */
+const OWN = 0;
+const HEAD = 1;
+const OPERATOR = 2;
+const REST = 3;
+const PARTS = 4;
+
+/** Offsets are cached per quarter hour (timezone.ts): a body is reused within the quarter it was made in. */
+const QUARTER_HOUR = 15 * 60 * 1000;
+/** Stamp of a body with no time zone: valid at any time. */
+const TIMELESS = -1;
+
+/** A rope resolved into one flat string (an indexed read resolves it; `charCodeAt` does not always). */
+function flatten(s: string): string {
+  void s[s.length - 1];
+  return s;
 }
 
 /** Serialized full v1 objects. */
 export class V1BodyCache {
   private readonly scored = new ScoredPartCache();
-  /** Tails of the records of `index` asked most often lately, by record id. */
-  private readonly tails = new RecordMemo<TailEntry>(TAIL_SLOTS);
+  /**
+   * Body parts of the records of `index` asked most often lately, by record
+   * id, stamped with their quarter hour. Made on the first hit of an index
+   * (~6 MB of tables): a cache that only ever sees hand-made hits never needs it.
+   */
+  private tails: RecordMemo<string> | null = null;
   /**
    * The index the tails belong to, weakly: a replaced index must become
    * unreachable so its mapping can be released (IndexHolder.reload), and a
    * memo no request touches after a reload must not keep it. The memo
-   * starts over when the index changes.
+   * starts over when the index or the policy changes.
    */
   private index: WeakRef<object> | null = null;
+  private policy: Policy | null = null;
 
   /** The index the memo holds tails of, while it is alive (null before the first). */
   get heldIndex(): object | null {
@@ -65,54 +82,59 @@ export class V1BodyCache {
    * traffic is a cache miss).
    */
   holds(hit: LookupHit): boolean {
-    return hit.index !== undefined && hit.index === this.index?.deref() && this.tails.get(hit.recordId) !== undefined;
+    return hit.index !== undefined && hit.index === this.index?.deref() && this.tails !== null && this.tails.find(hit.recordId) >= 0;
   }
 
   /** JSON text equal to JSON.stringify(buildV1(hit, ctx, null)). */
   body(hit: LookupHit, ctx: V1Context): string {
     // A crawler proof changes classification for this address alone: never shared.
     if (ctx.scoring.verifiedCrawler !== null) return JSON.stringify(buildV1(hit, ctx, null));
-    return `{"ip":${JSON.stringify(hit.ip)},"stack":"${hit.family === 4 ? 'ipv4' : 'ipv6'}",${this.tail(hit, ctx)}`;
-  }
-
-  /**
-   * `"location":...` through the end of the object for a hit's record, reused
-   * while the index, record id, zone offset, owner and policy are the same.
-   * A reuse reads nothing of the record: on random traffic each field read
-   * is a cache miss in the mapped index.
-   */
-  private tail(hit: LookupHit, ctx: V1Context): string {
-    const owner = ctx.rdapOwner ?? null;
+    const prefix = `{"ip":${JSON.stringify(hit.ip)},"stack":"${hit.family === 4 ? 'ipv4' : 'ipv6'}",`;
     const index = hit.index;
-    if (index !== undefined && index !== this.index?.deref()) {
+    // An RDAP owner is known for few addresses (it replaces network.owner): not memoised.
+    // Hand-made hits (tests, the scoring view) name no index: nothing to key them by.
+    if (index === undefined || ctx.rdapOwner != null) {
+      const p = this.parts(hit.record, ctx, ctx.now);
+      return `${prefix}${p.own}${p.scored.head}${p.scored.operator}${p.scored.rest}`;
+    }
+    let tails = this.tails;
+    if (tails === null) tails = this.tails = new RecordMemo<string>(TAIL_SLOTS, PARTS);
+    if (index !== this.index?.deref() || ctx.policy !== this.policy) {
       // A reload: start over (requests still finishing on the old index pass through here too, briefly).
-      this.tails.clear();
+      tails.clear();
       this.index = new WeakRef(index);
+      this.policy = ctx.policy;
     }
-    let e: TailEntry | undefined;
-    if (index !== undefined) {
-      this.tails.touch(hit.recordId);
-      e = this.tails.get(hit.recordId);
-    }
-    // Same index (checked above) and same record id: the same facts.
-    if (
-      e !== undefined &&
-      e.owner === owner &&
-      e.policy === ctx.policy &&
-      (e.zone === null || utcOffset(e.zone, ctx.now) === e.offset)
-    ) {
-      return e.text;
+    const id = hit.recordId;
+    tails.touch(id);
+    const now = ctx.now ?? Date.now();
+    const quarter = Math.floor(now / QUARTER_HOUR);
+    let at = tails.find(id);
+    if (at >= 0) {
+      const stamp = tails.stamp(at);
+      // Same index, policy and record id: the same facts; same quarter hour: the same zone offset.
+      if (stamp === TIMELESS || stamp === quarter) {
+        return `${prefix}${tails.value(at, OWN)}${tails.value(at, HEAD)}${tails.value(at, OPERATOR)}${tails.value(at, REST)}`;
+      }
     }
     const record = hit.record;
+    const { own, scored } = this.parts(record, ctx, now);
+    at = tails.admit(id, record.geo?.timezone ? quarter : TIMELESS);
+    if (at >= 0) {
+      tails.set(at, OWN, own);
+      tails.set(at, HEAD, scored.head);
+      tails.set(at, OPERATOR, scored.operator);
+      tails.set(at, REST, scored.rest);
+    }
+    return `${prefix}${own}${scored.head}${scored.operator}${scored.rest}`;
+  }
+
+  /** A record's own part (`"location":…,"routing":…,`, flat) and its scored part. */
+  private parts(record: IndexRecord, ctx: V1Context, now: number | undefined): { own: string; scored: ScoredText } {
     const scored = this.scored.get(record, ctx);
-    // As locationOf: an empty zone name has no offset.
-    const zone = record.geo?.timezone || null;
-    // One serialization of the record's own fields (not three joined): fewer calls,
-    // and one flat string rather than a rope of many small ones for the response to walk.
-    const own = JSON.stringify({ location: locationOf(record, ctx.now), network: networkOf(record, scored.classification, owner), routing: routingOf(record) });
-    const text = `${own.slice(1, -1)},${scored.text}`;
-    // Hand-made hits (tests, the scoring view) name no index: nothing to key them by.
-    if (index !== undefined) this.tails.offer(hit.recordId, { zone, offset: zone ? utcOffset(zone, ctx.now) : null, owner, policy: ctx.policy, text });
-    return text;
+    // One serialization of the record's own fields (not three joined), flattened once
+    // here so a memo hit reaches its characters through one string, not a rope of pieces.
+    const own = JSON.stringify({ location: locationOf(record, now), network: networkOf(record, scored.classification, ctx.rdapOwner ?? null), routing: routingOf(record) });
+    return { own: flatten(`${own.slice(1, -1)},`), scored };
   }
 }

@@ -6,9 +6,30 @@ import { prng } from '../helpers/prng.ts';
 /** Ids that share a set in a memo of `slots` slots (same residue modulo the number of sets). */
 const sameSet = (slots: number, n: number) => Array.from({ length: n }, (_, i) => 3 + i * (slots / MEMO_WAYS));
 
-test('refuses a size that is not a power of two of at least one set', () => {
+test('refuses a size that is not a power of two of at least one set, and a width that is not a power of two up to 64', () => {
   for (const bad of [0, 2, 3, 6, 100, 1.5]) expect(() => new RecordMemo(bad)).toThrow(RangeError);
+  for (const bad of [0, 3, 128, 0.5]) expect(() => new RecordMemo(64, bad)).toThrow(RangeError);
   expect(new RecordMemo(4).slots).toBe(4);
+  expect(new RecordMemo(4, 64).width).toBe(64);
+});
+
+test('a slot holds its width of values and a stamp; neighbouring slots never share a value', () => {
+  const memo = new RecordMemo<string>(64, 4);
+  const ids = [...sameSet(64, MEMO_WAYS), 4, 5];
+  const slots = ids.map((id) => memo.admit(id, id * 10));
+  expect(new Set(slots).size).toBe(ids.length);
+  ids.forEach((id, i) => {
+    for (let k = 0; k < 4; k++) memo.set(slots[i], k, `${id}:${k}`);
+  });
+  ids.forEach((id, i) => {
+    expect(memo.find(id)).toBe(slots[i]);
+    expect(memo.stamp(slots[i])).toBe(id * 10);
+    for (let k = 0; k < 4; k++) expect(memo.value(slots[i], k)).toBe(`${id}:${k}`);
+  });
+  // Admitting a held id again keeps its slot and takes the new stamp (a stale body is restamped when remade).
+  expect(memo.admit(ids[1], -1)).toBe(slots[1]);
+  expect(memo.stamp(slots[1])).toBe(-1);
+  expect(memo.find(999)).toBe(-1);
 });
 
 test('a free slot of the set takes any id; a held id is replaced in place; clear forgets values', () => {
