@@ -89,7 +89,8 @@ export class V1BodyCache {
   body(hit: LookupHit, ctx: V1Context): string {
     // A crawler proof changes classification for this address alone: never shared.
     if (ctx.scoring.verifiedCrawler !== null) return JSON.stringify(buildV1(hit, ctx, null));
-    const prefix = `{"ip":${JSON.stringify(hit.ip)},"stack":"${hit.family === 4 ? 'ipv4' : 'ipv6'}",`;
+    // Canonical address text (digits, hex, '.' and ':') needs no JSON escaping.
+    const prefix = `{"ip":"${hit.ip}","stack":"${hit.family === 4 ? 'ipv4' : 'ipv6'}",`;
     const index = hit.index;
     // An RDAP owner is known for few addresses (it replaces network.owner): not memoised.
     // Hand-made hits (tests, the scoring view) name no index: nothing to key them by.
