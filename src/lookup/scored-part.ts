@@ -93,8 +93,8 @@ interface ScoredPart {
 /** Above this many views per policy the memo starts over (real indexes have a few hundred). */
 const MAX_VIEWS = 50_000;
 
-/** Above this many operator names the name table starts over (the fixture index has ~80 000 AS names). */
-const MAX_OPERATORS = 1 << 17;
+/** Characters JSON.stringify escapes in a string: quote, backslash, controls, lone surrogates. */
+const NEEDS_JSON_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /** A record's scored part as text: `head + operator + rest` (see ScoredPartCache.get). */
 export interface ScoredText {
@@ -108,7 +108,6 @@ export interface ScoredText {
 export class ScoredPartCache {
   private policy: Policy | null = null;
   private readonly parts = new Map<number | string, ScoredPart>();
-  private readonly operators = new Map<string, string>();
 
   /** Number of views held (for tests and metrics). */
   get size(): number {
@@ -140,21 +139,13 @@ export class ScoredPartCache {
     return { classification, head: pieces.join(operator), operator: '', rest: '' };
   }
 
-  /**
-   * A name as JSON string content, one string per distinct name: records of
-   * one operator then share it, so a body memoised per record (v1-body.ts)
-   * reads a string other answers keep in cache.
-   */
+  /** A name as JSON string content: the name itself unless it has characters JSON escapes (then a new string). */
   private operatorJson(name: string): string {
-    let json = this.operators.get(name);
-    if (json === undefined) {
-      if (this.operators.size >= MAX_OPERATORS) this.operators.clear();
-      const quoted = JSON.stringify(name);
-      // Nothing escaped: the name itself, not a substring of the quoted form (one less string to reach).
-      json = quoted.length === name.length + 2 ? name : quoted.slice(1, -1);
-      this.operators.set(name, json);
-    }
-    return json;
+    // The same name is then the same string for every record while the string table's
+    // cache holds it, which a body memoised per record (v1-body.ts) finds in cache. No
+    // table of names here: one store into a large old Map makes every young collection
+    // rescan all of it (BENCHMARKS.md, sixth session).
+    return NEEDS_JSON_ESCAPE.test(name) ? JSON.stringify(name).slice(1, -1) : name;
   }
 
   private compute(record: IndexRecord, ctx: V1Context): ScoredPart {
