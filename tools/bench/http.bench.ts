@@ -106,6 +106,13 @@ async function main(): Promise<void> {
     }
     printTable(rows);
     console.log('\nper round (req/s): ' + runs.map((r) => `${r.name.split(' ')[0]}=${results.get(r.name)!.map((x) => Math.round(x.rps)).join('/')}`).join('  '));
+    // Each target against the baseline run right before it: a drift of the machine between rounds cancels out.
+    const baseRounds = results.get(runs[0].name)!;
+    const paired = runs.slice(1).map((r) => {
+      const ratios = results.get(r.name)!.map((x, i) => x.rps / baseRounds[i].rps);
+      return `${r.name.split(' ')[0]} ${ratios.map((x) => x.toFixed(3)).join('/')} (median ${median(ratios).toFixed(3)})`;
+    });
+    console.log('per-round ratio to the baseline: ' + paired.join('  '));
   } finally {
     stopAll();
   }
