@@ -109,12 +109,6 @@ export class RecordMemo<V> {
     return this.values.get(slot * this.width + k);
   }
 
-  /** Value 0 held for `id`, if any (for width-1 memos). */
-  get(id: number): V | undefined {
-    const at = this.find(id);
-    return at < 0 ? undefined : this.values.get(at * this.width);
-  }
-
   /**
    * A slot for `id` with `stamp`, whose values the caller then writes with
    * `set`: its own slot, a free slot of its set, or the set's least asked
@@ -132,13 +126,6 @@ export class RecordMemo<V> {
   /** Sets value `k` of a slot `admit` gave. */
   set(slot: number, k: number, value: V): void {
     this.values.set(slot * this.width + k, value);
-  }
-
-  /** Holds `value` as value 0 for `id` (admit + set); whether it is now held. */
-  offer(id: number, value: V, stamp = 0): boolean {
-    const at = this.admit(id, stamp);
-    if (at >= 0) this.set(at, 0, value);
-    return at >= 0;
   }
 
   /** Forgets every value (counts stay: they describe traffic, not values). */

@@ -4,7 +4,12 @@
  */
 const formatters = new Map<string, Intl.DateTimeFormat | null>();
 const cache = new Map<string, { offset: string | null; until: number }>();
-const QUARTER_HOUR = 15 * 60 * 1000;
+/**
+ * UTC offsets change only at whole quarter hours of UTC (every transition in
+ * current time zone data: local 02:00 in a zone of +05:45 is 20:15 UTC), so
+ * an offset holds until the next one. v1-body.ts reuses a body for as long.
+ */
+export const QUARTER_HOUR = 15 * 60 * 1000;
 
 function formatterFor(zone: string): Intl.DateTimeFormat | null {
   let f = formatters.get(zone);

@@ -14,6 +14,7 @@ import type { IndexRecord, LookupHit } from '../index/record.ts';
 import type { Policy } from '../scoring/index.ts';
 import { RecordMemo } from './record-memo.ts';
 import { ScoredPartCache, type ScoredText } from './scored-part.ts';
+import { QUARTER_HOUR } from './timezone.ts';
 import { buildV1, locationOf, networkOf, routingOf, type V1Context } from './v1.ts';
 
 /**
@@ -37,9 +38,7 @@ const OPERATOR = 2;
 const REST = 3;
 const PARTS = 4;
 
-/** Offsets are cached per quarter hour (timezone.ts): a body is reused within the quarter it was made in. */
-const QUARTER_HOUR = 15 * 60 * 1000;
-/** Stamp of a body with no time zone: valid at any time. */
+/** Stamp of a body with no time zone: valid at any time (others hold for the quarter hour they were made in, timezone.ts). */
 const TIMELESS = -1;
 
 /** A rope resolved into one flat string (an indexed read resolves it; `charCodeAt` does not always). */

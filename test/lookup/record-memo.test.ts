@@ -3,6 +3,19 @@ import { expect, test } from 'bun:test';
 import { FrequencySketch, MEMO_WAYS, RecordMemo } from '../../src/lookup/record-memo.ts';
 import { prng } from '../helpers/prng.ts';
 
+/** Value 0 held for `id`, if any. */
+function get<V>(memo: RecordMemo<V>, id: number): V | undefined {
+  const at = memo.find(id);
+  return at < 0 ? undefined : memo.value(at, 0);
+}
+
+/** Holds `value` as value 0 for `id` if admitted; whether it is now held. */
+function offer<V>(memo: RecordMemo<V>, id: number, value: V): boolean {
+  const at = memo.admit(id, 0);
+  if (at >= 0) memo.set(at, 0, value);
+  return at >= 0;
+}
+
 /** Ids that share a set in a memo of `slots` slots (same residue modulo the number of sets). */
 const sameSet = (slots: number, n: number) => Array.from({ length: n }, (_, i) => 3 + i * (slots / MEMO_WAYS));
 
@@ -35,14 +48,14 @@ test('a slot holds its width of values and a stamp; neighbouring slots never sha
 test('a free slot of the set takes any id; a held id is replaced in place; clear forgets values', () => {
   const memo = new RecordMemo<string>(64);
   const ids = sameSet(64, MEMO_WAYS);
-  for (const id of ids) expect(memo.offer(id, `v${id}`)).toBe(true);
-  for (const id of ids) expect(memo.get(id)).toBe(`v${id}`);
+  for (const id of ids) expect(offer(memo, id, `v${id}`)).toBe(true);
+  for (const id of ids) expect(get(memo, id)).toBe(`v${id}`);
   // Never asked, yet its own slot takes the new value (a stale body must be replaceable).
-  expect(memo.offer(ids[2], 'new')).toBe(true);
-  expect(memo.get(ids[2])).toBe('new');
-  expect(memo.get(ids[0] + 1)).toBeUndefined();
+  expect(offer(memo, ids[2], 'new')).toBe(true);
+  expect(get(memo, ids[2])).toBe('new');
+  expect(get(memo, ids[0] + 1)).toBeUndefined();
   memo.clear();
-  for (const id of ids) expect(memo.get(id)).toBeUndefined();
+  for (const id of ids) expect(get(memo, id)).toBeUndefined();
 });
 
 test('a full set admits a newcomer only if it was asked more than the least asked member, and evicts that one', () => {
@@ -55,15 +68,15 @@ test('a full set admits a newcomer only if it was asked more than the least aske
   ask(b, 2);
   ask(c, 7);
   ask(d, 4);
-  for (const id of [a, b, c, d]) memo.offer(id, `v${id}`);
+  for (const id of [a, b, c, d]) offer(memo, id, `v${id}`);
   ask(e, 2); // as often as b, the least asked: not enough
-  expect(memo.offer(e, 've')).toBe(false);
-  expect(memo.get(e)).toBeUndefined();
+  expect(offer(memo, e, 've')).toBe(false);
+  expect(get(memo, e)).toBeUndefined();
   ask(e, 1);
-  expect(memo.offer(e, 've')).toBe(true);
-  expect(memo.get(e)).toBe('ve');
-  expect(memo.get(b)).toBeUndefined();
-  for (const id of [a, c, d]) expect(memo.get(id)).toBe(`v${id}`);
+  expect(offer(memo, e, 've')).toBe(true);
+  expect(get(memo, e)).toBe('ve');
+  expect(get(memo, b)).toBeUndefined();
+  for (const id of [a, c, d]) expect(get(memo, id)).toBe(`v${id}`);
 });
 
 test('one-off lookups do not push out records that keep coming back', () => {
@@ -72,13 +85,13 @@ test('one-off lookups do not push out records that keep coming back', () => {
   const hot = Array.from({ length: slots / 2 }, (_, i) => i * 7);
   const ask = (id: number) => {
     memo.touch(id);
-    if (memo.get(id) === undefined) memo.offer(id, id);
+    if (get(memo, id) === undefined) offer(memo, id, id);
   };
   for (let round = 0; round < 3; round++) hot.forEach(ask);
   // Three new ids for every hot one asked again, over two aging periods (the hot ones still come back).
   let next = 1_000_000;
   for (let i = 0; i < 20 * slots; i++) ask(i % 4 === 0 ? hot[(i / 4) % hot.length] : next++);
-  const kept = hot.filter((id) => memo.get(id) === id).length;
+  const kept = hot.filter((id) => get(memo, id) === id).length;
   expect(kept).toBe(hot.length);
 });
 
@@ -139,8 +152,8 @@ test('on traffic weighted like address space (a few big records, many small) it 
   for (let i = 0; i < requests; i++) {
     const id = draw();
     memo.touch(id);
-    if (memo.get(id) === id) memoHits++;
-    else memo.offer(id, id);
+    if (get(memo, id) === id) memoHits++;
+    else offer(memo, id, id);
     if (direct[id & (slots - 1)] === id) directHits++;
     else direct[id & (slots - 1)] = id;
   }
