@@ -2,6 +2,7 @@
  * Small shared helpers for the issue-2 benchmarks (lookup, startup, build,
  * rss): statistics, a printed table, and where the index to measure lives.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 
 /** The index file to measure: argv, then $IPINTEL_INDEX, then the server's default path. */
@@ -91,3 +92,13 @@ export function xorshift32(seed = 0x9e3779b9): () => number {
     return s >>> 0;
   };
 }
+
+/** CPU seconds (user + system) a process has used, from /proc/<pid>/stat (Linux). */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // After the command name in parentheses (which may hold spaces): utime and stime are fields 14 and 15 of the line.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim()) || 100;

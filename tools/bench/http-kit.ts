@@ -4,9 +4,11 @@
  * request, from /proc), and the random-address wrk script.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { withStartDefaults } from '../start-env.ts';
+import { cpuSeconds } from './bench-kit.ts';
 
 /** Load generator settings: connections and seconds. */
 export interface WrkOptions {
@@ -62,28 +64,15 @@ export interface WrkResult {
 
 const toMs = (v: string, unit: string) => Number(v) * ({ us: 0.001, ms: 1, s: 1000 }[unit] ?? NaN);
 
-/** CPU seconds (user + system) a process has used, from /proc/<pid>/stat. */
-export function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // Fields 14 and 15 of stat (utime, stime), counted from the state field (3rd) here.
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-}
-
-const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
-
 /** Runs wrk against a URL (with an optional Lua script) and parses its report; `pid` is the server's. */
 export function wrk(url: string, args: WrkOptions, script: string | null, pid: number): WrkResult {
   const argv = ['-t1', `-c${args.connections}`, `-d${args.duration}s`, '--latency'];
-  let scriptPath: string | null = null;
-  if (script) {
-    scriptPath = `/tmp/ipintel-http-bench-${process.pid}-${Math.random().toString(36).slice(2)}.lua`;
-    Bun.write(scriptPath, script);
-    argv.push('-s', scriptPath);
-  }
-  const cpu0 = cpuSeconds(pid);
-  const r = spawnSync('wrk', [...argv, url], { encoding: 'utf8' });
-  const cpu = cpuSeconds(pid) - cpu0;
+  const run = () => {
+    const cpu0 = cpuSeconds(pid);
+    const r = spawnSync('wrk', [...argv, url], { encoding: 'utf8' });
+    return { r, cpu: cpuSeconds(pid) - cpu0 };
+  };
+  const { r, cpu } = script === null ? run() : withScriptFile(script, (path) => (argv.push('-s', path), run()));
   if (r.error) throw new Error(`wrk failed to run (${r.error.message}); install it with apt-get install wrk`);
   const text = r.stdout;
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1]);
@@ -96,4 +85,18 @@ export function wrk(url: string, args: WrkOptions, script: string | null, pid: n
   const requests = Number(/(\d+) requests in/.exec(text)?.[1]);
   if (!Number.isFinite(rps) || !Number.isFinite(requests)) throw new Error(`could not parse wrk output:\n${text}\n${r.stderr}`);
   return { rps, requests, cpuUsPerReq: (cpu * 1e6) / requests, p50ms: lat('50'), p99ms: lat('99'), errors: errs ? errs.slice(1).reduce((a, b) => a + Number(b), 0) : 0, non2xx };
+}
+
+/**
+ * Runs `use` with `script` written to a temp file (written before `use` runs,
+ * removed after it, whatever it does).
+ */
+export function withScriptFile<T>(script: string, use: (path: string) => T): T {
+  const path = join(tmpdir(), `ipintel-http-bench-${process.pid}-${Math.random().toString(36).slice(2)}.lua`);
+  writeFileSync(path, script);
+  try {
+    return use(path);
+  } finally {
+    rmSync(path, { force: true });
+  }
 }

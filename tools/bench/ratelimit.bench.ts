@@ -25,6 +25,7 @@ import { rateLimitHeaders, shouldSendRateLimitHeaders } from '../../src/http/rat
 import type { RateDecision } from '../../src/http/ratelimit/gcra.ts';
 import type { Caller } from '../../src/http/caller.ts';
 import { startTestRedis, type TestRedis } from '../../test/ratelimit/fixtures/redis-server.ts';
+import { cpuSeconds } from './bench-kit.ts';
 
 const QUICK = process.argv.includes('--quick');
 const KEYS = 10_000;
@@ -176,14 +177,6 @@ async function startServerProcess(limits: string, store: string | null): Promise
   return { port: Number(/PORT (\d+)/.exec(text)![1]), secrets, proc };
 }
 
-/** CPU time (µs, user + system) a process has used so far, from /proc (Linux). */
-async function processCpuUs(pid: number): Promise<number> {
-  const stat = await Bun.file(`/proc/${pid}/stat`).text();
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // utime and stime are fields 14 and 15 of the whole line, in clock ticks (100 a second on Linux).
-  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
-}
-
 /** Requests per second against GET /v1/ip/{ip} for `ms`, 64 in flight, keys round-robin. */
 async function drive(port: number, secrets: string[], ms: number): Promise<{ rps: number; statuses: Map<number, number> }> {
   const ips = Array.from({ length: 256 }, (_, i) => `${(i * 37) % 223 + 1}.${(i * 91) % 256}.${(i * 53) % 256}.${i}`);
@@ -290,13 +283,13 @@ async function lookupRoute(redis: TestRedis | null): Promise<void> {
     for (let r = 0; r < rounds; r++) {
       for (let j = 0; j < modes.length; j++) {
         const m = (j + r) % modes.length;
-        const s0 = await processCpuUs(servers[m].proc.pid);
-        const r0 = modes[m][2] && redis ? await processCpuUs(redis.pid) : 0;
+        const s0 = cpuSeconds(servers[m].proc.pid) * 1e6;
+        const r0 = modes[m][2] && redis ? cpuSeconds(redis.pid) * 1e6 : 0;
         const t0 = performance.now();
         const { rps: x, statuses } = await drive(servers[m].port, servers[m].secrets, windowMs);
         const requests = Math.round((x * (performance.now() - t0)) / 1000);
-        cpu[m].server += (await processCpuUs(servers[m].proc.pid)) - s0;
-        if (modes[m][2] && redis) cpu[m].redis += (await processCpuUs(redis.pid)) - r0;
+        cpu[m].server += cpuSeconds(servers[m].proc.pid) * 1e6 - s0;
+        if (modes[m][2] && redis) cpu[m].redis += cpuSeconds(redis.pid) * 1e6 - r0;
         cpu[m].requests += requests;
         const non200 = [...statuses].filter(([code]) => code !== 200);
         if (non200.length > 0) console.log(`  (warning: ${modes[m][0]} answered ${JSON.stringify(non200)} besides 200)`);

@@ -1,0 +1,35 @@
+/** The benchmark helpers: wrk's Lua script exists before wrk runs and is removed after; a process's CPU time from /proc. */
+import { expect, test } from 'bun:test';
+import { existsSync, readFileSync } from 'node:fs';
+import { cpuSeconds } from '../../tools/bench/bench-kit.ts';
+import { withScriptFile } from '../../tools/bench/http-kit.ts';
+
+test('the script is on disk, whole, while it is used, and gone after (also when the use throws)', () => {
+  let seen = '';
+  const path = withScriptFile('request = function() end\n', (p) => {
+    seen = readFileSync(p, 'utf8');
+    return p;
+  });
+  expect(seen).toBe('request = function() end\n');
+  expect(existsSync(path)).toBe(false);
+  let thrownPath = '';
+  expect(() =>
+    withScriptFile('x', (p) => {
+      thrownPath = p;
+      throw new Error('wrk failed');
+    }),
+  ).toThrow('wrk failed');
+  expect(thrownPath).not.toBe('');
+  expect(existsSync(thrownPath)).toBe(false);
+});
+
+test("cpuSeconds reads this process's CPU time and grows with work", () => {
+  const before = cpuSeconds(process.pid);
+  const usage = process.cpuUsage();
+  expect(Math.abs(before - (usage.user + usage.system) / 1e6)).toBeLessThan(0.5);
+  const end = performance.now() + 300;
+  let x = 0;
+  while (performance.now() < end) x += Math.sqrt(x + 1);
+  expect(x).toBeGreaterThan(0);
+  expect(cpuSeconds(process.pid)).toBeGreaterThan(before);
+});
