@@ -31,7 +31,7 @@ export interface RdapClientOptions {
   timeoutMs?: number;
   /** Most addresses kept in the cache. */
   cacheSize?: number;
-  /** Most bytes (of the answers' JSON text) kept in the cache; a larger answer is not kept. */
+  /** Most characters of the cached answers' JSON text (about their bytes); a larger answer is not kept. */
   cacheMaxBytes?: number;
   /** How long an answer is reused. */
   cacheTtlMs?: number;
