@@ -10,6 +10,7 @@ import { LRUCache } from 'lru-cache';
 import { formatIPv4, formatIp, parseIp } from '../net/ip.ts';
 import { shippedBootstrap, type RdapBootstrap } from './bootstrap.ts';
 import { normalizeRdapNetwork } from './normalize.ts';
+import { publicRdap } from './redact.ts';
 import { unavailableRdap, type RdapResult } from './types.ts';
 
 /** Why a lookup gave `available: false` (no response content, safe to count or log). */
@@ -30,6 +31,8 @@ export interface RdapClientOptions {
   timeoutMs?: number;
   /** Most addresses kept in the cache. */
   cacheSize?: number;
+  /** Most characters of the cached answers' JSON text (about their bytes); a larger answer is not kept. */
+  cacheMaxBytes?: number;
   /** How long an answer is reused. */
   cacheTtlMs?: number;
   /** How long a failure is reused (short: the registry may be back soon, but not hammered meanwhile). */
@@ -48,7 +51,10 @@ export interface RdapClientOptions {
 export interface RdapClient {
   /** The spec 2.3 object for an address; `available: false` on any failure, never a rejection. */
   lookup(ip: string): Promise<RdapResult>;
-  /** The cached answer for an address without asking the registry (for hot paths); null when none is cached. */
+  /**
+   * The cached answer for an address without asking the registry (for hot
+   * paths), without its contacts: what shared answers may use; null when none is cached.
+   */
   peek(ip: string): RdapResult | null;
 }
 
@@ -56,6 +62,7 @@ export interface RdapClient {
 export const RDAP_DEFAULTS = {
   timeoutMs: 2500,
   cacheSize: 10_000,
+  cacheMaxBytes: 64 << 20,
   cacheTtlMs: 6 * 60 * 60 * 1000,
   negativeTtlMs: 60 * 1000,
   maxRedirects: 3,
@@ -109,6 +116,9 @@ export function createRdapClient(options: RdapClientOptions = {}): RdapClient {
   const now = options.now;
   const cache = new LRUCache<string, RdapResult>({
     max: options.cacheSize ?? RDAP_DEFAULTS.cacheSize,
+    // A registry decides how big an answer is (up to maxBodyBytes each): bound the bytes too, not only the count.
+    maxSize: options.cacheMaxBytes ?? RDAP_DEFAULTS.cacheMaxBytes,
+    sizeCalculation: (result) => Math.max(1, JSON.stringify(result).length),
     ttl: options.cacheTtlMs ?? RDAP_DEFAULTS.cacheTtlMs,
     // Check expiry against the clock on every get, so an injected clock is exact.
     ttlResolution: 0,
@@ -200,7 +210,8 @@ export function createRdapClient(options: RdapClientOptions = {}): RdapClient {
       if (cache.size === 0) return null; // no RDAP answer held (the common case, asked on every lookup): no parse
       const ip = rdapQueryAddress(rawIp);
       const cached = ip === null ? undefined : cache.get(ip);
-      return cached ? structuredClone(cached) : null;
+      // Contacts are for the Pro include alone: a shared answer is never handed them.
+      return cached ? publicRdap(cached) : null;
     },
   };
 }

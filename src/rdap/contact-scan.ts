@@ -5,6 +5,7 @@
  * data (`network.owner` shows the registrant organization on purpose).
  */
 import { entitiesDepthFirst } from './entities.ts';
+import { isOrganizationEntity } from './registered-owner.ts';
 import type { RdapResult } from './types.ts';
 
 /** Keys that only raw RDAP JSON has; a normalized answer never contains them. */
@@ -47,14 +48,17 @@ export function rdapContactNeedles(result: RdapResult): string[] {
  * Strings of a raw RDAP response that must not appear in a free or anonymous
  * body: every entity's emails, phones and street-address lines (those with a
  * letter and a digit: city or country alone may rightly appear as geolocation),
- * the names of `individual` entities, and raw RDAP keys.
+ * the names of entities that may be people (`individual`, or no kind and no
+ * organisation handle), and raw RDAP keys.
  */
 export function rawRdapContactNeedles(json: unknown): string[] {
   const out: string[] = [...RAW_RDAP_MARKERS];
-  for (const { card } of entitiesDepthFirst(json)) {
+  for (const view of entitiesDepthFirst(json)) {
+    const { card } = view;
     out.push(...card.emails, ...card.phones.flatMap(phoneNeedles));
     out.push(...card.addressLines.filter((l) => /\p{L}/u.test(l) && /\d/.test(l)));
-    if (card.kind === 'individual' && card.fn !== null) out.push(card.fn);
+    const mayBePerson = card.kind === 'individual' || (card.kind === null && !isOrganizationEntity(view));
+    if (mayBePerson && card.fn !== null) out.push(card.fn);
   }
   return [...new Set(out.map((n) => n.trim()))].filter((n) => n.length >= MIN_NEEDLE);
 }

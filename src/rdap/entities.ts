@@ -1,6 +1,7 @@
 /**
  * RDAP entities (the people and organizations attached to a network, nested
- * to any depth) -> spec 2.3 contacts and the registered owner. Pure.
+ * to any depth) -> spec 2.3 contacts. Pure. The registered owner is
+ * registered-owner.ts.
  */
 import { readJCard, type JCardFacts } from './jcard.ts';
 import type { RdapContact } from './types.ts';
@@ -94,23 +95,4 @@ export function contactsFromEntities(root: unknown): RdapContact[] {
     if (handle !== null) byHandle.set(handle, contact);
   }
   return contacts;
-}
-
-/** The organization name an entity stands for; null for a private person without an org (never a person's name). */
-function organizationNameOf(view: EntityView): string | null {
-  const name = view.card.kind === 'individual' ? view.card.org : (view.card.fn ?? view.card.org);
-  if (name === null) return null;
-  // AFRINIC-style fn equal to the handle is an identifier, not a name.
-  if (view.handle !== null && name.toLowerCase() === view.handle.toLowerCase()) return null;
-  return name;
-}
-
-/** The registrant's organization name: the shallowest `registrant` entity that names one; null when none does. */
-export function registeredOwnerOf(root: unknown): string | null {
-  for (const view of entitiesBreadthFirst(root)) {
-    if (!view.roles.includes('registrant')) continue;
-    const name = organizationNameOf(view);
-    if (name !== null) return name;
-  }
-  return null;
 }

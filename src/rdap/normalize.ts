@@ -3,8 +3,9 @@
  * Pure: the same JSON always gives the same result; fetching is client.ts.
  */
 import { formatCidr, formatIp, parseCidr, parseIp, prefixRange, rangeToCidrs, type Cidr, type ParsedIp } from '../net/ip.ts';
-import { contactsFromEntities, registeredOwnerOf } from './entities.ts';
+import { contactsFromEntities } from './entities.ts';
 import { parseRdapAddress } from './rdap-address.ts';
+import { registeredOwnerOf } from './registered-owner.ts';
 import { knownRegistryForRdapUrl, registryForPort43 } from './registry-names.ts';
 import { unavailableRdap, type RdapAllocation, type RdapResult } from './types.ts';
 

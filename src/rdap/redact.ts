@@ -13,7 +13,7 @@ export function publicRdap(result: RdapResult): RdapResult {
   };
 }
 
-/** The registrant organization for `network.owner` of ordinary lookups; null when RDAP gave none. */
+/** The registrant organization for `network.owner` of ordinary lookups (never a person: registered-owner.ts); null when RDAP gave none. */
 export function ownerFromRdap(result: RdapResult): string | null {
   return result.available ? (result.network?.registered_owner ?? null) : null;
 }

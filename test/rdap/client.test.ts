@@ -223,6 +223,18 @@ describe('cache', () => {
     expect(mock.requests).toEqual(['/ip/1.1.1.1']);
   });
 
+  test('peek never hands out contacts: only the Pro lookup gets them', async () => {
+    const mock = started(startMockRdap());
+    const client = createRdapClient({ base: mock.base });
+    const full = await client.lookup('192.198.0.0');
+    expect(full.contacts.map((c) => c.name)).toContain('Daniel Petsinger');
+    const peeked = client.peek('192.198.0.0');
+    expect(peeked).toEqual({ available: true, network: full.network, contacts: [] });
+    // The cache itself still holds them for the next Pro lookup.
+    expect(await client.lookup('192.198.0.0')).toEqual(full);
+    expect(mock.requests).toEqual(['/ip/192.198.0.0']);
+  });
+
   test('concurrent lookups of one address share one request', async () => {
     const mock = started(startMockRdap(async (url) => {
       await Bun.sleep(30);
@@ -261,5 +273,28 @@ describe('cache', () => {
     for (const ip of ['1.1.1.1', '62.239.237.1', '1.1.1.1', '210.107.73.73', '1.1.1.1', '62.239.237.1']) await client.lookup(ip);
     // 62.239.237.1 was least recently used when 210.107.73.73 came in, so it was asked again.
     expect(mock.requests).toEqual(['/ip/1.1.1.1', '/ip/62.239.237.1', '/ip/210.107.73.73', '/ip/62.239.237.1']);
+  });
+
+  test('the cache is bounded in bytes too: past the bound the least recently used answer goes', async () => {
+    const [a, b, c] = ['1.1.1.1', '62.239.237.1', '210.107.73.73'];
+    const sizer = createRdapClient({ base: started(startMockRdap()).base });
+    const size = async (ip: string) => JSON.stringify(await sizer.lookup(ip)).length;
+    const [sa, sb, sc] = [await size(a), await size(b), await size(c)];
+    const bound = Math.max(sa + sb, sa + sc);
+    expect(sa + sb + sc).toBeGreaterThan(bound); // the three together do not fit
+    const mock = started(startMockRdap());
+    const client = createRdapClient({ base: mock.base, cacheMaxBytes: bound });
+    for (const ip of [a, b, a, c, a, b]) await client.lookup(ip);
+    // b was least recently used when c came in, so it was asked again; a stayed.
+    expect(mock.requests).toEqual([`/ip/${a}`, `/ip/${b}`, `/ip/${c}`, `/ip/${b}`]);
+  });
+
+  test('an answer larger than the byte bound is not kept at all', async () => {
+    const mock = started(startMockRdap());
+    const client = createRdapClient({ base: mock.base, cacheMaxBytes: 100 });
+    expect((await client.lookup('1.1.1.1')).available).toBe(true);
+    expect((await client.lookup('1.1.1.1')).available).toBe(true);
+    expect(client.peek('1.1.1.1')).toBeNull();
+    expect(mock.requests).toEqual(['/ip/1.1.1.1', '/ip/1.1.1.1']);
   });
 });

@@ -94,6 +94,19 @@ describe('what counts as contact data', () => {
     expect(containsRawRdapContactData('"8162 sw 81st st"', arin)).toBe(true);
   });
 
+  test('the name of an entity without kind is a needle, unless its handle is an organisation handle', () => {
+    const card = (fn: string) => ['vcard', [['version', {}, 'text', '4.0'], ['fn', {}, 'text', fn]]];
+    const raw = {
+      objectClassName: 'ip network',
+      entities: [
+        { handle: 'JD1-TEST', roles: ['registrant'], vcardArray: card('Jane Doe') },
+        { handle: 'ORG-EC9-RIPE', roles: ['registrant'], vcardArray: card('Example Carrier B.V.') },
+      ],
+    };
+    expect(rawRdapContactNeedles(raw)).toContain('Jane Doe');
+    expect(rawRdapContactNeedles(raw)).not.toContain('Example Carrier B.V.');
+  });
+
   test('an unavailable result gives no owner, no allocation and no contacts', () => {
     const none: RdapResult = { available: false, network: null, contacts: [] };
     expect(ownerFromRdap(none)).toBeNull();

@@ -8,7 +8,7 @@ import type { LookupHit } from '../../index/record.ts';
 import { parseProjection } from '../../lookup/projection.ts';
 import { buildV1, needsScoring, type V1Context } from '../../lookup/v1.ts';
 import { V1BodyCache } from '../../lookup/v1-body.ts';
-import { ownerFromRdap } from '../../rdap/index.ts';
+import { ownerFromRdap, type RdapResult } from '../../rdap/index.ts';
 import type { ScoringContext } from '../../scoring/index.ts';
 import { callerOf } from '../caller.ts';
 import { ApiError } from '../errors.ts';
@@ -79,7 +79,9 @@ async function answer(
   const projection = parseProjection(projectionQuery(query, request), callerOf(request).tier);
   // ip/stack/location/routing alone never wait for a crawler DNS proof.
   const scoring = needsScoring(projection.fields) ? await scoringContextFor(s, hit) : UNSCORED;
-  const ctx = v1Context(s, hit, scoring);
+  // An accepted include asks the registry before the body is built, so the answer's network.owner agrees with its rdap object.
+  const rdap = projection.rdap && (projection.fields === null || projection.fields.has('rdap')) ? await s.rdap.lookup(hit.ip) : null;
+  const ctx = v1Context(s, hit, scoring, rdap);
   const cacheControl = current || projection.rdap ? 'no-store' : 'public, max-age=86400';
   if (projection.fields === null && !projection.rdap) {
     // The common case, the whole object, composed from parts (its scored part shared per scoring view).
@@ -89,20 +91,24 @@ async function answer(
     return bodies.body(hit, ctx);
   }
   const body = buildV1(hit, ctx, projection.fields);
-  if (projection.rdap && (projection.fields === null || projection.fields.has('rdap'))) body.rdap = await s.rdap.lookup(hit.ip);
+  if (rdap !== null) body.rdap = rdap;
   set.headers['cache-control'] = cacheControl;
   return body;
 }
 
-/** The inputs of a v1 object besides the hit: policy, cached RDAP owner, clock. */
-function v1Context(s: AppServices, hit: LookupHit, scoring: ScoringContext): V1Context {
-  return { scoring, policy: s.policy.current, rdapOwner: ownerFromRdap(s.rdap.peek(hit.ip) ?? emptyRdap), now: s.now() };
+/**
+ * The inputs of a v1 object besides the hit: policy, RDAP owner, clock. The
+ * owner is the registrant organization of the answer this request fetched
+ * (Pro include), else of a cached one; ownerFromRdap never yields a person.
+ */
+function v1Context(s: AppServices, hit: LookupHit, scoring: ScoringContext, fetched: RdapResult | null = null): V1Context {
+  return { scoring, policy: s.policy.current, rdapOwner: ownerFromRdap(fetched ?? s.rdap.peek(hit.ip) ?? emptyRdap), now: s.now() };
 }
 
 /** Never read: buildV1 only consults the scoring context for fields needsScoring() names. */
 const UNSCORED: ScoringContext = { verifiedCrawler: null };
 
-const emptyRdap = { available: false, network: null, contacts: [] };
+const emptyRdap: RdapResult = { available: false, network: null, contacts: [] };
 
 const query = t.Object({ fields: t.Optional(t.Any()), include: t.Optional(t.Any()) }, { additionalProperties: true });
 
