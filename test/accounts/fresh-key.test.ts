@@ -69,14 +69,18 @@ describe('a key created by another process works at once', () => {
   });
 });
 
-/** A SQLite backend that counts change-counter reads (one per sync). */
-function countingBackend(path: string): { backend: AccountsBackend; counterReads: () => number } {
+/** A SQLite backend that counts change-counter reads (one per sync), and can be made to fail them. */
+function countingBackend(path: string): { backend: AccountsBackend; counterReads: () => number; failReads: (fail: boolean) => void } {
   const inner = openSqliteBackend(path, migrationsFolder(DEFAULT_MIGRATIONS_ROOT, 'sqlite'));
   let reads = 0;
+  let failing = false;
   const counting = (rows: AccountRows): AccountRows =>
     new Proxy(rows, {
       get(target, prop, receiver) {
-        if (prop === 'keyChangeSeq') reads++;
+        if (prop === 'keyChangeSeq') {
+          reads++;
+          if (failing) return () => Promise.reject(new Error('database is locked'));
+        }
         const v = Reflect.get(target, prop, receiver);
         return typeof v === 'function' ? v.bind(target) : v;
       },
@@ -87,7 +91,7 @@ function countingBackend(path: string): { backend: AccountsBackend; counterReads
     read: (work) => inner.read((rows) => work(counting(rows))),
     close: () => inner.close(),
   };
-  return { backend, counterReads: () => reads };
+  return { backend, counterReads: () => reads, failReads: (fail) => (failing = fail) };
 }
 
 describe('cache misses share syncs', () => {
@@ -129,6 +133,33 @@ describe('cache misses share syncs', () => {
       expect((await late)?.tier).toBe('pro');
     } finally {
       await writer.close();
+      await store.close();
+    }
+  });
+});
+
+describe('a failing database', () => {
+  test('a miss is answered as unknown (never a crash), logged once per run of failures, and cached keys still resolve', async () => {
+    const path = join(dir, 'failing.sqlite');
+    const { backend, failReads } = countingBackend(path);
+    const store = await AccountStore.start(backend, { flushIntervalMs: 0, syncIntervalMs: 0 });
+    const lines: string[] = [];
+    const original = console.error;
+    console.error = (line: string) => void lines.push(line);
+    try {
+      const { created } = await store.grantKeyByEmail('cached@example.test', 'free', 'c');
+      failReads(true);
+      for (let i = 0; i < 3; i++) expect(await store.resolveApiKeyNow(generateApiKey())).toBeNull();
+      expect(lines).toEqual(['accounts: key lookup for a cache miss failed: database is locked']);
+      expect(store.resolveApiKeyNow(created.secret)).not.toBeNull();
+      failReads(false);
+      expect(await store.resolveApiKeyNow(generateApiKey())).toBeNull();
+      failReads(true);
+      expect(await store.resolveApiKeyNow(generateApiKey())).toBeNull();
+      expect(lines).toHaveLength(2); // a new run of failures is logged again
+    } finally {
+      console.error = original;
+      failReads(false);
       await store.close();
     }
   });
