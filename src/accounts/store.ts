@@ -156,11 +156,9 @@ export class AccountStore {
    * unknown key, so no stale "not found" can outlive its creation.
    */
   resolveApiKeyNow(rawKey: string): ResolvedKey | null | Promise<ResolvedKey | null> {
-    if (!isApiKeyShaped(rawKey)) return null;
-    const hash = hashSecret(rawKey);
-    const hit = this.cache.get(hash);
-    if (hit !== null || this.closed) return hit;
-    return this.syncForMiss().then(() => this.cache.get(hash));
+    const hit = this.resolveApiKey(rawKey);
+    if (hit !== null || this.closed || !isApiKeyShaped(rawKey)) return hit;
+    return this.syncForMiss().then(() => this.resolveApiKey(rawKey));
   }
 
   /** Counts one request made with a key (memory only; written at the next flush). */
