@@ -3,6 +3,10 @@
  * ../shared/interface.md). Read once at start-up; pure over `env`.
  */
 
+/** Headers a trusted proxy may name the client in; exactly one is read. */
+export const TRUST_PROXY_HEADERS = ['x-forwarded-for', 'forwarded'] as const;
+export type TrustProxyHeader = (typeof TRUST_PROXY_HEADERS)[number];
+
 export interface Config {
   port: number;
   host: string;
@@ -11,6 +15,8 @@ export interface Config {
   feedsDir: string;
   adminToken: string | null;
   trustProxy: string[];
+  /** The one header a trusted proxy's caller IP is read from (IPINTEL_TRUST_PROXY_HEADER). */
+  trustProxyHeader: TrustProxyHeader;
   dnsServers: string[];
   rdapBase: string | null;
   radarUrl: string | null;
@@ -42,6 +48,27 @@ function str(v: string | undefined): string | null {
   return v === undefined || v.trim() === '' ? null : v.trim();
 }
 
+const TRUE_WORDS = ['on', 'true', '1', 'yes'];
+const FALSE_WORDS = ['off', 'false', '0', 'no'];
+
+/** A boolean variable: on/true/1/yes or off/false/0/no (any case); unset or blank: the default; anything else is refused. */
+export function flag(name: string, v: string | undefined, fallback: boolean): boolean {
+  const text = str(v)?.toLowerCase();
+  if (text === undefined) return fallback;
+  if (TRUE_WORDS.includes(text)) return true;
+  if (FALSE_WORDS.includes(text)) return false;
+  throw new Error(`${name} must be on/true/1/yes or off/false/0/no (got "${v}")`);
+}
+
+/** IPINTEL_TRUST_PROXY_HEADER: x-forwarded-for (default) or forwarded. */
+function trustProxyHeader(v: string | undefined): TrustProxyHeader {
+  const text = str(v)?.toLowerCase() ?? 'x-forwarded-for';
+  if (!(TRUST_PROXY_HEADERS as readonly string[]).includes(text)) {
+    throw new Error(`IPINTEL_TRUST_PROXY_HEADER must be x-forwarded-for or forwarded (got "${v}")`);
+  }
+  return text as TrustProxyHeader;
+}
+
 /** Builds the configuration from environment variables. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const provider = str(env.IPINTEL_OAUTH_PROVIDER);
@@ -58,6 +85,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     feedsDir: str(env.IPINTEL_FEEDS_DIR) ?? 'feeds',
     adminToken: str(env.IPINTEL_ADMIN_TOKEN),
     trustProxy: list(env.IPINTEL_TRUST_PROXY),
+    trustProxyHeader: trustProxyHeader(env.IPINTEL_TRUST_PROXY_HEADER),
     dnsServers: list(env.IPINTEL_DNS_SERVERS),
     rdapBase: str(env.IPINTEL_RDAP_BASE),
     radarUrl: str(env.IPINTEL_RADAR_URL),
@@ -73,7 +101,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       userinfoUrl: str(env.IPINTEL_OAUTH_USERINFO_URL),
     },
     rateLimitStore: str(env.IPINTEL_RATE_LIMIT_STORE),
-    rateLimits: (str(env.IPINTEL_RATE_LIMITS) ?? 'on').toLowerCase() !== 'off',
+    rateLimits: flag('IPINTEL_RATE_LIMITS', env.IPINTEL_RATE_LIMITS, true),
     policyPath: str(env.IPINTEL_POLICY),
   };
 }

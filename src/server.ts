@@ -39,7 +39,7 @@ export async function createServices(config: Config, overrides: Partial<AppServi
     rdap: overrides.rdap ?? createRdapClient({ base: config.rdapBase }),
     radar: overrides.radar ?? createRadarClient({ url: config.radarUrl, token: config.radarToken }),
     metrics: overrides.metrics ?? new HttpMetrics(index),
-    trusted: overrides.trusted ?? new TrustedProxies(config.trustProxy),
+    trusted: overrides.trusted ?? new TrustedProxies(config.trustProxy, config.trustProxyHeader),
     now: overrides.now ?? Date.now,
   };
 }

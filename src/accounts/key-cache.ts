@@ -11,16 +11,25 @@ export interface ResolvedKey {
   tier: Tier;
 }
 
+/**
+ * How many revoked ids are remembered. The memory only has to outlast a sync
+ * that started before the revocation (syncs run one at a time), so the
+ * oldest ids can go: the set cannot grow with every revocation for ever.
+ */
+export const DEFAULT_MAX_REVOKED_IDS = 10_000;
+
 /** Active keys by secret hash, plus the reverse index used on revoke. */
 export class KeyCache {
   private byHash = new Map<string, ResolvedKey>();
   private hashById = new Map<string, string>();
   /**
-   * Ids of keys seen revoked. Revocation is final, so a read that started
-   * before the revoke committed (a sync running concurrently) must never put
-   * the key back.
+   * Ids of keys seen revoked, oldest first. Revocation is final, so a read
+   * that started before the revoke committed (a sync running concurrently)
+   * must never put the key back.
    */
   private readonly revoked = new Set<string>();
+
+  constructor(private readonly maxRevokedIds: number = DEFAULT_MAX_REVOKED_IDS) {}
 
   /** Replaces the whole content with the active keys (load at open). */
   replaceAll(entries: Iterable<{ secretHash: string } & ResolvedKey>): void {
@@ -47,6 +56,7 @@ export class KeyCache {
   /** Removes a key by id, for good (revocation). */
   removeById(keyId: string): void {
     this.revoked.add(keyId);
+    if (this.revoked.size > this.maxRevokedIds) this.revoked.delete(this.revoked.values().next().value!);
     const hash = this.hashById.get(keyId);
     if (hash === undefined) return;
     this.hashById.delete(keyId);
@@ -61,5 +71,10 @@ export class KeyCache {
   /** Number of active keys cached. */
   get size(): number {
     return this.byHash.size;
+  }
+
+  /** Number of revoked ids remembered (bounded by the constructor's limit). */
+  get revokedCount(): number {
+    return this.revoked.size;
   }
 }

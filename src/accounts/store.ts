@@ -93,6 +93,10 @@ export class AccountStore {
   private readonly sessionTtlMs: number;
   private readonly sessionRotateMs: number;
   private readonly minuteRetentionMs: number;
+  /** The sync queued for cache misses, until it starts: misses arriving before then share it. */
+  private missSync: Promise<void> | null = null;
+  /** The last miss sync failed (logged once per run of failures, not once per request). */
+  private missSyncFailing = false;
   /** The key change counter up to which the cache is known to be current. */
   private seenKeySeq = 0;
   private lastPruneAt = 0;
@@ -135,12 +139,26 @@ export class AccountStore {
 
   // ---- hot path -------------------------------------------------------
 
-  /** Resolves an `X-API-Key` value from memory: the key's id, owner and tier, or null when unknown or revoked. */
+  /** Resolves an `X-API-Key` value from memory only: the key's id, owner and tier, or null when not cached (unknown, revoked, or not yet synced). */
   resolveApiKey(rawKey: string): ResolvedKey | null {
     // Equality is a Map lookup on the SHA-256, not on the secret: timing can
     // at most reveal hash prefixes, which do not help forge a key.
     if (!isApiKeyShaped(rawKey)) return null;
     return this.cache.get(hashSecret(rawKey));
+  }
+
+  /**
+   * Resolves an `X-API-Key` value as the server must: from memory, and on a
+   * miss from the database, so a key made by another process (`keys create`)
+   * works the moment that process returns. Synchronous on a hit. Misses
+   * share syncs (syncForMiss), so unknown keys cost at most one change
+   * counter read at a time, however many arrive; nothing is cached about an
+   * unknown key, so no stale "not found" can outlive its creation.
+   */
+  resolveApiKeyNow(rawKey: string): ResolvedKey | null | Promise<ResolvedKey | null> {
+    const hit = this.resolveApiKey(rawKey);
+    if (hit !== null || this.closed || !isApiKeyShaped(rawKey)) return hit;
+    return this.syncForMiss().then(() => this.resolveApiKey(rawKey));
   }
 
   /** Counts one request made with a key (memory only; written at the next flush). */
@@ -336,16 +354,7 @@ export class AccountStore {
 
   /** Applies keys created or revoked by other processes (the keys script, other servers) to the cache. */
   syncKeys(): Promise<void> {
-    return this.syncTurns.run(async () => {
-      if (this.closed) return;
-      // Counter first, rows second: every write numbered up to `seq` has
-      // committed, so the rows read next include all of them.
-      const seq = await this.backend.read((rows) => rows.keyChangeSeq());
-      if (seq === this.seenKeySeq) return;
-      const changed = await this.backend.read((rows) => rows.keysChangedSince(this.seenKeySeq));
-      this.cache.apply(changed);
-      this.seenKeySeq = seq;
-    });
+    return this.syncTurns.run(() => this.syncNow());
   }
 
   /** Flushes pending usage, stops timers and closes the database. */
@@ -366,6 +375,45 @@ export class AccountStore {
       await this.syncTurns.run(async () => {});
       await this.backend.close();
     }
+  }
+
+  /** One sync step; run only inside syncTurns. */
+  private async syncNow(): Promise<void> {
+    if (this.closed) return;
+    // Counter first, rows second: every write numbered up to `seq` has
+    // committed, so the rows read next include all of them.
+    const seq = await this.backend.read((rows) => rows.keyChangeSeq());
+    if (seq === this.seenKeySeq) return;
+    const changed = await this.backend.read((rows) => rows.keysChangedSince(this.seenKeySeq));
+    this.cache.apply(changed);
+    this.seenKeySeq = seq;
+  }
+
+  /**
+   * A sync that reads the change counter after this call, for a cache miss.
+   * A sync already reading may have read the counter before the key's commit,
+   * so the miss waits for the next one, which every miss until it starts shares.
+   * Never rejects: a failing database answers the miss as unknown.
+   */
+  private syncForMiss(): Promise<void> {
+    if (this.missSync !== null) return this.missSync;
+    const sync: Promise<void> = this.syncTurns
+      .run(() => {
+        // From here on the counter may be read before a newer commit: later misses need a later sync.
+        if (this.missSync === sync) this.missSync = null;
+        return this.syncNow();
+      })
+      .then(
+        () => {
+          this.missSyncFailing = false;
+        },
+        (err: unknown) => {
+          if (!this.missSyncFailing) console.error(`accounts: key lookup for a cache miss failed: ${(err as Error).message}`);
+          this.missSyncFailing = true;
+        },
+      );
+    this.missSync = sync;
+    return sync;
   }
 
   private async flushNow(): Promise<void> {

@@ -1,16 +1,23 @@
 /**
- * The caller's IP: the socket address, or the client named by
- * X-Forwarded-For / Forwarded when the peer is a trusted proxy
- * (IPINTEL_TRUST_PROXY: CIDRs or `loopback`). Walking from the right, the
- * first address that is not a trusted proxy is the client.
+ * The caller's IP: the socket address, or the client named by ONE
+ * forwarding header when the peer is a trusted proxy (IPINTEL_TRUST_PROXY:
+ * CIDRs or `loopback`; IPINTEL_TRUST_PROXY_HEADER: `x-forwarded-for` by
+ * default, or `forwarded`). Walking from the right, the first address that
+ * is not a trusted proxy is the client. Reading both headers would let a
+ * client pick its own IP through whichever one its proxy passes through.
  */
+import type { TrustProxyHeader } from '../config.ts';
 import { formatIp, parseCidr, parseIp, embeddedIPv4, type Addr, type Cidr } from '../net/ip.ts';
 
 /** Parsed trusted-proxy list. */
 export class TrustedProxies {
   private readonly cidrs: Cidr[];
 
-  constructor(entries: readonly string[]) {
+  constructor(
+    entries: readonly string[],
+    /** The one header (lower case) the client is read from behind a trusted peer. */
+    readonly header: TrustProxyHeader = 'x-forwarded-for',
+  ) {
     this.cidrs = [];
     for (const e of entries) {
       if (e.toLowerCase() === 'loopback') {
@@ -52,7 +59,7 @@ export function canonicalIp(ip: string): string | null {
   return p ? formatIp(p.family, p.value) : null;
 }
 
-/** Strips port and brackets from a forwarded node (`[2001:db8::1]:443`, `1.2.3.4:80`, `"…"`). */
+/** Strips port, brackets and quotes from a forwarded node (`[2001:db8::1]:443`, `1.2.3.4:80`, `"…"`). */
 function nodeAddress(node: string): string {
   let n = node.trim().replace(/^"|"$/g, '');
   if (n.startsWith('[')) return n.slice(1, n.indexOf(']') > 0 ? n.indexOf(']') : undefined);
@@ -61,34 +68,50 @@ function nodeAddress(node: string): string {
   return n;
 }
 
-/** Addresses named by the forwarding headers, nearest proxy last. */
-function forwardedChain(headers: Headers): string[] {
-  const fwd = headers.get('forwarded');
-  if (fwd) {
-    const out: string[] = [];
-    for (const element of fwd.split(',')) {
-      for (const pair of element.split(';')) {
-        const eq = pair.indexOf('=');
-        if (eq > 0 && pair.slice(0, eq).trim().toLowerCase() === 'for') out.push(nodeAddress(pair.slice(eq + 1)));
-      }
-    }
-    if (out.length) return out;
+/** The node of a `Forwarded` element's `for=` parameter, or null when the element has none. */
+function forwardedFor(element: string): string | null {
+  for (const pair of element.split(';')) {
+    const eq = pair.indexOf('=');
+    if (eq > 0 && pair.slice(0, eq).trim().toLowerCase() === 'for') return nodeAddress(pair.slice(eq + 1));
   }
-  const xff = headers.get('x-forwarded-for');
-  return xff ? xff.split(',').map((s) => nodeAddress(s)).filter(Boolean) : [];
+  return null;
 }
 
-/** The caller IP for a request given its socket address; null when none can be determined. */
+/**
+ * Most hops walked from the right. A chain of more trusted proxies than this
+ * is not believed (no caller IP), so a long header costs a bounded amount of work.
+ */
+export const MAX_FORWARDED_HOPS = 16;
+/** Longest hop element read; a longer one is garbage (a Forwarded element with for, by, proto and host fits). */
+export const MAX_HOP_CHARS = 256;
+
+/**
+ * The caller IP for a request given its socket address; null when none can
+ * be determined. Behind a trusted peer only the configured header is read,
+ * from the right, past trusted hops: the rest of it (and the other header)
+ * was written by whoever sent the request.
+ */
 export function clientIp(socketAddress: string | null | undefined, headers: Headers, trusted: TrustedProxies): string | null {
   const peer = socketAddress ? canonicalIp(socketAddress) : null;
   if (!peer) return null;
   if (trusted.empty || !trusted.trusts(peer)) return peer;
-  const chain = forwardedChain(headers);
-  for (let i = chain.length - 1; i >= 0; i--) {
-    const ip = canonicalIp(chain[i]);
-    if (!ip) return null; // a garbled hop: do not guess past it
-    if (!trusted.trusts(ip)) return ip;
+  const value = headers.get(trusted.header);
+  if (value === null) return peer;
+  let end = value.length;
+  let leftmost: string | null = null;
+  for (let hop = 0; hop < MAX_FORWARDED_HOPS; hop++) {
+    const comma = end > 0 ? value.lastIndexOf(',', end - 1) : -1;
+    if (end - comma - 1 > MAX_HOP_CHARS) return null;
+    const element = value.slice(comma + 1, end).trim();
+    if (element !== '') {
+      const node = trusted.header === 'forwarded' ? forwardedFor(element) : nodeAddress(element);
+      const ip = node === null ? null : canonicalIp(node);
+      if (!ip) return null; // a garbled hop: do not guess past it
+      if (!trusted.trusts(ip)) return ip;
+      leftmost = ip;
+    }
+    if (comma < 0) return leftmost ?? peer; // every hop is a trusted proxy: the leftmost is the best we know
+    end = comma;
   }
-  // Every hop is a trusted proxy: the leftmost is the best we know.
-  return chain.length ? canonicalIp(chain[0]) : peer;
+  return null;
 }

@@ -34,19 +34,31 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/** Longest `details.provided` echoed back; a longer text is cut and marked with an ellipsis. */
+export const MAX_PROVIDED_CHARS = 100;
+
+/** The text a client sent, shortened for echoing: an answer's size must not be the client's choice. */
+export function boundedProvided(text: string): string {
+  return text.length <= MAX_PROVIDED_CHARS ? text : text.slice(0, MAX_PROVIDED_CHARS) + '…';
+}
+
 /** An error that renders as the spec's error object. */
 export class ApiError extends Error {
   readonly status: number;
+  readonly details: Record<string, unknown>;
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly details: Record<string, unknown> = {},
+    details: Record<string, unknown> = {},
     /** Extra response headers (e.g. rate-limit headers on 429). */
     readonly headers: Record<string, string> = {},
   ) {
     super(message);
     this.name = 'ApiError';
     this.status = ERROR_STATUS[code];
+    // Every route echoes what it was given in `provided`: bounded here once for all of them.
+    const provided = details.provided;
+    this.details = typeof provided === 'string' && provided.length > MAX_PROVIDED_CHARS ? { ...details, provided: boundedProvided(provided) } : details;
   }
 
   /** The JSON body of spec 2.6. */

@@ -13,6 +13,8 @@ import { ApiError, errorResponse } from './errors.ts';
 import { applyRateLimitHeaders, bucketKeyFor, isExemptFromRateLimit, rateLimitedError, upgradeUrlFor } from './ratelimit/index.ts';
 import type { RateDecision } from './ratelimit/index.ts';
 import { lookupFastPath } from './routes/lookup.ts';
+import { CORS_RESPONSE_HEADERS } from './cors.ts';
+import type { ResolvedKey } from '../accounts/key-cache.ts';
 import type { AppServices } from './services.ts';
 import { YoungGcPacer } from './young-gc-pacer.ts';
 
@@ -48,17 +50,29 @@ export function routeOf(path: string): string {
   return path.split('/').length === 2 ? '/{ip}' : 'other';
 }
 
-/** Resolves the caller of a request; an ApiError when the API key is refused. */
-function resolveCaller(s: AppServices, request: Request, server: Server<unknown> | null): Caller | ApiError {
+/** A resolved caller; `refusal` is the 401 to answer when an API key was sent and refused (the caller then counts as anonymous). */
+type ResolvedCaller = Caller & { refusal: ApiError | null };
+
+/** The one refusal of a bad key (never names the key: it may be a secret pasted in the wrong place). */
+const INVALID_API_KEY = new ApiError('INVALID_API_KEY', 'The API key is invalid or revoked', {});
+
+/**
+ * Resolves the caller of a request: synchronous unless the key missed the
+ * cache and the database is asked (a key created a moment ago elsewhere).
+ * A refused key leaves an anonymous caller, so it is limited by its IP's
+ * anonymous bucket before it is told 401: guessing keys is not free.
+ */
+function resolveCaller(s: AppServices, request: Request, server: Server<unknown> | null): ResolvedCaller | Promise<ResolvedCaller> {
   const key = request.headers.get('x-api-key');
-  let tier: Caller['tier'] = 'anonymous';
-  let keyId: string | null = null;
-  let userId: string | null = null;
-  if (key !== null) {
-    const resolved = key.trim() === '' ? null : s.accounts.resolveApiKey(key.trim());
-    if (!resolved) return new ApiError('INVALID_API_KEY', 'The API key is invalid or revoked', {});
-    ({ tier, keyId, userId } = resolved);
-  }
+  if (key === null) return callerWith(s, request, server, null, null);
+  const trimmed = key.trim();
+  const resolved = trimmed === '' ? null : s.accounts.resolveApiKeyNow(trimmed);
+  if (resolved instanceof Promise) return resolved.then((r) => callerWith(s, request, server, r, INVALID_API_KEY));
+  return callerWith(s, request, server, resolved, INVALID_API_KEY);
+}
+
+/** The caller of a resolved key (null: anonymous, refused with `refusal` when a key was sent). */
+function callerWith(s: AppServices, request: Request, server: Server<unknown> | null, key: ResolvedKey | null, refusal: ApiError | null): ResolvedCaller {
   // Only caller-IP routes and the rate limiter read the IP: an explicit lookup with
   // limits off never pays for the socket address and the forwarding headers.
   let ip: string | null | undefined;
@@ -67,18 +81,25 @@ function resolveCaller(s: AppServices, request: Request, server: Server<unknown>
       if (ip === undefined) ip = clientIp(server?.requestIP(request)?.address ?? null, request.headers, s.trusted);
       return ip;
     },
-    tier,
-    keyId,
-    userId,
+    tier: key?.tier ?? 'anonymous',
+    keyId: key?.keyId ?? null,
+    userId: key?.userId ?? null,
+    refusal: key === null ? refusal : null,
   };
 }
 
 /** Legacy routes answer their errors as text when the request asked for text (spec 4.6 rule 6). */
 const LEGACY_ROUTES = new Set(['/', '/{ip}']);
 
-/** An error raised here, before the route ran, in the representation the route would have used. */
+/**
+ * An error raised here, before the route ran, in the representation the route
+ * would have used, with the CORS headers the app puts on its own answers: a
+ * browser must be able to read a 401 or 429 and its Retry-After and limit headers.
+ */
 function earlyError(err: ApiError, request: Request, route: string): Response {
-  return LEGACY_ROUTES.has(route) && requestWantsText(request) ? textErrorResponse(err) : errorResponse(err);
+  const response = LEGACY_ROUTES.has(route) && requestWantsText(request) ? textErrorResponse(err) : errorResponse(err);
+  for (const name in CORS_RESPONSE_HEADERS) response.headers.set(name, CORS_RESPONSE_HEADERS[name]);
+  return response;
 }
 
 /** The fetch handler for Bun.serve; `pacer` sees every request (young-gc-pacer.ts). */
@@ -91,22 +112,21 @@ export function createFetchHandler(s: AppServices, app: App, pacer: { tick(): vo
     let response: Response;
     let decision: RateDecision | null = null;
     try {
-      const caller = resolveCaller(s, request, server);
-      if (caller instanceof ApiError) response = earlyError(caller, request, route);
-      else {
-        setCaller(request, caller);
-        // Which requests take a token is the rate-limit module's policy (docs/rate-limits.md).
-        if (!isExemptFromRateLimit(request.method, path)) {
-          if (s.limiter) decision = await s.limiter.consume(bucketKeyFor(caller), caller.tier);
-          // Usage is counted with or without a limiter (IPINTEL_RATE_LIMITS=off).
-          if (caller.keyId) s.accounts.recordUsage(caller.keyId);
-        }
-        if (decision && !decision.allowed) response = earlyError(rateLimitedError(decision, upgradeUrlFor(request.url, s.config.upgradeUrl)), request, route);
-        else response = (route === '/v1/ip/{ip}' && !fastDeclined ? fastLookup(request, url, path) : null) ?? (await app.handle(request));
+      let caller = resolveCaller(s, request, server);
+      if (caller instanceof Promise) caller = await caller;
+      setCaller(request, caller);
+      // Which requests take a token is the rate-limit module's policy (docs/rate-limits.md).
+      if (!isExemptFromRateLimit(request.method, path)) {
+        if (s.limiter) decision = await s.limiter.consume(bucketKeyFor(caller), caller.tier);
+        // Usage is counted with or without a limiter (IPINTEL_RATE_LIMITS=off).
+        if (caller.keyId) s.accounts.recordUsage(caller.keyId);
       }
+      if (decision && !decision.allowed) response = earlyError(rateLimitedError(decision, upgradeUrlFor(s.config.upgradeUrl)), request, route);
+      else if (caller.refusal) response = earlyError(caller.refusal, request, route);
+      else response = (route === '/v1/ip/{ip}' && !fastDeclined ? fastLookup(request, url, path) : null) ?? (await app.handle(request));
     } catch (e) {
       console.error(`request failed: ${(e as Error).message}`);
-      response = errorResponse(new ApiError('INTERNAL_ERROR', 'Unexpected server error', {}));
+      response = earlyError(new ApiError('INTERNAL_ERROR', 'Unexpected server error', {}), request, route);
     }
     if (decision && decision.allowed) applyRateLimitHeaders(response.headers, decision, response.status);
     // Spec 4.9 wants a Cache-Control on every answer; routes set their own, and

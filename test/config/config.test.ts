@@ -46,6 +46,27 @@ describe('loadConfig', () => {
     expect(c.feedsDir).toBe('/srv/feeds');
   });
 
+  test('IPINTEL_RATE_LIMITS takes every boolean word of interface.md, in any case', () => {
+    for (const off of ['off', 'false', '0', 'no', 'OFF', ' False ', 'No']) expect(loadConfig({ IPINTEL_RATE_LIMITS: off }).rateLimits).toBe(false);
+    for (const on of ['on', 'true', '1', 'yes', 'YES', ' On ']) expect(loadConfig({ IPINTEL_RATE_LIMITS: on }).rateLimits).toBe(true);
+    expect(loadConfig({ IPINTEL_RATE_LIMITS: '' }).rateLimits).toBe(true);
+  });
+
+  test('a boolean word that is neither on nor off is refused, not read as on', () => {
+    for (const bad of ['disabled', 'nope', '2', 'of', 'onn']) {
+      expect(() => loadConfig({ IPINTEL_RATE_LIMITS: bad })).toThrow(`IPINTEL_RATE_LIMITS must be on/true/1/yes or off/false/0/no (got "${bad}")`);
+    }
+  });
+
+  test('IPINTEL_TRUST_PROXY_HEADER: x-forwarded-for by default, forwarded on request, anything else refused', () => {
+    expect(loadConfig({}).trustProxyHeader).toBe('x-forwarded-for');
+    expect(loadConfig({ IPINTEL_TRUST_PROXY_HEADER: 'Forwarded' }).trustProxyHeader).toBe('forwarded');
+    expect(loadConfig({ IPINTEL_TRUST_PROXY_HEADER: 'X-Forwarded-For' }).trustProxyHeader).toBe('x-forwarded-for');
+    for (const bad of ['x-real-ip', 'both', 'forwarded,x-forwarded-for']) {
+      expect(() => loadConfig({ IPINTEL_TRUST_PROXY_HEADER: bad })).toThrow(/IPINTEL_TRUST_PROXY_HEADER must be x-forwarded-for or forwarded/);
+    }
+  });
+
   test('bad values are refused with the variable named', () => {
     expect(() => loadConfig({ PORT: 'http' })).toThrow(/PORT/);
     expect(() => loadConfig({ IPINTEL_OAUTH_PROVIDER: 'facebook' })).toThrow(/IPINTEL_OAUTH_PROVIDER/);

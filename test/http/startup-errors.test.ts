@@ -25,3 +25,27 @@ test('a corrupt index file: one clear line, exit 1', async () => {
     rmSync(dir, { recursive: true, force: true });
   }
 }, 60_000);
+
+test('a configuration word the server does not know: one clear line, exit 1 (not silently ignored)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ipintel-start-'));
+  try {
+    for (const [name, value, line] of [
+      ['IPINTEL_RATE_LIMITS', 'disabled', 'IPINTEL_RATE_LIMITS must be on/true/1/yes or off/false/0/no (got "disabled")'],
+      ['IPINTEL_TRUST_PROXY_HEADER', 'x-real-ip', 'IPINTEL_TRUST_PROXY_HEADER must be x-forwarded-for or forwarded (got "x-real-ip")'],
+    ]) {
+      const child = Bun.spawn(['bun', 'run', 'src/main.ts'], {
+        cwd: resolve(import.meta.dir, '../..'),
+        env: { ...process.env, PORT: '0', HOST: '127.0.0.1', IPINTEL_INDEX: join(dir, 'none.idx'), IPINTEL_DB: join(dir, 'db.sqlite'), [name]: value },
+        stdout: 'pipe',
+        stderr: 'pipe',
+      });
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      const [stderr, code] = await Promise.all([new Response(child.stderr).text(), child.exited]);
+      clearTimeout(timer);
+      expect(code).toBe(1);
+      expect(stderr.trim().split('\n').filter((l) => !l.startsWith('$ '))).toEqual([`ipintel cannot start: ${line}`]);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 60_000);

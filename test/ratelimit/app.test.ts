@@ -52,7 +52,7 @@ test('anonymous: the 61st request is 429 RATE_LIMITED with the four headers, Ret
   expect(r.headers.get('retry-after')).toBe('1');
   const body = (await r.json()) as { error: string; code: string; details: Record<string, unknown> };
   expect(body.code).toBe('RATE_LIMITED');
-  expect(body.details).toEqual({ limit: 60, remaining: 0, reset_at: new Date(reset * 1000).toISOString(), upgrade_url: `${server.url}/pricing` });
+  expect(body.details).toEqual({ limit: 60, remaining: 0, reset_at: new Date(reset * 1000).toISOString(), upgrade_url: '/pricing' });
   // A public route is refused too, and its 429 carries the headers.
   const pub = await get('/v1/ip/8.8.8.8');
   expect(pub.status).toBe(429);

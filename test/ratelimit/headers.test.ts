@@ -72,10 +72,10 @@ test('rateLimitedError: 429 RATE_LIMITED, details, Remaining 0 and Retry-After',
   expect(((await res.json()) as { code: string }).code).toBe('RATE_LIMITED');
 });
 
-test('upgrade URL: configured value, else <origin>/pricing of the request', () => {
-  expect(upgradeUrlFor('http://127.0.0.1:8080/v1/ip/current?x=1', null)).toBe('http://127.0.0.1:8080/pricing');
-  expect(upgradeUrlFor('https://api.example.test/v1/ip/1.2.3.4', null)).toBe('https://api.example.test/pricing');
-  expect(upgradeUrlFor('https://api.example.test/v1/ip/1.2.3.4', 'https://example.test/plans')).toBe('https://example.test/plans');
+test('upgrade URL: configured value, else the relative /pricing (the request\'s Host is the client\'s choice)', () => {
+  expect(upgradeUrlFor(null)).toBe('/pricing');
+  expect(upgradeUrlFor('')).toBe('/pricing');
+  expect(upgradeUrlFor('https://example.test/plans')).toBe('https://example.test/plans');
 });
 
 test('exempt routes: preflight, operator, docs, account; everything else counts', () => {

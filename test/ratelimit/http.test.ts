@@ -61,7 +61,7 @@ describe('429 RATE_LIMITED (spec 8 rule 3)', () => {
         limit: cap,
         remaining: 0,
         reset_at: new Date(resetAt * 1000).toISOString(),
-        upgrade_url: `${base}/pricing`,
+        upgrade_url: '/pricing',
       });
       // reset_at is the same instant as X-RateLimit-Reset, in ISO 8601 UTC.
       expect(Date.parse(body.details.reset_at as string) / 1000).toBe(resetAt);

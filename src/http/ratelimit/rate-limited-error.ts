@@ -5,13 +5,16 @@ import { ApiError } from '../errors.ts';
 import type { RateDecision } from './gcra.ts';
 import { rateLimitHeaders } from './headers.ts';
 
-/** The path appended to the request's origin when IPINTEL_UPGRADE_URL is unset. */
+/**
+ * The upgrade address when IPINTEL_UPGRADE_URL is unset: a path on this
+ * server. Relative on purpose: the request's Host is the client's to choose,
+ * so an absolute address built from it would point wherever the client said.
+ */
 export const DEFAULT_UPGRADE_PATH = '/pricing';
 
-/** The upgrade address: IPINTEL_UPGRADE_URL when configured, else `<origin of the request>/pricing`. */
-export function upgradeUrlFor(requestUrl: string, configured: string | null): string {
-  if (configured !== null && configured !== '') return configured;
-  return new URL(DEFAULT_UPGRADE_PATH, requestUrl).href;
+/** The upgrade address: IPINTEL_UPGRADE_URL when configured, else the relative `/pricing` (never from the request). */
+export function upgradeUrlFor(configured: string | null): string {
+  return configured !== null && configured !== '' ? configured : DEFAULT_UPGRADE_PATH;
 }
 
 /** A refused decision as the spec's 429: details limit/remaining/reset_at/upgrade_url, the four headers, Retry-After. */
