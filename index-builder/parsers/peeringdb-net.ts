@@ -101,10 +101,10 @@ export const parse: FeedParser = async (ctx, sink) => {
   } catch (e) {
     ctx.fail(`invalid JSON: ${(e as Error).message}`);
   }
-  if (!isObject(doc) || !Array.isArray(doc.data)) ctx.fail('expected a PeeringDB net dump: {"data": [...]}');
+  const entries: unknown[] = isObject(doc) && Array.isArray(doc.data) ? doc.data : ctx.fail('expected a PeeringDB net dump: {"data": [...]}');
   const lineOf = dataEntryLines(text);
   const seen = new Set<number>();
-  doc.data.forEach((entry: unknown, i: number) => {
+  entries.forEach((entry, i) => {
     const lineNo = lineOf[i] ?? 0;
     if (!isObject(entry)) return ctx.skip(lineNo, 'entry is not an object');
     const asn = typeof entry.asn === 'number' || typeof entry.asn === 'string' ? parseAsn(String(entry.asn)) : null;
