@@ -54,6 +54,10 @@ const at = (ip: string) => {
 };
 
 describe('network type from peeringdb-net', () => {
+  test('the build says it has network types', () => {
+    expect(reader.meta.capabilities.network_type).toBe(true);
+  });
+
   test('an address of a Cable/DSL/ISP network: usage isp, residential access ISP profile', () => {
     const { record, a } = at('20.0.1.1');
     expect(record.networkType).toBe('cable_dsl_isp');
