@@ -153,6 +153,7 @@ export function writeCollected(
       relays: has('icloud-relay', 'cidr-list'),
       threat: has('spamhaus-drop', 'threat-feed', 'cidr-list'),
       bogons: has('bogons'),
+      network_type: has('peeringdb-net'),
     },
     attributions: opts.attributions,
   };

@@ -1,5 +1,5 @@
 /**
- * `bun run build-index --manifest <feeds.json> --out <file>`
+ * `bun run build-index --manifest <feeds.json> --out <file> [--no-defaults]`
  * `bun run build-index --default [--out <file>]` builds the embedded default
  * (data packages + IPINTEL_FEEDS_DIR/feeds.json when present).
  * Exit 0 only when the file is complete and verified; 1 on a bad feed; 2 on usage.
@@ -7,29 +7,44 @@
 import { parseArgs } from 'node:util';
 import { FeedError } from './feed/source.ts';
 import { buildIndex, formatSummary } from './build.ts';
-import { defaultSources, packageSources } from './default-sources.ts';
+import { defaultSources, packageSources, withDataDefaults } from './default-sources.ts';
 import { loadManifest, ManifestError, type ResolvedSource } from './manifest.ts';
 
-const USAGE = `usage: bun run build-index --manifest <feeds.json> --out <file> [--with-defaults] [--quiet]
-       bun run build-index --default [--out <file>] [--feeds-dir <dir>] [--quiet]`;
+/** The --help text: every flag of CLI_OPTIONS. */
+export const USAGE = `usage: bun run build-index --manifest <feeds.json> [--out <file>] [--no-defaults] [--quiet]
+       bun run build-index --default [--out <file>] [--feeds-dir <dir>] [--quiet]
 
-/** Runs the CLI with argv (without the runtime and script). Returns the exit code. */
-export async function main(argv: string[]): Promise<number> {
+Compiles feeds into one index file (written to a temp name, verified, then renamed into place).
+
+  --manifest <file>   build from this feed manifest ({"sources": [...]}, paths relative to it). The embedded
+                      default location and ASN sources (the @ip-location-db data packages) are included, except
+                      the location one when the manifest has a geo-mmdb or geo-csv source and the ASN one when
+                      it has an asn-csv source
+  --no-defaults       with --manifest: the manifest's sources only (no default location or ASN data)
+  --default           build the embedded default: the data packages plus <feeds-dir>/feeds.json when present
+  --feeds-dir <dir>   with --default: the folder whose feeds.json is added (default IPINTEL_FEEDS_DIR, else feeds)
+  --out <file>        the index file to write (default IPINTEL_INDEX, else data/ipintel.idx)
+  --quiet             no progress bar and no summary table
+  --help              this text
+
+Exit status: 0 when the file is complete and verified, 1 when a feed or the manifest is bad, 2 on usage errors.`;
+
+/** Every flag of the CLI (USAGE describes each). */
+export const CLI_OPTIONS = {
+  manifest: { type: 'string' },
+  out: { type: 'string' },
+  default: { type: 'boolean' },
+  'no-defaults': { type: 'boolean' },
+  'feeds-dir': { type: 'string' },
+  quiet: { type: 'boolean' },
+  help: { type: 'boolean' },
+} as const;
+
+/** Runs the CLI with argv (without the runtime and script); `dataSources` finds the data packages. Returns the exit code. */
+export async function main(argv: string[], dataSources: () => ResolvedSource[] = packageSources): Promise<number> {
   let args;
   try {
-    args = parseArgs({
-      args: argv,
-      options: {
-        manifest: { type: 'string' },
-        out: { type: 'string' },
-        default: { type: 'boolean' },
-        'with-defaults': { type: 'boolean' },
-        'feeds-dir': { type: 'string' },
-        quiet: { type: 'boolean' },
-        help: { type: 'boolean' },
-      },
-      strict: true,
-    }).values;
+    args = parseArgs({ args: argv, options: CLI_OPTIONS, strict: true }).values;
   } catch (e) {
     console.error(`${(e as Error).message}\n${USAGE}`);
     return 2;
@@ -38,22 +53,29 @@ export async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  if (!args.manifest && !args.default) {
-    console.error(`give --manifest or --default\n${USAGE}`);
+  if (!args.manifest === !args.default) {
+    console.error(`give either --manifest or --default\n${USAGE}`);
+    return 2;
+  }
+  if (args['no-defaults'] && !args.manifest) {
+    console.error(`--no-defaults applies to --manifest builds\n${USAGE}`);
     return 2;
   }
   const out = args.out ?? process.env.IPINTEL_INDEX ?? 'data/ipintel.idx';
   try {
     let sources: ResolvedSource[];
     if (args.default) sources = defaultSources(args['feeds-dir'] ?? process.env.IPINTEL_FEEDS_DIR ?? 'feeds');
-    else sources = [...(args['with-defaults'] ? packageSources() : []), ...loadManifest(args.manifest!)];
+    else {
+      const manifest = loadManifest(args.manifest!);
+      sources = args['no-defaults'] ? manifest : withDataDefaults(manifest, dataSources);
+    }
     const summary = await buildIndex({ sources, out, quiet: args.quiet });
     if (!args.quiet) console.error(formatSummary(summary));
     console.log(out);
     return 0;
   } catch (e) {
-    if (e instanceof FeedError || e instanceof ManifestError) {
-      console.error(`build failed: ${e.message}`);
+    if (e instanceof FeedError || e instanceof ManifestError || (e as Error).name === 'DefaultDataMissingError') {
+      console.error(`build failed: ${(e as Error).message}`);
       return 1;
     }
     console.error(`build failed: ${(e as Error).stack ?? e}`);

@@ -19,6 +19,18 @@ function packageDir(name: string): string {
   return dirname(Bun.resolveSync(`${name}/package.json`, import.meta.dir));
 }
 
+/**
+ * A `--manifest` build's sources: the data packages first (location and ASN
+ * ranges), then the manifest. A manifest with its own location database
+ * (geo-mmdb, geo-csv) leaves the default location out; one with asn-csv
+ * ranges leaves the default ASN ranges out.
+ */
+export function withDataDefaults(manifest: ResolvedSource[], dataSources: () => ResolvedSource[] = packageSources): ResolvedSource[] {
+  const types = new Set(manifest.map((s) => s.options.type));
+  const replaced = (type: string) => (type.startsWith('geo-') ? types.has('geo-mmdb') || types.has('geo-csv') : types.has(type));
+  return [...dataSources().filter((s) => !replaced(s.options.type)), ...manifest];
+}
+
 /** Sources from the installed data packages (location and ASN ranges). */
 export function packageSources(): ResolvedSource[] {
   return DATA_PACKAGE_FILES.map(({ type, pkg, file }) => ({

@@ -6,6 +6,7 @@
  * Parsers know nothing about layers' precedence or the file format.
  */
 import type { Addr, Family } from '../src/net/ip.ts';
+import type { NetworkType } from '../src/index/record.ts';
 
 /** Location facts of a range. Empty strings are normalised to undefined. */
 export interface GeoValue {
@@ -122,6 +123,8 @@ export interface BuildSink {
   provider(family: Family, start: Addr, end: Addr, value: ProviderValue): void;
   /** Every announced range of this ASN gets the category (weaker than a range list). */
   asnCategory(asn: number, category: Category, label?: string): void;
+  /** The network type an ASN's operator declares (peeringdb-net); earlier sources win for the same ASN. */
+  asnNetworkType(asn: number, type: NetworkType): void;
   crawler(family: Family, start: Addr, end: Addr, crawlerKey: string): void;
   torExit(family: Family, start: Addr, end: Addr): void;
   threatList(family: Family, start: Addr, end: Addr, value: ThreatListValue): void;

@@ -23,7 +23,7 @@ usage: ipintel <command> [options]
 commands:
   serve                              serve the API (PORT, HOST, IPINTEL_INDEX, IPINTEL_DB, ... from the
                                      environment); builds the default index first when IPINTEL_INDEX is missing
-  build-index --manifest <feeds.json> --out <file>
+  build-index --manifest <feeds.json> --out <file> [--no-defaults]
   build-index --default [--out <file>] [--feeds-dir <dir>]
                                      compile feeds into an index file (atomic, verified)
   keys create --email <addr> --tier <free|pro> | keys list --email <addr> | keys revoke <id>
@@ -72,7 +72,7 @@ async function buildIndexCommand(argv: string[]): Promise<number> {
   const builder = await import('../index-builder/cli.ts');
   const data = await import('../tools/feeds/default-data.ts');
   const wantsDefault = argv.includes('--default') && !argv.includes('--help');
-  if (!wantsDefault || (!data.isCompiledBinary() && !process.env.IPINTEL_DATA_DIR?.trim())) return builder.main(argv);
+  if (!wantsDefault || (!data.isCompiledBinary() && !process.env.IPINTEL_DATA_DIR?.trim())) return builder.main(argv, () => data.findDataSources());
   let args;
   try {
     args = parseArgs({

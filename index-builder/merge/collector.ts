@@ -3,7 +3,7 @@
  * its layer (per family) with deduplicated values, plus per-ASN facts.
  */
 import type { Addr, Family } from '../../src/net/ip.ts';
-import { Flag } from '../../src/index/record.ts';
+import { Flag, type NetworkType } from '../../src/index/record.ts';
 import type {
   AllocationValue,
   AsnDropValue,
@@ -115,6 +115,8 @@ export class Collector implements BuildSink {
   /** ASN -> categories from asn-list sources. */
   readonly asnCategories = new Map<number, Set<Category>>();
   readonly asnDrops = new Map<number, AsnDropValue>();
+  /** ASN -> declared network type from peeringdb-net sources (first source wins). */
+  readonly asnNetworkTypes = new Map<number, NetworkType>();
   readonly vrps: VrpValue[] = [];
 
   private layers(family: Family): FamilyLayers {
@@ -165,6 +167,10 @@ export class Collector implements BuildSink {
     let set = this.asnCategories.get(asn);
     if (!set) this.asnCategories.set(asn, (set = new Set()));
     set.add(category);
+  }
+
+  asnNetworkType(asn: number, type: NetworkType): void {
+    if (!this.asnNetworkTypes.has(asn)) this.asnNetworkTypes.set(asn, type);
   }
 
   crawler(family: Family, start: Addr, end: Addr, key: string): void {

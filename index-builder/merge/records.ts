@@ -4,7 +4,7 @@
  * announcing ASN lends, and the record id of the combined columns.
  */
 import { Flag } from '../../src/index/record.ts';
-import { RecordCol } from '../../src/index/format.ts';
+import { NETWORK_TYPE_CODES, NETWORK_TYPE_SHIFT, RecordCol } from '../../src/index/format.ts';
 import type { Category } from '../sink.ts';
 import { ASN_CATEGORY_FLAG, type Collector, type RouteEntry, VALUE_LAYERS, type ValueLayer } from './collector.ts';
 import { GrowableU32 } from './growable.ts';
@@ -41,6 +41,7 @@ export class RecordTable {
   readonly asnRows = new ValueTable<AsnRow>();
   private readonly ids = new Map<string, number>();
   private readonly asnFlagCache = new Map<number, number>();
+  private readonly networkTypeCodes = new Map<number, number>();
   private readonly crawlerStringIds: number[];
   private readonly cols = new Array<number>(BUILD_RECORD_WIDTH).fill(0);
 
@@ -75,7 +76,11 @@ export class RecordTable {
     }
     const announcing = routeOrigin ?? asn;
     let flags = layerFlags;
-    if (announcing !== undefined) flags |= this.asnFlags(announcing);
+    let networkTypeCode = 0;
+    if (announcing !== undefined) {
+      flags |= this.asnFlags(announcing);
+      networkTypeCode = this.networkTypeCode(announcing);
+    }
 
     const cols = this.cols;
     cols[RecordCol.GEO] = values[LAYER.geo];
@@ -87,7 +92,7 @@ export class RecordTable {
     cols[RecordCol.THREAT_LIST] = values[LAYER.threatList];
     cols[RecordCol.THREAT_FEED] = values[LAYER.threatFeed];
     cols[RecordCol.SPECIAL_USE] = values[LAYER.specialUse];
-    cols[RecordCol.FLAGS] = flags >>> 0;
+    cols[RecordCol.FLAGS] = (flags | (networkTypeCode << NETWORK_TYPE_SHIFT)) >>> 0;
     return { recordId: this.recordId(cols), flags, announcing, hasRoute: routeVal !== undefined, hasAsnRange: asnVal !== undefined };
   }
 
@@ -100,6 +105,17 @@ export class RecordTable {
       for (let k = 0; k < BUILD_RECORD_WIDTH; k++) this.rows.push(cols[k]);
     }
     return id;
+  }
+
+  /** The FLAGS column code of the network type an ASN declares (0: none). */
+  private networkTypeCode(asn: number): number {
+    let code = this.networkTypeCodes.get(asn);
+    if (code === undefined) {
+      const type = this.collector.asnNetworkTypes.get(asn);
+      code = type === undefined ? 0 : NETWORK_TYPE_CODES.indexOf(type);
+      this.networkTypeCodes.set(asn, code);
+    }
+    return code;
   }
 
   /** Flags an ASN lends to every address it announces (asn-list categories, ASN-DROP). */

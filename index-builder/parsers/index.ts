@@ -31,6 +31,7 @@ export const PARSERS: Record<string, () => Promise<ParserModule>> = {
   'spamhaus-asndrop': () => import('./spamhaus-asndrop.ts'),
   'threat-feed': () => import('./threat-feed.ts'),
   bogons: () => import('./bogons.ts'),
+  'peeringdb-net': () => import('./peeringdb-net.ts'),
 };
 
 /** Whether a manifest type has a parser. */

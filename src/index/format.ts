@@ -4,16 +4,20 @@
  * index-builder/FORMAT.md; change both together and bump FORMAT_VERSION.
  */
 
+import type { NetworkType } from './record.ts';
+
 /** First 8 bytes of every index file. */
 export const MAGIC = 'IPINTIDX';
 /**
+ * 5: the FLAGS column carries the announcing ASN's network type code in
+ * bits NETWORK_TYPE_SHIFT.. (NETWORK_TYPE_CODES).
  * 4: IPv6 lookups through a hash of the /32s that hold interval starts and a
  * direct table per /32 (V6HT, V6SB).
  * 3: a direct IPv4 table per /24 and geolocation inline in record rows (fewer
  * dependent memory reads per lookup), sections on 64-byte boundaries.
  * 2: sections checked by XXH3-64 instead of CRC-32 (3x faster to verify at start-up).
  */
-export const FORMAT_VERSION = 4;
+export const FORMAT_VERSION = 5;
 /** Fixed header size before the section directory. */
 export const HEADER_SIZE = 64;
 /** Size of one section directory entry. */
@@ -91,10 +95,33 @@ export const RecordCol = {
   THREAT_LIST: 5,
   THREAT_FEED: 6,
   SPECIAL_USE: 7,
-  FLAGS: 8,
+  FLAGS: 8, // Flag bits below NETWORK_TYPE_SHIFT, the network type code above
   GEO: 9, // first of the GEO_LAYOUT columns
 } as const;
 export const RECORD_WIDTH = 16;
+
+/**
+ * The FLAGS column holds the record's Flag bits (src/index/record.ts) below
+ * this bit and the network type code (index into NETWORK_TYPE_CODES, 0 none)
+ * in the 4 bits from it: the 64-byte row has no free column.
+ */
+export const NETWORK_TYPE_SHIFT = 24;
+export const NETWORK_TYPE_MASK = 0xf;
+export const FLAG_BITS_MASK = (1 << NETWORK_TYPE_SHIFT) - 1;
+/** Network type codes of the FLAGS column (stable: the position is the file's code). */
+export const NETWORK_TYPE_CODES: readonly (NetworkType | null)[] = [
+  null,
+  'cable_dsl_isp',
+  'nsp',
+  'content',
+  'enterprise',
+  'educational_research',
+  'non_profit',
+  'government',
+  'route_server',
+  'network_services',
+  'route_collector',
+];
 
 /** The inline geolocation columns of a record row, from RecordCol.GEO on. */
 export const GEO_LAYOUT = ['s:countryCode', 's:region', 's:city', 's:postalCode', 'f:latitude', 'f:longitude', 's:timezone'] as const;

@@ -4,13 +4,26 @@
  * row objects), and its own bounded direct-mapped cache: the lookup path
  * decodes a row once while it stays hot.
  */
-import { GEO_PRESENT, RECORD_WIDTH, RecordCol, RouteFlag, RPKI_CODES, Section, TableLayout } from './format.ts';
+import {
+  FLAG_BITS_MASK,
+  GEO_PRESENT,
+  NETWORK_TYPE_CODES,
+  NETWORK_TYPE_MASK,
+  NETWORK_TYPE_SHIFT,
+  RECORD_WIDTH,
+  RecordCol,
+  RouteFlag,
+  RPKI_CODES,
+  Section,
+  TableLayout,
+} from './format.ts';
 import { u32Section, type MappedIndex } from './index-file.ts';
 import type {
   AllocationInfo,
   AsnInfo,
   GeoInfo,
   IndexRecord,
+  NetworkType,
   ProviderInfo,
   RouteInfo,
   RpkiStatus,
@@ -189,6 +202,7 @@ export class RecordDecoder {
  */
 class LazyRecord implements IndexRecord {
   readonly flags: number;
+  readonly networkType: NetworkType | null;
   private g?: GeoInfo | null;
   private a?: AsnInfo | null;
   private al?: AllocationInfo | null;
@@ -203,7 +217,9 @@ class LazyRecord implements IndexRecord {
     private readonly d: RecordDecoder,
     private readonly base: number,
   ) {
-    this.flags = d.cell(base, RecordCol.FLAGS);
+    const cell = d.cell(base, RecordCol.FLAGS);
+    this.flags = cell & FLAG_BITS_MASK;
+    this.networkType = NETWORK_TYPE_CODES[(cell >>> NETWORK_TYPE_SHIFT) & NETWORK_TYPE_MASK] ?? null;
   }
 
   get geo() {
@@ -247,6 +263,7 @@ class LazyRecord implements IndexRecord {
       specialUse: this.specialUse,
       threatList: this.threatList,
       threatFeed: this.threatFeed,
+      networkType: this.networkType,
     };
   }
 }

@@ -43,6 +43,22 @@ export const Flag = {
   ASN_DROP: 1 << 18,
 } as const;
 
+/**
+ * The network type an ASN's operator declares (PeeringDB `info_type`), as a
+ * fact of the record: resolved at build time for the announcing ASN.
+ */
+export type NetworkType =
+  | 'cable_dsl_isp'
+  | 'nsp'
+  | 'content'
+  | 'enterprise'
+  | 'educational_research'
+  | 'non_profit'
+  | 'government'
+  | 'route_server'
+  | 'network_services'
+  | 'route_collector';
+
 /** Names of the flags, for the inspector and debugging. */
 export const FLAG_NAMES: Record<number, string> = Object.fromEntries(
   Object.entries(Flag).map(([k, v]) => [v, k.toLowerCase()]),
@@ -140,6 +156,8 @@ export interface IndexRecord {
   specialUse: SpecialUseInfo | null;
   threatList: ThreatListInfo | null;
   threatFeed: ThreatFeedInfo | null;
+  /** Network type the announcing ASN declares (peeringdb-net); null when no source names one. */
+  networkType: NetworkType | null;
 }
 
 /** The answer of a lookup: the elementary interval and its record. */

@@ -3,7 +3,7 @@
  * decision, scores, scenarios, explanation) as JSON text, shared by every
  * record with the same scoring facts.
  *
- * Scoring reads few facts of a record: its flags, which layers are present,
+ * Scoring reads few facts of a record: its flags, its network type, which layers are present,
  * the route's RPKI state and origin conflict, the special-use kind, the
  * threat-feed metadata, and the operator name (in the explanation summary
  * only). Records differ in much more (prefix, allocation, geo), so there are
@@ -14,7 +14,8 @@
  * Exactness is tested: for generated records (every field varied) and for
  * real ones, the text equals serializing the record's own scored fields.
  */
-import type { IndexRecord } from '../index/record.ts';
+import type { IndexRecord, NetworkType } from '../index/record.ts';
+import { NETWORK_TYPE_CODES } from '../index/format.ts';
 import { networkContext, type Classification, type Policy } from '../scoring/index.ts';
 import { buildV1, type V1Context } from './v1.ts';
 
@@ -36,6 +37,9 @@ const RPKI_CODE: Readonly<Record<string, number>> = { valid: 0, invalid: 1, not_
 const NAME_CODE = (name: string | null) => (name === null ? 1 : name === '' ? 2 : 3);
 /** Flag bits a record may carry (src/index/record.ts Flag); anything above takes the text key. */
 const FLAG_BITS = 19;
+/** The network type code goes above the 30 packed bits (exact in a double: at most 2^34). */
+const NETWORK_TYPE_UNIT = 2 ** 30;
+const NETWORK_TYPE_KEY = Object.fromEntries(NETWORK_TYPE_CODES.map((t, i) => [t, i * NETWORK_TYPE_UNIT])) as Readonly<Record<NetworkType, number>>;
 
 /**
  * The scoring facts of a record: equal keys mean equal scored parts. Most
@@ -49,15 +53,15 @@ export function scoringKey(r: IndexRecord): number | string {
   if (r.specialUse !== null || r.provider !== null || r.threatFeed !== null || r.flags >>> FLAG_BITS !== 0 || rpki === undefined) return textKey(r);
   // bits 0-18 flags, 19 geo, 20 allocation, 21 crawler, 22 threat list, 23-27 route (0 none), 28-29 ASN name state (0 no ASN).
   const routeCode = route ? 1 + rpki * 4 + (route.originConflict ? 2 : 0) + (route.originAsn === null ? 1 : 0) : 0;
-  return (
+  const packed =
     r.flags |
     ((r.geo ? 1 : 0) << 19) |
     ((r.allocation ? 1 : 0) << 20) |
     ((r.crawler === null ? 0 : 1) << 21) |
     ((r.threatList ? 1 : 0) << 22) |
     (routeCode << 23) |
-    ((r.asn ? NAME_CODE(r.asn.name) : 0) << 28)
-  );
+    ((r.asn ? NAME_CODE(r.asn.name) : 0) << 28);
+  return r.networkType === null ? packed : packed + NETWORK_TYPE_KEY[r.networkType];
 }
 
 /** The scoring facts as text, for the records scoringKey does not pack: the scoring view itself. */
@@ -80,6 +84,7 @@ export function scoringView(r: IndexRecord): IndexRecord {
     specialUse: special ? { name: '', cidr: '', rfc: '', kind: special.kind, globallyReachable: special.globallyReachable } : null,
     threatList: r.threatList ? PRESENT_THREAT_LIST : null,
     threatFeed: r.threatFeed,
+    networkType: r.networkType,
   };
 }
 

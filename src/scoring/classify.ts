@@ -3,7 +3,7 @@
  * `network` (category, operator, operator_type, service_name), read from the
  * index layers only: no user agent, no caller data.
  */
-import { Flag, type IndexRecord } from '../index/record.ts';
+import { Flag, type IndexRecord, type NetworkType } from '../index/record.ts';
 import type {
   Classification,
   Level,
@@ -26,6 +26,26 @@ export function isNonRoutable(record: IndexRecord): boolean {
   return (record.flags & Flag.SPECIAL_USE) !== 0;
 }
 
+/**
+ * Usage of a network type its operator declares (PeeringDB). ASN-level and
+ * self-declared, so never 'high'; a transit network (NSP) often also serves
+ * subscribers, so 'low'.
+ */
+export const NETWORK_TYPE_USAGE: Readonly<Record<NetworkType, { usage: UsageType; confidence: Level }>> = {
+  cable_dsl_isp: { usage: 'isp', confidence: 'medium' },
+  nsp: { usage: 'network_service', confidence: 'low' },
+  content: { usage: 'content_delivery', confidence: 'medium' },
+  enterprise: { usage: 'business', confidence: 'medium' },
+  educational_research: { usage: 'education', confidence: 'medium' },
+  government: { usage: 'government', confidence: 'medium' },
+  non_profit: { usage: 'non_profit', confidence: 'medium' },
+  route_server: { usage: 'network_service', confidence: 'medium' },
+  network_services: { usage: 'network_service', confidence: 'medium' },
+  route_collector: { usage: 'network_service', confidence: 'medium' },
+};
+
+const NO_USAGE = Object.freeze({ usage: null, confidence: 'low' as Level });
+
 /** The primary usage and how sure the layers make us of it. */
 function primaryUsage(record: IndexRecord, ctx: ScoringContext): { usage: UsageType | null; confidence: Level } {
   const f = record.flags;
@@ -44,12 +64,10 @@ function primaryUsage(record: IndexRecord, ctx: ScoringContext): { usage: UsageT
   if (f & Flag.MESSAGING) return { usage: 'messaging', confidence: 'high' };
   if (f & Flag.MOBILE) return { usage: 'mobile', confidence: 'medium' };
   if (f & Flag.DATACENTER_ASN) return { usage: 'hosting', confidence: 'medium' };
-  // No residential feed exists: residential is inferred by elimination, so never 'high'.
-  if (record.asn && record.route) {
-    const wellDescribed = record.allocation !== null && record.geo !== null && !record.route.originConflict;
-    return { usage: 'residential', confidence: wellDescribed ? 'medium' : 'low' };
-  }
-  return { usage: null, confidence: 'low' };
+  // Range lists (above) speak for the address; the operator's declared type only for its network.
+  if (record.networkType !== null) return NETWORK_TYPE_USAGE[record.networkType];
+  // Absence is not evidence: no list or declared type means no usage, never a guessed 'residential'.
+  return NO_USAGE;
 }
 
 function proxyTypeOf(f: number): ProxyType | null {
@@ -135,7 +153,12 @@ const CATEGORY_OF_USAGE: Readonly<Record<UsageType, NetworkCategory>> = {
   webhook: 'webhook',
   messaging: 'messaging',
   mobile: 'mobile',
-  residential: 'residential',
+  // An access ISP's network: the residential (and small-business) access the operator declares.
+  isp: 'residential',
+  business: 'business',
+  education: 'education',
+  government: 'government',
+  non_profit: 'non_profit',
 };
 
 const OPERATOR_TYPE_OF_CATEGORY: Readonly<Record<NetworkCategory, OperatorType | null>> = {
@@ -153,6 +176,10 @@ const OPERATOR_TYPE_OF_CATEGORY: Readonly<Record<NetworkCategory, OperatorType |
   messaging: 'saas',
   mobile: 'mobile_isp',
   residential: 'isp',
+  business: 'business',
+  education: 'education',
+  government: 'government',
+  non_profit: 'non_profit',
 };
 
 /** The `network` fields category, operator, operator_type and service_name. */

@@ -42,7 +42,11 @@ export type UsageType =
   | 'webhook'
   | 'messaging'
   | 'mobile'
-  | 'residential'
+  | 'isp'
+  | 'business'
+  | 'education'
+  | 'government'
+  | 'non_profit'
   | 'reserved';
 
 export type ProxyType = 'tor' | 'vpn' | 'proxy' | 'privacy_relay';
@@ -77,6 +81,10 @@ export interface NetworkContext {
 
 export type NetworkCategory =
   | 'residential'
+  | 'business'
+  | 'education'
+  | 'government'
+  | 'non_profit'
   | 'mobile'
   | 'hosting'
   | 'content'
@@ -102,6 +110,10 @@ export type OperatorType =
   | 'privacy_relay_operator'
   | 'tor_relay_operator'
   | 'crawler_operator'
+  | 'business'
+  | 'education'
+  | 'government'
+  | 'non_profit'
   | 'reserved';
 
 /** One spec 2.1 evidence signal. */

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defaultSources, packageSources } from '../../index-builder/default-sources.ts';
+import { defaultSources, packageSources, withDataDefaults } from '../../index-builder/default-sources.ts';
 import { loadConfig } from '../../src/config.ts';
 import { FEEDS_DIR } from '../helpers/recording-sink.ts';
 
@@ -86,5 +86,20 @@ describe('the default build reads IPINTEL_FEEDS_DIR/feeds.json when present', ()
     const sources = defaultSources(dir);
     expect(sources.slice(0, 4)).toEqual(packageSources());
     expect(sources.slice(4).map((s) => s.options.type)).toEqual(['tor-exits']);
+  });
+});
+
+describe('a --manifest build adds the data packages it does not replace', () => {
+  const entry = (type: string) => ({ options: { type, path: `x.${type}` }, absPath: `/x.${type}`, displayPath: `x.${type}` });
+  const types = (manifest: ReturnType<typeof entry>[]) => withDataDefaults(manifest).map((s) => s.options.type);
+
+  test('location and ASN defaults first, then the manifest', () => {
+    expect(types([entry('tor-exits'), entry('geofeed')])).toEqual(['geo-mmdb', 'geo-mmdb', 'asn-csv', 'asn-csv', 'tor-exits', 'geofeed']);
+  });
+
+  test('a geo-mmdb or geo-csv source replaces the default location; an asn-csv source the default ASN ranges', () => {
+    expect(types([entry('geo-csv')])).toEqual(['asn-csv', 'asn-csv', 'geo-csv']);
+    expect(types([entry('geo-mmdb'), entry('asn-csv')])).toEqual(['geo-mmdb', 'asn-csv']);
+    expect(types([entry('asn-csv')])).toEqual(['geo-mmdb', 'geo-mmdb', 'asn-csv']);
   });
 });

@@ -28,6 +28,7 @@ export function makeHit(ip: string, facts: HitFacts = {}): LookupHit {
       crawler: facts.crawler ?? null,
       specialUse: facts.specialUse ?? null,
       threatList: null,
+      networkType: null,
       threatFeed: null,
     },
   };

@@ -55,7 +55,7 @@ describe('/v1/data/status', () => {
       expect({ c, type: typeof b.capabilities[c] }).toEqual({ c, type: 'string' });
     }
     // The fixture has real Tor, crawler, routing and threat feeds, and no RPKI file.
-    expect(b.capabilities).toMatchObject({ tor: 'ready', crawlers: 'ready', routing: 'ready', threat: 'ready', rpki: 'unavailable' });
+    expect(b.capabilities).toMatchObject({ tor: 'ready', crawlers: 'ready', routing: 'ready', threat: 'ready', rpki: 'unavailable', network_type: 'unavailable' });
     expect(b.index.built_at).toBe('2026-11-01T00:00:00.000Z');
     expect(b.index.age_seconds).toBe(Math.round((NOW - BUILT_AT) / 1000));
   });

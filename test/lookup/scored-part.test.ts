@@ -82,6 +82,8 @@ const MUTATIONS: Array<(r: IndexRecord, bit: number) => IndexRecord> = [
   (r) => ({ ...r, threatFeed: r.threatFeed ? null : { malware: 'QakBot', firstSeen: '2024-01-01', lastSeen: null, port: null, status: null } }),
   (r) => ({ ...r, threatFeed: r.threatFeed ? { ...r.threatFeed, malware: r.threatFeed.malware === 'X' ? 'Y' : 'X' } : r.threatFeed }),
   (r) => ({ ...r, threatFeed: r.threatFeed ? { ...r.threatFeed, lastSeen: '2025-05-05' } : r.threatFeed }),
+  (r) => ({ ...r, networkType: r.networkType === null ? 'cable_dsl_isp' : null }),
+  (r) => ({ ...r, networkType: r.networkType === 'content' ? 'nsp' : 'content' }),
 ];
 
 test('a change to any fact scoring reads gives that record its own answer, never the cached one', () => {
@@ -100,7 +102,7 @@ test('the operator name is spliced into the explanation summary, escaped as JSON
   const cache = new V1BodyCache();
   const base: IndexRecord = {
     flags: 1, geo: null, asn: { asn: 64500, name: 'First "Org"' }, allocation: null, route: null,
-    provider: null, crawler: null, specialUse: null, threatList: null, threatFeed: null,
+    provider: null, crawler: null, specialUse: null, threatList: null, threatFeed: null, networkType: null,
   };
   const first = JSON.parse(cache.body(hitOf(base), ctx));
   expect(first.explanation.summary).toContain('(First "Org")');

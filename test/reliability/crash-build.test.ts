@@ -34,7 +34,7 @@ writeFileSync(
   }),
 );
 
-const BUILD = [process.execPath, 'index-builder/cli.ts', '--manifest', manifest, '--out', out, '--quiet'];
+const BUILD = [process.execPath, 'index-builder/cli.ts', '--manifest', manifest, '--out', out, '--quiet', '--no-defaults'];
 const sha = (path: string) => new Bun.CryptoHasher('sha256').update(readFileSync(path)).digest('hex');
 const tempFiles = () => readdirSync(dir).filter((f) => f.startsWith('.ipintel.idx.tmp-'));
 
@@ -114,7 +114,7 @@ describe('kill -9 of the builder', () => {
     'SIGKILL of the `bun run build-index` wrapper alone leaves the builder running; it finishes a complete file',
     async () => {
       const before = reference.sha;
-      const wrapper = Bun.spawn([process.execPath, 'run', 'build-index', '--manifest', manifest, '--out', out, '--quiet'], {
+      const wrapper = Bun.spawn([process.execPath, 'run', 'build-index', '--manifest', manifest, '--out', out, '--quiet', '--no-defaults'], {
         cwd: REPO_ROOT,
         env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp' },
         stdout: 'ignore',

@@ -1,6 +1,7 @@
 /** fast-check generators of index records and scoring contexts. */
 import fc from 'fast-check';
-import { Flag, type IndexRecord, type RpkiStatus } from '../../src/index/record.ts';
+import { Flag, type IndexRecord, type NetworkType, type RpkiStatus } from '../../src/index/record.ts';
+import { NETWORK_TYPE_CODES } from '../../src/index/format.ts';
 import type { ScoringContext } from '../../src/scoring/types.ts';
 
 const ALL_FLAGS = Object.values(Flag).reduce((a, b) => a | b, 0);
@@ -67,6 +68,7 @@ export const recordArb: fc.Arbitrary<IndexRecord> = fc.record({
       status: nullable(fc.constantFrom('online', 'offline')),
     }),
   ),
+  networkType: nullable(fc.constantFrom(...NETWORK_TYPE_CODES.filter((t): t is NetworkType => t !== null))),
 });
 
 export const ctxArb: fc.Arbitrary<ScoringContext> = fc.record({

@@ -20,6 +20,7 @@ export function baseRecord(over: Partial<IndexRecord> = {}): IndexRecord {
     specialUse: null,
     threatList: null,
     threatFeed: null,
+    networkType: null,
     ...over,
   };
 }
@@ -37,7 +38,8 @@ export interface ProfileFixture {
 
 /** One fixture per profile the policy knows. */
 export const PROFILE_FIXTURES: Record<string, ProfileFixture> = {
-  residential: { name: 'residential', record: baseRecord(), ctx: NO_PROOF },
+  // Comcast declares its network Cable/DSL/ISP in PeeringDB.
+  residential: { name: 'residential', record: baseRecord({ networkType: 'cable_dsl_isp' }), ctx: NO_PROOF },
   mobile_carrier: {
     name: 'mobile_carrier',
     record: baseRecord({

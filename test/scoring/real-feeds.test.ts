@@ -34,7 +34,7 @@ function listed(text: string, ip: string): boolean {
 const unknownRpki = (prefix: string, asn: number): RouteInfo => ({ prefix, originAsn: asn, origins: [asn], rpkiStatus: 'unknown', originConflict: false });
 
 function record(over: Partial<IndexRecord>): IndexRecord {
-  return { flags: 0, geo: null, asn: null, allocation: null, route: null, provider: null, crawler: null, specialUse: null, threatList: null, threatFeed: null, ...over };
+  return { flags: 0, geo: null, asn: null, allocation: null, route: null, provider: null, crawler: null, specialUse: null, threatList: null, threatFeed: null, networkType: null, ...over };
 }
 
 // Range lists of feeds.json that would give an address an anonymity, infrastructure or threat flag.
@@ -141,16 +141,25 @@ describe.skipIf(!existsSync(FEEDS + 'feeds.json'))('real feed snapshots', () => 
     expect(a.evidence.signals.map((s) => s.label)).toEqual(['hijacked_netblock', 'unrouted_address']);
   });
 
-  test('residential 73.162.10.20 (Comcast AS7922, on no category list) → residential, low confidence', () => {
+  test('73.162.10.20 (Comcast AS7922, on no category list, no network type in the snapshots) → no usage, allowed everywhere', () => {
     for (const list of CATEGORY_LISTS) expect({ list, listed: listed(feed(list), '73.162.10.20') }).toEqual({ list, listed: false });
     expect(feed('asn/x4bnet-datacenter-ASN.txt')).not.toMatch(/^AS7922\b/m);
     const r = record({ asn: { asn: 7922, name: 'Comcast' }, route: unknownRpki('73.0.0.0/8', 7922) });
     const a = assessRecord(r, NO_PROOF, DEFAULT_POLICY);
-    expect(a.decision.profile).toBe('residential');
-    expect(a.network).toMatchObject({ category: 'residential', operator: 'Comcast', operator_type: 'isp' });
-    // Residential is inferred by elimination, and this record lacks geo and allocation.
-    expect(a.classification.confidence).toBe('low');
+    // Nothing names the network's type: no guessed 'residential', and no penalty for the missing evidence.
+    expect(a.classification).toMatchObject({ usage_type: null, confidence: 'low' });
+    expect(a.network).toMatchObject({ category: null, operator: 'Comcast', operator_type: null });
+    expect(a.decision).toMatchObject({ profile: 'unknown', action: 'allow', risk_level: 'low', confidence: 'low' });
+    expect(Object.values(a.scenarios).map((s) => s.action)).toEqual(['allow', 'allow', 'allow', 'allow', 'allow', 'allow']);
     expect(a.score).toMatchObject({ band: 'good', verdict: 'allow' });
+  });
+
+  test('73.162.10.20 when PeeringDB declares AS7922 Cable/DSL/ISP → residential access ISP', () => {
+    const r = record({ asn: { asn: 7922, name: 'Comcast' }, route: unknownRpki('73.0.0.0/8', 7922), networkType: 'cable_dsl_isp' });
+    const a = assessRecord(r, NO_PROOF, DEFAULT_POLICY);
+    expect(a.classification).toMatchObject({ usage_type: 'isp', confidence: 'medium' });
+    expect(a.network).toMatchObject({ category: 'residential', operator: 'Comcast', operator_type: 'isp' });
+    expect(a.decision).toMatchObject({ profile: 'residential', action: 'allow' });
   });
 });
 
@@ -171,7 +180,7 @@ describe.skipIf(!existsSync(FEEDS + 'feeds.json'))(`real index (${FULL_INDEX ?? 
     ['3.5.140.10', 'ordinary_datacenter'],
     ['66.249.64.5', 'known_crawler_unverified'],
     ['1.10.16.1', 'threat_listed'],
-    ['73.162.10.20', 'residential'],
+    ['73.162.10.20', 'unknown'],
     ['10.1.2.3', 'bogon'],
   ];
   test.each(cases)('%s → %s', (ip, profile) => {

@@ -76,12 +76,17 @@ describe('tools/docker-build-steps.sh all, in a copy of the build context', () =
       }
     }
     const manifest = join(tmp, 'small-feeds.json');
+    // Its own (tiny) location and ASN sources replace the default data a manifest build would include.
+    writeFileSync(join(tmp, 'geo.csv'), '1.0.0.0,1.0.0.255,AU,Queensland,,Brisbane,,-27.47,153.02,Australia/Brisbane\n');
+    writeFileSync(join(tmp, 'asn.csv'), '1.0.0.0,1.0.0.255,13335,"Cloudflare, Inc."\n');
     writeFileSync(
       manifest,
       JSON.stringify({
         sources: [
           { type: 'crawler-ranges', crawler: 'googlebot', path: join(FEEDS_DIR, 'crawlers/googlebot.json') },
           { type: 'tor-exits', path: join(FEEDS_DIR, 'tor/torbulkexitlist') },
+          { type: 'geo-csv', path: join(tmp, 'geo.csv') },
+          { type: 'asn-csv', path: join(tmp, 'asn.csv') },
         ],
       }),
     );
@@ -106,7 +111,7 @@ describe('tools/docker-build-steps.sh all, in a copy of the build context', () =
     ]) {
       expect({ f, exists: existsSync(join(stage, f)) }).toEqual({ f, exists: true });
     }
-    expect(IndexReader.open(join(stage, 'ipintel.idx')).meta.sources.map((s) => s.type)).toEqual(['crawler-ranges', 'tor-exits']);
+    expect(IndexReader.open(join(stage, 'ipintel.idx')).meta.sources.map((s) => s.type)).toEqual(['crawler-ranges', 'tor-exits', 'geo-csv', 'asn-csv']);
   });
 
   test('the staged binary serves the staged index as the runtime image does, and its healthcheck passes', async () => {

@@ -39,7 +39,7 @@ function opens(path: string): boolean {
 if (!existsSync(TINY) || !opens(TINY)) {
   // The smallest valid index: no feeds, only the built-in IANA tables.
   writeFileSync(join(work, 'feeds.json'), '{"sources":[]}');
-  const built = Bun.spawnSync(['bun', 'run', 'index-builder/cli.ts', '--manifest', join(work, 'feeds.json'), '--out', TINY, '--quiet']);
+  const built = Bun.spawnSync(['bun', 'run', 'index-builder/cli.ts', '--manifest', join(work, 'feeds.json'), '--out', TINY, '--quiet', '--no-defaults']);
   if (built.exitCode !== 0) throw new Error(`tiny index build failed: ${built.stderr}`);
 }
 const indexes = [TINY, ...given];

@@ -27,6 +27,7 @@ function capabilities(s: AppServices) {
     relays: state(c.relays),
     threat: state(c.threat),
     bogons: state(c.bogons),
+    network_type: state(c.network_type),
     accounts: s.config.oauth.provider ? 'ready' : 'keys_only',
     rdap: 'ready',
   };

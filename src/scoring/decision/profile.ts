@@ -2,11 +2,13 @@
  * The decision profile of a record: which kind of network the policy should
  * treat it as. First matching rule wins; the order is the precedence.
  */
-import { Flag, type IndexRecord } from '../../index/record.ts';
+import { Flag, type IndexRecord, type NetworkType } from '../../index/record.ts';
 import type { Classification, Profile } from '../types.ts';
 
 const THREAT = Flag.DROP | Flag.THREAT_LIST | Flag.THREAT_FEED;
 const INFRA = Flag.CONTENT | Flag.NETWORK_SERVICE_PROVIDER | Flag.WEBHOOK | Flag.MESSAGING;
+/** Declared network types that are service infrastructure (a transit NSP often also has subscribers: not one). */
+const INFRA_NETWORK_TYPES: ReadonlySet<NetworkType | null> = new Set<NetworkType>(['content', 'route_server', 'route_collector', 'network_services']);
 
 /** A profile rule, with the phrase the reason chain shows when it matched. */
 interface ProfileRule {
@@ -30,7 +32,10 @@ const RULES: readonly ProfileRule[] = [
   { profile: 'infrastructure_service', because: 'the provider declares the range as service infrastructure', holds: (r) => (r.flags & INFRA) !== 0 },
   { profile: 'mobile_carrier', because: 'the address is on a mobile carrier network', holds: (_r, c) => c.is_mobile },
   { profile: 'ordinary_datacenter', because: 'the network belongs to a hosting provider', holds: (r) => (r.flags & Flag.DATACENTER_ASN) !== 0 },
-  { profile: 'residential', because: 'a routed ISP network on no infrastructure or anonymity list', holds: (_r, c) => c.usage_type === 'residential' },
+  // Below: no list speaks for the address, so the usage comes from the network type its operator declares (or none).
+  { profile: 'residential', because: "the network's operator declares a cable/DSL/ISP access network", holds: (_r, c) => c.usage_type === 'isp' },
+  { profile: 'infrastructure_service', because: "the network's operator declares a content or network-service network", holds: (r) => INFRA_NETWORK_TYPES.has(r.networkType) },
+  { profile: 'unknown', because: "the network's declared type (business, education, government, non-profit or transit) has no profile of its own", holds: (_r, c) => c.usage_type !== null },
 ];
 
 /** The profile of a record and why it was chosen. */
@@ -38,5 +43,6 @@ export function assignProfile(record: IndexRecord, classification: Classificatio
   for (const rule of RULES) {
     if (rule.holds(record, classification)) return { profile: rule.profile, because: rule.because };
   }
-  return { profile: 'unknown', because: 'the index has too little data about this address' };
+  // Absence is not evidence: the policy gives this profile the trust of an ordinary address.
+  return { profile: 'unknown', because: 'no network-type evidence: no list or declared network type says what kind of network this is' };
 }

@@ -1,5 +1,5 @@
 /**
- * Decision policy 2026-11.1, the built-in default. Pure data: change it only
+ * Decision policy 2026-11.1 (the default before 2026-11.2). Pure data: change it only
  * with a new policy_version (see docs/scoring.md, "Changing the policy").
  */
 import type { Policy } from './schema.ts';
