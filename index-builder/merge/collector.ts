@@ -10,16 +10,22 @@ import type {
   BuildSink,
   Category,
   GeoValue,
+  ManifestSource,
   ProviderValue,
   RouteValue,
   ThreatFeedValue,
   ThreatListValue,
   VrpValue,
 } from '../sink.ts';
+import { claimBit, dayOf, standingOf, standingOfValue, type Standing } from './precedence.ts';
 import { RangeRows } from './range-rows.ts';
 import { ValueTable } from './value-table.ts';
 
-/** Value layers: within each, the most specific range wins. */
+/**
+ * Value layers: within each, the most specific range wins. Named provider
+ * claims are split by standing (precedence.ts): `infrastructure` holds the
+ * address-space holders' claims, `provider` the services' claims.
+ */
 export const VALUE_LAYERS = [
   'geo',
   'asn',
@@ -30,6 +36,7 @@ export const VALUE_LAYERS = [
   'threatList',
   'threatFeed',
   'specialUse',
+  'infrastructure',
 ] as const;
 export type ValueLayer = (typeof VALUE_LAYERS)[number];
 
@@ -73,6 +80,23 @@ export interface RouteEntry extends RouteValue {
   start: Addr;
 }
 
+/** Rows that remember which source (index into Collector.sources) reported each row. */
+export class SourcedRows extends RangeRows {
+  readonly sources: number[] = [];
+
+  /** Adds a range with its value id and the reporting source's index (-1: none). */
+  pushFrom(start: Addr, end: Addr, val: number, source: number): void {
+    this.push(start, end, val);
+    this.sources.push(source);
+  }
+}
+
+/** A source as precedence sees it: its standing and its date in days (0: undated). */
+export interface SourceStanding {
+  standing: Standing;
+  day: number;
+}
+
 /** Per-family layers. */
 export class FamilyLayers {
   /** Rows per value layer (replaced by empty rows once the sweep has consumed them). */
@@ -85,6 +109,8 @@ export class FamilyLayers {
       ValueLayer,
       RangeRows
     >;
+    this.values.provider = new SourcedRows(family);
+    this.values.infrastructure = new SourcedRows(family);
   }
 
   /** Adds a range to a flag's union layer. */
@@ -116,6 +142,26 @@ export class Collector implements BuildSink {
   readonly asnCategories = new Map<number, Set<Category>>();
   readonly asnDrops = new Map<number, AsnDropValue>();
   readonly vrps: VrpValue[] = [];
+  /** Every source begun, in manifest order; rows of provider layers point here. */
+  readonly sources: SourceStanding[] = [];
+  private current = -1;
+
+  /** Starts filing reports under a manifest source (its standing and manifest `date`). */
+  beginSource(source: ManifestSource): void {
+    this.current = this.sources.length;
+    this.sources.push({ standing: standingOf(source), day: dayOf(source.date) });
+  }
+
+  /** Sets the current source's date (`YYYY-MM-DD`, e.g. read from the file itself) for fresher-wins. */
+  dateSource(date: string | undefined): void {
+    const day = dayOf(date);
+    if (this.current >= 0 && day > 0) this.sources[this.current].day = day;
+  }
+
+  /** The date rank of a source index (0 when undated or outside any source). */
+  sourceDay(source: number): number {
+    return source >= 0 ? this.sources[source].day : 0;
+  }
 
   private layers(family: Family): FamilyLayers {
     return family === 4 ? this.v4 : this.v6;
@@ -152,12 +198,14 @@ export class Collector implements BuildSink {
 
   provider(family: Family, start: Addr, end: Addr, v: ProviderValue): void {
     const layers = this.layers(family);
-    const bit = CATEGORY_FLAG[v.category];
+    const standing = this.current >= 0 ? this.sources[this.current].standing : standingOfValue(v);
+    const bit = claimBit(CATEGORY_FLAG[v.category], standing);
     if (bit) layers.flag(bit, start, end);
     // Only named providers compete for network.operator; an anonymous list only sets its category.
     if (v.provider) {
       const key = `${v.category}|${v.provider}|${v.service ?? ''}|${v.region ?? ''}`;
-      layers.values.provider.push(start, end, this.providerValues.intern(v, key));
+      const rows = standing === 'infrastructure' ? layers.values.infrastructure : layers.values.provider;
+      (rows as SourcedRows).pushFrom(start, end, this.providerValues.intern(v, key), this.current);
     }
   }
 

@@ -8,6 +8,7 @@ import { RecordCol } from '../../src/index/format.ts';
 import type { Category } from '../sink.ts';
 import { ASN_CATEGORY_FLAG, type Collector, type RouteEntry, VALUE_LAYERS, type ValueLayer } from './collector.ts';
 import { GrowableU32 } from './growable.ts';
+import { resolveFlags, resolveProvider, type ResolvedProvider } from './precedence.ts';
 import { type StringTable, ValueTable } from './value-table.ts';
 
 /** ASN row of the record's ASN sub-table. */
@@ -39,6 +40,10 @@ const LAYER = Object.fromEntries(VALUE_LAYERS.map((l, i) => [l, i])) as Record<V
 export class RecordTable {
   readonly rows = new GrowableU32(BUILD_RECORD_WIDTH * 1024);
   readonly asnRows = new ValueTable<AsnRow>();
+  /** Resolved provider rows (the file's TPRV), interned by content. */
+  readonly providers = new ValueTable<ResolvedProvider>();
+  /** Resolved provider id per `infrastructure|service|crawler` claim ids. */
+  private readonly providerIds = new Map<string, number>();
   private readonly ids = new Map<string, number>();
   private readonly asnFlagCache = new Map<number, number>();
   private readonly crawlerStringIds: number[];
@@ -74,15 +79,16 @@ export class RecordTable {
       asnRowId = this.asnRows.intern({ asn, name: c.asnNames.get(asn) }, `${asn}|`);
     }
     const announcing = routeOrigin ?? asn;
-    let flags = layerFlags;
-    if (announcing !== undefined) flags |= this.asnFlags(announcing);
+    let claims = layerFlags;
+    if (announcing !== undefined) claims |= this.asnFlags(announcing);
+    const flags = resolveFlags(claims);
 
     const cols = this.cols;
     cols[RecordCol.GEO] = values[LAYER.geo];
     cols[RecordCol.ASN] = asnRowId;
     cols[RecordCol.ALLOCATION] = values[LAYER.allocation];
     cols[RecordCol.ROUTE] = values[LAYER.route];
-    cols[RecordCol.PROVIDER] = values[LAYER.provider];
+    cols[RecordCol.PROVIDER] = this.providerId(values[LAYER.infrastructure], values[LAYER.provider], values[LAYER.crawler]);
     cols[RecordCol.CRAWLER] = this.crawlerStringIds[values[LAYER.crawler]] ?? 0;
     cols[RecordCol.THREAT_LIST] = values[LAYER.threatList];
     cols[RecordCol.THREAT_FEED] = values[LAYER.threatFeed];
@@ -98,6 +104,20 @@ export class RecordTable {
       id = this.ids.size;
       this.ids.set(key, id);
       for (let k = 0; k < BUILD_RECORD_WIDTH; k++) this.rows.push(cols[k]);
+    }
+    return id;
+  }
+
+  /** The resolved provider row of an interval's claims (0: no operator claim). */
+  private providerId(infrastructure: number, service: number, crawler: number): number {
+    if (infrastructure === 0 && service === 0 && crawler === 0) return 0;
+    const key = `${infrastructure}|${service}|${crawler}`;
+    let id = this.providerIds.get(key);
+    if (id === undefined) {
+      const c = this.collector;
+      const v = resolveProvider(c.providerValues.get(infrastructure), c.providerValues.get(service), c.crawlerValues.get(crawler));
+      id = v ? this.providers.intern(v, `${v.name}|${v.category}|${v.service ?? ''}|${v.region ?? ''}`) : 0;
+      this.providerIds.set(key, id);
     }
     return id;
   }

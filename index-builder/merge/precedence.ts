@@ -1,0 +1,128 @@
+/**
+ * The publisher speaks first: which source's claim about a range stands when
+ * several sources describe it (docs/signals.md, "Precedence"). The collector
+ * files every claim with its source's standing; the sweep resolves them here
+ * once per record, so a record carries resolved facts and lookups pay nothing.
+ */
+import { crawlerFamily } from '../../src/crawlers/registry.ts';
+import { Flag } from '../../src/index/record.ts';
+import type { ManifestSource, ProviderValue } from '../sink.ts';
+
+/**
+ * How a source stands toward the ranges it lists:
+ * - `infrastructure`: the holder of the address space (a cloud's own ranges, an RFC 8805 geofeed);
+ * - `service`: a named publisher's own service on those addresses, possibly inside someone else's space;
+ * - `aggregated`: a third-party list naming no publisher (cidr-list/asn-list without `provider`).
+ */
+export type Standing = 'infrastructure' | 'service' | 'aggregated';
+
+const INFRASTRUCTURE_TYPES: ReadonlySet<string> = new Set(['cloud-aws', 'cloud-gcp', 'cloud-azure', 'cloud-oracle']);
+/** Types whose parser names the publisher itself (no manifest `provider` needed). */
+const SELF_NAMED_SERVICE_TYPES: ReadonlySet<string> = new Set(['icloud-relay']);
+
+/** The standing of a manifest source's category and provider claims. */
+export function standingOf(source: ManifestSource): Standing {
+  if (INFRASTRUCTURE_TYPES.has(source.type)) return 'infrastructure';
+  if (SELF_NAMED_SERVICE_TYPES.has(source.type)) return 'service';
+  const named = typeof source.provider === 'string' && source.provider.trim() !== '';
+  if (!named) return 'aggregated';
+  // RFC 8805 geofeeds are published by the holder of the address space.
+  if (source.type === 'geofeed' || (source.type === 'provider-ranges' && source.format === 'vultr-geofeed')) return 'infrastructure';
+  return 'service';
+}
+
+/** The standing of a claim reported outside any manifest source (tests, built-ins): named is a service, unnamed aggregated. */
+export function standingOfValue(value: ProviderValue): Standing {
+  return value.provider ? 'service' : 'aggregated';
+}
+
+/** Days since the epoch of a `YYYY-MM-DD` date; 0 (older than any dated source) when absent or malformed. */
+export function dayOf(date: unknown): number {
+  if (typeof date !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(date)) return 0;
+  const ms = Date.parse(`${date}T00:00:00Z`);
+  return Number.isFinite(ms) && ms > 0 ? Math.floor(ms / 86_400_000) : 0;
+}
+
+/**
+ * Build-only flag bits: an anonymity claim made by an aggregated list. They
+ * sit above every record Flag bit and never reach the file (resolveFlags
+ * folds or drops them).
+ */
+export const AggregatedClaim = { VPN: 1 << 28, PROXY: 1 << 29, PRIVACY_RELAY: 1 << 30 } as const;
+const AGGREGATED_MASK = AggregatedClaim.VPN | AggregatedClaim.PROXY | AggregatedClaim.PRIVACY_RELAY;
+
+/** Anonymity kinds: the record flag of a publisher's claim and the bit of an aggregated list's claim. */
+const ANONYMITY_KINDS: ReadonlyArray<readonly [claim: number, aggregated: number]> = [
+  [Flag.VPN, AggregatedClaim.VPN],
+  [Flag.PROXY, AggregatedClaim.PROXY],
+  [Flag.PRIVACY_RELAY, AggregatedClaim.PRIVACY_RELAY],
+];
+
+/** Uses a publisher declares for its own addresses that exclude another anonymity kind. */
+const PUBLISHER_USES = Flag.VPN | Flag.PROXY | Flag.PRIVACY_RELAY | Flag.CRAWLER_RANGE;
+
+/** The flag bit a category claim sets, by the standing of its source (`bit` is the category's record flag). */
+export function claimBit(bit: number, standing: Standing): number {
+  if (standing !== 'aggregated') return bit;
+  for (const [claim, aggregated] of ANONYMITY_KINDS) if (claim === bit) return aggregated;
+  return bit;
+}
+
+/**
+ * Record flags from claim flags: an aggregated list's vpn/proxy/relay claim,
+ * and the ASN-level VPN list, yield where a publisher declares its own range
+ * as another of those uses or as a crawler range (Apple's relay egress in a
+ * combined VPN list stays relay egress); otherwise the claim stands.
+ */
+export function resolveFlags(claims: number): number {
+  let flags = claims & ~AGGREGATED_MASK;
+  const published = claims & PUBLISHER_USES;
+  for (const [claim, aggregated] of ANONYMITY_KINDS) {
+    if (claims & aggregated && (published & ~claim) === 0) flags |= claim;
+  }
+  if (published & ~Flag.VPN) flags &= ~Flag.VPN_ASN;
+  return flags;
+}
+
+/** What a record's provider row holds: the operator and the service label, resolved from every claim. */
+export interface ResolvedProvider {
+  /** network.operator */
+  name: string;
+  /** The category the operator's claim declares (`crawler` for a crawler owner with no other claim). */
+  category: string;
+  service?: string;
+  region?: string;
+}
+
+const ANONYMITY_CATEGORIES: ReadonlySet<string> = new Set(['vpn', 'proxy', 'privacy_relay']);
+
+/**
+ * The operator of an interval, from the most specific infrastructure claim,
+ * the most specific service claim and the crawler range covering it:
+ * 1. a crawler range's owner (crawler registry) runs the crawler, whatever cloud it runs in;
+ * 2. a publisher's own VPN, proxy or relay service runs those addresses;
+ * 3. the holder of the address space (a cloud) outranks a tenant's list; the
+ *    tenant shows as the service where the holder names none;
+ * 4. else the service's publisher.
+ */
+export function resolveProvider(
+  infrastructure: ProviderValue | undefined,
+  service: ProviderValue | undefined,
+  crawlerKey: string | undefined,
+): ResolvedProvider | undefined {
+  const owner = crawlerKey === undefined ? undefined : crawlerFamily(crawlerKey)?.provider;
+  const base = service && ANONYMITY_CATEGORIES.has(service.category) ? service : (infrastructure ?? service);
+  if (owner !== undefined) {
+    return withOptional({ name: owner, category: base?.category ?? 'crawler' }, crawlerKey, base?.region);
+  }
+  if (!base?.provider) return undefined;
+  const tenant = base === infrastructure && service?.provider && service.provider !== base.provider ? service : undefined;
+  const label = base.service ?? (tenant ? [tenant.provider, tenant.service].filter(Boolean).join(' ') : undefined);
+  return withOptional({ name: base.provider, category: base.category }, label, base.region ?? tenant?.region);
+}
+
+function withOptional(v: ResolvedProvider, service: string | undefined, region: string | undefined): ResolvedProvider {
+  if (service) v.service = service;
+  if (region) v.region = region;
+  return v;
+}
