@@ -152,12 +152,6 @@ export class Collector implements BuildSink {
     this.sources.push({ standing: standingOf(source), day: dayOf(source.date) });
   }
 
-  /** Sets the current source's date (`YYYY-MM-DD`, e.g. read from the file itself) for fresher-wins. */
-  dateSource(date: string | undefined): void {
-    const day = dayOf(date);
-    if (this.current >= 0 && day > 0) this.sources[this.current].day = day;
-  }
-
   /** The date rank of a source index (0 when undated or outside any source). */
   sourceDay(source: number): number {
     return source >= 0 ? this.sources[source].day : 0;

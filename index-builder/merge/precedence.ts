@@ -98,9 +98,10 @@ const ANONYMITY_CATEGORIES: ReadonlySet<string> = new Set(['vpn', 'proxy', 'priv
 
 /**
  * The operator of an interval, from the most specific infrastructure claim,
- * the most specific service claim and the crawler range covering it:
- * 1. a crawler range's owner (crawler registry) runs the crawler, whatever cloud it runs in;
- * 2. a publisher's own VPN, proxy or relay service runs those addresses;
+ * the most specific service claim and the crawler range covering it, in the
+ * order classify.ts ranks the uses they imply:
+ * 1. a publisher's own VPN, proxy or relay service runs those addresses;
+ * 2. a crawler range's owner (crawler registry) runs the crawler, whatever cloud it runs in;
  * 3. the holder of the address space (a cloud) outranks a tenant's list; the
  *    tenant shows as the service where the holder names none;
  * 4. else the service's publisher.
@@ -110,17 +111,19 @@ export function resolveProvider(
   service: ProviderValue | undefined,
   crawlerKey: string | undefined,
 ): ResolvedProvider | undefined {
-  const owner = crawlerKey === undefined ? undefined : crawlerFamily(crawlerKey)?.provider;
-  const base = service && ANONYMITY_CATEGORIES.has(service.category) ? service : (infrastructure ?? service);
-  if (owner !== undefined) {
-    return withOptional({ name: owner, category: base?.category ?? 'crawler' }, crawlerKey, base?.region);
+  if (service?.provider && ANONYMITY_CATEGORIES.has(service.category)) {
+    return withOptional({ name: service.provider, category: service.category }, service.service, service.region);
   }
+  const base = infrastructure ?? service;
+  const owner = crawlerKey === undefined ? undefined : crawlerFamily(crawlerKey)?.provider;
+  if (owner !== undefined) return withOptional({ name: owner, category: base?.category ?? 'crawler' }, crawlerKey, base?.region);
   if (!base?.provider) return undefined;
   const tenant = base === infrastructure && service?.provider && service.provider !== base.provider ? service : undefined;
   const label = base.service ?? (tenant ? [tenant.provider, tenant.service].filter(Boolean).join(' ') : undefined);
   return withOptional({ name: base.provider, category: base.category }, label, base.region ?? tenant?.region);
 }
 
+/** Sets the optional fields that have a value. */
 function withOptional(v: ResolvedProvider, service: string | undefined, region: string | undefined): ResolvedProvider {
   if (service) v.service = service;
   if (region) v.region = region;

@@ -26,7 +26,11 @@ export function isNonRoutable(record: IndexRecord): boolean {
   return (record.flags & Flag.SPECIAL_USE) !== 0;
 }
 
-/** The primary usage and how sure the layers make us of it. */
+/**
+ * The primary usage and how sure the layers make us of it. Conflicting
+ * claims were settled when the index was built (the publisher speaks first,
+ * index-builder/merge/precedence.ts): this order ranks uses that stand together.
+ */
 function primaryUsage(record: IndexRecord, ctx: ScoringContext): { usage: UsageType | null; confidence: Level } {
   const f = record.flags;
   if (isNonRoutable(record)) return { usage: 'reserved', confidence: 'high' };

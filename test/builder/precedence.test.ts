@@ -74,8 +74,13 @@ describe('resolveProvider', () => {
     // A key the registry does not know names no owner.
     expect(resolveProvider(undefined, undefined, 'no-such-bot')).toBeUndefined();
   });
-  test("a publisher's own VPN or relay service is the operator even inside a cloud", () => {
-    expect(resolveProvider(azure, { category: 'vpn', provider: 'Mullvad' }, undefined)).toMatchObject({ name: 'Mullvad', category: 'vpn' });
+  test("a publisher's own VPN or relay service is the operator even inside a cloud or a crawler range (its use ranks first)", () => {
+    expect(resolveProvider(azure, { category: 'vpn', provider: 'Mullvad' }, undefined)).toEqual({ name: 'Mullvad', category: 'vpn' });
+    expect(resolveProvider(azure, { category: 'privacy_relay', provider: 'iCloud Private Relay', region: 'US-CA' }, 'bingbot')).toEqual({
+      name: 'iCloud Private Relay',
+      category: 'privacy_relay',
+      region: 'US-CA',
+    });
   });
   test('a service outside any cloud is its own operator', () => {
     expect(resolveProvider(undefined, actions, undefined)).toEqual({ name: 'GitHub', category: 'datacenter', service: 'actions' });
