@@ -17,7 +17,7 @@ import type {
   ThreatListValue,
   VrpValue,
 } from '../sink.ts';
-import { claimBit, dayOf, standingOf, standingOfValue, type Standing } from './precedence.ts';
+import { claimBit, dayOf, spanOf, standingOf, standingOfValue, type ProviderClaim, type Standing } from './precedence.ts';
 import { RangeRows } from './range-rows.ts';
 import { ValueTable } from './value-table.ts';
 
@@ -130,7 +130,7 @@ export class Collector implements BuildSink {
   readonly asnValues = new ValueTable<AsnValue>();
   readonly allocationValues = new ValueTable<AllocationValue>();
   readonly routeValues = new ValueTable<RouteEntry>();
-  readonly providerValues = new ValueTable<ProviderValue>();
+  readonly providerValues = new ValueTable<ProviderClaim>();
   readonly crawlerValues = new ValueTable<string>();
   readonly threatListValues = new ValueTable<ThreatListValue>();
   readonly threatFeedValues = new ValueTable<ThreatFeedValue>();
@@ -197,9 +197,10 @@ export class Collector implements BuildSink {
     if (bit) layers.flag(bit, start, end);
     // Only named providers compete for network.operator; an anonymous list only sets its category.
     if (v.provider) {
-      const key = `${v.category}|${v.provider}|${v.service ?? ''}|${v.region ?? ''}`;
+      const span = spanOf(start, end);
+      const key = `${v.category}|${v.provider}|${v.service ?? ''}|${v.region ?? ''}|${span}`;
       const rows = standing === 'infrastructure' ? layers.values.infrastructure : layers.values.provider;
-      (rows as SourcedRows).pushFrom(start, end, this.providerValues.intern(v, key), this.current);
+      (rows as SourcedRows).pushFrom(start, end, this.providerValues.intern({ ...v, span }, key), this.current);
     }
   }
 

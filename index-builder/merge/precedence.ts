@@ -84,6 +84,18 @@ export function resolveFlags(claims: number): number {
   return flags;
 }
 
+/** A named provider claim as the collector files it: the value and how wide its range is. */
+export interface ProviderClaim extends ProviderValue {
+  /** log2 of the claimed range's size, rounded down (smaller: more specific). */
+  span: number;
+}
+
+/** The span of a range [start, end] (log2 of its size, rounded down). */
+export function spanOf(start: number | bigint, end: number | bigint): number {
+  if (typeof start === 'number') return Math.floor(Math.log2((end as number) - start + 1));
+  return ((end as bigint) - start + 1n).toString(2).length - 1;
+}
+
 /** What a record's provider row holds: the operator and the service label, resolved from every claim. */
 export interface ResolvedProvider {
   /** network.operator */
@@ -103,12 +115,13 @@ const ANONYMITY_CATEGORIES: ReadonlySet<string> = new Set(['vpn', 'proxy', 'priv
  * 1. a publisher's own VPN, proxy or relay service runs those addresses;
  * 2. a crawler range's owner (crawler registry) runs the crawler, whatever cloud it runs in;
  * 3. the holder of the address space (a cloud) outranks a tenant's list; the
- *    tenant shows as the service where the holder names none;
+ *    tenant shows as the service where its range is the more specific or the
+ *    holder names no service;
  * 4. else the service's publisher.
  */
 export function resolveProvider(
-  infrastructure: ProviderValue | undefined,
-  service: ProviderValue | undefined,
+  infrastructure: ProviderClaim | undefined,
+  service: ProviderClaim | undefined,
   crawlerKey: string | undefined,
 ): ResolvedProvider | undefined {
   if (service?.provider && ANONYMITY_CATEGORIES.has(service.category)) {
@@ -119,7 +132,8 @@ export function resolveProvider(
   if (owner !== undefined) return withOptional({ name: owner, category: base?.category ?? 'crawler' }, crawlerKey, base?.region);
   if (!base?.provider) return undefined;
   const tenant = base === infrastructure && service?.provider && service.provider !== base.provider ? service : undefined;
-  const label = base.service ?? (tenant ? [tenant.provider, tenant.service].filter(Boolean).join(' ') : undefined);
+  const tenantLabel = tenant ? [tenant.provider, tenant.service].filter(Boolean).join(' ') : undefined;
+  const label = tenant && tenant.span < base.span ? tenantLabel : (base.service ?? tenantLabel);
   return withOptional({ name: base.provider, category: base.category }, label, base.region ?? tenant?.region);
 }
 

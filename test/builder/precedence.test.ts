@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { buildIndex } from '../../index-builder/build.ts';
 import type { ResolvedSource } from '../../index-builder/manifest.ts';
-import { AggregatedClaim, dayOf, resolveFlags, resolveProvider, standingOf } from '../../index-builder/merge/precedence.ts';
+import { AggregatedClaim, dayOf, resolveFlags, resolveProvider, spanOf, standingOf } from '../../index-builder/merge/precedence.ts';
 import { IndexReader } from '../../src/index/reader.ts';
 import { Flag } from '../../src/index/record.ts';
 import { FEEDS_DIR } from '../helpers/recording-sink.ts';
@@ -37,6 +37,14 @@ describe('standing of a source', () => {
     expect(dayOf(undefined)).toBe(0);
     expect(dayOf(20250101)).toBe(0);
   });
+
+  test('span: log2 of the range size, IPv4 and IPv6', () => {
+    expect(spanOf(0, 0)).toBe(0);
+    expect(spanOf(0x0a000000, 0x0a0000ff)).toBe(8);
+    expect(spanOf(0, 0xffffffff)).toBe(32);
+    expect(spanOf(0n, (1n << 64n) - 1n)).toBe(64);
+    expect(spanOf(0n, (1n << 128n) - 1n)).toBe(128);
+  });
 });
 
 describe('resolveFlags', () => {
@@ -62,11 +70,18 @@ describe('resolveFlags', () => {
 });
 
 describe('resolveProvider', () => {
-  const azure = { category: 'datacenter' as const, provider: 'Microsoft Azure', region: 'eastus' };
-  const actions = { category: 'datacenter' as const, provider: 'GitHub', service: 'actions' };
+  const azure = { category: 'datacenter' as const, provider: 'Microsoft Azure', region: 'eastus', span: 12 };
+  const actions = { category: 'datacenter' as const, provider: 'GitHub', service: 'actions', span: 12 };
   test('the cloud holding the space is the operator; the tenant shows as the service where the cloud names none', () => {
     expect(resolveProvider(azure, actions, undefined)).toEqual({ name: 'Microsoft Azure', category: 'datacenter', service: 'GitHub actions', region: 'eastus' });
     expect(resolveProvider({ ...azure, service: 'AzureFrontDoor.Frontend' }, actions, undefined)?.service).toBe('AzureFrontDoor.Frontend');
+  });
+  test("the more specific claim names the service: a tenant's /32 inside the cloud's /16, the cloud's /24 inside a tenant's /20", () => {
+    const aws = { category: 'datacenter' as const, provider: 'Amazon Web Services', service: 'AMAZON', region: 'us-east-1', span: 16 };
+    const hooks = { category: 'webhook' as const, provider: 'Atlassian', service: 'bitbucket', span: 0 };
+    expect(resolveProvider(aws, hooks, undefined)).toEqual({ name: 'Amazon Web Services', category: 'datacenter', service: 'Atlassian bitbucket', region: 'us-east-1' });
+    const frontDoor = { ...azure, service: 'AzureFrontDoor.Frontend', span: 8 };
+    expect(resolveProvider(frontDoor, actions, undefined)?.service).toBe('AzureFrontDoor.Frontend');
   });
   test("a crawler range's owner (registry) is the operator, the crawler its service", () => {
     expect(resolveProvider(azure, actions, 'bingbot')).toEqual({ name: 'Microsoft', category: 'datacenter', service: 'bingbot', region: 'eastus' });
@@ -75,8 +90,8 @@ describe('resolveProvider', () => {
     expect(resolveProvider(undefined, undefined, 'no-such-bot')).toBeUndefined();
   });
   test("a publisher's own VPN or relay service is the operator even inside a cloud or a crawler range (its use ranks first)", () => {
-    expect(resolveProvider(azure, { category: 'vpn', provider: 'Mullvad' }, undefined)).toEqual({ name: 'Mullvad', category: 'vpn' });
-    expect(resolveProvider(azure, { category: 'privacy_relay', provider: 'iCloud Private Relay', region: 'US-CA' }, 'bingbot')).toEqual({
+    expect(resolveProvider(azure, { category: 'vpn', provider: 'Mullvad', span: 0 }, undefined)).toEqual({ name: 'Mullvad', category: 'vpn' });
+    expect(resolveProvider(azure, { category: 'privacy_relay', provider: 'iCloud Private Relay', region: 'US-CA', span: 6 }, 'bingbot')).toEqual({
       name: 'iCloud Private Relay',
       category: 'privacy_relay',
       region: 'US-CA',

@@ -112,6 +112,19 @@ describe("the publisher speaks first (real snapshots)", () => {
     expect(tenantShown).toBeGreaterThan(actions.length / 2);
   });
 
+  test("Datadog's webhook and synthetics egress inside AWS: AWS is the operator, Datadog's more specific claim the service", () => {
+    const aws = union(v4Ranges(text('cloud/aws-ip-ranges.json')));
+    const datadog = JSON.parse(text('cloud/datadog-ip-ranges.json')) as Record<string, { prefixes_ipv4?: string[] }>;
+    let checked = 0;
+    for (const section of ['webhooks', 'synthetics']) {
+      for (const r of v4Ranges(JSON.stringify(datadog[section]?.prefixes_ipv4 ?? [])).filter((x) => aws.covers(x))) {
+        expect({ ip: formatIPv4(r[0]), ...answer(r[0]).network }).toMatchObject({ ip: formatIPv4(r[0]), operator: 'Amazon Web Services', service_name: `Datadog ${section}` });
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(50);
+  });
+
   test("GitHub's own ranges outside any cloud stay GitHub's", () => {
     const clouds = union([
       ...v4Ranges(text('cloud/azure-ServiceTags_Public.json.gz')),
