@@ -44,43 +44,55 @@ export function dayOf(date: unknown): number {
 }
 
 /**
- * Build-only flag bits: an anonymity claim made by an aggregated list. They
- * sit above every record Flag bit and never reach the file (resolveFlags
- * folds or drops them).
+ * Build-only flag bits: a usage claim made by an aggregated list. They sit
+ * above every record Flag bit and never reach the file (resolveFlags folds
+ * or drops them).
  */
-export const AggregatedClaim = { VPN: 1 << 28, PROXY: 1 << 29, PRIVACY_RELAY: 1 << 30 } as const;
-const AGGREGATED_MASK = AggregatedClaim.VPN | AggregatedClaim.PROXY | AggregatedClaim.PRIVACY_RELAY;
+export const AggregatedClaim = { DATACENTER: 1 << 27, VPN: 1 << 28, PROXY: 1 << 29, PRIVACY_RELAY: 1 << 30 } as const;
+const AGGREGATED_MASK = AggregatedClaim.DATACENTER | AggregatedClaim.VPN | AggregatedClaim.PROXY | AggregatedClaim.PRIVACY_RELAY;
 
-/** Anonymity kinds: the record flag of a publisher's claim and the bit of an aggregated list's claim. */
-const ANONYMITY_KINDS: ReadonlyArray<readonly [claim: number, aggregated: number]> = [
+/**
+ * Which aggregated claims yield to which publisher declarations: the record
+ * flag a claim becomes (an aggregated bit, or an ASN-level flag), and the
+ * publisher uses (record flags from named lists and official crawler ranges)
+ * that override it. A claim no listed use contradicts stands.
+ */
+const YIELDS: ReadonlyArray<readonly [claim: number, flag: number, overriddenBy: number]> = [
+  [AggregatedClaim.VPN, Flag.VPN, Flag.PROXY | Flag.PRIVACY_RELAY | Flag.CRAWLER_RANGE],
+  [AggregatedClaim.PROXY, Flag.PROXY, Flag.VPN | Flag.PRIVACY_RELAY | Flag.CRAWLER_RANGE],
+  [AggregatedClaim.PRIVACY_RELAY, Flag.PRIVACY_RELAY, Flag.VPN | Flag.PROXY | Flag.CRAWLER_RANGE],
+  [Flag.VPN_ASN, Flag.VPN_ASN, Flag.PROXY | Flag.PRIVACY_RELAY | Flag.CRAWLER_RANGE],
+  // Relay egress carries many ordinary users' traffic: not a hosting address, whatever a hosting list says.
+  [AggregatedClaim.DATACENTER, Flag.DATACENTER, Flag.PRIVACY_RELAY],
+  [Flag.DATACENTER_ASN, Flag.DATACENTER_ASN, Flag.PRIVACY_RELAY],
+];
+
+/** Record flags of categories an aggregated list's claim is filed under a build-only bit. */
+const AGGREGATED_BIT: ReadonlyMap<number, number> = new Map([
+  [Flag.DATACENTER, AggregatedClaim.DATACENTER],
   [Flag.VPN, AggregatedClaim.VPN],
   [Flag.PROXY, AggregatedClaim.PROXY],
   [Flag.PRIVACY_RELAY, AggregatedClaim.PRIVACY_RELAY],
-];
-
-/** Uses a publisher declares for its own addresses that exclude another anonymity kind. */
-const PUBLISHER_USES = Flag.VPN | Flag.PROXY | Flag.PRIVACY_RELAY | Flag.CRAWLER_RANGE;
+]);
 
 /** The flag bit a category claim sets, by the standing of its source (`bit` is the category's record flag). */
 export function claimBit(bit: number, standing: Standing): number {
-  if (standing !== 'aggregated') return bit;
-  for (const [claim, aggregated] of ANONYMITY_KINDS) if (claim === bit) return aggregated;
-  return bit;
+  return standing === 'aggregated' ? (AGGREGATED_BIT.get(bit) ?? bit) : bit;
 }
 
 /**
- * Record flags from claim flags: an aggregated list's vpn/proxy/relay claim,
- * and the ASN-level VPN list, yield where a publisher declares its own range
- * as another of those uses or as a crawler range (Apple's relay egress in a
- * combined VPN list stays relay egress); otherwise the claim stands.
+ * Record flags from claim flags: an aggregated list's claim yields where a
+ * publisher declares its own range as a use that excludes it (Apple's relay
+ * egress in a combined VPN list stays relay egress, and is no hosting
+ * address); otherwise it stands.
  */
 export function resolveFlags(claims: number): number {
   let flags = claims & ~AGGREGATED_MASK;
-  const published = claims & PUBLISHER_USES;
-  for (const [claim, aggregated] of ANONYMITY_KINDS) {
-    if (claims & aggregated && (published & ~claim) === 0) flags |= claim;
+  for (const [claim, flag, overriddenBy] of YIELDS) {
+    if ((claims & claim) === 0) continue;
+    if ((claims & overriddenBy) === 0) flags |= flag;
+    else if (claim === flag) flags &= ~flag; // an ASN-level flag is its own claim
   }
-  if (published & ~Flag.VPN) flags &= ~Flag.VPN_ASN;
   return flags;
 }
 

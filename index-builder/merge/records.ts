@@ -8,7 +8,7 @@ import { RecordCol } from '../../src/index/format.ts';
 import type { Category } from '../sink.ts';
 import { ASN_CATEGORY_FLAG, type Collector, type RouteEntry, VALUE_LAYERS, type ValueLayer } from './collector.ts';
 import { GrowableU32 } from './growable.ts';
-import { resolveFlags, resolveProvider, type ResolvedProvider } from './precedence.ts';
+import { claimBit, resolveFlags, resolveProvider, type ResolvedProvider } from './precedence.ts';
 import { type StringTable, ValueTable } from './value-table.ts';
 
 /** ASN row of the record's ASN sub-table. */
@@ -128,7 +128,8 @@ export class RecordTable {
     if (flags === undefined) {
       flags = 0;
       const cats = this.collector.asnCategories.get(asn);
-      if (cats) for (const cat of cats) flags |= ASN_CATEGORY_FLAG[cat as Category] ?? 0;
+      // An ASN list is an aggregated third-party claim (precedence.ts).
+      if (cats) for (const cat of cats) flags |= claimBit(ASN_CATEGORY_FLAG[cat as Category] ?? 0, 'aggregated');
       if (this.collector.asnDrops.has(asn)) flags |= Flag.ASN_DROP;
       this.asnFlagCache.set(asn, flags);
     }

@@ -48,8 +48,12 @@ describe('standing of a source', () => {
 });
 
 describe('resolveFlags', () => {
-  test("an aggregated VPN claim yields to a publisher's relay claim (and the ASN-level VPN list with it)", () => {
-    expect(resolveFlags(AggregatedClaim.VPN | Flag.PRIVACY_RELAY | Flag.VPN_ASN | Flag.DATACENTER)).toBe(Flag.PRIVACY_RELAY | Flag.DATACENTER);
+  test("an aggregated VPN or hosting claim yields to a publisher's relay claim (and the ASN-level lists with it)", () => {
+    expect(resolveFlags(AggregatedClaim.VPN | AggregatedClaim.DATACENTER | Flag.PRIVACY_RELAY | Flag.VPN_ASN | Flag.DATACENTER_ASN)).toBe(Flag.PRIVACY_RELAY);
+  });
+  test("a cloud's own hosting claim on relay egress stands (the cloud published it); a publisher's VPN claim survives another publisher's relay claim", () => {
+    expect(resolveFlags(Flag.DATACENTER | Flag.PRIVACY_RELAY)).toBe(Flag.DATACENTER | Flag.PRIVACY_RELAY);
+    expect(resolveFlags(Flag.VPN | AggregatedClaim.VPN | Flag.PRIVACY_RELAY)).toBe(Flag.VPN | Flag.PRIVACY_RELAY);
   });
   test('an aggregated relay claim yields to a publisher\'s VPN claim; the ASN-level VPN list agrees with it', () => {
     expect(resolveFlags(AggregatedClaim.PRIVACY_RELAY | Flag.VPN | Flag.VPN_ASN)).toBe(Flag.VPN | Flag.VPN_ASN);
@@ -60,11 +64,12 @@ describe('resolveFlags', () => {
   test('without a publisher claim, aggregated claims stand; a publisher claim of the same kind agrees', () => {
     expect(resolveFlags(AggregatedClaim.VPN | AggregatedClaim.PRIVACY_RELAY)).toBe(Flag.VPN | Flag.PRIVACY_RELAY);
     expect(resolveFlags(AggregatedClaim.VPN | Flag.VPN)).toBe(Flag.VPN);
-    expect(resolveFlags(AggregatedClaim.PROXY | Flag.DATACENTER | Flag.VPN_ASN)).toBe(Flag.PROXY | Flag.DATACENTER | Flag.VPN_ASN);
+    expect(resolveFlags(AggregatedClaim.PROXY | AggregatedClaim.DATACENTER | Flag.VPN_ASN)).toBe(Flag.PROXY | Flag.DATACENTER | Flag.VPN_ASN);
+    expect(resolveFlags(AggregatedClaim.DATACENTER | Flag.CRAWLER_RANGE)).toBe(Flag.DATACENTER | Flag.CRAWLER_RANGE);
   });
   test('build-only bits never reach a record', () => {
     for (let claims = 0; claims < 1 << 19; claims += 997) {
-      expect(resolveFlags(claims | AggregatedClaim.VPN | AggregatedClaim.PROXY | AggregatedClaim.PRIVACY_RELAY) >>> 19).toBe(0);
+      expect(resolveFlags(claims | AggregatedClaim.DATACENTER | AggregatedClaim.VPN | AggregatedClaim.PROXY | AggregatedClaim.PRIVACY_RELAY) >>> 19).toBe(0);
     }
   });
 });

@@ -95,6 +95,15 @@ describe("the publisher speaks first (real snapshots)", () => {
     expect(wrong.slice(0, 5)).toEqual([]);
   });
 
+  test('relay egress on the combined third-party datacenter list is not a hosting address', () => {
+    const relay = v4Ranges(text('relay/derived-x4bnet-apple-private-relay-ips.txt'));
+    const hosting = union(v4Ranges(text('cloud/x4bnet-datacenter-ipv4.txt')));
+    const listed = relay.filter((r) => hosting.covers(r));
+    expect(listed.length).toBeGreaterThan(100);
+    const wrong = listed.map((r) => answer(r[0])).filter((o) => o.classification.is_datacenter || o.classification.traits.includes('hosting'));
+    expect(wrong.map((o) => o.ip).slice(0, 5)).toEqual([]);
+  });
+
   test("Azure addresses in GitHub's Actions list name Microsoft Azure as the operator; GitHub shows as the service", () => {
     const azure = union(v4Ranges(text('cloud/azure-ServiceTags_Public.json.gz')));
     const actions = githubSection('actions').filter((r) => azure.covers(r));
