@@ -116,7 +116,7 @@ export class RecordTable {
     if (id === undefined) {
       const c = this.collector;
       const v = resolveProvider(c.providerValues.get(infrastructure), c.providerValues.get(service), c.crawlerValues.get(crawler));
-      id = v ? this.providers.intern(v, `${v.name}|${v.category}|${v.service ?? ''}|${v.region ?? ''}`) : 0;
+      id = v ? this.providers.intern(v, JSON.stringify([v.name, v.category, v.service, v.region])) : 0;
       this.providerIds.set(key, id);
     }
     return id;
