@@ -57,6 +57,7 @@ export async function collectSources(
     const t0 = performance.now();
     const mod = await PARSERS[src.options.type]();
     const ctx = new SourceContext(src.absPath, src.displayPath, src.options);
+    collector.beginSource(src.options);
     await mod.parse(ctx, collector);
     if (ctx.rows === 0) ctx.fail('no usable rows: is this the right file for type ' + src.options.type + '?');
     metas.push({

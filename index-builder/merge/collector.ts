@@ -10,16 +10,22 @@ import type {
   BuildSink,
   Category,
   GeoValue,
+  ManifestSource,
   ProviderValue,
   RouteValue,
   ThreatFeedValue,
   ThreatListValue,
   VrpValue,
 } from '../sink.ts';
+import { claimBit, dayOf, spanOf, standingOf, standingOfValue, type ProviderClaim, type Standing } from './precedence.ts';
 import { RangeRows } from './range-rows.ts';
 import { ValueTable } from './value-table.ts';
 
-/** Value layers: within each, the most specific range wins. */
+/**
+ * Value layers: within each, the most specific range wins. Named provider
+ * claims are split by standing (precedence.ts): `infrastructure` holds the
+ * address-space holders' claims, `provider` the services' claims.
+ */
 export const VALUE_LAYERS = [
   'geo',
   'asn',
@@ -30,6 +36,7 @@ export const VALUE_LAYERS = [
   'threatList',
   'threatFeed',
   'specialUse',
+  'infrastructure',
 ] as const;
 export type ValueLayer = (typeof VALUE_LAYERS)[number];
 
@@ -73,6 +80,23 @@ export interface RouteEntry extends RouteValue {
   start: Addr;
 }
 
+/** Rows that remember which source (index into Collector.sources) reported each row. */
+export class SourcedRows extends RangeRows {
+  readonly sources: number[] = [];
+
+  /** Adds a range with its value id and the reporting source's index (-1: none). */
+  pushFrom(start: Addr, end: Addr, val: number, source: number): void {
+    this.push(start, end, val);
+    this.sources.push(source);
+  }
+}
+
+/** A source as precedence sees it: its standing and its date in days (0: undated). */
+export interface SourceStanding {
+  standing: Standing;
+  day: number;
+}
+
 /** Per-family layers. */
 export class FamilyLayers {
   /** Rows per value layer (replaced by empty rows once the sweep has consumed them). */
@@ -85,6 +109,8 @@ export class FamilyLayers {
       ValueLayer,
       RangeRows
     >;
+    this.values.provider = new SourcedRows(family);
+    this.values.infrastructure = new SourcedRows(family);
   }
 
   /** Adds a range to a flag's union layer. */
@@ -104,7 +130,7 @@ export class Collector implements BuildSink {
   readonly asnValues = new ValueTable<AsnValue>();
   readonly allocationValues = new ValueTable<AllocationValue>();
   readonly routeValues = new ValueTable<RouteEntry>();
-  readonly providerValues = new ValueTable<ProviderValue>();
+  readonly providerValues = new ValueTable<ProviderClaim>();
   readonly crawlerValues = new ValueTable<string>();
   readonly threatListValues = new ValueTable<ThreatListValue>();
   readonly threatFeedValues = new ValueTable<ThreatFeedValue>();
@@ -118,6 +144,20 @@ export class Collector implements BuildSink {
   /** ASN -> declared network type from peeringdb-net sources (first source wins). */
   readonly asnNetworkTypes = new Map<number, NetworkType>();
   readonly vrps: VrpValue[] = [];
+  /** Every source begun, in manifest order; rows of provider layers point here. */
+  readonly sources: SourceStanding[] = [];
+  private current = -1;
+
+  /** Starts filing reports under a manifest source (its standing and manifest `date`). */
+  beginSource(source: ManifestSource): void {
+    this.current = this.sources.length;
+    this.sources.push({ standing: standingOf(source), day: dayOf(source.date) });
+  }
+
+  /** The date rank of a source index (0 when undated or outside any source). */
+  sourceDay(source: number): number {
+    return source >= 0 ? this.sources[source].day : 0;
+  }
 
   private layers(family: Family): FamilyLayers {
     return family === 4 ? this.v4 : this.v6;
@@ -154,12 +194,15 @@ export class Collector implements BuildSink {
 
   provider(family: Family, start: Addr, end: Addr, v: ProviderValue): void {
     const layers = this.layers(family);
-    const bit = CATEGORY_FLAG[v.category];
+    const standing = this.current >= 0 ? this.sources[this.current].standing : standingOfValue(v);
+    const bit = claimBit(CATEGORY_FLAG[v.category], standing);
     if (bit) layers.flag(bit, start, end);
     // Only named providers compete for network.operator; an anonymous list only sets its category.
     if (v.provider) {
-      const key = `${v.category}|${v.provider}|${v.service ?? ''}|${v.region ?? ''}`;
-      layers.values.provider.push(start, end, this.providerValues.intern(v, key));
+      const span = spanOf(start, end);
+      const key = `${v.category}|${v.provider}|${v.service ?? ''}|${v.region ?? ''}|${span}`;
+      const rows = standing === 'infrastructure' ? layers.values.infrastructure : layers.values.provider;
+      (rows as SourcedRows).pushFrom(start, end, this.providerValues.intern({ ...v, span }, key), this.current);
     }
   }
 

@@ -77,9 +77,10 @@ function appendSegment(out: Segments, family: Family, start: Addr, end: Addr, va
 
 /**
  * Most specific wins: where ranges overlap, the smallest range's value holds;
- * among equal-sized ranges the one reported last wins (later sources override).
+ * among equal-sized ranges the higher `rank` (e.g. the fresher source) wins,
+ * then the one reported last (later sources override).
  */
-export function normalizeMostSpecific(rows: RangeRows): Segments {
+export function normalizeMostSpecific(rows: RangeRows, rank?: (row: number) => number): Segments {
   const out: Segments = { starts: [], ends: [], vals: [] };
   const n = rows.length;
   if (n === 0) return out;
@@ -105,12 +106,17 @@ export function normalizeMostSpecific(rows: RangeRows): Segments {
   const one: Addr = family === 4 ? 1 : 1n;
   const size = (i: number): Addr =>
     family === 4 ? (ends[i] as number) - (starts[i] as number) : (ends[i] as bigint) - (starts[i] as bigint);
-  // Heap of active rows: the smallest range on top, later arrival first on ties.
+  // Heap of active rows: the smallest range on top, then the higher rank, then later arrival.
   const heap: number[] = [];
   const better = (a: number, b: number): boolean => {
     const sa = size(a);
     const sb = size(b);
     if (sa !== sb) return sa < sb;
+    if (rank) {
+      const ra = rank(a);
+      const rb = rank(b);
+      if (ra !== rb) return ra > rb;
+    }
     return a > b;
   };
   const push = (i: number) => {

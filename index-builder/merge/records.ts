@@ -8,6 +8,7 @@ import { NETWORK_TYPE_CODES, NETWORK_TYPE_SHIFT, RecordCol } from '../../src/ind
 import type { Category } from '../sink.ts';
 import { ASN_CATEGORY_FLAG, type Collector, type RouteEntry, VALUE_LAYERS, type ValueLayer } from './collector.ts';
 import { GrowableU32 } from './growable.ts';
+import { claimBit, resolveFlags, resolveProvider, type ResolvedProvider } from './precedence.ts';
 import { type StringTable, ValueTable } from './value-table.ts';
 
 /** ASN row of the record's ASN sub-table. */
@@ -39,6 +40,10 @@ const LAYER = Object.fromEntries(VALUE_LAYERS.map((l, i) => [l, i])) as Record<V
 export class RecordTable {
   readonly rows = new GrowableU32(BUILD_RECORD_WIDTH * 1024);
   readonly asnRows = new ValueTable<AsnRow>();
+  /** Resolved provider rows (the file's TPRV), interned by content. */
+  readonly providers = new ValueTable<ResolvedProvider>();
+  /** Resolved provider id per `infrastructure|service|crawler` claim ids. */
+  private readonly providerIds = new Map<string, number>();
   private readonly ids = new Map<string, number>();
   private readonly asnFlagCache = new Map<number, number>();
   private readonly networkTypeCodes = new Map<number, number>();
@@ -75,19 +80,20 @@ export class RecordTable {
       asnRowId = this.asnRows.intern({ asn, name: c.asnNames.get(asn) }, `${asn}|`);
     }
     const announcing = routeOrigin ?? asn;
-    let flags = layerFlags;
+    let claims = layerFlags;
     let networkTypeCode = 0;
     if (announcing !== undefined) {
-      flags |= this.asnFlags(announcing);
+      claims |= this.asnFlags(announcing);
       networkTypeCode = this.networkTypeCode(announcing);
     }
+    const flags = resolveFlags(claims);
 
     const cols = this.cols;
     cols[RecordCol.GEO] = values[LAYER.geo];
     cols[RecordCol.ASN] = asnRowId;
     cols[RecordCol.ALLOCATION] = values[LAYER.allocation];
     cols[RecordCol.ROUTE] = values[LAYER.route];
-    cols[RecordCol.PROVIDER] = values[LAYER.provider];
+    cols[RecordCol.PROVIDER] = this.providerId(values[LAYER.infrastructure], values[LAYER.provider], values[LAYER.crawler]);
     cols[RecordCol.CRAWLER] = this.crawlerStringIds[values[LAYER.crawler]] ?? 0;
     cols[RecordCol.THREAT_LIST] = values[LAYER.threatList];
     cols[RecordCol.THREAT_FEED] = values[LAYER.threatFeed];
@@ -118,13 +124,28 @@ export class RecordTable {
     return code;
   }
 
+  /** The resolved provider row of an interval's claims (0: no operator claim). */
+  private providerId(infrastructure: number, service: number, crawler: number): number {
+    if (infrastructure === 0 && service === 0 && crawler === 0) return 0;
+    const key = `${infrastructure}|${service}|${crawler}`;
+    let id = this.providerIds.get(key);
+    if (id === undefined) {
+      const c = this.collector;
+      const v = resolveProvider(c.providerValues.get(infrastructure), c.providerValues.get(service), c.crawlerValues.get(crawler));
+      id = v ? this.providers.intern(v, JSON.stringify([v.name, v.category, v.service, v.region])) : 0;
+      this.providerIds.set(key, id);
+    }
+    return id;
+  }
+
   /** Flags an ASN lends to every address it announces (asn-list categories, ASN-DROP). */
   private asnFlags(asn: number): number {
     let flags = this.asnFlagCache.get(asn);
     if (flags === undefined) {
       flags = 0;
       const cats = this.collector.asnCategories.get(asn);
-      if (cats) for (const cat of cats) flags |= ASN_CATEGORY_FLAG[cat as Category] ?? 0;
+      // An ASN list is an aggregated third-party claim (precedence.ts).
+      if (cats) for (const cat of cats) flags |= claimBit(ASN_CATEGORY_FLAG[cat as Category] ?? 0, 'aggregated');
       if (this.collector.asnDrops.has(asn)) flags |= Flag.ASN_DROP;
       this.asnFlagCache.set(asn, flags);
     }

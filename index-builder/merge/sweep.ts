@@ -4,7 +4,8 @@
  * deduplicated record that combines every layer covering it.
  */
 import type { Addr, Family } from '../../src/net/ip.ts';
-import { type Collector, type FamilyLayers, VALUE_LAYERS } from './collector.ts';
+import { type Collector, type FamilyLayers, SourcedRows, VALUE_LAYERS } from './collector.ts';
+import type { ResolvedProvider } from './precedence.ts';
 import { DensityCounter, type AsnDensity } from './density.ts';
 import { RecordTable, type AsnRow } from './records.ts';
 import { normalizeMostSpecific, normalizeUnion, RangeRows, type Segments } from './range-rows.ts';
@@ -33,6 +34,8 @@ export interface MergedIndex {
   records: Uint32Array;
   recordCount: number;
   asnRows: ValueTable<AsnRow>;
+  /** Provider rows as records point to them: operator and service resolved by precedence.ts. */
+  providers: ValueTable<ResolvedProvider>;
   strings: StringTable;
   density: Map<number, AsnDensity>;
 }
@@ -50,7 +53,11 @@ export function sweep(collector: Collector, onProgress?: (phase: string) => void
     const hasRoutes = fam.values.route.length > 0;
     // Only layers with data take part in the sweep; absent layers read as 0 ("none").
     const present = VALUE_LAYERS.filter((l) => fam.values[l].length > 0);
-    const valueSegs: Segments[] = present.map((l) => normalizeMostSpecific(fam.values[l]));
+    // Among equal-sized claims of a provider layer the fresher source wins.
+    const valueSegs: Segments[] = present.map((l) => {
+      const rows = fam.values[l];
+      return rows instanceof SourcedRows ? normalizeMostSpecific(rows, (i) => collector.sourceDay(rows.sources[i])) : normalizeMostSpecific(rows);
+    });
     const flagSegs: Segments[] = [...fam.flags].map(([bit, rows]) => normalizeUnion(rows, bit));
     // The rows are now held as segments: let the collector's copies go before the sweep allocates.
     for (const l of VALUE_LAYERS) fam.values[l] = new RangeRows(family);
@@ -118,5 +125,5 @@ export function sweep(collector: Collector, onProgress?: (phase: string) => void
   Bun.gc(true);
   const v6 = runFamily(collector.v6);
   Bun.gc(true);
-  return { v4, v6, records: records.rows.view(), recordCount: records.count, asnRows: records.asnRows, strings, density: density.byAsn };
+  return { v4, v6, records: records.rows.view(), recordCount: records.count, asnRows: records.asnRows, providers: records.providers, strings, density: density.byAsn };
 }

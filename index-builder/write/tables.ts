@@ -258,7 +258,7 @@ export function encodeSubTables(collector: Collector, merged: MergedIndex): Reco
       }),
       s,
     ),
-    TPRV: encodeTable(TableLayout.TPRV, rows(collector.providerValues.values, (p) => [p.provider, p.category, p.service, p.region]), s),
+    TPRV: encodeTable(TableLayout.TPRV, rows(merged.providers.values, (p) => [p.name, p.category, p.service, p.region]), s),
     TTHL: encodeTable(TableLayout.TTHL, rows(collector.threatListValues.values, (t) => [t.list, t.reference]), s),
     TTHF: encodeTable(
       TableLayout.TTHF,

@@ -108,9 +108,9 @@ export interface RouteInfo {
 }
 
 export interface ProviderInfo {
-  /** Operator name as published by the provider (not a data vendor). */
+  /** The operator, resolved by the builder's precedence (index-builder/merge/precedence.ts); never a data vendor. */
   name: string | null;
-  /** The category the provider's list declares (see index-builder/sink.ts Category). */
+  /** The category the operator's claim declares (index-builder/sink.ts Category), `crawler` when only a crawler range's owner names it. */
   category: string;
   service: string | null;
   region: string | null;

@@ -23,6 +23,17 @@ const OPERATOR_DOMAINS: Record<string, string> = {
   'Proton VPN': 'protonvpn.com',
   'Private Internet Access': 'privateinternetaccess.com',
   'iCloud Private Relay': 'apple.com',
+  // Crawler owners (src/crawlers/registry.ts): the operator of an official crawler range.
+  Microsoft: 'microsoft.com',
+  Apple: 'apple.com',
+  DuckDuckGo: 'duckduckgo.com',
+  OpenAI: 'openai.com',
+  Perplexity: 'perplexity.ai',
+  Ahrefs: 'ahrefs.com',
+  Yandex: 'yandex.com',
+  Baidu: 'baidu.com',
+  Amazon: 'amazon.com',
+  'Common Crawl': 'commoncrawl.org',
 };
 
 /** The official domain of an operator name, or null when not known. */

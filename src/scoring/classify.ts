@@ -46,7 +46,11 @@ export const NETWORK_TYPE_USAGE: Readonly<Record<NetworkType, { usage: UsageType
 
 const NO_USAGE = Object.freeze({ usage: null, confidence: 'low' as Level });
 
-/** The primary usage and how sure the layers make us of it. */
+/**
+ * The primary usage and how sure the layers make us of it. Conflicting
+ * claims were settled when the index was built (the publisher speaks first,
+ * index-builder/merge/precedence.ts): this order ranks uses that stand together.
+ */
 function primaryUsage(record: IndexRecord, ctx: ScoringContext): { usage: UsageType | null; confidence: Level } {
   const f = record.flags;
   if (isNonRoutable(record)) return { usage: 'reserved', confidence: 'high' };

@@ -47,6 +47,8 @@ export function builderFingerprint(): string {
   walk(join(root, 'index-builder'));
   walk(join(root, 'src/index'));
   walk(join(root, 'src/net'));
+  // The builder names crawler owners from the registry (index-builder/merge/precedence.ts).
+  hasher.update(readFileSync(join(root, 'src/crawlers/registry.ts')));
   return hasher.digest('hex').slice(0, 16);
 }
 

@@ -1,7 +1,8 @@
 /**
  * The merger and the mapped reader against a naive reference: a linear scan
  * over the source rows where the smallest covering range wins (the later
- * row on ties) and flag layers are unions.
+ * row on ties) and flag layers are unions; a cloud's claim names the
+ * operator over a service's claim, which then shows as the service.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -15,7 +16,7 @@ import { Flag } from '../../src/index/record.ts';
 import { formatIPv4, formatIPv6, parseIPv4, parseIPv6, type Addr, type Family } from '../../src/net/ip.ts';
 import { prng } from '../helpers/prng.ts';
 
-type Row = { family: Family; start: Addr; end: Addr; layer: 'geo' | 'provider' | 'crawler' | 'tor' | 'bogon'; value: string };
+type Row = { family: Family; start: Addr; end: Addr; layer: 'geo' | 'provider' | 'infra' | 'crawler' | 'tor' | 'bogon'; value: string };
 
 const rand = prng(20261122);
 const rows: Row[] = [];
@@ -44,7 +45,10 @@ function randomV6Range(): [bigint, bigint] {
   return [start, start + (1n << host) - 1n];
 }
 
-const LAYERS: Row['layer'][] = ['geo', 'provider', 'crawler', 'tor', 'bogon'];
+const LAYERS: Row['layer'][] = ['geo', 'provider', 'infra', 'crawler', 'tor', 'bogon'];
+// A named list is a service claim; a cloud's ranges are the infrastructure holder's (index-builder/merge/precedence.ts).
+const SERVICE_SOURCE = { type: 'cidr-list', category: 'datacenter', provider: 'a service', path: 'service.txt' };
+const CLOUD_SOURCE = { type: 'cloud-aws', path: 'cloud.json' };
 for (let i = 0; i < 400; i++) {
   const family: Family = i % 3 === 0 ? 6 : 4;
   const [start, end] = family === 4 ? randomV4Range() : randomV6Range();
@@ -52,7 +56,10 @@ for (let i = 0; i < 400; i++) {
   const value = `${layer}-${Math.floor(rand() * 40)}`;
   rows.push({ family, start, end, layer, value });
   if (layer === 'geo') collector.geo(family, start, end, { city: value, countryCode: 'ZZ' });
-  else if (layer === 'provider') collector.provider(family, start, end, { category: 'datacenter', provider: value });
+  else if (layer === 'provider' || layer === 'infra') {
+    collector.beginSource(layer === 'infra' ? CLOUD_SOURCE : SERVICE_SOURCE);
+    collector.provider(family, start, end, { category: 'datacenter', provider: value });
+  }
   else if (layer === 'crawler') collector.crawler(family, start, end, value);
   else if (layer === 'tor') collector.torExit(family, start, end);
   else collector.bogon(family, start, end);
@@ -67,15 +74,18 @@ function reference(family: Family, x: Addr) {
     if (r.layer === 'tor') flags |= Flag.TOR_EXIT;
     if (r.layer === 'bogon') flags |= Flag.BOGON;
     if (r.layer === 'crawler') flags |= Flag.CRAWLER_RANGE;
-    if (r.layer === 'provider') flags |= Flag.DATACENTER;
+    if (r.layer === 'provider' || r.layer === 'infra') flags |= Flag.DATACENTER;
     const cur = best[r.layer];
     const sz = family === 4 ? (r.end as number) - (r.start as number) : Number((r.end as bigint) - (r.start as bigint));
     const curSz = cur ? (family === 4 ? (cur.end as number) - (cur.start as number) : Number((cur.end as bigint) - (cur.start as bigint))) : Infinity;
     if (!cur || sz <= curSz) best[r.layer] = r; // later rows win ties
   }
+  // The holder of the space is the operator; a service claim inside it shows as the service.
+  const tenant = best.infra && best.provider && best.provider.value !== best.infra.value ? best.provider.value : null;
   return {
     city: best.geo?.value ?? null,
-    provider: best.provider?.value ?? null,
+    provider: best.infra?.value ?? best.provider?.value ?? null,
+    service: tenant,
     crawler: best.crawler?.value ?? null,
     flags,
   };
@@ -100,10 +110,11 @@ function check(family: Family, x: Addr) {
   const got = {
     city: hit!.record.geo?.city ?? null,
     provider: hit!.record.provider?.name ?? null,
+    service: hit!.record.provider?.service ?? null,
     crawler: hit!.record.crawler,
     flags: hit!.record.flags & CHECKED,
   };
-  if (got.city !== ref.city || got.provider !== ref.provider || got.crawler !== ref.crawler || got.flags !== ref.flags) {
+  if (got.city !== ref.city || got.provider !== ref.provider || got.service !== ref.service || got.crawler !== ref.crawler || got.flags !== ref.flags) {
     throw new Error(`${text}: got ${JSON.stringify(got)}, expected ${JSON.stringify(ref)}`);
   }
   if (checkBounds) {

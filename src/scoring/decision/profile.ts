@@ -1,6 +1,8 @@
 /**
  * The decision profile of a record: which kind of network the policy should
- * treat it as. First matching rule wins; the order is the precedence.
+ * treat it as. First matching rule wins; the order is the precedence among
+ * facts that stand together (the builder already dropped a third-party VPN
+ * claim on a publisher's relay egress: index-builder/merge/precedence.ts).
  */
 import { Flag, type IndexRecord, type NetworkType } from '../../index/record.ts';
 import type { Classification, Profile } from '../types.ts';

@@ -1,0 +1,9 @@
+/** Every operator name the index can hold for a crawler range has an official domain for the legacy detail text. */
+import { expect, test } from 'bun:test';
+import { CRAWLER_FAMILIES } from '../../src/crawlers/registry.ts';
+import { operatorDomain } from '../../src/lookup/operator-domain.ts';
+
+test("every crawler registry owner (the operator of its official ranges) has an official domain", () => {
+  const missing = [...new Set(CRAWLER_FAMILIES.map((f) => f.provider))].filter((owner) => operatorDomain(owner) === null);
+  expect(missing).toEqual([]);
+});
