@@ -3,6 +3,12 @@
  * tier), the rate limit, usage counting, the X-RateLimit-* headers per spec
  * 8, and metrics. Kept outside Elysia so it runs once per request, first
  * and last, for every route alike.
+ *
+ * The request is read once: its path (request-target.ts) and route
+ * (route-table.ts, from the app's own routes) are what the limiter, the
+ * router, metrics and logs all see. A request without one consistent path
+ * is 400 BAD_REQUEST; a path of no route is 404, a method its route does
+ * not answer 405 with `Allow`, both before the app runs.
  */
 import type { Server } from 'bun';
 import type { App } from './app.ts';
@@ -13,40 +19,12 @@ import { ApiError, errorResponse } from './errors.ts';
 import { applyRateLimitHeaders, bucketKeyFor, isExemptFromRateLimit, rateLimitedError, upgradeUrlFor } from './ratelimit/index.ts';
 import type { RateDecision } from './ratelimit/index.ts';
 import { lookupFastPath } from './routes/lookup.ts';
+import { NOT_ADDRESSES } from './routes/legacy.ts';
+import { methodLabel } from './metrics.ts';
+import { RequestTargets } from './request-target.ts';
+import { allowsMethod, OTHER_ROUTE, RouteTable, type RouteEntry } from './route-table.ts';
 import type { AppServices } from './services.ts';
 import { YoungGcPacer } from './young-gc-pacer.ts';
-
-/**
- * The path of an absolute request URL, as `new URL(url).pathname` gives it for
- * the URLs Bun hands a server (already normalised), without a full URL parse
- * (~0.4 µs a request; property-tested against URL).
- */
-export function pathOf(url: string): string {
-  const scheme = url.indexOf('://');
-  const start = url.indexOf('/', scheme < 0 ? 0 : scheme + 3);
-  if (start < 0) return '/';
-  let end = url.length;
-  const q = url.indexOf('?', start);
-  if (q >= 0) end = q;
-  const h = url.indexOf('#', start);
-  if (h >= 0 && h < end) end = h;
-  return url.slice(start, end);
-}
-
-/** Paths that are their own route pattern. */
-const STATIC_ROUTES = new Set(['/v1/assessment', '/v1/crawler/verify', '/v1/data/status', '/health', '/metrics', '/reload', '/openapi.json', '/dashboard']);
-
-/** Route pattern of a path, for metrics labels and the choice of error representation. */
-export function routeOf(path: string): string {
-  if (path === '/') return '/';
-  if (path.startsWith('/v1/ip/')) return path === '/v1/ip/current' ? '/v1/ip/current' : '/v1/ip/{ip}';
-  if (path.startsWith('/v1/asn/')) return '/v1/asn/{asn}';
-  if (path.startsWith('/asn/')) return '/asn/{asn}';
-  if (path.startsWith('/auth/keys/')) return '/auth/keys/{id}';
-  if (path.startsWith('/docs')) return '/docs';
-  if (STATIC_ROUTES.has(path) || path.startsWith('/auth/')) return path;
-  return path.split('/').length === 2 ? '/{ip}' : 'other';
-}
 
 /** Resolves the caller of a request; an ApiError when the API key is refused. */
 function resolveCaller(s: AppServices, request: Request, server: Server<unknown> | null): Caller | ApiError {
@@ -81,18 +59,34 @@ function earlyError(err: ApiError, request: Request, route: string): Response {
   return LEGACY_ROUTES.has(route) && requestWantsText(request) ? textErrorResponse(err) : errorResponse(err);
 }
 
+/** The route table of an app: its own routes, with the files that are not addresses. */
+export function routeTableOf(app: App): RouteTable {
+  return new RouteTable(app.routes, NOT_ADDRESSES);
+}
+
+/** The answer of a path no route answers, or of a method its route does not (before the app runs). */
+function unrouted(route: RouteEntry | null, method: string): ApiError | null {
+  if (route === null) return new ApiError('NOT_FOUND', 'No such endpoint or resource', {});
+  if (allowsMethod(route, method)) return null;
+  return new ApiError('METHOD_NOT_ALLOWED', `${method} is not allowed on ${route.label}`, { allowed_methods: route.allow.split(', ') }, { allow: route.allow });
+}
+
 /** The fetch handler for Bun.serve; `pacer` sees every request (young-gc-pacer.ts). */
 export function createFetchHandler(s: AppServices, app: App, pacer: { tick(): void } = new YoungGcPacer()) {
   const fastLookup = lookupFastPath(s);
   const observeFastLookup = s.metrics.observer('/v1/ip/{ip}', 'GET', 200);
+  const targets = new RequestTargets();
+  const routes = routeTableOf(app);
+  // The route the fast lookup answers; compared by identity per request.
+  const lookupRoute = routes.entry('/v1/ip/{ip}');
 
   /** Caller, rate limit, usage, then the route (the fast lookup unless it already declined, or the app). */
-  async function answer(request: Request, server: Server<unknown> | null, url: string, path: string, route: string, fastDeclined: boolean): Promise<Response> {
+  async function answer(request: Request, server: Server<unknown> | null, url: string, path: string, route: RouteEntry | null, label: string, fastDeclined: boolean): Promise<Response> {
     let response: Response;
     let decision: RateDecision | null = null;
     try {
       const caller = resolveCaller(s, request, server);
-      if (caller instanceof ApiError) response = earlyError(caller, request, route);
+      if (caller instanceof ApiError) response = earlyError(caller, request, label);
       else {
         setCaller(request, caller);
         // Which requests take a token is the rate-limit module's policy (docs/rate-limits.md).
@@ -101,11 +95,13 @@ export function createFetchHandler(s: AppServices, app: App, pacer: { tick(): vo
           // Usage is counted with or without a limiter (IPINTEL_RATE_LIMITS=off).
           if (caller.keyId) s.accounts.recordUsage(caller.keyId);
         }
-        if (decision && !decision.allowed) response = earlyError(rateLimitedError(decision, upgradeUrlFor(request.url, s.config.upgradeUrl)), request, route);
-        else response = (route === '/v1/ip/{ip}' && !fastDeclined ? fastLookup(request, url, path) : null) ?? (await app.handle(request));
+        const refused = decision && !decision.allowed ? rateLimitedError(decision, upgradeUrlFor(request.url, s.config.upgradeUrl)) : unrouted(route, request.method);
+        if (refused) response = earlyError(refused, request, label);
+        else response = (route === lookupRoute && route !== null && !fastDeclined ? fastLookup(request, url, path) : null) ?? (await app.handle(request));
       }
     } catch (e) {
-      console.error(`request failed: ${(e as Error).message}`);
+      // The route label, not the path: a client's text never reaches the log.
+      console.error(`request failed (${methodLabel(request.method)} ${label}): ${(e as Error).message}`);
       response = errorResponse(new ApiError('INTERNAL_ERROR', 'Unexpected server error', {}));
     }
     if (decision && decision.allowed) applyRateLimitHeaders(response.headers, decision, response.status);
@@ -119,12 +115,17 @@ export function createFetchHandler(s: AppServices, app: App, pacer: { tick(): vo
     pacer.tick();
     const t0 = performance.now();
     const url = request.url;
-    const path = pathOf(url);
-    const route = routeOf(path);
+    const path = targets.pathOf(url);
+    if (path === null) {
+      const response = errorResponse(new ApiError('BAD_REQUEST', 'The request target or Host header cannot be parsed', {}));
+      s.metrics.observe(OTHER_ROUTE, request.method, response.status, (performance.now() - t0) / 1000);
+      return response;
+    }
+    const route = routes.match(path);
     // The hot lane: an explicit lookup with no API key while limits are off has no
     // caller to resolve, no token to take and no usage to count, so nothing to await.
     let fastDeclined = false;
-    if (route === '/v1/ip/{ip}' && s.limiter === null && !request.headers.has('x-api-key')) {
+    if (route === lookupRoute && route !== null && s.limiter === null && !request.headers.has('x-api-key')) {
       let fast: Response | null = null;
       try {
         fast = fastLookup(request, url, path);
@@ -137,8 +138,9 @@ export function createFetchHandler(s: AppServices, app: App, pacer: { tick(): vo
       }
       fastDeclined = true;
     }
-    return answer(request, server, url, path, route, fastDeclined).then((response) => {
-      s.metrics.observe(route, request.method, response.status, (performance.now() - t0) / 1000);
+    const label = route === null ? OTHER_ROUTE : route.label;
+    return answer(request, server, url, path, route, label, fastDeclined).then((response) => {
+      s.metrics.observe(label, request.method, response.status, (performance.now() - t0) / 1000);
       return response;
     });
   };

@@ -1,0 +1,58 @@
+/**
+ * The path of a request, read once from `request.url`, or null when the
+ * request cannot be given one path that every part of the server agrees on.
+ *
+ * Bun builds `request.url` from the Host header and the target. With a
+ * Host it can parse, the URL is absolute and normalised (`http://host/path`).
+ * With a Host it cannot parse (`a/`, `x?`, `x#`, `x\`, non-ASCII) or none,
+ * `request.url` is the bare target (`/auth/x/v1/ip/current`): Elysia, which
+ * skips the first 7 characters to find the path, then routed
+ * `/v1/ip/current` while the limiter saw `/auth/...`. With a Host whose port
+ * or address is malformed (`a:99999`, `256.1.1.1`) the URL is absolute but
+ * not normalised, and `new URL(request.url)` in a route threw. A target with
+ * a fragment (`/1.1.1.1#/x`) is cut at `#` by the URL parser but not by
+ * Elysia. All of these are refused (400): the path is only trusted when the
+ * URL is `http://<origin>/...` with an origin the URL parser accepts as
+ * written, and no `#`. Then Elysia's path (from the first "/" after
+ * "http://" to "?") is exactly this path, and `new URL(request.url)` cannot
+ * fail (a path never makes the parser fail: it percent-encodes instead).
+ */
+
+/** Recently accepted origins (`http://host:port/`); a few slots so clients using two names stay cheap. */
+const ORIGIN_SLOTS = 4;
+
+/** Reads request paths; holds the last few origins it accepted so a known origin costs no URL parse. */
+export class RequestTargets {
+  private readonly origins: string[] = [];
+  private next = 0;
+
+  /** The path of `url` (request.url), or null when the target or Host cannot be parsed consistently. */
+  pathOf(url: string): string | null {
+    // Plain http only: Bun.serve here is not TLS, and Elysia's path search assumes "http://".
+    if (!url.startsWith('http://')) return null;
+    const start = url.indexOf('/', 7);
+    if (start < 0) return null;
+    if (!this.knownOrigin(url, start) && !this.acceptOrigin(url, start)) return null;
+    if (url.indexOf('#', start) >= 0) return null;
+    const query = url.indexOf('?', start);
+    return query < 0 ? url.slice(start) : url.slice(start, query);
+  }
+
+  private knownOrigin(url: string, start: number): boolean {
+    const origins = this.origins;
+    for (let i = 0; i < origins.length; i++) {
+      if (origins[i].length === start + 1 && url.startsWith(origins[i])) return true;
+    }
+    return false;
+  }
+
+  /** Parses the URL; accepts its origin when the parser writes it exactly as the URL does. */
+  private acceptOrigin(url: string, start: number): boolean {
+    const parsed = URL.parse(url);
+    if (parsed === null || parsed.origin.length !== start || !url.startsWith(parsed.origin)) return false;
+    // Whether a URL parses depends on its origin only, so this origin vouches for later targets.
+    this.origins[this.next] = url.slice(0, start + 1);
+    this.next = (this.next + 1) % ORIGIN_SLOTS;
+    return true;
+  }
+}
