@@ -21,21 +21,27 @@
 /** Recently accepted origins (`http://host:port/`); a few slots so clients using two names stay cheap. */
 const ORIGIN_SLOTS = 4;
 
-/** Reads request paths; holds the last few origins it accepted so a known origin costs no URL parse. */
+/**
+ * Reads request paths; holds the last few origins it accepted so a known
+ * origin costs no URL parse. `pathStart` and `pathEnd` bound the path inside
+ * the URL, so it can be matched in place (route-table.ts) before it is sliced.
+ */
 export class RequestTargets {
   private readonly origins: string[] = [];
   private next = 0;
 
   /** The path of `url` (request.url), or null when the target or Host cannot be parsed consistently. */
   pathOf(url: string): string | null {
-    // Plain http only: Bun.serve here is not TLS, and Elysia's path search assumes "http://".
-    if (!url.startsWith('http://')) return null;
+    const start = this.pathStart(url);
+    return start < 0 ? null : url.slice(start, pathEnd(url, start));
+  }
+
+  /** Where the path of `url` starts, or -1 when the target or Host cannot be parsed consistently. */
+  pathStart(url: string): number {
+    // Only an accepted origin (always "http://...") can precede the path, so a bare target never passes.
     const start = url.indexOf('/', 7);
-    if (start < 0) return null;
-    if (!this.knownOrigin(url, start) && !this.acceptOrigin(url, start)) return null;
-    if (url.indexOf('#', start) >= 0) return null;
-    const query = url.indexOf('?', start);
-    return query < 0 ? url.slice(start) : url.slice(start, query);
+    if (start < 0 || url.indexOf('#', start) >= 0) return -1;
+    return this.knownOrigin(url, start) || this.acceptOrigin(url, start) ? start : -1;
   }
 
   private knownOrigin(url: string, start: number): boolean {
@@ -49,10 +55,17 @@ export class RequestTargets {
   /** Parses the URL; accepts its origin when the parser writes it exactly as the URL does. */
   private acceptOrigin(url: string, start: number): boolean {
     const parsed = URL.parse(url);
-    if (parsed === null || parsed.origin.length !== start || !url.startsWith(parsed.origin)) return false;
+    // Plain http only: Bun.serve here is not TLS, and Elysia's path search assumes "http://".
+    if (parsed === null || parsed.protocol !== 'http:' || parsed.origin.length !== start || !url.startsWith(parsed.origin)) return false;
     // Whether a URL parses depends on its origin only, so this origin vouches for later targets.
     this.origins[this.next] = url.slice(0, start + 1);
     this.next = (this.next + 1) % ORIGIN_SLOTS;
     return true;
   }
+}
+
+/** Where the path that starts at `start` ends: at the query, or the end of the URL. */
+export function pathEnd(url: string, start: number): number {
+  const query = url.indexOf('?', start);
+  return query < 0 ? url.length : query;
 }

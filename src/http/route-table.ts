@@ -27,8 +27,12 @@ export interface RouteEntry {
   readonly allow: string;
 }
 
-/** A pattern segment: static text, a parameter, or a wildcard (the rest of the path). */
-type Segment = { kind: 0; text: string } | { kind: 1 } | { kind: 2 };
+/** A pattern segment: static text, a parameter, or a wildcard (the rest of the path). One shape for all kinds keeps matching monomorphic. */
+interface Segment {
+  kind: number;
+  /** The static text ('' for the other kinds). */
+  text: string;
+}
 const STATIC = 0;
 const PARAM = 1;
 const WILDCARD = 2;
@@ -36,6 +40,8 @@ const WILDCARD = 2;
 interface Pattern {
   entry: RouteEntry;
   segments: Segment[];
+  /** Paths this pattern matches that are no route (see the constructor). */
+  notRoutes: string[];
 }
 
 /** Whether a method is answered on a route. */
@@ -50,7 +56,10 @@ export class RouteTable {
   private readonly bySegments: Pattern[][] = [];
   /** Patterns ending in a wildcard, most specific first. */
   private readonly wildcards: Pattern[] = [];
-  private readonly notRoutes: ReadonlySet<string>;
+  /** The most segments of any pattern: a longer path can only match a wildcard. */
+  private readonly maxSegments: number;
+  /** Scratch for find(): where each segment of the path starts. */
+  private readonly segmentStarts: Int32Array;
   /** Every distinct label (the metrics route label set, with OTHER_ROUTE). */
   readonly labels: readonly string[];
 
@@ -60,7 +69,6 @@ export class RouteTable {
    * pattern answers although one would match them.
    */
   constructor(routes: ReadonlyArray<{ method: string; path: string }>, notRoutes: readonly string[] = []) {
-    this.notRoutes = new Set(notRoutes);
     const methodsByPath = new Map<string, Set<string>>();
     for (const r of routes) {
       const method = r.method.toUpperCase();
@@ -77,12 +85,19 @@ export class RouteTable {
       if (allowed.includes('GET')) allowed.push('HEAD');
       allowed.push(PREFLIGHT);
       const entry: RouteEntry = { label: labelOf(path), anyMethod, methods, allow: anyMethod ? '' : [...new Set(allowed)].join(', ') };
-      patterns.push({ entry, segments: segmentsOf(path) });
+      patterns.push({ entry, segments: segmentsOf(path), notRoutes: [] });
     }
     patterns.sort((a, b) => compareSpecificity(a.segments, b.segments));
     for (const p of patterns) {
       if (p.segments.at(-1)?.kind === WILDCARD) this.wildcards.push(p);
       else (this.bySegments[p.segments.length] ??= []).push(p);
+    }
+    this.maxSegments = Math.max(1, ...patterns.map((p) => p.segments.length));
+    this.segmentStarts = new Int32Array(this.maxSegments + 2);
+    // Each exception is held by the pattern it would match: the others never look at it.
+    for (const path of notRoutes) {
+      const p = this.find(path, 0, path.length);
+      if (p) p.notRoutes.push(path);
     }
     this.labels = [...new Set(patterns.map((p) => p.entry.label)), OTHER_ROUTE];
   }
@@ -96,27 +111,60 @@ export class RouteTable {
     return null;
   }
 
-  /** The route a path (as `pathOf` gives it: starts with "/", no query) belongs to; null when none. */
+  /** The route a path (starts with "/", no query) belongs to; null when none. */
   match(path: string): RouteEntry | null {
+    return this.matchIn(path, 0, path.length);
+  }
+
+  /**
+   * The route of the path `text[start..end)`, e.g. inside request.url: read in
+   * place, because reading characters of a slice first copies it.
+   */
+  matchIn(text: string, start: number, end: number): RouteEntry | null {
+    const p = this.find(text, start, end);
+    if (p === null) return null;
+    for (let i = 0; i < p.notRoutes.length; i++) if (sameText(p.notRoutes[i], text, start, end)) return null;
+    return p.entry;
+  }
+
+  /** The most specific pattern matching `text[start..end)`, as the router picks it. */
+  private find(text: string, start: number, end: number): Pattern | null {
     // One trailing slash is ignored ("/health/" is "/health"), as the router does; "//" is not "/".
-    const end = path.length > 2 && path.charCodeAt(path.length - 1) === 47 ? path.length - 1 : path.length;
+    if (end - start > 2 && text.charCodeAt(end - 1) === 47) end--;
+    // Where each segment starts (after its "/"), found in one pass; the array is reused.
+    const starts = this.segmentStarts;
     let count = 0;
-    for (let i = 0; i < end; i++) if (path.charCodeAt(i) === 47) count++;
+    for (let i = start; i < end; i++) {
+      if (text.charCodeAt(i) === 47) {
+        if (count === this.maxSegments) return this.findWildcard(text, starts, count);
+        starts[count++] = i + 1;
+      }
+    }
+    starts[count] = end + 1;
     const candidates = this.bySegments[count];
     if (candidates !== undefined) {
       for (let i = 0; i < candidates.length; i++) {
-        if (matches(candidates[i].segments, path, end)) return this.unlessNotRoute(candidates[i].entry, path);
+        if (matches(candidates[i].segments, text, starts, count)) return candidates[i];
       }
     }
+    return this.findWildcard(text, starts, count);
+  }
+
+  /** The first wildcard pattern whose leading segments match (it takes whatever follows, even nothing). */
+  private findWildcard(text: string, starts: Int32Array, count: number): Pattern | null {
     for (let i = 0; i < this.wildcards.length; i++) {
-      if (matches(this.wildcards[i].segments, path, end)) return this.unlessNotRoute(this.wildcards[i].entry, path);
+      const segments = this.wildcards[i].segments;
+      if (count >= segments.length && matches(segments, text, starts, segments.length - 1)) return this.wildcards[i];
     }
     return null;
   }
+}
 
-  private unlessNotRoute(entry: RouteEntry, path: string): RouteEntry | null {
-    return this.notRoutes.size !== 0 && this.notRoutes.has(path) ? null : entry;
-  }
+/** Whether `text[start..end)` is `s`. */
+function sameText(s: string, text: string, start: number, end: number): boolean {
+  if (end - start !== s.length) return false;
+  for (let i = 0; i < s.length; i++) if (text.charCodeAt(start + i) !== s.charCodeAt(i)) return false;
+  return true;
 }
 
 /** `/v1/ip/:ip` -> `/v1/ip/{ip}`. */
@@ -129,7 +177,7 @@ function segmentsOf(path: string): Segment[] {
   return path
     .slice(1)
     .split('/')
-    .map((s): Segment => (s === '*' ? { kind: WILDCARD } : s.startsWith(':') ? { kind: PARAM } : { kind: STATIC, text: s }));
+    .map((s): Segment => (s === '*' ? { kind: WILDCARD, text: '' } : s.startsWith(':') ? { kind: PARAM, text: '' } : { kind: STATIC, text: s }));
 }
 
 /** Router precedence: at the first segment where two patterns differ in kind, static < parameter < wildcard. */
@@ -140,19 +188,18 @@ function compareSpecificity(a: Segment[], b: Segment[]): number {
   return b.length - a.length;
 }
 
-/** Whether `path[0..end)` matches the segments, walking it in place. */
-function matches(segments: Segment[], path: string, end: number): boolean {
-  let pos = 1; // after the leading "/"
-  for (let i = 0; i < segments.length; i++) {
-    const seg = segments[i];
-    if (seg.kind === WILDCARD) return pos <= end;
-    if (pos > end) return false;
-    let next = path.indexOf('/', pos);
-    if (next < 0 || next > end) next = end;
+/**
+ * Whether the first `n` segments of a path match the first `n` pattern
+ * segments: segment k runs from starts[k] to starts[k+1] - 1.
+ */
+function matches(segments: Segment[], text: string, starts: Int32Array, n: number): boolean {
+  for (let k = 0; k < n; k++) {
+    const seg = segments[k];
+    const from = starts[k];
+    const to = starts[k + 1] - 1;
     if (seg.kind === STATIC) {
-      if (next - pos !== seg.text.length || !path.startsWith(seg.text, pos)) return false;
-    } else if (next === pos) return false; // an empty parameter
-    pos = next + 1;
+      if (!sameText(seg.text, text, from, to)) return false;
+    } else if (seg.kind === PARAM && to === from) return false; // an empty parameter
   }
-  return pos === end + 1;
+  return true;
 }

@@ -21,7 +21,7 @@ import type { RateDecision } from './ratelimit/index.ts';
 import { lookupFastPath } from './routes/lookup.ts';
 import { NOT_ADDRESSES } from './routes/legacy.ts';
 import { methodLabel } from './metrics.ts';
-import { RequestTargets } from './request-target.ts';
+import { pathEnd, RequestTargets } from './request-target.ts';
 import { allowsMethod, OTHER_ROUTE, RouteTable, type RouteEntry } from './route-table.ts';
 import type { AppServices } from './services.ts';
 import { YoungGcPacer } from './young-gc-pacer.ts';
@@ -115,13 +115,15 @@ export function createFetchHandler(s: AppServices, app: App, pacer: { tick(): vo
     pacer.tick();
     const t0 = performance.now();
     const url = request.url;
-    const path = targets.pathOf(url);
-    if (path === null) {
+    const start = targets.pathStart(url);
+    if (start < 0) {
       const response = errorResponse(new ApiError('BAD_REQUEST', 'The request target or Host header cannot be parsed', {}));
       s.metrics.observe(OTHER_ROUTE, request.method, response.status, (performance.now() - t0) / 1000);
       return response;
     }
-    const route = routes.match(path);
+    const end = pathEnd(url, start);
+    const route = routes.matchIn(url, start, end);
+    const path = url.slice(start, end);
     // The hot lane: an explicit lookup with no API key while limits are off has no
     // caller to resolve, no token to take and no usage to count, so nothing to await.
     let fastDeclined = false;

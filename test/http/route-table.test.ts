@@ -113,6 +113,10 @@ test('every path gets one of a fixed set of labels', () => {
   expect(table.match('/a/b/c')).toBeNull();
   expect(table.match('/favicon.ico')).toBeNull();
   expect(disabled.table.match('/auth/anything')?.label).toBe('/auth/*');
+  // Deeper than any pattern: only a wildcard can take it.
+  expect(disabled.table.match('/auth/a/b/c/d/e/f/g/h')?.label).toBe('/auth/*');
+  expect(enabled.table.match('/auth/a/b/c/d/e/f/g/h')).toBeNull();
+  expect(enabled.table.match('/v1/ip/1.2.3.4/a/b/c/d/e')).toBeNull();
 });
 
 test('Allow lists the methods registered on the route, from the app itself', () => {
