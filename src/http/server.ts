@@ -66,6 +66,8 @@ export function routeTableOf(app: App): RouteTable {
 
 /** The answer of a path no route answers, or of a method its route does not (before the app runs). */
 function unrouted(route: RouteEntry | null, method: string): ApiError | null {
+  // CORS preflights are the CORS plugin's to answer, on any path.
+  if (method === 'OPTIONS') return null;
   if (route === null) return new ApiError('NOT_FOUND', 'No such endpoint or resource', {});
   if (allowsMethod(route, method)) return null;
   return new ApiError('METHOD_NOT_ALLOWED', `${method} is not allowed on ${route.label}`, { allowed_methods: route.allow.split(', ') }, { allow: route.allow });

@@ -50,6 +50,8 @@ test('the methods a route answers still reach it (HEAD with GET, preflights ever
   expect((await call(server.url, '/v1/ip/1.1.1.1', { method: 'HEAD' })).status).toBe(200);
   const preflight = await call(server.url, '/reload', { method: 'OPTIONS', headers: { origin: 'https://a.example', 'access-control-request-method': 'POST' } });
   expect(preflight.status).toBe(204);
+  // A preflight is answered on any path, as the CORS plugin always did.
+  expect((await call(server.url, '/no/such/route/at/all', { method: 'OPTIONS', headers: { origin: 'https://a.example', 'access-control-request-method': 'GET' } })).status).toBe(204);
   expectError(await call(server.url, '/reload', { method: 'POST' }), 403, 'FORBIDDEN');
 });
 
