@@ -64,13 +64,16 @@ export function routeTableOf(app: App): RouteTable {
   return new RouteTable(app.routes, NOT_ADDRESSES);
 }
 
-/** The answer of a path no route answers, or of a method its route does not (before the app runs). */
-function unrouted(route: RouteEntry | null, method: string): ApiError | null {
+/** 404 for a path no route answers, 405 for a method its route does not (before the app runs); null otherwise. */
+function unroutedResponse(entry: RouteEntry | null, request: Request, route: string): Response | null {
+  const method = request.method;
   // CORS preflights are the CORS plugin's to answer, on any path.
-  if (method === 'OPTIONS') return null;
-  if (route === null) return new ApiError('NOT_FOUND', 'No such endpoint or resource', {});
-  if (allowsMethod(route, method)) return null;
-  return new ApiError('METHOD_NOT_ALLOWED', `${method} is not allowed on ${route.label}`, { allowed_methods: route.allow.split(', ') }, { allow: route.allow });
+  if (method === 'OPTIONS' || (entry !== null && allowsMethod(entry, method))) return null;
+  const err =
+    entry === null
+      ? new ApiError('NOT_FOUND', 'No such endpoint or resource', {})
+      : new ApiError('METHOD_NOT_ALLOWED', `${method} is not allowed on ${entry.label}`, { allowed_methods: entry.allow.split(', ') }, { allow: entry.allow });
+  return earlyError(err, request, route);
 }
 
 /** The fetch handler for Bun.serve; `pacer` sees every request (young-gc-pacer.ts). */
@@ -83,12 +86,12 @@ export function createFetchHandler(s: AppServices, app: App, pacer: { tick(): vo
   const lookupRoute = routes.entry('/v1/ip/{ip}');
 
   /** Caller, rate limit, usage, then the route (the fast lookup unless it already declined, or the app). */
-  async function answer(request: Request, server: Server<unknown> | null, url: string, path: string, route: RouteEntry | null, label: string, fastDeclined: boolean): Promise<Response> {
+  async function answer(request: Request, server: Server<unknown> | null, url: string, path: string, route: string, entry: RouteEntry | null, fastDeclined: boolean): Promise<Response> {
     let response: Response;
     let decision: RateDecision | null = null;
     try {
       const caller = resolveCaller(s, request, server);
-      if (caller instanceof ApiError) response = earlyError(caller, request, label);
+      if (caller instanceof ApiError) response = earlyError(caller, request, route);
       else {
         setCaller(request, caller);
         // Which requests take a token is the rate-limit module's policy (docs/rate-limits.md).
@@ -97,13 +100,12 @@ export function createFetchHandler(s: AppServices, app: App, pacer: { tick(): vo
           // Usage is counted with or without a limiter (IPINTEL_RATE_LIMITS=off).
           if (caller.keyId) s.accounts.recordUsage(caller.keyId);
         }
-        const refused = decision && !decision.allowed ? rateLimitedError(decision, upgradeUrlFor(request.url, s.config.upgradeUrl)) : unrouted(route, request.method);
-        if (refused) response = earlyError(refused, request, label);
-        else response = (route === lookupRoute && route !== null && !fastDeclined ? fastLookup(request, url, path) : null) ?? (await app.handle(request));
+        if (decision && !decision.allowed) response = earlyError(rateLimitedError(decision, upgradeUrlFor(request.url, s.config.upgradeUrl)), request, route);
+        else response = unroutedResponse(entry, request, route) ?? (entry === lookupRoute && entry !== null && !fastDeclined ? fastLookup(request, url, path) : null) ?? (await app.handle(request));
       }
     } catch (e) {
       // The route label, not the path: a client's text never reaches the log.
-      console.error(`request failed (${methodLabel(request.method)} ${label}): ${(e as Error).message}`);
+      console.error(`request failed (${methodLabel(request.method)} ${route}): ${(e as Error).message}`);
       response = errorResponse(new ApiError('INTERNAL_ERROR', 'Unexpected server error', {}));
     }
     if (decision && decision.allowed) applyRateLimitHeaders(response.headers, decision, response.status);
@@ -124,12 +126,12 @@ export function createFetchHandler(s: AppServices, app: App, pacer: { tick(): vo
       return response;
     }
     const end = pathEnd(url, start);
-    const route = routes.matchIn(url, start, end);
+    const entry = routes.matchIn(url, start, end);
     const path = url.slice(start, end);
     // The hot lane: an explicit lookup with no API key while limits are off has no
     // caller to resolve, no token to take and no usage to count, so nothing to await.
     let fastDeclined = false;
-    if (route === lookupRoute && route !== null && s.limiter === null && !request.headers.has('x-api-key')) {
+    if (entry === lookupRoute && entry !== null && s.limiter === null && !request.headers.has('x-api-key')) {
       let fast: Response | null = null;
       try {
         fast = fastLookup(request, url, path);
@@ -142,9 +144,9 @@ export function createFetchHandler(s: AppServices, app: App, pacer: { tick(): vo
       }
       fastDeclined = true;
     }
-    const label = route === null ? OTHER_ROUTE : route.label;
-    return answer(request, server, url, path, route, label, fastDeclined).then((response) => {
-      s.metrics.observe(label, request.method, response.status, (performance.now() - t0) / 1000);
+    const route = entry === null ? OTHER_ROUTE : entry.label;
+    return answer(request, server, url, path, route, entry, fastDeclined).then((response) => {
+      s.metrics.observe(route, request.method, response.status, (performance.now() - t0) / 1000);
       return response;
     });
   };
