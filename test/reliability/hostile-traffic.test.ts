@@ -5,7 +5,8 @@
  * sockets), with three legitimate callers' lookups mixed in, then a
  * metrics scrape. Asserted: no 5xx and every error in the spec's shape; the
  * metrics label sets are the route table's (route), the standard methods
- * plus OTHER (method); anonymous memory growth below HEAP_GROWTH_LIMIT_MB;
+ * plus OTHER (method); anonymous memory growth of this process (server and
+ * client, after a full collection) below HEAP_GROWTH_LIMIT_MB;
  * and the limiter's count exact for each legitimate caller (60 x 200, then
  * 429). The limiter's clock is frozen so no token refills mid-test: the
  * counts do not depend on how fast a busy machine runs the test.
@@ -74,7 +75,7 @@ function randomBytes(rand: () => number): Uint8Array {
 
 /** The hostile mix: one request from a random caller of a pool of `callers`. */
 function noise(rand: () => number, callers: string[]): Planned {
-  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)];
+  const pick = <T>(xs: readonly T[]) => pickOne(rand, xs);
   const word = () => Math.floor(rand() * 36 ** 6).toString(36);
   const segs = Array.from({ length: 1 + Math.floor(rand() * 6) }, () => (rand() < 0.6 ? pick(SEGMENTS) : encodeURIComponent(word() + pick(['', '#', '?', ' ', 'é', '/']))));
   let path = '/' + segs.join('/');
@@ -98,7 +99,7 @@ function noise(rand: () => number, callers: string[]): Planned {
 
 /** Raw requests fetch cannot make: Hosts Bun cannot parse, odd method tokens. */
 function rawNoise(rand: () => number): string {
-  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)];
+  const pick = <T>(xs: readonly T[]) => pickOne(rand, xs);
   const host = pick(['a/', 'x?', 'x#', 'x\\', 'a:99999', '256.1.1.1', '[zz]', 'a%zz', 'é', '', '127.0.0.1']);
   const method = pick(['GET', 'POST', 'PROPFIND', 'MKCOL', 'PURGE', 'LOCK']);
   const target = pick(['/auth/x/v1/ip/current', '/v1/data/status?x=1', '/v1/ip/1.1.1.1?fields=ip', '/1.1.1.1#/x', `/auth/${Math.floor(rand() * 1e9)}`, '/reload']);
@@ -116,7 +117,7 @@ test(
     // Each legitimate caller's 70 lookups land at random places in the noise.
     for (const caller of legit) {
       for (let i = 0; i < 70; i++) {
-        const path = pick3(rand, [`/v1/ip/${1 + Math.floor(rand() * 223)}.${Math.floor(rand() * 256)}.0.1`, '/v1/ip/current', `/${1 + Math.floor(rand() * 223)}.1.2.3`]);
+        const path = pickOne(rand, [`/v1/ip/${1 + Math.floor(rand() * 223)}.${Math.floor(rand() * 256)}.0.1`, '/v1/ip/current', `/${1 + Math.floor(rand() * 223)}.1.2.3`]);
         plan.splice(Math.floor(rand() * plan.length), 0, { path, init: { headers: { 'x-forwarded-for': caller } }, caller });
       }
     }
@@ -186,7 +187,7 @@ test(
   30_000,
 );
 
-function pick3<T>(rand: () => number, xs: readonly T[]): T {
+function pickOne<T>(rand: () => number, xs: readonly T[]): T {
   return xs[Math.floor(rand() * xs.length)];
 }
 
