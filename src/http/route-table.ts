@@ -1,7 +1,8 @@
 /**
  * The app's routes as one table, read from the Elysia app itself: which
- * route pattern a path belongs to (the metrics label, the rate-limit view)
- * and which methods that pattern answers (405 with `Allow`). Matching
+ * route pattern a path belongs to (the metrics label, the representation of
+ * errors answered before the app) and which methods that pattern answers
+ * (405 with `Allow`; HEAD wherever GET is). Matching
  * follows Elysia's router so both always name the same route (tested
  * against the router in test/http/route-table.test.ts): a static segment
  * beats a parameter, a parameter beats a wildcard, a parameter is never
@@ -12,7 +13,7 @@
 /** The label of every path that is no route: one label for all of them keeps metrics bounded. */
 export const OTHER_ROUTE = 'other';
 
-/** Methods every route answers besides its own: HEAD wherever GET is, OPTIONS (CORS preflight) everywhere. */
+/** CORS preflights: answered on every path (the CORS plugin's catch-all), so never a 405. */
 const PREFLIGHT = 'OPTIONS';
 
 /** One route pattern and the methods registered on it. */
