@@ -121,7 +121,7 @@ export function createFetchHandler(s: AppServices, app: App, pacer: { tick(): vo
     const url = request.url;
     const start = targets.pathStart(url);
     if (start < 0) {
-      const response = errorResponse(new ApiError('BAD_REQUEST', 'The request target or Host header cannot be parsed', {}));
+      const response = earlyError(new ApiError('BAD_REQUEST', 'The request target or Host header cannot be parsed', {}), request, OTHER_ROUTE);
       s.metrics.observe(OTHER_ROUTE, request.method, response.status, (performance.now() - t0) / 1000);
       return response;
     }
