@@ -12,6 +12,8 @@ export const ERROR_STATUS = {
   NO_CLIENT_IP: 400,
   /** Not in the spec table: a request body that is not what the route takes (documented in docs/http.md). */
   INVALID_REQUEST: 400,
+  /** Not in the spec table: a request whose target or Host header cannot be parsed (docs/http.md). */
+  BAD_REQUEST: 400,
   UNAUTHORIZED: 401,
   INVALID_API_KEY: 401,
   FORBIDDEN: 403,

@@ -45,29 +45,76 @@ function record(cell: RequestCell, l: LatencyCell, seconds: number): void {
   l.count++;
 }
 
+/** Methods that are their own label; any other method a client sends is counted as OTHER_METHOD. */
+const METHOD_LABELS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']);
+export const OTHER_METHOD = 'OTHER';
+
+/**
+ * Bound on request series (route x method x status). Callers pass route
+ * labels from the route table, so this is only reached if a caller passes
+ * something unbounded: further series are folded into one overflow series
+ * rather than growing the map (and the scrape) without end.
+ */
+export const MAX_REQUEST_SERIES = 1024;
+/** Bound on latency series (one per route label), for the same reason. */
+export const MAX_LATENCY_SERIES = 128;
+/** The route label of observations folded by those bounds. */
+export const OVERFLOW_ROUTE = 'overflow';
+
+/** The metrics label of a request method: the standard ones as they are, anything else one label. */
+export function methodLabel(method: string): string {
+  return METHOD_LABELS.has(method) ? method : OTHER_METHOD;
+}
+
 /** The counters the request path adds to. */
 class Counters {
   readonly requests = new Map<string, RequestCell>();
   readonly latency = new Map<string, LatencyCell>();
   readonly lookups = { ipv4: 0, ipv6: 0 };
   readonly reportedLookups = { ipv4: 0, ipv6: 0 };
+  /** The series beyond the bounds (null until a bound is reached). */
+  private overflowRequests: RequestCell | null = null;
+  private overflowLatency: LatencyCell | null = null;
 
   observe(route: string, method: string, status: number, seconds: number): void {
     record(this.requestCell(route, method, status), this.latencyCell(route), seconds);
   }
 
   requestCell(route: string, method: string, status: number): RequestCell {
-    const key = `${route} ${method} ${status}`;
-    let cell = this.requests.get(key);
-    if (cell === undefined) this.requests.set(key, (cell = { labels: { route, method, status: String(status) }, count: 0, reported: 0 }));
-    return cell;
+    const label = methodLabel(method);
+    const key = `${route} ${label} ${status}`;
+    const cell = this.requests.get(key);
+    if (cell !== undefined) return cell;
+    if (this.requests.size >= MAX_REQUEST_SERIES) return (this.overflowRequests ??= { labels: { route: OVERFLOW_ROUTE, method: OTHER_METHOD, status: 'other' }, count: 0, reported: 0 });
+    const created = { labels: { route, method: label, status: String(status) }, count: 0, reported: 0 };
+    this.requests.set(key, created);
+    return created;
   }
 
   latencyCell(route: string): LatencyCell {
-    let l = this.latency.get(route);
-    if (l === undefined) this.latency.set(route, (l = { buckets: new Float64Array(LATENCY_BUCKETS.length + 1), sum: 0, count: 0 }));
-    return l;
+    const l = this.latency.get(route);
+    if (l !== undefined) return l;
+    if (this.latency.size >= MAX_LATENCY_SERIES) return (this.overflowLatency ??= newLatencyCell());
+    const created = newLatencyCell();
+    this.latency.set(route, created);
+    return created;
   }
+
+  /** Every request series, the overflow one included. */
+  *requestCells(): Iterable<RequestCell> {
+    yield* this.requests.values();
+    if (this.overflowRequests) yield this.overflowRequests;
+  }
+
+  /** Every latency series by route label, the overflow one included. */
+  *latencyCells(): Iterable<[string, LatencyCell]> {
+    yield* this.latency;
+    if (this.overflowLatency) yield [OVERFLOW_ROUTE, this.overflowLatency];
+  }
+}
+
+function newLatencyCell(): LatencyCell {
+  return { buckets: new Float64Array(LATENCY_BUCKETS.length + 1), sum: 0, count: 0 };
 }
 
 /** The latency histogram as a prom-client metric whose values come from the counters (same exposition as prom-client's Histogram). */
@@ -80,7 +127,7 @@ function latencyMetric(counters: Counters) {
     aggregator: 'sum',
     get() {
       const values: Array<{ labels: Record<string, string | number>; sharedLabels?: Record<string, string>; value: number; metricName: string }> = [];
-      for (const [route, l] of counters.latency) {
+      for (const [route, l] of counters.latencyCells()) {
         const sharedLabels = { route };
         let acc = 0;
         LATENCY_BUCKETS.forEach((le, i) => {
@@ -95,7 +142,7 @@ function latencyMetric(counters: Counters) {
     },
     reset() {
       // In place: recorders hold their cells.
-      for (const l of counters.latency.values()) {
+      for (const [, l] of counters.latencyCells()) {
         l.buckets.fill(0);
         l.sum = 0;
         l.count = 0;
@@ -117,7 +164,7 @@ class PromMetrics {
       labelNames: ['route', 'method', 'status'],
       registers,
       collect() {
-        for (const cell of counters.requests.values()) {
+        for (const cell of counters.requestCells()) {
           // inc(0) still creates the series, so a route seen once stays listed.
           this.inc(cell.labels, cell.count - cell.reported);
           cell.reported = cell.count;

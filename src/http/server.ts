@@ -3,6 +3,12 @@
  * tier), the rate limit, usage counting, the X-RateLimit-* headers per spec
  * 8, and metrics. Kept outside Elysia so it runs once per request, first
  * and last, for every route alike.
+ *
+ * The request is read once: its path (request-target.ts) and route
+ * (route-table.ts, from the app's own routes) are what the limiter, the
+ * router, metrics and logs all see. A request without one consistent path
+ * is 400 BAD_REQUEST; a path of no route is 404, a method its route does
+ * not answer 405 with `Allow`, both before the app runs.
  */
 import type { Server } from 'bun';
 import type { App } from './app.ts';
@@ -15,40 +21,12 @@ import type { RateDecision } from './ratelimit/index.ts';
 import { lookupFastPath } from './routes/lookup.ts';
 import { CORS_RESPONSE_HEADERS } from './cors.ts';
 import type { ResolvedKey } from '../accounts/key-cache.ts';
+import { NOT_ADDRESSES } from './routes/legacy.ts';
+import { methodLabel } from './metrics.ts';
+import { pathEnd, RequestTargets } from './request-target.ts';
+import { allowsMethod, OTHER_ROUTE, RouteTable, type RouteEntry } from './route-table.ts';
 import type { AppServices } from './services.ts';
 import { YoungGcPacer } from './young-gc-pacer.ts';
-
-/**
- * The path of an absolute request URL, as `new URL(url).pathname` gives it for
- * the URLs Bun hands a server (already normalised), without a full URL parse
- * (~0.4 µs a request; property-tested against URL).
- */
-export function pathOf(url: string): string {
-  const scheme = url.indexOf('://');
-  const start = url.indexOf('/', scheme < 0 ? 0 : scheme + 3);
-  if (start < 0) return '/';
-  let end = url.length;
-  const q = url.indexOf('?', start);
-  if (q >= 0) end = q;
-  const h = url.indexOf('#', start);
-  if (h >= 0 && h < end) end = h;
-  return url.slice(start, end);
-}
-
-/** Paths that are their own route pattern. */
-const STATIC_ROUTES = new Set(['/v1/assessment', '/v1/crawler/verify', '/v1/data/status', '/health', '/metrics', '/reload', '/openapi.json', '/dashboard']);
-
-/** Route pattern of a path, for metrics labels and the choice of error representation. */
-export function routeOf(path: string): string {
-  if (path === '/') return '/';
-  if (path.startsWith('/v1/ip/')) return path === '/v1/ip/current' ? '/v1/ip/current' : '/v1/ip/{ip}';
-  if (path.startsWith('/v1/asn/')) return '/v1/asn/{asn}';
-  if (path.startsWith('/asn/')) return '/asn/{asn}';
-  if (path.startsWith('/auth/keys/')) return '/auth/keys/{id}';
-  if (path.startsWith('/docs')) return '/docs';
-  if (STATIC_ROUTES.has(path) || path.startsWith('/auth/')) return path;
-  return path.split('/').length === 2 ? '/{ip}' : 'other';
-}
 
 /** A resolved caller; `refusal` is the 401 to answer when an API key was sent and refused (the caller then counts as anonymous). */
 type ResolvedCaller = Caller & { refusal: ApiError | null };
@@ -102,13 +80,34 @@ function earlyError(err: ApiError, request: Request, route: string): Response {
   return response;
 }
 
+/** The route table of an app: its own routes, with the files that are not addresses. */
+export function routeTableOf(app: App): RouteTable {
+  return new RouteTable(app.routes, NOT_ADDRESSES);
+}
+
+/** 404 for a path no route answers, 405 for a method its route does not (before the app runs); null otherwise. */
+function unroutedResponse(entry: RouteEntry | null, request: Request, route: string): Response | null {
+  const method = request.method;
+  // CORS preflights are the CORS plugin's to answer, on any path.
+  if (method === 'OPTIONS' || (entry !== null && allowsMethod(entry, method))) return null;
+  const err =
+    entry === null
+      ? new ApiError('NOT_FOUND', 'No such endpoint or resource', {})
+      : new ApiError('METHOD_NOT_ALLOWED', `${method} is not allowed on ${entry.label}`, { allowed_methods: entry.allow.split(', ') }, { allow: entry.allow });
+  return earlyError(err, request, route);
+}
+
 /** The fetch handler for Bun.serve; `pacer` sees every request (young-gc-pacer.ts). */
 export function createFetchHandler(s: AppServices, app: App, pacer: { tick(): void } = new YoungGcPacer()) {
   const fastLookup = lookupFastPath(s);
   const observeFastLookup = s.metrics.observer('/v1/ip/{ip}', 'GET', 200);
+  const targets = new RequestTargets();
+  const routes = routeTableOf(app);
+  // The route the fast lookup answers; compared by identity per request.
+  const lookupRoute = routes.entry('/v1/ip/{ip}');
 
   /** Caller, rate limit, usage, then the route (the fast lookup unless it already declined, or the app). */
-  async function answer(request: Request, server: Server<unknown> | null, url: string, path: string, route: string, fastDeclined: boolean): Promise<Response> {
+  async function answer(request: Request, server: Server<unknown> | null, url: string, path: string, route: string, entry: RouteEntry | null, fastDeclined: boolean): Promise<Response> {
     let response: Response;
     let decision: RateDecision | null = null;
     try {
@@ -123,9 +122,10 @@ export function createFetchHandler(s: AppServices, app: App, pacer: { tick(): vo
       }
       if (decision && !decision.allowed) response = earlyError(rateLimitedError(decision, upgradeUrlFor(s.config.upgradeUrl)), request, route);
       else if (caller.refusal) response = earlyError(caller.refusal, request, route);
-      else response = (route === '/v1/ip/{ip}' && !fastDeclined ? fastLookup(request, url, path) : null) ?? (await app.handle(request));
+      else response = unroutedResponse(entry, request, route) ?? (entry === lookupRoute && entry !== null && !fastDeclined ? fastLookup(request, url, path) : null) ?? (await app.handle(request));
     } catch (e) {
-      console.error(`request failed: ${(e as Error).message}`);
+      // The route label, not the path: a client's text never reaches the log.
+      console.error(`request failed (${methodLabel(request.method)} ${route}): ${(e as Error).message}`);
       response = earlyError(new ApiError('INTERNAL_ERROR', 'Unexpected server error', {}), request, route);
     }
     if (decision && decision.allowed) applyRateLimitHeaders(response.headers, decision, response.status);
@@ -139,12 +139,19 @@ export function createFetchHandler(s: AppServices, app: App, pacer: { tick(): vo
     pacer.tick();
     const t0 = performance.now();
     const url = request.url;
-    const path = pathOf(url);
-    const route = routeOf(path);
+    const start = targets.pathStart(url);
+    if (start < 0) {
+      const response = earlyError(new ApiError('BAD_REQUEST', 'The request target or Host header cannot be parsed', {}), request, OTHER_ROUTE);
+      s.metrics.observe(OTHER_ROUTE, request.method, response.status, (performance.now() - t0) / 1000);
+      return response;
+    }
+    const end = pathEnd(url, start);
+    const entry = routes.matchIn(url, start, end);
+    const path = url.slice(start, end);
     // The hot lane: an explicit lookup with no API key while limits are off has no
     // caller to resolve, no token to take and no usage to count, so nothing to await.
     let fastDeclined = false;
-    if (route === '/v1/ip/{ip}' && s.limiter === null && !request.headers.has('x-api-key')) {
+    if (entry === lookupRoute && entry !== null && s.limiter === null && !request.headers.has('x-api-key')) {
       let fast: Response | null = null;
       try {
         fast = fastLookup(request, url, path);
@@ -157,7 +164,8 @@ export function createFetchHandler(s: AppServices, app: App, pacer: { tick(): vo
       }
       fastDeclined = true;
     }
-    return answer(request, server, url, path, route, fastDeclined).then((response) => {
+    const route = entry === null ? OTHER_ROUTE : entry.label;
+    return answer(request, server, url, path, route, entry, fastDeclined).then((response) => {
       s.metrics.observe(route, request.method, response.status, (performance.now() - t0) / 1000);
       return response;
     });

@@ -24,12 +24,21 @@ describe('NOT_FOUND and methods', () => {
     ['GET', '/v1/ip/'],
     ['GET', '/v1/ip/1.2.3.4/extra'],
     ['GET', '/a/b/c'],
+  ] as const) {
+    test(`${method} ${path}`, async () => {
+      expectError(await call(server.url, path, { method }), 404, 'NOT_FOUND');
+    });
+  }
+  // A route that exists but not for this method: 405 with Allow (test/http/method-not-allowed.test.ts).
+  for (const [method, path] of [
     ['POST', '/v1/ip/8.8.8.8'],
     ['DELETE', '/8.8.8.8'],
     ['PUT', '/v1/asn/AS1'],
   ] as const) {
     test(`${method} ${path}`, async () => {
-      expectError(await call(server.url, path, { method }), 404, 'NOT_FOUND');
+      const a = await call(server.url, path, { method });
+      expectError(a, 405, 'METHOD_NOT_ALLOWED');
+      expect(a.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
     });
   }
 });

@@ -7,7 +7,7 @@ import { beforeAll, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { IndexHolder } from '../../src/index/holder.ts';
-import { HttpMetrics, LATENCY_BUCKETS } from '../../src/http/metrics.ts';
+import { HttpMetrics, LATENCY_BUCKETS, MAX_LATENCY_SERIES, MAX_REQUEST_SERIES, OTHER_METHOD, OVERFLOW_ROUTE } from '../../src/http/metrics.ts';
 import { fixtureIndexPath } from '../helpers/fixture-index.ts';
 
 let holder: IndexHolder;
@@ -56,4 +56,25 @@ test('lookups by family count across scrapes', async () => {
   const text = await m.text();
   expect(text).toContain('ipintel_lookups_total{family="ipv4"} 2');
   expect(text).toContain('ipintel_lookups_total{family="ipv6"} 1');
+});
+
+test('series stay bounded whatever a caller passes: methods beyond the standard ones share a label, routes beyond the bound one series', async () => {
+  const m = new HttpMetrics(holder);
+  for (const method of ['PROPFIND', 'FOO', 'get', 'M-SEARCH']) m.observe('/health', method, 405, 0.001);
+  m.observe('/health', 'GET', 200, 0.001);
+  let text = await m.text();
+  const methods = new Set([...text.matchAll(/^ipintel_http_requests_total\{[^}]*method="([^"]*)"/gm)].map((x) => x[1]));
+  expect([...methods].sort()).toEqual(['GET', OTHER_METHOD]);
+  expect(text).toContain(`ipintel_http_requests_total{route="/health",method="${OTHER_METHOD}",status="405"} 4`);
+
+  for (let i = 0; i < 3 * MAX_REQUEST_SERIES; i++) m.observe(`/unbounded-${i}`, 'GET', 200, 0.001);
+  text = await m.text();
+  const series = text.split('\n').filter((l) => l.startsWith('ipintel_http_requests_total{'));
+  expect(series.length).toBeLessThanOrEqual(MAX_REQUEST_SERIES + 1);
+  const latencySeries = text.split('\n').filter((l) => l.startsWith('ipintel_http_request_duration_seconds_count{'));
+  expect(latencySeries.length).toBeLessThanOrEqual(MAX_LATENCY_SERIES + 1);
+  // Nothing is lost: the folded observations are counted under the overflow series.
+  const total = series.reduce((n, l) => n + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+  expect(total).toBe(5 + 3 * MAX_REQUEST_SERIES);
+  expect(text).toContain(`route="${OVERFLOW_ROUTE}"`);
 });

@@ -27,3 +27,40 @@ test('health checks, metrics scrapes and preflights take none', async () => {
   expect((await remaining('/metrics')).remaining).toBeNull();
   expect((await remaining('/v1/ip/1.1.1.1', { method: 'OPTIONS', headers: { origin: 'https://a.example', 'access-control-request-method': 'GET' } })).remaining).toBeNull();
 });
+
+/**
+ * Issue 17: /auth/* took no token, so the sign-in redirect (a fresh state,
+ * verifier and cookie each time), the callback (a call to the identity
+ * provider) and every session lookup were free to repeat at any rate.
+ */
+test('sign-in and account routes take a token from the caller like any route', async () => {
+  const withAuth = await startTestServer({
+    IPINTEL_TRUST_PROXY: 'loopback',
+    IPINTEL_OAUTH_PROVIDER: 'oidc',
+    IPINTEL_OAUTH_CLIENT_ID: 'c',
+    IPINTEL_OAUTH_CLIENT_SECRET: 's',
+    IPINTEL_OAUTH_REDIRECT_URI: 'http://127.0.0.1/auth/callback',
+    IPINTEL_OAUTH_AUTHORIZE_URL: 'http://127.0.0.1:9/authorize',
+    IPINTEL_OAUTH_TOKEN_URL: 'http://127.0.0.1:9/token',
+    IPINTEL_OAUTH_USERINFO_URL: 'http://127.0.0.1:9/userinfo',
+  });
+  try {
+    const statuses = async (client: string, path: string, n: number) => {
+      const out = new Map<number, number>();
+      for (let i = 0; i < n; i++) {
+        const res = await fetch(`${withAuth.url}${path}`, { redirect: 'manual', headers: { 'x-forwarded-for': client } });
+        await res.arrayBuffer();
+        out.set(res.status, (out.get(res.status) ?? 0) + 1);
+      }
+      return Object.fromEntries(out);
+    };
+    expect(await statuses('198.51.100.1', '/auth/idp', 65)).toEqual({ 302: 60, 429: 5 });
+    expect(await statuses('198.51.100.2', '/auth/callback?state=x&code=y', 62)).toEqual({ 400: 60, 429: 2 });
+    expect(await statuses('198.51.100.3', '/auth/me', 61)).toEqual({ 401: 60, 429: 1 });
+    expect(await statuses('198.51.100.4', '/dashboard', 61)).toEqual({ 200: 60, 429: 1 });
+    // Another caller's budget is untouched.
+    expect(await statuses('198.51.100.5', '/auth/idp', 1)).toEqual({ 302: 1 });
+  } finally {
+    await withAuth.stop();
+  }
+});

@@ -78,7 +78,7 @@ test('upgrade URL: configured value, else the relative /pricing (the request\'s 
   expect(upgradeUrlFor('https://example.test/plans')).toBe('https://example.test/plans');
 });
 
-test('exempt routes: preflight, operator, docs, account; everything else counts', () => {
+test('exempt routes: preflight, operator, docs, browser files; everything else counts (account routes included)', () => {
   for (const [method, path] of [
     ['OPTIONS', '/v1/ip/current'],
     ['GET', '/health'],
@@ -87,9 +87,8 @@ test('exempt routes: preflight, operator, docs, account; everything else counts'
     ['GET', '/docs'],
     ['GET', '/docs/json'],
     ['GET', '/openapi.json'],
-    ['GET', '/auth/usage'],
-    ['GET', '/auth/keys'],
-    ['GET', '/dashboard'],
+    ['GET', '/favicon.ico'],
+    ['GET', '/robots.txt'],
   ]) {
     expect({ method, path, exempt: isExemptFromRateLimit(method, path) }).toEqual({ method, path, exempt: true });
   }
@@ -106,6 +105,11 @@ test('exempt routes: preflight, operator, docs, account; everything else counts'
     ['GET', '/docsx'],
     ['GET', '/authx'],
     ['GET', '/no/such/route'],
+    ['GET', '/auth/idp'],
+    ['GET', '/auth/callback'],
+    ['GET', '/auth/usage'],
+    ['GET', '/auth/keys'],
+    ['GET', '/dashboard'],
   ]) {
     expect({ method, path, exempt: isExemptFromRateLimit(method, path) }).toEqual({ method, path, exempt: false });
   }

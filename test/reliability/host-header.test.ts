@@ -34,3 +34,55 @@ describe('any Host header routes by the request path', () => {
     });
   }
 });
+
+/**
+ * Issue 17: a Host Bun cannot parse (`a/`, `x?`, `x#`, `x\`) makes request.url
+ * the bare target, which the limiter and the router read differently
+ * (`/auth/x/v1/ip/current`: exempt for one, a lookup for the other); a Host
+ * with a malformed port or address makes it a URL no parser accepts (500s).
+ * One view of the request: such a request is 400 BAD_REQUEST, before anything runs.
+ */
+describe('a Host that cannot be parsed is 400 BAD_REQUEST, never another route', () => {
+  let limited: RunningServer;
+  beforeAll(async () => {
+    limited = await startTestServer({ IPINTEL_ADMIN_TOKEN: 'host-admin' });
+  }, 120_000);
+  afterAll(() => limited?.stop());
+
+  const send = async (host: string, target: string) => {
+    const res = await rawRequest(limited.port, `GET ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+    const body = bodyOf(res);
+    let code: unknown = null;
+    try {
+      code = (JSON.parse(body) as { code?: unknown }).code;
+    } catch {}
+    return { status: statusOf(res), code, body };
+  };
+
+  const BAD_HOSTS = ['a/', 'x?', 'x#', 'x\\', 'a b', 'a:99999', 'a:abc', '256.1.1.1', '[zz]', 'a%zz'];
+  const TARGETS = ['/auth/x/v1/ip/current', '/v1/data/status', '/v1/data/status?x=1', '/v1/ip/1.1.1.1?fields=ip', '/v1/ip/1.1.1.1', '/1.1.1.1?format=text'];
+
+  test('every malformed Host with every target: 400 BAD_REQUEST in the spec shape', async () => {
+    for (const host of BAD_HOSTS) {
+      for (const target of TARGETS) {
+        const a = await send(host, target);
+        expect({ host, target, status: a.status, code: a.code }).toEqual({ host, target, status: 400, code: 'BAD_REQUEST' });
+        expect(Object.keys(JSON.parse(a.body)).sort()).toEqual(['code', 'details', 'error']);
+      }
+    }
+  });
+
+  test('a drained bucket stays drained: a malformed Host is not a way around the limit', async () => {
+    // Drain the loopback caller's bucket with well-formed lookups.
+    let refused = 0;
+    for (let i = 0; i < 70; i++) if ((await send('127.0.0.1', '/v1/ip/current')).status === 429) refused++;
+    expect(refused).toBeGreaterThanOrEqual(10);
+    for (const host of ['a/', 'a:99999']) {
+      for (const target of ['/auth/x/v1/ip/current', '/v1/ip/1.1.1.1', '/v1/ip/1.1.1.1?fields=ip']) {
+        const a = await send(host, target);
+        expect({ host, target, status: a.status }).toEqual({ host, target, status: 400 });
+      }
+    }
+    expect((await send('127.0.0.1', '/v1/ip/current')).status).toBe(429);
+  });
+});

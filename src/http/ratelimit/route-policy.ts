@@ -1,14 +1,18 @@
 /**
  * Which requests take a token. Everything counts (lookups, assessment,
- * verify, ASN, status, legacy routes, even 404s, so scanners are limited too)
- * except what must stay reachable regardless of a caller's budget: CORS
- * preflights, operator routes (health checks, metrics scrapes, reload), the
- * API docs, and the session-guarded account pages and routes.
+ * verify, ASN, status, legacy routes, sign-in and account routes, the
+ * dashboard, even 404s and 405s, so scanners are limited too) except what
+ * must stay reachable regardless of a caller's budget and does no work for
+ * an anonymous client: CORS preflights, operator routes (health checks,
+ * metrics scrapes, reload), the API docs, and the files browsers ask for.
+ * Sign-in and account routes count: each reads the session store for any
+ * cookie a client makes up, and the sign-in callback calls the identity
+ * provider.
  */
 
-const EXEMPT_PATHS = new Set(['/health', '/metrics', '/reload', '/openapi.json', '/dashboard', '/favicon.ico']);
+const EXEMPT_PATHS = new Set(['/health', '/metrics', '/reload', '/openapi.json', '/favicon.ico', '/robots.txt']);
 /** Folders exempt with everything below them. */
-const EXEMPT_FOLDERS = ['/docs', '/swagger', '/auth'];
+const EXEMPT_FOLDERS = ['/docs', '/swagger'];
 
 /** Whether a request is exempt from rate limiting (no token taken, no X-RateLimit-* headers). */
 export function isExemptFromRateLimit(method: string, path: string): boolean {

@@ -1,0 +1,205 @@
+/**
+ * Issue 17: what an anonymous client controls stays bounded. A few thousand
+ * hostile requests (random paths, methods, headers, cookies, keys and
+ * bodies from many caller addresses, plus malformed Host headers on raw
+ * sockets), with three legitimate callers' lookups mixed in, then a
+ * metrics scrape. Asserted: no 5xx and every error in the spec's shape; the
+ * metrics label sets are the route table's (route), the standard methods
+ * plus OTHER (method); anonymous memory growth of this process (server and
+ * client, after a full collection) below HEAP_GROWTH_LIMIT_MB;
+ * and the limiter's count exact for each legitimate caller (60 x 200, then
+ * 429). The limiter's clock is frozen so no token refills mid-test: the
+ * counts do not depend on how fast a busy machine runs the test.
+ */
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { readFileSync } from 'node:fs';
+import { createApp } from '../../src/http/app.ts';
+import { createRateLimiter } from '../../src/http/ratelimit/index.ts';
+import { routeTableOf } from '../../src/http/server.ts';
+import type { RunningServer } from '../../src/server.ts';
+import { prng } from '../helpers/prng.ts';
+import { startTestServer } from '../helpers/test-server.ts';
+import { rawRequest, statusOf } from './raw-http.ts';
+import { ruleBreak } from './response-rules.ts';
+
+const ADMIN = 'hostile-admin';
+const NOISE_REQUESTS = 20_000;
+const RAW_REQUESTS = 400;
+const CONCURRENCY = 16;
+/** Generous: the server's own structures for this traffic are a few MB; the rest is collector slack. */
+const HEAP_GROWTH_LIMIT_MB = 96;
+/** Stop sending noise after this long (the test's own time bound; the legitimate callers are always sent). */
+const NOISE_BUDGET_MS = 15_000;
+
+let server: RunningServer;
+beforeAll(async () => {
+  server = await startTestServer(
+    {
+      IPINTEL_TRUST_PROXY: 'loopback',
+      IPINTEL_ADMIN_TOKEN: ADMIN,
+      IPINTEL_RDAP_BASE: 'http://127.0.0.1:9/',
+      IPINTEL_OAUTH_PROVIDER: 'oidc',
+      IPINTEL_OAUTH_CLIENT_ID: 'c',
+      IPINTEL_OAUTH_CLIENT_SECRET: 's',
+      IPINTEL_OAUTH_REDIRECT_URI: 'http://127.0.0.1/auth/callback',
+      IPINTEL_OAUTH_AUTHORIZE_URL: 'http://127.0.0.1:9/authorize',
+      IPINTEL_OAUTH_TOKEN_URL: 'http://127.0.0.1:9/token',
+      IPINTEL_OAUTH_USERINFO_URL: 'http://127.0.0.1:9/userinfo',
+    },
+    { limiter: createRateLimiter({ now: () => Date.parse('2026-11-25T12:00:00Z') }) },
+  );
+}, 120_000);
+afterAll(() => server?.stop());
+
+/** Anonymous resident memory of this process (heap and native allocations; the mapped index is file-backed). */
+function anonRssMb(): number {
+  const m = /^RssAnon:\s+(\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+interface Planned {
+  path: string;
+  init: RequestInit;
+  /** Set for a legitimate caller's lookup. */
+  caller?: string;
+}
+
+const SEGMENTS = ['v1', 'ip', 'asn', 'auth', 'keys', 'idp', 'callback', 'me', 'usage', 'docs', 'metrics', 'reload', 'health', 'dashboard', 'current', 'data', 'status', 'favicon.ico', '..', '.', '%2e%2e', '%ZZ', '%00', '1.2.3.4', '::1', 'AS15169', ''];
+const METHODS = ['GET', 'GET', 'GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'];
+
+let bytes: Uint8Array | null = null;
+/** 64 KiB of random bytes, made once (bodies are slices of it). */
+function randomBytes(rand: () => number): Uint8Array {
+  return (bytes ??= new Uint8Array(64 * 1024).map(() => Math.floor(rand() * 256)));
+}
+
+/** The hostile mix: one request from a random caller of a pool of `callers`. */
+function noise(rand: () => number, callers: string[]): Planned {
+  const pick = <T>(xs: readonly T[]) => pickOne(rand, xs);
+  const word = () => Math.floor(rand() * 36 ** 6).toString(36);
+  const segs = Array.from({ length: 1 + Math.floor(rand() * 6) }, () => (rand() < 0.6 ? pick(SEGMENTS) : encodeURIComponent(word() + pick(['', '#', '?', ' ', 'é', '/']))));
+  let path = '/' + segs.join('/');
+  if (rand() < 0.1) path += '/' + 'x'.repeat(Math.floor(rand() * 4000));
+  if (rand() < 0.3) path += `?${pick(['fields', 'include', 'format', 'state', 'code', word()])}=${encodeURIComponent(word())}&${word()}=${word()}`;
+  const method = pick(METHODS);
+  const headers: Record<string, string> = { 'x-forwarded-for': pick(callers) };
+  if (rand() < 0.2) headers['x-api-key'] = `ipi_${word()}${word()}`;
+  if (rand() < 0.2) headers.cookie = `ipintel_session=${word()}; ipintel_oauth=${word()}.${word()}`;
+  if (rand() < 0.2) headers.authorization = `Bearer ${word()}`;
+  if (rand() < 0.2) headers.accept = pick(['text/plain', 'text/html', '*/*', 'application/json;q=0']);
+  if (rand() < 0.2) headers.origin = `https://${word()}.example`;
+  if (rand() < 0.2) headers[`x-${word()}`] = word();
+  const init: RequestInit = { method, headers, redirect: 'manual' };
+  if (method === 'POST' || method === 'PUT' || method === 'PATCH') {
+    init.body = rand() < 0.5 ? JSON.stringify({ ip: word(), user_agent: word().repeat(Math.floor(rand() * 200)) }) : randomBytes(rand).subarray(Math.floor(rand() * 64 * 1024));
+    headers['content-type'] = pick(['application/json', 'text/plain', 'application/octet-stream']);
+  }
+  return { path, init };
+}
+
+/** Raw requests fetch cannot make: Hosts Bun cannot parse, odd method tokens. */
+function rawNoise(rand: () => number): string {
+  const pick = <T>(xs: readonly T[]) => pickOne(rand, xs);
+  const host = pick(['a/', 'x?', 'x#', 'x\\', 'a:99999', '256.1.1.1', '[zz]', 'a%zz', 'é', '', '127.0.0.1']);
+  const method = pick(['GET', 'POST', 'PROPFIND', 'MKCOL', 'PURGE', 'LOCK']);
+  const target = pick(['/auth/x/v1/ip/current', '/v1/data/status?x=1', '/v1/ip/1.1.1.1?fields=ip', '/1.1.1.1#/x', `/auth/${Math.floor(rand() * 1e9)}`, '/reload']);
+  return `${method} ${target} HTTP/1.1\r\nHost: ${host}\r\nX-Forwarded-For: 10.9.${Math.floor(rand() * 256)}.1\r\nConnection: close\r\n\r\n`;
+}
+
+test(
+  'hostile traffic: no 5xx, bounded metrics labels and memory, exact limits for legitimate callers',
+  async () => {
+    const rand = prng(1717);
+    const noiseCallers = Array.from({ length: 2_000 }, (_, i) => `10.${(i >> 8) & 255}.${i & 255}.${1 + Math.floor(rand() * 254)}`);
+    const legit = ['203.0.113.10', '203.0.113.11', '2001:db8:17::1'];
+    const plan: Planned[] = [];
+    for (let i = 0; i < NOISE_REQUESTS; i++) plan.push(noise(rand, noiseCallers));
+    // Each legitimate caller's 70 lookups land at random places in the noise.
+    for (const caller of legit) {
+      for (let i = 0; i < 70; i++) {
+        const path = pickOne(rand, [`/v1/ip/${1 + Math.floor(rand() * 223)}.${Math.floor(rand() * 256)}.0.1`, '/v1/ip/current', `/${1 + Math.floor(rand() * 223)}.1.2.3`]);
+        plan.splice(Math.floor(rand() * plan.length), 0, { path, init: { headers: { 'x-forwarded-for': caller } }, caller });
+      }
+    }
+
+    // Warm up (route code, the collector's working set) before the memory baseline.
+    for (let i = 0; i < 300; i++) await send(noise(rand, noiseCallers));
+    Bun.gc(true);
+    const before = anonRssMb();
+
+    const t0 = performance.now();
+    const byCaller = new Map<string, Record<number, number>>(legit.map((c) => [c, {}]));
+    const problems: string[] = [];
+    const statuses: Record<number, number> = {};
+    let next = 0;
+    let sent = 0;
+    const worker = async () => {
+      while (next < plan.length) {
+        const p = plan[next++];
+        if (!p.caller && performance.now() - t0 > NOISE_BUDGET_MS) continue;
+        const r = await send(p);
+        sent++;
+        statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+        if (r.problem) problems.push(r.problem);
+        if (p.caller) {
+          const counts = byCaller.get(p.caller)!;
+          counts[r.status] = (counts[r.status] ?? 0) + 1;
+        }
+      }
+    };
+    const rawStatuses: Record<string, number> = {};
+    const rawWorker = async () => {
+      for (let i = 0; i < RAW_REQUESTS; i++) {
+        const status = statusOf(await rawRequest(server.port, rawNoise(rand)));
+        rawStatuses[String(status)] = (rawStatuses[String(status)] ?? 0) + 1;
+        if (status !== null && status >= 500) problems.push(`raw request got ${status}`);
+      }
+    };
+    await Promise.all([...Array.from({ length: CONCURRENCY }, worker), rawWorker()]);
+
+    const scrape = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } });
+    expect(scrape.status).toBe(200);
+    const text = await scrape.text();
+    Bun.gc(true);
+    const growth = anonRssMb() - before;
+
+    expect(problems.slice(0, 5)).toEqual([]);
+    // Not vacuous: most of the noise was sent, and it met refusals of every kind.
+    expect(sent).toBeGreaterThan(NOISE_REQUESTS / 4);
+    for (const status of [200, 400, 401, 404, 405, 429]) expect({ status, seen: (statuses[status] ?? 0) > 0 }).toEqual({ status, seen: true });
+    expect(rawStatuses['400']).toBeGreaterThan(RAW_REQUESTS / 4);
+
+    // The limiter: exactly one minute's budget for each legitimate caller, whatever the noise did.
+    for (const caller of legit) expect({ caller, counts: byCaller.get(caller) }).toEqual({ caller, counts: { 200: 60, 429: 10 } });
+
+    // Metrics: labels from fixed sets, however many distinct paths and methods were sent.
+    const table = routeTableOf(createApp(server.services));
+    const values = (label: string) => new Set([...text.matchAll(new RegExp(`^ipintel_http_requests_total\\{[^}]*\\b${label}="([^"]*)"`, 'gm'))].map((m) => m[1]));
+    const routes = values('route');
+    expect([...routes].filter((r) => !table.labels.includes(r))).toEqual([]);
+    expect([...values('method')].filter((m) => !['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS', 'OTHER'].includes(m))).toEqual([]);
+    const series = text.split('\n').filter((l) => l.startsWith('ipintel_http_requests_total{')).length;
+    expect(series).toBeLessThanOrEqual(250);
+
+    expect(growth).toBeLessThan(HEAP_GROWTH_LIMIT_MB);
+    console.log(`hostile traffic: ${sent} requests + ${RAW_REQUESTS} raw in ${Math.round(performance.now() - t0)} ms, ${routes.size} route labels, ${series} request series, anonymous RSS ${growth.toFixed(1)} MB growth`);
+  },
+  30_000,
+);
+
+function pickOne<T>(rand: () => number, xs: readonly T[]): T {
+  return xs[Math.floor(rand() * xs.length)];
+}
+
+/** Sends one request; the problem with its answer (5xx, error shape), or null. */
+async function send(p: Planned): Promise<{ status: number; problem: string | null }> {
+  try {
+    const res = await fetch(server.url + p.path, { ...p.init, signal: AbortSignal.timeout(10_000) });
+    const body = await res.text();
+    const method = p.init.method ?? 'GET';
+    const problem = ruleBreak({ method, path: p.path, status: res.status, contentType: res.headers.get('content-type') ?? '', body });
+    return { status: res.status, problem: problem && `${method} ${p.path.slice(0, 120)}: ${problem}` };
+  } catch (e) {
+    return { status: 0, problem: `${p.init.method ?? 'GET'} ${p.path.slice(0, 120)}: ${(e as Error).message}` };
+  }
+}
