@@ -5,6 +5,7 @@
 import { statSync } from 'node:fs';
 import { FORMAT_VERSION, Section, TableLayout, V4_L1_BITS, V6_L1_BITS, type IndexMeta, type SourceMeta } from '../src/index/format.ts';
 import { IndexReader } from '../src/index/reader.ts';
+import { EVIDENCE_KINDS, kindsOfSource } from '../src/index/evidence-kinds.ts';
 import { addBuiltins } from './builtins.ts';
 import { attributionsFor } from './default-sources.ts';
 import { SourceContext } from './feed/source.ts';
@@ -59,6 +60,7 @@ export async function collectSources(
     const ctx = new SourceContext(src.absPath, src.displayPath, src.options);
     await mod.parse(ctx, collector);
     if (ctx.rows === 0) ctx.fail('no usable rows: is this the right file for type ' + src.options.type + '?');
+    const date = ctx.date;
     metas.push({
       type: src.options.type,
       path: src.displayPath,
@@ -67,6 +69,9 @@ export async function collectSources(
       bytes: statSync(src.absPath).size,
       sha256: await sha256File(src.absPath),
       seconds: Math.round((performance.now() - t0) / 10) / 100,
+      date: date.at,
+      dateFrom: date.from,
+      kinds: kindsOfSource(src.options.type, src.options.category),
     });
     for (const s of ctx.skipSamples) samples.push({ path: src.displayPath, line: s.line, reason: s.reason });
   }
@@ -125,7 +130,10 @@ export function writeCollected(
   ];
 
   const builtAtMs = opts.builtAtMs ?? Date.now();
-  const has = (...types: string[]) => metas.some((m) => types.includes(m.type));
+  const held = new Set(metas.flatMap((m) => m.kinds ?? []));
+  // The built-in IANA registries give every address its registry-level allocation.
+  held.add('allocation');
+  if (collector.vrps.length === 0) held.delete('rpki');
   const meta: IndexMeta = {
     formatVersion: FORMAT_VERSION,
     builtAt: new Date(builtAtMs).toISOString(),
@@ -140,20 +148,8 @@ export function writeCollected(
       asnDetails: tables.ASND.length / TableLayout.ASND.length,
     },
     hasRpki: collector.vrps.length > 0,
-    capabilities: {
-      geolocation: has('geo-mmdb', 'geo-csv', 'geofeed'),
-      asn: has('asn-csv', 'asn-info', 'pfx2as', 'ris-whois'),
-      allocation: true,
-      routing: has('pfx2as', 'ris-whois'),
-      rpki: collector.vrps.length > 0,
-      crawlers: has('crawler-ranges'),
-      datacenter: has('cloud-aws', 'cloud-gcp', 'cloud-azure', 'cloud-oracle', 'provider-ranges', 'cidr-list', 'asn-list', 'geofeed'),
-      vpn: has('cidr-list', 'asn-list'),
-      tor: has('tor-exits'),
-      relays: has('icloud-relay', 'cidr-list'),
-      threat: has('spamhaus-drop', 'threat-feed', 'cidr-list'),
-      bogons: has('bogons'),
-    },
+    capabilities: Object.fromEntries(EVIDENCE_KINDS.map((k) => [k, held.has(k)])),
+    bogonsYielded: merged.bogonsYielded,
     attributions: opts.attributions,
   };
 

@@ -79,6 +79,8 @@ export class FamilyLayers {
   values: Record<ValueLayer, RangeRows>;
   /** Union layers keyed by flag bit. */
   readonly flags = new Map<number, RangeRows>();
+  /** ISO date of the newest bogon list of this family (undefined: none, or undated). */
+  bogonsAsOf: string | undefined;
 
   constructor(readonly family: Family) {
     this.values = Object.fromEntries(VALUE_LAYERS.map((l) => [l, new RangeRows(family)])) as Record<
@@ -136,7 +138,7 @@ export class Collector implements BuildSink {
   }
 
   allocation(family: Family, start: Addr, end: Addr, v: AllocationValue): void {
-    const key = `${v.registry}|${v.countryCode ?? ''}|${v.status}|${v.date ?? ''}|${v.blockStart}|${v.blockEnd}`;
+    const key = `${v.registry}|${v.countryCode ?? ''}|${v.status}|${v.date ?? ''}|${v.blockStart}|${v.blockEnd}|${v.asOf ?? ''}`;
     this.layers(family).values.allocation.push(start, end, this.allocationValues.intern(v, key));
   }
 
@@ -195,8 +197,11 @@ export class Collector implements BuildSink {
     layers.values.threatFeed.push(start, end, this.threatFeedValues.intern(v, key));
   }
 
-  bogon(family: Family, start: Addr, end: Addr): void {
-    this.layers(family).flag(Flag.BOGON, start, end);
+  bogon(family: Family, start: Addr, end: Addr, asOf?: string): void {
+    const layers = this.layers(family);
+    layers.flag(Flag.BOGON, start, end);
+    // The newest list of the family dates every bogon claim of it: a claim yields only to data newer than that.
+    if (asOf !== undefined && !(layers.bogonsAsOf !== undefined && layers.bogonsAsOf >= asOf)) layers.bogonsAsOf = asOf;
   }
 
   /** Built-in special-purpose blocks (not a parser report). */

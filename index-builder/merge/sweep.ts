@@ -35,6 +35,8 @@ export interface MergedIndex {
   asnRows: ValueTable<AsnRow>;
   strings: StringTable;
   density: Map<number, AsnDensity>;
+  /** Bogon intervals and addresses that yielded to newer registry allocations (decimal text for IPv6). */
+  bogonsYielded: { v4: { intervals: number; addresses: number }; v6: { intervals: number; addresses: string } };
 }
 
 /** Runs the sweep over both families and returns intervals and records. */
@@ -43,8 +45,10 @@ export function sweep(collector: Collector, onProgress?: (phase: string) => void
   const records = new RecordTable(collector, strings);
   const density = new DensityCounter();
 
+  const yielded = { v4: { intervals: 0, addresses: 0 }, v6: { intervals: 0, addresses: 0n } };
   const runFamily = (fam: FamilyLayers): FamilyIntervals => {
     const family: Family = fam.family;
+    const bogonsAsOf = fam.bogonsAsOf;
     onProgress?.(`normalising IPv${family} layers`);
     // Announced space comes from routes when the build has them, else from the ASN ranges.
     const hasRoutes = fam.values.route.length > 0;
@@ -90,7 +94,12 @@ export function sweep(collector: Collector, onProgress?: (phase: string) => void
         if (change < next) next = change;
       }
 
-      const c = records.combine(values, flags);
+      const c = records.combine(values, flags, bogonsAsOf);
+      if (records.bogonsYielded) {
+        records.bogonsYielded = false;
+        if (family === 4) (yielded.v4.intervals++, (yielded.v4.addresses += (next as number) - (pos as number)));
+        else (yielded.v6.intervals++, (yielded.v6.addresses += (next as bigint) - (pos as bigint)));
+      }
       if (family === 4 && c.announcing !== undefined && (hasRoutes ? c.hasRoute : c.hasAsnRange)) {
         density.add(c.announcing, pos as number, (next as number) - 1, c.flags);
       }
@@ -118,5 +127,6 @@ export function sweep(collector: Collector, onProgress?: (phase: string) => void
   Bun.gc(true);
   const v6 = runFamily(collector.v6);
   Bun.gc(true);
-  return { v4, v6, records: records.rows.view(), recordCount: records.count, asnRows: records.asnRows, strings, density: density.byAsn };
+  const bogonsYielded = { v4: yielded.v4, v6: { intervals: yielded.v6.intervals, addresses: String(yielded.v6.addresses) } };
+  return { v4, v6, records: records.rows.view(), recordCount: records.count, asnRows: records.asnRows, strings, density: density.byAsn, bogonsYielded };
 }

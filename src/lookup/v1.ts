@@ -136,9 +136,10 @@ export function buildV1(hit: LookupHit, ctx: V1Context, fields: ReadonlySet<stri
   let score: Score | undefined;
   let decision: DecisionObjects | undefined;
   const cls = () => (classification ??= classify(record, ctx.scoring));
-  const ev = () => (evidence ??= collectEvidence(record, cls()));
-  const sc = () => (score ??= computeScore(ev()));
-  const dec = () => (decision ??= decide(record, cls(), ev(), sc(), ctx.policy));
+  const coverage = ctx.scoring.coverage;
+  const ev = () => (evidence ??= collectEvidence(record, cls(), coverage));
+  const sc = () => (score ??= computeScore(ev(), coverage));
+  const dec = () => (decision ??= decide(record, cls(), ev(), sc(), ctx.policy, undefined, coverage));
 
   const out: Record<string, unknown> = {};
   if (want('ip')) out.ip = hit.ip;
