@@ -63,9 +63,9 @@ export class IndexHolder {
     if (!sameCoverage(next, this.coverageNow)) this.coverageNow = next;
   }
 
-  /** Opens the file at `path` (throws IndexFileError when refused). */
-  static open(path: string): IndexHolder {
-    return new IndexHolder(IndexReader.open(path), path);
+  /** Opens the file at `path` (throws IndexFileError when refused); `clock` dates the staleness checks. */
+  static open(path: string, clock: () => number = Date.now): IndexHolder {
+    return new IndexHolder(IndexReader.open(path), path, clock);
   }
 
   /** The reader serving new requests. */
