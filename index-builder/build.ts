@@ -11,7 +11,7 @@ import { attributionsFor } from './default-sources.ts';
 import { SourceContext } from './feed/source.ts';
 import type { ResolvedSource } from './manifest.ts';
 import { Collector } from './merge/collector.ts';
-import { sweep } from './merge/sweep.ts';
+import { sweep, type MergedIndex } from './merge/sweep.ts';
 import { PARSERS } from './parsers/index.ts';
 import { createProgress, formatTable } from './progress.ts';
 import { encodeGeoRows, encodeL1, encodeRecords, encodeSubTables, encodeV4Direct, encodeV6Direct } from './write/tables.ts';
@@ -33,6 +33,8 @@ export interface BuildSummary {
   records: number;
   bytes: number;
   seconds: number;
+  /** Bogon claims that yielded to newer registry allocations (IndexMeta.bogonsYielded). */
+  bogonsYielded: MergedIndex['bogonsYielded'];
   skippedSamples: { path: string; line: number; reason: string }[];
 }
 
@@ -100,7 +102,7 @@ export function writeCollected(
   collector: Collector,
   metas: SourceMeta[],
   opts: { out: string; attributions: string[]; builtAtMs?: number; progress?: ReturnType<typeof createProgress>; step?: number },
-): { v4Intervals: number; v6Intervals: number; records: number; bytes: number } {
+): { v4Intervals: number; v6Intervals: number; records: number; bytes: number; bogonsYielded: MergedIndex['bogonsYielded'] } {
   const progress = opts.progress ?? createProgress(true);
   const step = opts.step ?? 0;
   progress.source(step, 'merging layers');
@@ -161,7 +163,7 @@ export function writeCollected(
       throw new Error(`verification of ${tmp} failed: interval counts differ from the build`);
     }
   });
-  return { v4Intervals: merged.v4.count, v6Intervals: merged.v6.count, records: merged.recordCount, bytes };
+  return { v4Intervals: merged.v4.count, v6Intervals: merged.v6.count, records: merged.recordCount, bytes, bogonsYielded: merged.bogonsYielded };
 }
 
 /** The human summary printed at the end of a build. */
@@ -180,6 +182,7 @@ export function formatSummary(s: BuildSummary): string {
       ['IPv4 intervals', s.v4Intervals],
       ['IPv6 intervals', s.v6Intervals],
       ['records', s.records],
+      ['bogon addresses yielded to newer allocations', `IPv4 ${s.bogonsYielded.v4.addresses}, IPv6 ${s.bogonsYielded.v6.addresses}`],
       ['file size', `${(s.bytes / 1048576).toFixed(1)} MiB`],
       ['seconds', s.seconds.toFixed(1)],
     ],
