@@ -37,11 +37,15 @@ const KIND_OF_CATEGORY: Readonly<Record<string, EvidenceKind>> = {
   threat: 'threat',
 };
 
-/** Kinds every source of a type provides, whatever its options. */
+/**
+ * Kinds every source of a type provides, whatever its options. A geofeed
+ * (RFC 8805) locates only its publisher's own ranges, so it is no
+ * geolocation coverage: that takes a location database (geo-mmdb, geo-csv).
+ */
 const KINDS_OF_TYPE: Readonly<Record<string, readonly EvidenceKind[]>> = {
   'geo-mmdb': ['geolocation'],
   'geo-csv': ['geolocation'],
-  geofeed: ['geolocation'],
+  geofeed: [],
   'asn-csv': ['asn'],
   'asn-info': ['asn'],
   'rir-delegated': ['allocation'],

@@ -23,8 +23,10 @@ describe('evidence kinds of a source', () => {
     expect(kindsOfSource('cidr-list', 'privacy_relay')).toEqual(['relays']);
     expect(kindsOfSource('cidr-list', 'threat')).toEqual(['threat']);
     expect(kindsOfSource('asn-list', 'mobile')).toEqual(['network_type']);
-    expect(kindsOfSource('geofeed', undefined)).toEqual(['geolocation']);
-    expect(kindsOfSource('geofeed', 'datacenter')).toEqual(['geolocation', 'datacenter']);
+    // A provider's geofeed locates only its own ranges: no geolocation coverage.
+    expect(kindsOfSource('geofeed', undefined)).toEqual([]);
+    expect(kindsOfSource('geofeed', 'datacenter')).toEqual(['datacenter']);
+    expect(kindsOfSource('geo-mmdb', undefined)).toEqual(['geolocation']);
     expect(kindsOfSource('pfx2as', undefined)).toEqual(['asn', 'routing']);
     expect(kindsOfSource('peeringdb-net', undefined)).toEqual(['network_type']);
     // A category on a type that has none changes nothing.
