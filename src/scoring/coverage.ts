@@ -78,22 +78,28 @@ export const isStale = (c: Coverage, kind: EvidenceKind): boolean => (c.stale & 
 
 /**
  * Coverage of an index at `nowMs`. Each source names its kinds and date
- * (META); a file from before sources carried them falls back to the build's
- * capabilities and build time.
+ * (META); a kind's date is its newest source's. A date the file or the
+ * manifest states outranks a file's mtime (which says when the file was
+ * copied, not when its data was published): mtimes date a kind only when
+ * none of its sources states a date. A file from before sources carried
+ * kinds falls back to the build's capabilities and build time.
  */
 export function coverageOf(meta: IndexMeta, nowMs: number): Coverage {
   const count = new Map<EvidenceKind, number>();
-  const newest = new Map<EvidenceKind, number>();
+  const newestStated = new Map<EvidenceKind, number>();
+  const newestMtime = new Map<EvidenceKind, number>();
   const builtAt = Date.parse(meta.builtAt);
   const described = meta.sources.every((s) => Array.isArray(s.kinds));
   for (const s of described ? meta.sources : []) {
     const at = s.date ? Date.parse(s.date) : builtAt;
+    const newest = s.dateFrom === 'mtime' ? newestMtime : newestStated;
     for (const k of s.kinds as EvidenceKind[]) {
       if (!Object.hasOwn(STALE_AFTER_MS, k)) continue;
       count.set(k, (count.get(k) ?? 0) + 1);
       if (!(at <= (newest.get(k) ?? -Infinity))) newest.set(k, at);
     }
   }
+  const newest = new Map([...newestMtime, ...newestStated]);
   let held = 0;
   let stale = 0;
   const kinds = {} as Record<EvidenceKind, KindCoverage>;

@@ -189,6 +189,20 @@ describe('stale kinds', () => {
     expect(coverageNote(c)).toContain('Tor data stale');
   });
 
+  test("a stated date outranks a copy's mtime: the kind is dated by its sources that state one", () => {
+    const m = meta([
+      { type: 'tor-exits', kinds: ['tor'], date: '2024-03-12T14:00:00.000Z' },
+      { type: 'tor-exits', kinds: ['tor'], date: new Date(NOW - 3_600_000).toISOString() },
+      { type: 'cidr-list', kinds: ['vpn'], date: new Date(NOW - 3_600_000).toISOString() },
+    ]);
+    m.sources[1].dateFrom = 'mtime';
+    m.sources[2].dateFrom = 'mtime';
+    const c = coverageOf(m, NOW);
+    expect(c.kinds.tor).toMatchObject({ state: 'stale', sources: 2, newest: '2024-03-12T14:00:00.000Z' });
+    // With no stated date at all, the mtime is all there is.
+    expect(c.kinds.vpn).toMatchObject({ state: 'ready', ageSeconds: 3600 });
+  });
+
   test('an index file from before sources carried kinds: its capabilities, dated by the build', () => {
     const m = meta([]);
     m.sources = [{ type: 'tor-exits', path: 'x', rows: 1, skipped: 0, bytes: 1, sha256: '', seconds: 0 }];
