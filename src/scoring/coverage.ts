@@ -123,6 +123,24 @@ export function coverageOf(meta: IndexMeta, nowMs: number): Coverage {
   return Object.freeze({ held, stale, kinds: Object.freeze(kinds) });
 }
 
+/** Kinds that raise signals (docs/signals.md "Evidence kinds"), in EVIDENCE_KINDS order. */
+const SIGNAL_KINDS: readonly EvidenceKind[] = EVIDENCE_KINDS.filter((k) => !['geolocation', 'asn', 'allocation'].includes(k));
+
+const NONE: readonly EvidenceKind[] = Object.freeze([]);
+const gapsMemo = new WeakMap<Coverage, { unavailable: readonly EvidenceKind[]; stale: readonly EvidenceKind[] }>();
+
+/** The signal kinds a coverage lacks and those it holds stale (shared frozen arrays, one pair per coverage object). */
+export function coverageGaps(c: Coverage): { unavailable: readonly EvidenceKind[]; stale: readonly EvidenceKind[] } {
+  let gaps = gapsMemo.get(c);
+  if (!gaps) {
+    const unavailable = SIGNAL_KINDS.filter((k) => !holds(c, k));
+    const stale = SIGNAL_KINDS.filter((k) => isStale(c, k));
+    gaps = { unavailable: unavailable.length ? Object.freeze(unavailable) : NONE, stale: stale.length ? Object.freeze(stale) : NONE };
+    gapsMemo.set(c, gaps);
+  }
+  return gaps;
+}
+
 /** The same scoring-relevant facts (held and stale kinds): a memo made under one serves the other. */
 export function sameCoverage(a: Coverage, b: Coverage): boolean {
   return a.held === b.held && a.stale === b.stale;

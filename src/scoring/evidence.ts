@@ -4,7 +4,7 @@
  */
 import { Flag, type IndexRecord } from '../index/record.ts';
 import { isNonRoutable } from './classify.ts';
-import { FULL_COVERAGE, KIND_BIT, type Coverage } from './coverage.ts';
+import { coverageGaps, FULL_COVERAGE, KIND_BIT, type Coverage } from './coverage.ts';
 import { SIGNALS, type SignalLabel } from './signals.ts';
 import type { Classification, Evidence, Level, Signal } from './types.ts';
 
@@ -87,6 +87,12 @@ export function collectEvidence(record: IndexRecord, classification: Classificat
       first_seen: record.threatFeed.firstSeen,
       last_seen: record.threatFeed.lastSeen,
     };
+  }
+  // What the signals could not speak to: kinds not loaded, and kinds whose data is stale.
+  if (coverage !== FULL_COVERAGE) {
+    const gaps = coverageGaps(coverage);
+    if (gaps.unavailable.length > 0) evidence.unavailable = gaps.unavailable;
+    if (gaps.stale.length > 0) evidence.stale = gaps.stale;
   }
   return evidence;
 }

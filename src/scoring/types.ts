@@ -140,6 +140,10 @@ export interface ThreatFeedEvidence {
 export interface Evidence {
   signals: Signal[];
   threat_feed?: ThreatFeedEvidence;
+  /** Evidence kinds with signals that the index does not hold: their signals could not be raised (present when any). */
+  unavailable?: readonly string[];
+  /** Held evidence kinds whose data is stale: their signals weigh less (present when any). */
+  stale?: readonly string[];
 }
 
 export type Band = 'good' | 'fair' | 'poor' | 'bad';

@@ -52,6 +52,9 @@ describe('lookups on a thin index', () => {
   test('an ordinary address: no unrouted_address without routing data, base risk, threat level Unknown, unknowns stated', async () => {
     const b = (await call(server.url, '/v1/ip/8.8.8.8')).json();
     expect(b.evidence.signals.map((s: { label: string }) => s.label)).toEqual([]);
+    // The evidence says what it could not speak to.
+    expect(b.evidence.unavailable).toEqual(['routing', 'rpki', 'bogons', 'vpn', 'proxy', 'relays', 'crawlers', 'datacenter', 'threat', 'network_type']);
+    expect(b.evidence.stale).toEqual(['tor']);
     expect(b.score.risk_score).toBe(10);
     expect(b.classification.is_tor).toBe(false);
     expect(b.classification.threat_level).toBe('Unknown');

@@ -147,9 +147,12 @@ describe('a thin index: no evidence from absent layers', () => {
     const a = assessRecord(baseRecord(), { verifiedCrawler: null, coverage: thin }, DEFAULT_POLICY);
     expect(a.classification.confidence).toBe('low');
     expect(a.classification.is_tor).toBe(false);
+    expect(a.evidence.unavailable).toEqual(['rpki', 'bogons', 'tor', 'vpn', 'proxy', 'relays', 'crawlers', 'datacenter', 'threat', 'network_type']);
+    expect(a.evidence.stale).toBeUndefined();
     expect(a.explanation.summary).toContain('No Tor, VPN, proxy, privacy relay, threat, cloud/hosting, crawler or bogon data loaded.');
     const full = assessRecord(baseRecord(), { verifiedCrawler: null, coverage: FULL_COVERAGE }, DEFAULT_POLICY);
     expect(full.explanation.summary).not.toContain('data loaded');
+    expect(Object.keys(full.evidence)).toEqual(['signals']);
   });
 });
 
@@ -170,6 +173,8 @@ describe('stale kinds', () => {
     const a = assessRecord(tor, { verifiedCrawler: null, coverage: staleTor }, DEFAULT_POLICY);
     expect(a.explanation.drivers.find((d) => d.label === 'tor_exit')!.reason).toContain('stale data');
     expect(a.explanation.summary).toContain('Tor data stale.');
+    expect(a.evidence.stale).toEqual(['tor']);
+    expect(a.evidence.unavailable).toBeUndefined();
   });
 
   test('coverageOf: a kind is stale past its threshold, by its newest source', () => {
