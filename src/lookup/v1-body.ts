@@ -136,7 +136,7 @@ export class V1BodyCache {
     const scored = this.scored.get(record, ctx);
     // One serialization of the record's own fields (not three joined), flattened once
     // here so a memo hit reaches its characters through one string, not a rope of pieces.
-    const own = JSON.stringify({ location: locationOf(record, now), network: networkOf(record, scored.classification, ctx.rdapOwner ?? null), routing: routingOf(record) });
+    const own = JSON.stringify({ location: locationOf(record, now), network: networkOf(record, scored.classification, ctx.rdapOwner ?? null, ctx.scoring.coverage), routing: routingOf(record) });
     return { own: flatten(`${own.slice(1, -1)},`), scored };
   }
 }

@@ -63,6 +63,14 @@ describe('lookups on a thin index', () => {
     expect(b.explanation.summary).toContain('No VPN, proxy, privacy relay, threat, cloud/hosting, crawler, routing or bogon data loaded; Tor data stale.');
   });
 
+  test('an address no loaded layer knows: its routability is unknown, not "unannounced"', async () => {
+    const b = (await call(server.url, '/v1/ip/9.9.9.9')).json();
+    expect(b.network.routability).toEqual({ status: 'unknown', globally_reachable: null, reason: 'No routing data loaded: whether the address is announced is not known' });
+    expect(b.evidence.signals).toEqual([]);
+    const routed = (await call(server.url, '/v1/ip/9.9.9.9?fields=network')).json();
+    expect(routed.network.routability).toEqual(b.network.routability);
+  });
+
   test('the same answer through the fast path and the framework route', async () => {
     const fast = (await call(server.url, '/v1/ip/8.8.8.8')).json();
     const routed = (await call(server.url, '/v1/ip/8.8.8.8?fields=evidence,classification,score,explanation')).json();
