@@ -152,6 +152,7 @@ export function writeCollected(
     hasRpki: collector.vrps.length > 0,
     capabilities: Object.fromEntries(EVIDENCE_KINDS.map((k) => [k, held.has(k)])),
     bogonsYielded: merged.bogonsYielded,
+    routedFamilies: merged.routedFamilies,
     attributions: opts.attributions,
   };
 

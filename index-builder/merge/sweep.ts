@@ -35,6 +35,8 @@ export interface MergedIndex {
   asnRows: ValueTable<AsnRow>;
   strings: StringTable;
   density: Map<number, AsnDensity>;
+  /** Address families with route data (a missing route is evidence only in these). */
+  routedFamilies: Family[];
   /** Bogon intervals and addresses that yielded to newer registry allocations (decimal text for IPv6). */
   bogonsYielded: { v4: { intervals: number; addresses: number }; v6: { intervals: number; addresses: string } };
 }
@@ -46,12 +48,14 @@ export function sweep(collector: Collector, onProgress?: (phase: string) => void
   const density = new DensityCounter();
 
   const yielded = { v4: { intervals: 0, addresses: 0 }, v6: { intervals: 0, addresses: 0n } };
+  const routedFamilies: Family[] = [];
   const runFamily = (fam: FamilyLayers): FamilyIntervals => {
     const family: Family = fam.family;
     const bogonsAsOf = fam.bogonsAsOf;
     onProgress?.(`normalising IPv${family} layers`);
     // Announced space comes from routes when the build has them, else from the ASN ranges.
     const hasRoutes = fam.values.route.length > 0;
+    if (hasRoutes) routedFamilies.push(family);
     // Only layers with data take part in the sweep; absent layers read as 0 ("none").
     const present = VALUE_LAYERS.filter((l) => fam.values[l].length > 0);
     const valueSegs: Segments[] = present.map((l) => normalizeMostSpecific(fam.values[l]));
@@ -128,5 +132,5 @@ export function sweep(collector: Collector, onProgress?: (phase: string) => void
   const v6 = runFamily(collector.v6);
   Bun.gc(true);
   const bogonsYielded = { v4: yielded.v4, v6: { intervals: yielded.v6.intervals, addresses: String(yielded.v6.addresses) } };
-  return { v4, v6, records: records.rows.view(), recordCount: records.count, asnRows: records.asnRows, strings, density: density.byAsn, bogonsYielded };
+  return { v4, v6, records: records.rows.view(), recordCount: records.count, asnRows: records.asnRows, strings, density: density.byAsn, bogonsYielded, routedFamilies };
 }

@@ -163,6 +163,8 @@ export interface IndexMeta {
   hasRpki: boolean;
   /** Evidence kinds with data behind them (src/index/evidence-kinds.ts), from the sources' kinds. */
   capabilities: Record<string, boolean>;
+  /** Address families the routing data covers (absent in older files: every family when routing is held). */
+  routedFamilies?: number[];
   /** Bogon intervals per family that yielded to newer registry allocation data (absent in older files). */
   bogonsYielded?: { v4: { intervals: number; addresses: number }; v6: { intervals: number; addresses: string } };
   /** Data credits required by the sources' licences. */

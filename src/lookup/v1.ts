@@ -5,7 +5,6 @@
  */
 import { Flag, type IndexRecord, type LookupHit } from '../index/record.ts';
 import { classify, collectEvidence, computeScore, decide, networkContext } from '../scoring/index.ts';
-import { holds } from '../scoring/index.ts';
 import type { Classification, Coverage, DecisionObjects, Evidence, Score, ScoringContext } from '../scoring/index.ts';
 import type { Policy } from '../scoring/index.ts';
 import { countryName } from './country.ts';
@@ -78,8 +77,8 @@ export function routabilityOf(record: IndexRecord, coverage?: Coverage) {
     return { status: 'unallocated', globally_reachable: false, reason: 'Listed as a full bogon: not allocated to any network by the registries' };
   }
   if (!record.route && !record.asn) {
-    // Without routing data the absence of a route says nothing.
-    if (coverage && !holds(coverage, 'routing')) return { status: 'unknown', globally_reachable: null, reason: 'No routing data loaded: whether the address is announced is not known' };
+    // Without routing data for both families the absence of a route says nothing.
+    if (coverage && !coverage.routesComplete) return { status: 'unknown', globally_reachable: null, reason: 'No routing data for both address families: whether the address is announced is not known' };
     return { status: 'unannounced', globally_reachable: null, reason: 'No route for this address was seen in the routing data' };
   }
   return { status: 'global', globally_reachable: true, reason: 'Globally routable unicast address space' };

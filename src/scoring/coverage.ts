@@ -52,6 +52,12 @@ export interface Coverage {
   readonly held: number;
   /** Bit per held kind whose newest source is past its threshold. */
   readonly stale: number;
+  /**
+   * Whether the routing data covers both address families, so that a missing
+   * route is evidence (`unrouted_address`): an index with IPv4 routes only
+   * (RouteViews pfx2as) says nothing about IPv6 announcements.
+   */
+  readonly routesComplete: boolean;
   readonly kinds: Readonly<Record<EvidenceKind, KindCoverage>>;
 }
 
@@ -64,6 +70,7 @@ const ALL_KINDS = (1 << EVIDENCE_KINDS.length) - 1;
 export const FULL_COVERAGE: Coverage = Object.freeze({
   held: ALL_KINDS,
   stale: 0,
+  routesComplete: true,
   kinds: Object.freeze(
     Object.fromEntries(
       EVIDENCE_KINDS.map((k) => [k, Object.freeze({ state: 'ready', sources: 0, newest: null, ageSeconds: null, staleAfterSeconds: STALE_AFTER_MS[k] / 1000 })]),
@@ -120,7 +127,9 @@ export function coverageOf(meta: IndexMeta, nowMs: number): Coverage {
       staleAfterSeconds: STALE_AFTER_MS[k] / 1000,
     };
   }
-  return Object.freeze({ held, stale, kinds: Object.freeze(kinds) });
+  const families = meta.routedFamilies ?? [4, 6];
+  const routesComplete = (held & KIND_BIT.routing) !== 0 && families.includes(4) && families.includes(6);
+  return Object.freeze({ held, stale, routesComplete, kinds: Object.freeze(kinds) });
 }
 
 /** Kinds that raise signals (docs/signals.md "Evidence kinds"), in EVIDENCE_KINDS order. */
@@ -143,7 +152,7 @@ export function coverageGaps(c: Coverage): { unavailable: readonly EvidenceKind[
 
 /** The same scoring-relevant facts (held and stale kinds): a memo made under one serves the other. */
 export function sameCoverage(a: Coverage, b: Coverage): boolean {
-  return a.held === b.held && a.stale === b.stale;
+  return a.held === b.held && a.stale === b.stale && a.routesComplete === b.routesComplete;
 }
 
 /** Kinds whose absence a reader of an ordinary answer should be told about, in the order named. */

@@ -40,8 +40,8 @@ export const SIGNAL_RULES: readonly SignalRule[] = [
   { label: 'mobile_network', holds: has(Flag.MOBILE) },
   { label: 'rpki_invalid', holds: (r) => r.route?.rpkiStatus === 'invalid' },
   { label: 'origin_conflict', holds: (r) => r.route?.originConflict === true },
-  // Only meaningful for routable space; a bogon is already explained by its own signal. Like every
-  // rule, it is not consulted at all when the index holds no routing data (collectEvidence).
+  // Only meaningful for routable space; a bogon is already explained by its own signal. Not consulted
+  // unless the routing data covers both families (collectEvidence): a missing route is otherwise no evidence.
   { label: 'unrouted_address', holds: (r) => r.route === null && !isNonRoutable(r) },
   { label: 'known_crawler_range', holds: (_r, c) => c.is_known_crawler },
   { label: 'verified_crawler', holds: (_r, c) => c.is_verified_crawler },
@@ -61,6 +61,9 @@ const signalObjects = (stale: boolean) =>
 const SIGNAL_OBJECTS = signalObjects(false);
 const STALE_SIGNAL_OBJECTS = signalObjects(true);
 
+/** The one rule over an absence: it also needs routes for both families (Coverage.routesComplete). */
+const UNROUTED_RULE = SIGNAL_RULES.findIndex((r) => r.label === 'unrouted_address');
+
 /** Per rule, the coverage bit of the kind it reads (0: the service's own data, always held). */
 const RULE_KIND_BITS = SIGNAL_RULES.map((r) => {
   const kind = SIGNALS[r.label].kind;
@@ -77,6 +80,7 @@ export function collectEvidence(record: IndexRecord, classification: Classificat
   for (let i = 0; i < SIGNAL_RULES.length; i++) {
     const bit = RULE_KIND_BITS[i];
     if (bit !== 0 && !(coverage.held & bit)) continue;
+    if (i === UNROUTED_RULE && !coverage.routesComplete) continue;
     const rule = SIGNAL_RULES[i];
     if (rule.holds(record, classification)) signals.push((coverage.stale & bit ? STALE_SIGNAL_OBJECTS : SIGNAL_OBJECTS)[rule.label]);
   }

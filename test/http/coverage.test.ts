@@ -65,7 +65,7 @@ describe('lookups on a thin index', () => {
 
   test('an address no loaded layer knows: its routability is unknown, not "unannounced"', async () => {
     const b = (await call(server.url, '/v1/ip/9.9.9.9')).json();
-    expect(b.network.routability).toEqual({ status: 'unknown', globally_reachable: null, reason: 'No routing data loaded: whether the address is announced is not known' });
+    expect(b.network.routability).toEqual({ status: 'unknown', globally_reachable: null, reason: 'No routing data for both address families: whether the address is announced is not known' });
     expect(b.evidence.signals).toEqual([]);
     const routed = (await call(server.url, '/v1/ip/9.9.9.9?fields=network')).json();
     expect(routed.network.routability).toEqual(b.network.routability);

@@ -134,6 +134,21 @@ describe('a thin index: no evidence from absent layers', () => {
     expect(b.evidence.signals.map((s) => s.label)).toContain('unrouted_address');
   });
 
+  test('routes for IPv4 only: a missing route is no evidence, the routes present still are', () => {
+    const m = meta(EVIDENCE_KINDS.map((k) => ({ type: 't', kinds: [k], date: new Date(NOW).toISOString() })));
+    m.routedFamilies = [4];
+    const v4Only = coverageOf(m, NOW);
+    expect(v4Only.kinds.routing.state).toBe('ready');
+    const unrouted = assessRecord(baseRecord({ route: null }), { verifiedCrawler: null, coverage: v4Only }, DEFAULT_POLICY);
+    expect(unrouted.evidence.signals.map((s) => s.label)).not.toContain('unrouted_address');
+    expect(unrouted.scores.routing_risk_score).toBe(0);
+    const moas = baseRecord({ route: { prefix: '73.128.0.0/10', originAsn: null, origins: [7922, 7018], rpkiStatus: 'invalid', originConflict: true } });
+    const labels = collectEvidence(moas, classify(moas, { verifiedCrawler: null, coverage: v4Only }), v4Only).signals.map((s) => s.label);
+    expect(labels).toEqual(['rpki_invalid', 'origin_conflict']);
+    m.routedFamilies = [4, 6];
+    expect(coverageOf(m, NOW).routesComplete).toBe(true);
+  });
+
   test('without threat data threat_level is Unknown, not Low; facts the index holds still raise it', () => {
     const noThreat = holding(EVIDENCE_KINDS.filter((k) => k !== 'threat'));
     expect(classify(baseRecord(), { verifiedCrawler: null, coverage: noThreat }).threat_level).toBe('Unknown');

@@ -4,7 +4,7 @@
  * readings of one aspect each, taken as the strongest matching fact.
  */
 import { Flag, type IndexRecord } from '../../index/record.ts';
-import { FULL_COVERAGE, holds, type Coverage } from '../coverage.ts';
+import { FULL_COVERAGE, type Coverage } from '../coverage.ts';
 import type { Policy } from '../policy/schema.ts';
 import type { Classification, Profile, ScoreTrace, SubScores } from '../types.ts';
 
@@ -42,11 +42,11 @@ export const INFRASTRUCTURE_VALUES: ReadonlyArray<readonly [number, number]> = [
   [Flag.MESSAGING, 30],
 ];
 
-/** Routing problems add up (capped at 100); non-routable space is the maximum; no routing data is no routing risk. */
+/** Routing problems add up (capped at 100); non-routable space is the maximum; no route is a risk only where routing data covers every family. */
 function routingRisk(record: IndexRecord, c: Classification, coverage: Coverage): number {
   if (c.traits.includes('non_routable')) return 100;
   const route = record.route;
-  if (!route) return holds(coverage, 'routing') ? 20 : 0;
+  if (!route) return coverage.routesComplete ? 20 : 0;
   let v = 0;
   if (route.rpkiStatus === 'invalid') v += 60;
   if (route.originConflict) v += 25;
