@@ -179,11 +179,20 @@ function listed(names: string[], last: string): string {
   return names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} ${last} ${names[names.length - 1]}`;
 }
 
+const notes = new WeakMap<Coverage, string>();
+
 /**
  * The sentence saying what this index cannot tell ("No Tor, VPN or threat data
- * loaded; routing data stale."), or '' when it holds every kind fresh.
+ * loaded; routing data stale."), or '' when it holds every kind fresh
+ * (made once per coverage object).
  */
 export function coverageNote(c: Coverage): string {
+  let note = notes.get(c);
+  if (note === undefined) notes.set(c, (note = composeNote(c)));
+  return note;
+}
+
+function composeNote(c: Coverage): string {
   const absent = NOTED_ABSENT.filter((k) => !holds(c, k)).map((k) => KIND_NAMES[k]);
   const stale = EVIDENCE_KINDS.filter((k) => isStale(c, k)).map((k) => KIND_NAMES[k]);
   const parts: string[] = [];
