@@ -5,12 +5,13 @@
 import { statSync } from 'node:fs';
 import { FORMAT_VERSION, Section, TableLayout, V4_L1_BITS, V6_L1_BITS, type IndexMeta, type SourceMeta } from '../src/index/format.ts';
 import { IndexReader } from '../src/index/reader.ts';
+import { EVIDENCE_KINDS, kindsOfSource } from '../src/index/evidence-kinds.ts';
 import { addBuiltins } from './builtins.ts';
 import { attributionsFor } from './default-sources.ts';
 import { SourceContext } from './feed/source.ts';
 import type { ResolvedSource } from './manifest.ts';
 import { Collector } from './merge/collector.ts';
-import { sweep } from './merge/sweep.ts';
+import { sweep, type MergedIndex } from './merge/sweep.ts';
 import { PARSERS } from './parsers/index.ts';
 import { createProgress, formatTable } from './progress.ts';
 import { encodeGeoRows, encodeL1, encodeRecords, encodeSubTables, encodeV4Direct, encodeV6Direct } from './write/tables.ts';
@@ -32,6 +33,8 @@ export interface BuildSummary {
   records: number;
   bytes: number;
   seconds: number;
+  /** Bogon claims that yielded to newer registry allocations (IndexMeta.bogonsYielded). */
+  bogonsYielded: MergedIndex['bogonsYielded'];
   skippedSamples: { path: string; line: number; reason: string }[];
 }
 
@@ -60,6 +63,8 @@ export async function collectSources(
     collector.beginSource(src.options);
     await mod.parse(ctx, collector);
     if (ctx.rows === 0) ctx.fail('no usable rows: is this the right file for type ' + src.options.type + '?');
+    const date = ctx.date;
+    if (date.from !== 'mtime') collector.dateSource(date.at);
     metas.push({
       type: src.options.type,
       path: src.displayPath,
@@ -68,6 +73,9 @@ export async function collectSources(
       bytes: statSync(src.absPath).size,
       sha256: await sha256File(src.absPath),
       seconds: Math.round((performance.now() - t0) / 10) / 100,
+      date: date.at,
+      dateFrom: date.from,
+      kinds: kindsOfSource(src.options.type, src.options.category),
     });
     for (const s of ctx.skipSamples) samples.push({ path: src.displayPath, line: s.line, reason: s.reason });
   }
@@ -96,7 +104,7 @@ export function writeCollected(
   collector: Collector,
   metas: SourceMeta[],
   opts: { out: string; attributions: string[]; builtAtMs?: number; progress?: ReturnType<typeof createProgress>; step?: number },
-): { v4Intervals: number; v6Intervals: number; records: number; bytes: number } {
+): { v4Intervals: number; v6Intervals: number; records: number; bytes: number; bogonsYielded: MergedIndex['bogonsYielded'] } {
   const progress = opts.progress ?? createProgress(true);
   const step = opts.step ?? 0;
   progress.source(step, 'merging layers');
@@ -126,7 +134,10 @@ export function writeCollected(
   ];
 
   const builtAtMs = opts.builtAtMs ?? Date.now();
-  const has = (...types: string[]) => metas.some((m) => types.includes(m.type));
+  const held = new Set(metas.flatMap((m) => m.kinds ?? []));
+  // The built-in IANA registries give every address its registry-level allocation.
+  held.add('allocation');
+  if (collector.vrps.length === 0) held.delete('rpki');
   const meta: IndexMeta = {
     formatVersion: FORMAT_VERSION,
     builtAt: new Date(builtAtMs).toISOString(),
@@ -141,21 +152,9 @@ export function writeCollected(
       asnDetails: tables.ASND.length / TableLayout.ASND.length,
     },
     hasRpki: collector.vrps.length > 0,
-    capabilities: {
-      geolocation: has('geo-mmdb', 'geo-csv', 'geofeed'),
-      asn: has('asn-csv', 'asn-info', 'pfx2as', 'ris-whois'),
-      allocation: true,
-      routing: has('pfx2as', 'ris-whois'),
-      rpki: collector.vrps.length > 0,
-      crawlers: has('crawler-ranges'),
-      datacenter: has('cloud-aws', 'cloud-gcp', 'cloud-azure', 'cloud-oracle', 'provider-ranges', 'cidr-list', 'asn-list', 'geofeed'),
-      vpn: has('cidr-list', 'asn-list'),
-      tor: has('tor-exits'),
-      relays: has('icloud-relay', 'cidr-list'),
-      threat: has('spamhaus-drop', 'threat-feed', 'cidr-list'),
-      bogons: has('bogons'),
-      network_type: has('peeringdb-net'),
-    },
+    capabilities: Object.fromEntries(EVIDENCE_KINDS.map((k) => [k, held.has(k)])),
+    bogonsYielded: merged.bogonsYielded,
+    routedFamilies: merged.routedFamilies,
     attributions: opts.attributions,
   };
 
@@ -167,7 +166,7 @@ export function writeCollected(
       throw new Error(`verification of ${tmp} failed: interval counts differ from the build`);
     }
   });
-  return { v4Intervals: merged.v4.count, v6Intervals: merged.v6.count, records: merged.recordCount, bytes };
+  return { v4Intervals: merged.v4.count, v6Intervals: merged.v6.count, records: merged.recordCount, bytes, bogonsYielded: merged.bogonsYielded };
 }
 
 /** The human summary printed at the end of a build. */
@@ -186,6 +185,7 @@ export function formatSummary(s: BuildSummary): string {
       ['IPv4 intervals', s.v4Intervals],
       ['IPv6 intervals', s.v6Intervals],
       ['records', s.records],
+      ['bogon addresses yielded to newer allocations', `IPv4 ${s.bogonsYielded.v4.addresses}, IPv6 ${s.bogonsYielded.v6.addresses}`],
       ['file size', `${(s.bytes / 1048576).toFixed(1)} MiB`],
       ['seconds', s.seconds.toFixed(1)],
     ],

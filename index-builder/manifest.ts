@@ -38,6 +38,13 @@ export function loadManifest(manifestPath: string): ResolvedSource[] {
   return sources.map((entry, i) => resolveEntry(entry, i, base, manifestPath));
 }
 
+/** `YYYY-MM-DD` naming a real day. */
+function isCalendarDate(text: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
+  const d = new Date(`${text}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(text);
+}
+
 /** Validates one entry and resolves its path against `base`. */
 export function resolveEntry(entry: unknown, i: number, base: string, where: string): ResolvedSource {
   const at = `${where}: sources[${i}]`;
@@ -47,6 +54,9 @@ export function resolveEntry(entry: unknown, i: number, base: string, where: str
     throw new ManifestError(`${at}: unknown type ${JSON.stringify(e.type)} (known: ${Object.keys(PARSERS).join(', ')})`);
   }
   if (typeof e.path !== 'string' || e.path === '') throw new ManifestError(`${at}: missing "path"`);
+  if (e.date !== undefined && (typeof e.date !== 'string' || !isCalendarDate(e.date))) {
+    throw new ManifestError(`${at}: "date" must be a YYYY-MM-DD date, got ${JSON.stringify(e.date)}`);
+  }
   const absPath = isAbsolute(e.path) ? e.path : resolve(base, e.path);
   if (!existsSync(absPath)) throw new ManifestError(`${at}: file not found: ${absPath}`);
   return { options: e, absPath, displayPath: e.path };

@@ -25,6 +25,8 @@ export interface AllocationValue {
   countryCode?: string;
   status: string; // allocated, assigned, reserved, available
   date?: string; // YYYY-MM-DD when known
+  /** ISO date of the delegation file stating this (its version line), for bogon precedence. */
+  asOf?: string;
   /** The block as published (start + count), which may not be a single CIDR. */
   blockStart: Addr;
   blockEnd: Addr;
@@ -130,7 +132,8 @@ export interface BuildSink {
   threatList(family: Family, start: Addr, end: Addr, value: ThreatListValue): void;
   asnDrop(value: AsnDropValue): void;
   threatFeed(family: Family, start: Addr, end: Addr, value: ThreatFeedValue): void;
-  bogon(family: Family, start: Addr, end: Addr): void;
+  /** `asOf`: ISO date of the bogon list (newer registry allocations outrank it). */
+  bogon(family: Family, start: Addr, end: Addr, asOf?: string): void;
 }
 
 /** One manifest entry as given in feeds.json. */
@@ -141,5 +144,7 @@ export interface ManifestSource {
   provider?: string;
   crawler?: string;
   format?: string;
+  /** The publisher's date (`YYYY-MM-DD`) when the file states none. */
+  date?: string;
   [key: string]: unknown;
 }

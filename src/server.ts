@@ -27,7 +27,7 @@ export interface RunningServer {
 
 /** Creates every service of the app from a configuration. */
 export async function createServices(config: Config, overrides: Partial<AppServices> = {}): Promise<AppServices> {
-  const index = overrides.index ?? IndexHolder.open(config.indexPath);
+  const index = overrides.index ?? IndexHolder.open(config.indexPath, overrides.now ?? Date.now);
   const policyPath = config.policyPath;
   return {
     config,

@@ -103,6 +103,8 @@ export class FamilyLayers {
   values: Record<ValueLayer, RangeRows>;
   /** Union layers keyed by flag bit. */
   readonly flags = new Map<number, RangeRows>();
+  /** ISO date of the newest bogon list of this family (undefined: none, or undated). */
+  bogonsAsOf: string | undefined;
 
   constructor(readonly family: Family) {
     this.values = Object.fromEntries(VALUE_LAYERS.map((l) => [l, new RangeRows(family)])) as Record<
@@ -148,10 +150,19 @@ export class Collector implements BuildSink {
   readonly sources: SourceStanding[] = [];
   private current = -1;
 
-  /** Starts filing reports under a manifest source (its standing and manifest `date`). */
+  /** Starts filing reports under a manifest source (its standing; dateSource dates it after parsing). */
   beginSource(source: ManifestSource): void {
     this.current = this.sources.length;
     this.sources.push({ standing: standingOf(source), day: dayOf(source.date) });
+  }
+
+  /**
+   * Dates the current source for precedence once its parser has run: the
+   * date its file states, else the manifest's (a file's mtime is only when it
+   * was copied, so it leaves the source undated, which ranks as older).
+   */
+  dateSource(isoDate: string): void {
+    if (this.current >= 0) this.sources[this.current].day = dayOf(isoDate.slice(0, 10));
   }
 
   /** The date rank of a source index (0 when undated or outside any source). */
@@ -178,7 +189,7 @@ export class Collector implements BuildSink {
   }
 
   allocation(family: Family, start: Addr, end: Addr, v: AllocationValue): void {
-    const key = `${v.registry}|${v.countryCode ?? ''}|${v.status}|${v.date ?? ''}|${v.blockStart}|${v.blockEnd}`;
+    const key = `${v.registry}|${v.countryCode ?? ''}|${v.status}|${v.date ?? ''}|${v.blockStart}|${v.blockEnd}|${v.asOf ?? ''}`;
     this.layers(family).values.allocation.push(start, end, this.allocationValues.intern(v, key));
   }
 
@@ -244,8 +255,11 @@ export class Collector implements BuildSink {
     layers.values.threatFeed.push(start, end, this.threatFeedValues.intern(v, key));
   }
 
-  bogon(family: Family, start: Addr, end: Addr): void {
-    this.layers(family).flag(Flag.BOGON, start, end);
+  bogon(family: Family, start: Addr, end: Addr, asOf?: string): void {
+    const layers = this.layers(family);
+    layers.flag(Flag.BOGON, start, end);
+    // The newest list of the family dates every bogon claim of it: a claim yields only to data newer than that.
+    if (asOf !== undefined && !(layers.bogonsAsOf !== undefined && layers.bogonsAsOf >= asOf)) layers.bogonsAsOf = asOf;
   }
 
   /** Built-in special-purpose blocks (not a parser report). */

@@ -5,7 +5,7 @@
  */
 import { Flag } from '../../src/index/record.ts';
 import { NETWORK_TYPE_CODES, NETWORK_TYPE_SHIFT, RecordCol } from '../../src/index/format.ts';
-import type { Category } from '../sink.ts';
+import type { AllocationValue, Category } from '../sink.ts';
 import { ASN_CATEGORY_FLAG, type Collector, type RouteEntry, VALUE_LAYERS, type ValueLayer } from './collector.ts';
 import { GrowableU32 } from './growable.ts';
 import { claimBit, resolveFlags, resolveProvider, type ResolvedProvider } from './precedence.ts';
@@ -36,8 +36,23 @@ export const BUILD_RECORD_WIDTH = RecordCol.GEO + 1;
 
 const LAYER = Object.fromEntries(VALUE_LAYERS.map((l, i) => [l, i])) as Record<ValueLayer, number>;
 
+/** Registry statuses that mean the block is in use by a network. */
+const IN_USE = new Set(['allocated', 'assigned']);
+
+/**
+ * Whether a registry allocation outranks a bogon claim: the registry (not
+ * IANA's registry-level table) says the block is allocated or assigned, in a
+ * file newer than the bogon list. Fresher data from the publisher of
+ * allocations beats a stale third-party list of unallocated space.
+ */
+export function yieldsBogon(allocation: AllocationValue | undefined, bogonsAsOf: string): boolean {
+  return allocation !== undefined && allocation.registry !== 'iana' && IN_USE.has(allocation.status) && allocation.asOf !== undefined && allocation.asOf > bogonsAsOf;
+}
+
 /** Builds and deduplicates record rows. */
 export class RecordTable {
+  /** Set by combine when the last combined interval's bogon claim yielded (read and reset by the sweep). */
+  bogonsYielded = false;
   readonly rows = new GrowableU32(BUILD_RECORD_WIDTH * 1024);
   readonly asnRows = new ValueTable<AsnRow>();
   /** Resolved provider rows (the file's TPRV), interned by content. */
@@ -64,9 +79,16 @@ export class RecordTable {
     return this.ids.size;
   }
 
-  /** Combines layer values (indexed like VALUE_LAYERS) and flag-layer flags into a record. */
-  combine(values: readonly number[], layerFlags: number): Combined {
+  /**
+   * Combines layer values (indexed like VALUE_LAYERS) and flag-layer flags
+   * into a record. `bogonsAsOf` is the date of the family's bogon list.
+   */
+  combine(values: readonly number[], layerFlags: number, bogonsAsOf?: string): Combined {
     const c = this.collector;
+    if (layerFlags & Flag.BOGON && bogonsAsOf !== undefined && yieldsBogon(c.allocationValues.get(values[LAYER.allocation]), bogonsAsOf)) {
+      layerFlags &= ~Flag.BOGON;
+      this.bogonsYielded = true;
+    }
     const asnVal = c.asnValues.get(values[LAYER.asn]);
     const routeVal: RouteEntry | undefined = c.routeValues.get(values[LAYER.route]);
     const routeOrigin = routeVal && !routeVal.asSet && routeVal.origins.length > 0 ? routeVal.origins[0] : undefined;

@@ -38,6 +38,10 @@ export interface MergedIndex {
   providers: ValueTable<ResolvedProvider>;
   strings: StringTable;
   density: Map<number, AsnDensity>;
+  /** Address families with route data (a missing route is evidence only in these). */
+  routedFamilies: Family[];
+  /** Bogon intervals and addresses that yielded to newer registry allocations (decimal text for IPv6). */
+  bogonsYielded: { v4: { intervals: number; addresses: number }; v6: { intervals: number; addresses: string } };
 }
 
 /** Runs the sweep over both families and returns intervals and records. */
@@ -46,11 +50,15 @@ export function sweep(collector: Collector, onProgress?: (phase: string) => void
   const records = new RecordTable(collector, strings);
   const density = new DensityCounter();
 
+  const yielded = { v4: { intervals: 0, addresses: 0 }, v6: { intervals: 0, addresses: 0n } };
+  const routedFamilies: Family[] = [];
   const runFamily = (fam: FamilyLayers): FamilyIntervals => {
     const family: Family = fam.family;
+    const bogonsAsOf = fam.bogonsAsOf;
     onProgress?.(`normalising IPv${family} layers`);
     // Announced space comes from routes when the build has them, else from the ASN ranges.
     const hasRoutes = fam.values.route.length > 0;
+    if (hasRoutes) routedFamilies.push(family);
     // Only layers with data take part in the sweep; absent layers read as 0 ("none").
     const present = VALUE_LAYERS.filter((l) => fam.values[l].length > 0);
     // Among equal-sized claims of a provider layer the fresher source wins.
@@ -97,7 +105,12 @@ export function sweep(collector: Collector, onProgress?: (phase: string) => void
         if (change < next) next = change;
       }
 
-      const c = records.combine(values, flags);
+      const c = records.combine(values, flags, bogonsAsOf);
+      if (records.bogonsYielded) {
+        records.bogonsYielded = false;
+        if (family === 4) (yielded.v4.intervals++, (yielded.v4.addresses += (next as number) - (pos as number)));
+        else (yielded.v6.intervals++, (yielded.v6.addresses += (next as bigint) - (pos as bigint)));
+      }
       if (family === 4 && c.announcing !== undefined && (hasRoutes ? c.hasRoute : c.hasAsnRange)) {
         density.add(c.announcing, pos as number, (next as number) - 1, c.flags);
       }
@@ -125,5 +138,6 @@ export function sweep(collector: Collector, onProgress?: (phase: string) => void
   Bun.gc(true);
   const v6 = runFamily(collector.v6);
   Bun.gc(true);
-  return { v4, v6, records: records.rows.view(), recordCount: records.count, asnRows: records.asnRows, providers: records.providers, strings, density: density.byAsn };
+  const bogonsYielded = { v4: yielded.v4, v6: { intervals: yielded.v6.intervals, addresses: String(yielded.v6.addresses) } };
+  return { v4, v6, records: records.rows.view(), recordCount: records.count, asnRows: records.asnRows, providers: records.providers, strings, density: density.byAsn, bogonsYielded, routedFamilies };
 }

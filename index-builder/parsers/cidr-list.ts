@@ -31,11 +31,17 @@ export function stripComment(line: string): string {
   return line.slice(0, cut).trim();
 }
 
-/** Streams the CIDRs of a one-prefix-a-line file; malformed lines are skipped with their number. */
-export async function* cidrLines(ctx: SourceContext): AsyncGenerator<Cidr> {
+/**
+ * Streams the CIDRs of a one-prefix-a-line file; malformed lines are skipped
+ * with their number. `onComment` sees each whole-line comment (a header).
+ */
+export async function* cidrLines(ctx: SourceContext, onComment?: (line: string) => void): AsyncGenerator<Cidr> {
   for await (const [raw, lineNo] of ctx.lines()) {
     const text = stripComment(raw);
-    if (text === '') continue;
+    if (text === '') {
+      if (onComment && raw !== '') onComment(raw);
+      continue;
+    }
     const cidr = parseCidr(text);
     if (!cidr) {
       ctx.skip(lineNo, `not a CIDR or address: ${quoted(text)}`);

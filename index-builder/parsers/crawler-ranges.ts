@@ -4,6 +4,7 @@
  * Bing, Apple, OpenAI, Perplexity, DuckDuckGo, Ahrefs) or one CIDR a line.
  * Every range is reported under the manifest key `crawler`.
  */
+import { reportDocumentDate } from './provider-formats/report.ts';
 import type { FeedParser, SourceContext } from '../feed/source.ts';
 import type { BuildSink } from '../sink.ts';
 import { parseCidr } from '../../src/net/ip.ts';
@@ -32,6 +33,7 @@ export const parse: FeedParser = async (ctx, sink) => {
 /** Reads `prefixes[].ipv4Prefix|ipv6Prefix`; a prefix of the wrong family for its key is skipped. */
 function reportGoogleStyle(ctx: SourceContext, sink: BuildSink, key: string): void {
   const doc = ctx.readJson();
+  reportDocumentDate(ctx, doc);
   if (!isObject(doc) || !Array.isArray(doc.prefixes)) return ctx.fail('expected a JSON object with a "prefixes" array');
   doc.prefixes.forEach((entry: unknown, i: number) => {
     const where = `prefixes[${i}]`;

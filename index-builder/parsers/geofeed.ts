@@ -54,7 +54,12 @@ export const parse: FeedParser = async (ctx, sink) => {
   let badStreak = 0;
   for await (const [line, n] of ctx.lines()) {
     const trimmed = line.trim();
-    if (trimmed === '' || trimmed.charCodeAt(0) === 35) continue;
+    if (trimmed === '' || trimmed.charCodeAt(0) === 35) {
+      // Publishers that date their geofeed write `# Last modified: 2025-07-24 10:00:06.525037`.
+      const modified = /^#\s*Last modified:\s*(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})/i.exec(trimmed);
+      if (modified) ctx.reportDate(modified[1]);
+      continue;
+    }
     const f = splitCsvLine(trimmed);
     const cidr = f ? parseCidr(f[0].trim()) : null;
     const value = f && cidr ? geofeedValue(f) : 'expected prefix,country,region,city,postal';

@@ -33,6 +33,9 @@ export function parseOrigins(text: string): { origins: number[]; asSet: boolean 
 
 /** Reports each routed prefix with its origin AS(es). */
 export const parse: FeedParser = async (ctx, sink) => {
+  // The file has no header; CAIDA names it by the snapshot time (`routeviews-rv2-20240406-1200.pfx2as.gz`).
+  const named = /-(\d{8})-(\d{2})(\d{2})\.pfx2as/.exec(ctx.displayPath);
+  if (named) ctx.reportDate(`${named[1].slice(0, 4)}-${named[1].slice(4, 6)}-${named[1].slice(6)}T${named[2]}:${named[3]}:00Z`);
   let badStreak = 0;
   for await (const [line, n] of ctx.lines()) {
     if (line === '' || line.charCodeAt(0) === 35) continue;

@@ -66,12 +66,16 @@ export function parseDelegatedRow(f: string[]): DelegatedRow | string {
 /** Reports every ipv4/ipv6 block with its registry, country, status and date. */
 export const parse: FeedParser = async (ctx, sink) => {
   let sawVersion = false;
+  let asOf = '';
   for await (const [line, n] of ctx.lines()) {
     if (line === '' || line.charCodeAt(0) === 35) continue; // # comments (also the APNIC mirror's trailer)
     const f = line.split('|');
     if (!sawVersion) {
       // The first data line must be the version line: `2|apnic|serial|records|start|end|offset`.
       if (f.length < 6 || !/^\d+(\.\d+)?$/.test(f[0])) ctx.fail('not RIR delegated statistics: expected a version line', n);
+      // `version|registry|serial|records|startdate|enddate|UTCoffset`: enddate is the data's date (the serial may be epoch seconds).
+      ctx.reportDate(/^\d{8}$/.test(f[5]) ? f[5] : f[2]);
+      asOf = ctx.date.at;
       sawVersion = true;
       continue;
     }
@@ -91,6 +95,8 @@ export const parse: FeedParser = async (ctx, sink) => {
       ctx.skip(n, row);
       continue;
     }
+    // The file's date travels with each block: newer registry data outranks an older bogon list (merge/records.ts).
+    row.value.asOf = asOf;
     sink.allocation(row.family, row.start, row.end, row.value);
     ctx.rows++;
   }

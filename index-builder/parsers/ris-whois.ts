@@ -53,7 +53,12 @@ export const parse: FeedParser = async (ctx, sink) => {
   let parsedLines = 0;
   let badStreak = 0;
   for await (const [line, n] of ctx.lines()) {
-    if (line === '' || line.charCodeAt(0) === 37) continue; // blank or % comment
+    if (line === '' || line.charCodeAt(0) === 37) {
+      // blank or % comment; `% This file was generated at Fri May 27 02:06:01 UTC 2022.`
+      const generated = /^%\s*This file was generated at (.+?)\.?$/.exec(line);
+      if (generated) ctx.reportDate(generated[1]);
+      continue;
+    }
     const f = line.split('\t');
     const origin = f.length === 3 ? parseRisOrigin(f[0]) : null;
     const peers = f.length === 3 && /^\d+$/.test(f[2].trim()) ? Number(f[2]) : -1;

@@ -26,7 +26,10 @@ export const parse: FeedParser = async (ctx, sink) => {
       ctx.skip(lineNo, 'JSON line is not an object');
       continue;
     }
-    if (rec.type === 'metadata') continue;
+    if (rec.type === 'metadata') {
+      if (typeof rec.timestamp === 'number') ctx.reportDate(rec.timestamp);
+      continue;
+    }
     const asn = typeof rec.asn === 'number' || typeof rec.asn === 'string' ? parseAsn(String(rec.asn)) : null;
     if (asn === null) {
       ctx.skip(lineNo, `not an ASN: ${quoted(JSON.stringify(rec.asn) ?? 'missing')}`);

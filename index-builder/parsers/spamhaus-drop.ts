@@ -16,7 +16,7 @@ import { failIfEmpty, quoted } from './cidr-list.ts';
 import { isObject, textOf } from './provider-formats/json-shape.ts';
 
 /** One listing read from a line, or a reason it could not be read. */
-type DropLine = { cidr: string; reference?: string } | { skip: string } | 'metadata';
+type DropLine = { cidr: string; reference?: string } | { skip: string } | { metadataTimestamp: unknown };
 
 /** Reads one JSON line. */
 function jsonLine(line: string): DropLine {
@@ -27,7 +27,7 @@ function jsonLine(line: string): DropLine {
     return { skip: 'invalid JSON line' };
   }
   if (!isObject(rec)) return { skip: 'JSON line is not an object' };
-  if (rec.type === 'metadata') return 'metadata';
+  if (rec.type === 'metadata') return { metadataTimestamp: rec.timestamp };
   const cidr = textOf(rec.cidr);
   if (cidr === undefined) return { skip: 'JSON line without "cidr"' };
   const ref = textOf(rec.sblid);
@@ -61,10 +61,15 @@ export const parse: FeedParser = async (ctx, sink) => {
     if (line === '') continue;
     if (line.startsWith(';')) {
       if (/\bEDROP\b/i.test(line)) edrop = true;
+      const modified = /^;\s*Last-Modified:\s*(.+)$/i.exec(line);
+      if (modified) ctx.reportDate(modified[1]);
       continue;
     }
     const read = line.startsWith('{') ? jsonLine(line) : textLine(line);
-    if (read === 'metadata') continue;
+    if ('metadataTimestamp' in read) {
+      if (typeof read.metadataTimestamp === 'number') ctx.reportDate(read.metadataTimestamp);
+      continue;
+    }
     if ('skip' in read) {
       ctx.skip(lineNo, read.skip);
       continue;

@@ -56,7 +56,11 @@ async function parseCsv(ctx: SourceContext, sink: BuildSink): Promise<void> {
   let columns: Map<string, number> | undefined;
   for await (const [raw, lineNo] of ctx.lines()) {
     const line = raw.trim();
-    if (line === '' || line.startsWith('#')) continue;
+    if (line === '' || line.startsWith('#')) {
+      const updated = /^#\s*Last updated:\s*(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2})/i.exec(line);
+      if (updated) ctx.reportDate(updated[1]);
+      continue;
+    }
     const fields = splitCsvLine(line);
     if (!columns) {
       const names = (fields ?? []).map((f) => f.trim().toLowerCase());

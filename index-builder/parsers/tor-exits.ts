@@ -18,7 +18,11 @@ export const parse: FeedParser = async (ctx, sink) => {
     const line = raw.trim();
     if (line === '' || line.startsWith('#')) continue;
     const words = line.split(/\s+/);
-    if (INFO_KEYWORDS.has(words[0])) continue;
+    if (INFO_KEYWORDS.has(words[0])) {
+      // The newest `Published`/`LastStatus` time is when the list was last confirmed.
+      if (words[0] !== 'ExitNode' && words.length >= 3) ctx.reportDate(`${words[1]} ${words[2]}`);
+      continue;
+    }
     const ipText = words[0] === 'ExitAddress' ? words[1] ?? '' : words.length === 1 ? words[0] : undefined;
     const ip = ipText === undefined ? null : parseIp(ipText);
     if (!ip) {

@@ -58,7 +58,7 @@ export const V1_SCHEMA = obj({
   routing: obj({ origin_asn: nstr, origins: { type: 'array', items: str }, prefix: nstr, rpki_status: str, confidence: str, origin_conflict: bool }),
   score: obj({ ip_score: { type: 'integer' }, risk_score: { type: 'integer' }, band: str, verdict: str, recommended_action: str }),
   classification: { type: 'object', description: 'usage_type, is_* flags, proxy_type, confidence, traits, threat_level' },
-  evidence: obj({ signals: { type: 'array', items: obj({ category: str, label: str, severity: str, confidence: str, description: str }) }, threat_feed: { type: 'object' } }),
+  evidence: obj({ signals: { type: 'array', items: obj({ category: str, label: str, severity: str, confidence: str, description: str }) }, threat_feed: { type: 'object' }, unavailable: { type: 'array', items: str }, stale: { type: 'array', items: str } }),
   decision: { type: 'object' },
   scores: { type: 'object' },
   scenarios: { type: 'object' },

@@ -188,8 +188,12 @@ export interface IndexMeta {
   };
   /** Whether VRPs were loaded (else every rpki status is "unknown"). */
   hasRpki: boolean;
-  /** Capabilities with data behind them (geolocation, asn, routing, ...). */
+  /** Evidence kinds with data behind them (src/index/evidence-kinds.ts), from the sources' kinds. */
   capabilities: Record<string, boolean>;
+  /** Address families the routing data covers (absent in older files: every family when routing is held). */
+  routedFamilies?: number[];
+  /** Bogon intervals per family that yielded to newer registry allocation data (absent in older files). */
+  bogonsYielded?: { v4: { intervals: number; addresses: number }; v6: { intervals: number; addresses: string } };
   /** Data credits required by the sources' licences. */
   attributions: string[];
 }
@@ -202,4 +206,9 @@ export interface SourceMeta {
   bytes: number;
   sha256: string;
   seconds: number;
+  /** ISO date of the data: the file's own, else the manifest `date`, else the file's mtime (absent in older files). */
+  date?: string;
+  dateFrom?: 'file' | 'manifest' | 'mtime';
+  /** Evidence kinds the source provides (absent in older files: capabilities then stand in). */
+  kinds?: string[];
 }

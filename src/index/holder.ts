@@ -4,6 +4,7 @@
  * on the old index; a file that fails verification is refused and the old
  * index keeps serving.
  */
+import { coverageOf, sameCoverage, type Coverage } from '../scoring/coverage.ts';
 import { IndexReader } from './reader.ts';
 
 export interface ReloadResult {
@@ -20,24 +21,51 @@ export interface ReloadResult {
 /** How long a replaced index may go on serving requests in flight before its memory is reclaimed. */
 const RELEASE_DELAY_MS = 2_000;
 
+/**
+ * How often a running server re-reads the age of its sources: the shortest
+ * staleness threshold is a day, so a source turns stale at most this late.
+ */
+export const COVERAGE_REFRESH_MS = 10 * 60_000;
+
 export class IndexHolder {
   private reader: IndexReader;
   private loadedAtMs: number;
   private releaseTimer: ReturnType<typeof setTimeout> | null = null;
+  private coverageNow: Coverage;
   /** Bumped on every successful swap (metrics, ETags). */
   generation = 1;
 
   constructor(
     reader: IndexReader,
     private path: string,
+    /** Clock of the staleness checks (tests inject one). */
+    private readonly clock: () => number = Date.now,
   ) {
     this.reader = reader;
     this.loadedAtMs = Date.now();
+    this.coverageNow = coverageOf(reader.meta, this.clock());
+    startCoverageTimer(new WeakRef(this));
   }
 
-  /** Opens the file at `path` (throws IndexFileError when refused). */
-  static open(path: string): IndexHolder {
-    return new IndexHolder(IndexReader.open(path), path);
+  /**
+   * What the current index holds and which of its kinds are stale: scoring's
+   * input, one object per index and staleness state (memos of scored answers
+   * start over when it changes). Recomputed at load and every
+   * COVERAGE_REFRESH_MS, never per request.
+   */
+  get coverage(): Coverage {
+    return this.coverageNow;
+  }
+
+  /** Re-reads the sources' ages; the object changes only when a kind turned stale. */
+  refreshCoverage(): void {
+    const next = coverageOf(this.reader.meta, this.clock());
+    if (!sameCoverage(next, this.coverageNow)) this.coverageNow = next;
+  }
+
+  /** Opens the file at `path` (throws IndexFileError when refused); `clock` dates the staleness checks. */
+  static open(path: string, clock: () => number = Date.now): IndexHolder {
+    return new IndexHolder(IndexReader.open(path), path, clock);
   }
 
   /** The reader serving new requests. */
@@ -53,6 +81,7 @@ export class IndexHolder {
   reload(path: string = this.path): ReloadResult {
     const next = IndexReader.open(path);
     this.reader = next;
+    this.coverageNow = coverageOf(next.meta, this.clock());
     this.path = path;
     this.loadedAtMs = Date.now();
     this.generation++;
@@ -92,4 +121,15 @@ export class IndexHolder {
       generation: this.generation,
     };
   }
+}
+
+/** Refreshes a holder's coverage on a coarse timer while the holder lives (a dropped holder is not kept alive by it). */
+function startCoverageTimer(holder: WeakRef<IndexHolder>): void {
+  const timer = setInterval(() => {
+    const h = holder.deref();
+    if (h) h.refreshCoverage();
+    else clearInterval(timer);
+  }, COVERAGE_REFRESH_MS);
+  // Never keeps a process (a test, a tool) alive.
+  (timer as { unref?: () => void }).unref?.();
 }

@@ -25,7 +25,7 @@ export interface StackAssessment {
 /** One address's part of the assessment. */
 export function assessStack(hit: LookupHit, scoring: ScoringContext): StackAssessment {
   const c = classify(hit.record, scoring);
-  const score = computeScore(collectEvidence(hit.record, c));
+  const score = computeScore(collectEvidence(hit.record, c, scoring.coverage), scoring.coverage);
   return {
     ip: hit.ip,
     country_code: hit.record.geo?.countryCode ?? null,

@@ -16,7 +16,7 @@
  */
 import type { IndexRecord, NetworkType } from '../index/record.ts';
 import { NETWORK_TYPE_CODES } from '../index/format.ts';
-import { networkContext, type Classification, type Policy } from '../scoring/index.ts';
+import { networkContext, type Classification, type Coverage, type Policy } from '../scoring/index.ts';
 import { buildV1, type V1Context } from './v1.ts';
 
 /** Top-level fields the scored part holds, in v1 order. */
@@ -112,6 +112,7 @@ export interface ScoredText {
 /** Scored parts memoised per scoring view and policy. */
 export class ScoredPartCache {
   private policy: Policy | null = null;
+  private coverage: Coverage | undefined = undefined;
   private readonly parts = new Map<number | string, ScoredPart>();
 
   /** Number of views held (for tests and metrics). */
@@ -126,8 +127,10 @@ export class ScoredPartCache {
    * as JSON (one string per name); ctx.scoring must hold no crawler proof.
    */
   get(record: IndexRecord, ctx: V1Context): ScoredText {
-    if (ctx.policy !== this.policy) {
+    // The scored part depends on the policy and on the index's coverage (one object per index and staleness state).
+    if (ctx.policy !== this.policy || ctx.scoring.coverage !== this.coverage) {
       this.policy = ctx.policy;
+      this.coverage = ctx.scoring.coverage;
       this.parts.clear();
     }
     const key = scoringKey(record);

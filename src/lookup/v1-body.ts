@@ -11,7 +11,7 @@
  * (BENCHMARKS.md, fifth session).
  */
 import type { IndexRecord, LookupHit } from '../index/record.ts';
-import type { Policy } from '../scoring/index.ts';
+import type { Coverage, Policy } from '../scoring/index.ts';
 import { RecordMemo } from './record-memo.ts';
 import { ScoredPartCache, type ScoredText } from './scored-part.ts';
 import { QUARTER_HOUR } from './timezone.ts';
@@ -64,6 +64,7 @@ export class V1BodyCache {
    */
   private index: WeakRef<object> | null = null;
   private policy: Policy | null = null;
+  private coverage: Coverage | undefined = undefined;
 
   /** The index the memo holds tails of, while it is alive (null before the first). */
   get heldIndex(): object | null {
@@ -99,11 +100,12 @@ export class V1BodyCache {
     }
     let tails = this.tails;
     if (tails === null) tails = this.tails = new RecordMemo<string>(TAIL_SLOTS, PARTS);
-    if (index !== this.index?.deref() || ctx.policy !== this.policy) {
-      // A reload: start over (requests still finishing on the old index pass through here too, briefly).
+    if (index !== this.index?.deref() || ctx.policy !== this.policy || ctx.scoring.coverage !== this.coverage) {
+      // A reload, or a source turned stale: start over (requests still finishing on the old index pass through here too, briefly).
       tails.clear();
       this.index = new WeakRef(index);
       this.policy = ctx.policy;
+      this.coverage = ctx.scoring.coverage;
     }
     const id = hit.recordId;
     tails.touch(id);
@@ -134,7 +136,7 @@ export class V1BodyCache {
     const scored = this.scored.get(record, ctx);
     // One serialization of the record's own fields (not three joined), flattened once
     // here so a memo hit reaches its characters through one string, not a rope of pieces.
-    const own = JSON.stringify({ location: locationOf(record, now), network: networkOf(record, scored.classification, ctx.rdapOwner ?? null), routing: routingOf(record) });
+    const own = JSON.stringify({ location: locationOf(record, now), network: networkOf(record, scored.classification, ctx.rdapOwner ?? null, ctx.scoring.coverage), routing: routingOf(record) });
     return { own: flatten(`${own.slice(1, -1)},`), scored };
   }
 }

@@ -5,7 +5,7 @@
  */
 import { Flag, type IndexRecord, type LookupHit } from '../index/record.ts';
 import { classify, collectEvidence, computeScore, decide, networkContext } from '../scoring/index.ts';
-import type { Classification, DecisionObjects, Evidence, Score, ScoringContext } from '../scoring/index.ts';
+import type { Classification, Coverage, DecisionObjects, Evidence, Score, ScoringContext } from '../scoring/index.ts';
 import type { Policy } from '../scoring/index.ts';
 import { countryName } from './country.ts';
 import { utcOffset } from './timezone.ts';
@@ -63,8 +63,8 @@ export function locationOf(record: IndexRecord, now?: number) {
   };
 }
 
-/** Why an address is or is not globally routable (network.routability). */
-export function routabilityOf(record: IndexRecord) {
+/** Why an address is or is not globally routable (network.routability); `coverage`: what the index holds. */
+export function routabilityOf(record: IndexRecord, coverage?: Coverage) {
   const s = record.specialUse;
   if (s) {
     return {
@@ -77,13 +77,15 @@ export function routabilityOf(record: IndexRecord) {
     return { status: 'unallocated', globally_reachable: false, reason: 'Listed as a full bogon: not allocated to any network by the registries' };
   }
   if (!record.route && !record.asn) {
+    // Without routing data for both families the absence of a route says nothing.
+    if (coverage && !coverage.routesComplete) return { status: 'unknown', globally_reachable: null, reason: 'No routing data for both address families: whether the address is announced is not known' };
     return { status: 'unannounced', globally_reachable: null, reason: 'No route for this address was seen in the routing data' };
   }
   return { status: 'global', globally_reachable: true, reason: 'Globally routable unicast address space' };
 }
 
 /** Spec 2.1 network object (classification context from scoring). */
-export function networkOf(record: IndexRecord, classification: Classification, rdapOwner?: string | null) {
+export function networkOf(record: IndexRecord, classification: Classification, rdapOwner?: string | null, coverage?: Coverage) {
   const ctx = networkContext(record, classification);
   const a = record.allocation;
   const special = record.specialUse;
@@ -96,7 +98,7 @@ export function networkOf(record: IndexRecord, classification: Classification, r
     service_name: ctx.service_name,
     owner: rdapOwner ?? record.asn?.name ?? null,
     allocation: a ? { cidr: a.cidr, range: a.range, registry: a.registry, country: a.countryCode, status: a.status, date: a.date } : null,
-    routability: routabilityOf(record),
+    routability: routabilityOf(record, coverage),
     is_special_use: special !== null,
     is_bogon: (record.flags & Flag.BOGON) !== 0 || (special !== null && !special.globallyReachable),
   };
@@ -136,15 +138,16 @@ export function buildV1(hit: LookupHit, ctx: V1Context, fields: ReadonlySet<stri
   let score: Score | undefined;
   let decision: DecisionObjects | undefined;
   const cls = () => (classification ??= classify(record, ctx.scoring));
-  const ev = () => (evidence ??= collectEvidence(record, cls()));
-  const sc = () => (score ??= computeScore(ev()));
-  const dec = () => (decision ??= decide(record, cls(), ev(), sc(), ctx.policy));
+  const coverage = ctx.scoring.coverage;
+  const ev = () => (evidence ??= collectEvidence(record, cls(), coverage));
+  const sc = () => (score ??= computeScore(ev(), coverage));
+  const dec = () => (decision ??= decide(record, cls(), ev(), sc(), ctx.policy, undefined, coverage));
 
   const out: Record<string, unknown> = {};
   if (want('ip')) out.ip = hit.ip;
   if (want('stack')) out.stack = hit.family === 4 ? 'ipv4' : 'ipv6';
   if (want('location')) out.location = locationOf(record, ctx.now);
-  if (want('network')) out.network = networkOf(record, cls(), ctx.rdapOwner);
+  if (want('network')) out.network = networkOf(record, cls(), ctx.rdapOwner, coverage);
   if (want('routing')) out.routing = routingOf(record);
   if (want('score')) out.score = sc();
   if (want('classification')) out.classification = cls();

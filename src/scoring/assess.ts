@@ -13,9 +13,9 @@ import type { Assessment, ScoringContext } from './types.ts';
 /** Classification, network context, evidence, score and the decision objects of a record. */
 export function assessRecord(record: IndexRecord, ctx: ScoringContext, policy: Policy): Assessment {
   const classification = classify(record, ctx);
-  const evidence = collectEvidence(record, classification);
-  const trace = traceScore(evidence);
-  const d = decide(record, classification, evidence, trace.score, policy, trace);
+  const evidence = collectEvidence(record, classification, ctx.coverage);
+  const trace = traceScore(evidence, ctx.coverage);
+  const d = decide(record, classification, evidence, trace.score, policy, trace, ctx.coverage);
   return {
     classification,
     network: networkContext(record, classification),

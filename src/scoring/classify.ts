@@ -4,6 +4,7 @@
  * index layers only: no user agent, no caller data.
  */
 import { Flag, type IndexRecord, type NetworkType } from '../index/record.ts';
+import { FULL_COVERAGE, holds, isStale, type Coverage, type EvidenceKind } from './coverage.ts';
 import type {
   Classification,
   Level,
@@ -82,11 +83,55 @@ function proxyTypeOf(f: number): ProxyType | null {
   return null;
 }
 
-function threatLevelOf(record: IndexRecord, nonRoutable: boolean): ThreatLevel {
+/**
+ * High and Medium are read from facts the index holds; Low says the threat
+ * lists were consulted and name nothing, so without threat data it is
+ * `Unknown` (docs/scoring.md).
+ */
+function threatLevelOf(record: IndexRecord, nonRoutable: boolean, coverage: Coverage): ThreatLevel {
   const f = record.flags;
   if (f & THREAT_FLAGS) return 'High';
   if (f & (Flag.TOR_EXIT | Flag.PROXY | Flag.ASN_DROP) || nonRoutable || record.route?.rpkiStatus === 'invalid') return 'Medium';
-  return 'Low';
+  return holds(coverage, 'threat') ? 'Low' : 'Unknown';
+}
+
+/** The kind a usage type is read from (null: the built-in registries). */
+const KIND_OF_USAGE: Readonly<Record<UsageType, EvidenceKind | null>> = {
+  reserved: null,
+  tor: 'tor',
+  vpn: 'vpn',
+  proxy: 'proxy',
+  privacy_relay: 'relays',
+  crawler: 'crawlers',
+  hosting: 'datacenter',
+  content_delivery: 'datacenter',
+  network_service: 'datacenter',
+  webhook: 'datacenter',
+  messaging: 'datacenter',
+  mobile: 'network_type',
+  isp: 'network_type',
+  business: 'network_type',
+  education: 'network_type',
+  government: 'network_type',
+  non_profit: 'network_type',
+};
+
+/** Kinds that must all be held before "none of these" can support a usage found by elimination. */
+const ELIMINATED_KINDS: readonly EvidenceKind[] = ['tor', 'vpn', 'proxy', 'relays', 'datacenter'];
+
+const LOWER_LEVEL: Readonly<Record<Level, Level>> = { high: 'medium', medium: 'low', low: 'low' };
+
+/**
+ * The usage confidence the index's coverage allows: one level lower when the
+ * usage's kind is stale; low when no usage is found while a kind that could
+ * have named one is not loaded at all.
+ */
+function coveredConfidence(usage: UsageType | null, confidence: Level, coverage: Coverage): Level {
+  if (coverage.held === FULL_COVERAGE.held && coverage.stale === 0) return confidence;
+  const kind = usage === null ? null : KIND_OF_USAGE[usage];
+  if (kind !== null) return isStale(coverage, kind) ? LOWER_LEVEL[confidence] : confidence;
+  if (usage === 'reserved') return confidence;
+  return ELIMINATED_KINDS.every((k) => holds(coverage, k)) ? confidence : 'low';
 }
 
 // Flag → trait, in the order traits are listed.
@@ -122,11 +167,14 @@ function traitsOf(record: IndexRecord, ctx: ScoringContext, nonRoutable: boolean
   return traits;
 }
 
-/** Spec 2.1 classification of a record. */
+/** Spec 2.1 classification of a record, under the coverage of its index (ctx.coverage). */
 export function classify(record: IndexRecord, ctx: ScoringContext): Classification {
   const f = record.flags;
   const nonRoutable = isNonRoutable(record);
-  const { usage, confidence } = primaryUsage(record, ctx);
+  const coverage = ctx.coverage ?? FULL_COVERAGE;
+  const primary = primaryUsage(record, ctx);
+  const usage = primary.usage;
+  const confidence = coveredConfidence(usage, primary.confidence, coverage);
   return {
     usage_type: usage,
     is_datacenter: (f & (Flag.DATACENTER | Flag.DATACENTER_ASN)) !== 0,
@@ -140,7 +188,7 @@ export function classify(record: IndexRecord, ctx: ScoringContext): Classificati
     proxy_type: proxyTypeOf(f),
     confidence,
     traits: traitsOf(record, ctx, nonRoutable),
-    threat_level: threatLevelOf(record, nonRoutable),
+    threat_level: threatLevelOf(record, nonRoutable, coverage),
   };
 }
 

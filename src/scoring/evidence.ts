@@ -4,8 +4,9 @@
  */
 import { Flag, type IndexRecord } from '../index/record.ts';
 import { isNonRoutable } from './classify.ts';
+import { coverageGaps, FULL_COVERAGE, KIND_BIT, type Coverage } from './coverage.ts';
 import { SIGNALS, type SignalLabel } from './signals.ts';
-import type { Classification, Evidence, Signal } from './types.ts';
+import type { Classification, Evidence, Level, Signal } from './types.ts';
 
 /** One rule: when it holds, the signal with that label is raised. */
 interface SignalRule {
@@ -39,25 +40,49 @@ export const SIGNAL_RULES: readonly SignalRule[] = [
   { label: 'mobile_network', holds: has(Flag.MOBILE) },
   { label: 'rpki_invalid', holds: (r) => r.route?.rpkiStatus === 'invalid' },
   { label: 'origin_conflict', holds: (r) => r.route?.originConflict === true },
-  // Only meaningful for routable space; a bogon is already explained by its own signal.
+  // Only meaningful for routable space; a bogon is already explained by its own signal. Not consulted
+  // unless the routing data covers both families (collectEvidence): a missing route is otherwise no evidence.
   { label: 'unrouted_address', holds: (r) => r.route === null && !isNonRoutable(r) },
   { label: 'known_crawler_range', holds: (_r, c) => c.is_known_crawler },
   { label: 'verified_crawler', holds: (_r, c) => c.is_verified_crawler },
 ];
 
-// Signal objects are immutable and shared: building them per lookup would be waste.
-const SIGNAL_OBJECTS = Object.fromEntries(
-  Object.values(SIGNALS).map((d) => [
-    d.label,
-    Object.freeze({ category: d.category, label: d.label, severity: d.severity, confidence: d.confidence, description: d.description }),
-  ]),
-) as Record<SignalLabel, Signal>;
+/** One level less sure: what a stale source's signal can still claim. */
+const LOWER: Readonly<Record<Level, Level>> = { high: 'medium', medium: 'low', low: 'low' };
 
-/** Spec 2.1 evidence of a record: raised signals and, when listed, threat-feed metadata. */
-export function collectEvidence(record: IndexRecord, classification: Classification): Evidence {
+// Signal objects are immutable and shared: building them per lookup would be waste.
+const signalObjects = (stale: boolean) =>
+  Object.fromEntries(
+    Object.values(SIGNALS).map((d) => [
+      d.label,
+      Object.freeze({ category: d.category, label: d.label, severity: d.severity, confidence: stale ? LOWER[d.confidence] : d.confidence, description: d.description }),
+    ]),
+  ) as Record<SignalLabel, Signal>;
+const SIGNAL_OBJECTS = signalObjects(false);
+const STALE_SIGNAL_OBJECTS = signalObjects(true);
+
+/** The one rule over an absence: it also needs routes for both families (Coverage.routesComplete). */
+const UNROUTED_RULE = SIGNAL_RULES.findIndex((r) => r.label === 'unrouted_address');
+
+/** Per rule, the coverage bit of the kind it reads (0: the service's own data, always held). */
+const RULE_KIND_BITS = SIGNAL_RULES.map((r) => {
+  const kind = SIGNALS[r.label].kind;
+  return kind === null ? 0 : KIND_BIT[kind];
+});
+
+/**
+ * Spec 2.1 evidence of a record: raised signals and, when listed, threat-feed
+ * metadata. A rule over a kind the index does not hold is not consulted (its
+ * facts' absence is no evidence); a stale kind's signals are one level less confident.
+ */
+export function collectEvidence(record: IndexRecord, classification: Classification, coverage: Coverage = FULL_COVERAGE): Evidence {
   const signals: Signal[] = [];
-  for (const rule of SIGNAL_RULES) {
-    if (rule.holds(record, classification)) signals.push(SIGNAL_OBJECTS[rule.label]);
+  for (let i = 0; i < SIGNAL_RULES.length; i++) {
+    const bit = RULE_KIND_BITS[i];
+    if (bit !== 0 && !(coverage.held & bit)) continue;
+    if (i === UNROUTED_RULE && !coverage.routesComplete) continue;
+    const rule = SIGNAL_RULES[i];
+    if (rule.holds(record, classification)) signals.push((coverage.stale & bit ? STALE_SIGNAL_OBJECTS : SIGNAL_OBJECTS)[rule.label]);
   }
   const evidence: Evidence = { signals };
   if (record.threatFeed) {
@@ -66,6 +91,12 @@ export function collectEvidence(record: IndexRecord, classification: Classificat
       first_seen: record.threatFeed.firstSeen,
       last_seen: record.threatFeed.lastSeen,
     };
+  }
+  // What the signals could not speak to: kinds not loaded, and kinds whose data is stale.
+  if (coverage !== FULL_COVERAGE) {
+    const gaps = coverageGaps(coverage);
+    if (gaps.unavailable.length > 0) evidence.unavailable = gaps.unavailable;
+    if (gaps.stale.length > 0) evidence.stale = gaps.stale;
   }
   return evidence;
 }

@@ -4,6 +4,8 @@ export { collectEvidence, SIGNAL_RULES } from './evidence.ts';
 export { computeScore, traceScore, scoreFromRisk, SCORE_BANDS } from './score.ts';
 export { decide } from './decision/decide.ts';
 export { assessRecord } from './assess.ts';
+export { coverageOf, coverageNote, FULL_COVERAGE, EVIDENCE_KINDS, STALE_AFTER_MS, holds, isStale, sameCoverage } from './coverage.ts';
+export type { Coverage, EvidenceKind, KindCoverage } from './coverage.ts';
 export { SIGNALS, SIGNAL_LABELS, isSignalLabel, BASE_RISK, CATEGORY_CAPS } from './signals.ts';
 export { loadPolicy, validatePolicy, DEFAULT_POLICY, PolicyError } from './policy/load.ts';
 export type { Policy } from './policy/schema.ts';

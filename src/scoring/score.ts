@@ -1,9 +1,11 @@
 /**
  * The risk score (spec 2.1 `score`): base risk plus signal weights, bounded
- * per signal category and to 0..100. Depends on the evidence only, so the
- * same record always scores the same and no policy can move it.
+ * per signal category and to 0..100. Depends on the evidence and the index's
+ * coverage only (a stale kind's signals weigh less), so the same record on
+ * the same index always scores the same and no policy can move it.
  */
-import { BASE_RISK, CATEGORY_CAPS, SIGNALS, isSignalLabel } from './signals.ts';
+import { FULL_COVERAGE, isStale, type Coverage } from './coverage.ts';
+import { BASE_RISK, CATEGORY_CAPS, SIGNALS, STALE_WEIGHT_FACTOR, isSignalLabel, type SignalDefinition } from './signals.ts';
 import type { Band, Contribution, Evidence, RecommendedAction, Score, ScoreTrace, SignalCategory, Verdict } from './types.ts';
 
 /** Risk thresholds: a risk below `below` gets that row's band, verdict and action. */
@@ -16,17 +18,23 @@ export const SCORE_BANDS: ReadonlyArray<{ below: number; band: Band; verdict: Ve
 
 const clamp = (v: number, lo: number, hi: number) => (v < lo ? lo : v > hi ? hi : v);
 
+/** A signal's weight under the coverage: a stale kind's signals count for less. */
+export function signalWeight(def: SignalDefinition, coverage: Coverage): number {
+  return def.kind !== null && isStale(coverage, def.kind) ? Math.trunc(def.weight * STALE_WEIGHT_FACTOR) : def.weight;
+}
+
 /** The score with the per-signal contributions that produced it. */
-export function traceScore(evidence: Evidence): ScoreTrace {
+export function traceScore(evidence: Evidence, coverage: Coverage = FULL_COVERAGE): ScoreTrace {
   const categoryRaw: Partial<Record<SignalCategory, number>> = {};
   const contributions: Contribution[] = [];
   let raw = BASE_RISK;
   for (const signal of evidence.signals) {
     if (!isSignalLabel(signal.label)) throw new Error(`unregistered signal label: ${signal.label}`);
     const def = SIGNALS[signal.label];
+    const weight = coverage.stale === 0 ? def.weight : signalWeight(def, coverage);
     const cap = CATEGORY_CAPS[def.category];
     const before = categoryRaw[def.category] ?? 0;
-    const after = before + def.weight;
+    const after = before + weight;
     categoryRaw[def.category] = after;
     const categoryDelta = clamp(after, cap.min, cap.max) - clamp(before, cap.min, cap.max);
     // Each signal is credited with the change it caused to the clamped total, so the
@@ -34,7 +42,7 @@ export function traceScore(evidence: Evidence): ScoreTrace {
     const prevRaw = raw;
     raw += categoryDelta;
     const effective = clamp(raw, 0, 100) - clamp(prevRaw, 0, 100);
-    contributions.push({ label: def.label, weight: def.weight, effective });
+    contributions.push({ label: def.label, weight, effective });
   }
   const risk = clamp(raw, 0, 100);
   return { score: scoreFromRisk(risk), base_risk_score: BASE_RISK, contributions };
@@ -47,6 +55,6 @@ export function scoreFromRisk(risk: number): Score {
 }
 
 /** Spec 2.1 score object of the evidence. */
-export function computeScore(evidence: Evidence): Score {
-  return traceScore(evidence).score;
+export function computeScore(evidence: Evidence, coverage: Coverage = FULL_COVERAGE): Score {
+  return traceScore(evidence, coverage).score;
 }

@@ -3,6 +3,7 @@
  * confidences are stable API (docs/signals.md lists them); weights feed the
  * risk score (docs/scoring.md).
  */
+import type { EvidenceKind } from '../index/evidence-kinds.ts';
 import type { Level, Severity, SignalCategory } from './types.ts';
 
 export interface SignalDefinition {
@@ -13,12 +14,19 @@ export interface SignalDefinition {
   description: string;
   /** Risk points the signal adds (negative: lowers risk). */
   weight: number;
+  /**
+   * The evidence kind the signal is read from: not raised when the index does
+   * not hold it, weighed less when it is stale. null: the service's own data
+   * (IANA registries built in, live DNS), always held and never stale.
+   */
+  kind: EvidenceKind | null;
 }
 
 /** Every signal the service can raise, keyed by label. */
 export const SIGNALS = {
   tor_exit: {
     label: 'tor_exit',
+    kind: 'tor',
     category: 'anonymity',
     severity: 'high',
     confidence: 'high',
@@ -27,6 +35,7 @@ export const SIGNALS = {
   },
   vpn_range: {
     label: 'vpn_range',
+    kind: 'vpn',
     category: 'anonymity',
     severity: 'medium',
     confidence: 'high',
@@ -35,6 +44,7 @@ export const SIGNALS = {
   },
   vpn_network: {
     label: 'vpn_network',
+    kind: 'vpn',
     category: 'anonymity',
     severity: 'low',
     confidence: 'medium',
@@ -43,6 +53,7 @@ export const SIGNALS = {
   },
   proxy_range: {
     label: 'proxy_range',
+    kind: 'proxy',
     category: 'anonymity',
     severity: 'medium',
     confidence: 'medium',
@@ -51,6 +62,7 @@ export const SIGNALS = {
   },
   privacy_relay_egress: {
     label: 'privacy_relay_egress',
+    kind: 'relays',
     category: 'privacy',
     severity: 'low',
     confidence: 'high',
@@ -59,6 +71,7 @@ export const SIGNALS = {
   },
   datacenter_range: {
     label: 'datacenter_range',
+    kind: 'datacenter',
     category: 'infrastructure',
     severity: 'low',
     confidence: 'high',
@@ -67,6 +80,7 @@ export const SIGNALS = {
   },
   hosting_network: {
     label: 'hosting_network',
+    kind: 'datacenter',
     category: 'infrastructure',
     severity: 'low',
     confidence: 'medium',
@@ -75,6 +89,7 @@ export const SIGNALS = {
   },
   content_delivery_network: {
     label: 'content_delivery_network',
+    kind: 'datacenter',
     category: 'infrastructure',
     severity: 'info',
     confidence: 'high',
@@ -83,6 +98,7 @@ export const SIGNALS = {
   },
   network_service_provider: {
     label: 'network_service_provider',
+    kind: 'datacenter',
     category: 'infrastructure',
     severity: 'info',
     confidence: 'high',
@@ -91,6 +107,7 @@ export const SIGNALS = {
   },
   webhook_infrastructure: {
     label: 'webhook_infrastructure',
+    kind: 'datacenter',
     category: 'infrastructure',
     severity: 'info',
     confidence: 'high',
@@ -99,6 +116,7 @@ export const SIGNALS = {
   },
   messaging_infrastructure: {
     label: 'messaging_infrastructure',
+    kind: 'datacenter',
     category: 'infrastructure',
     severity: 'info',
     confidence: 'high',
@@ -107,6 +125,7 @@ export const SIGNALS = {
   },
   mobile_network: {
     label: 'mobile_network',
+    kind: 'network_type',
     category: 'network',
     severity: 'info',
     confidence: 'medium',
@@ -115,6 +134,7 @@ export const SIGNALS = {
   },
   hijacked_netblock: {
     label: 'hijacked_netblock',
+    kind: 'threat',
     category: 'threat',
     severity: 'high',
     confidence: 'high',
@@ -123,6 +143,7 @@ export const SIGNALS = {
   },
   threat_list_hit: {
     label: 'threat_list_hit',
+    kind: 'threat',
     category: 'threat',
     severity: 'high',
     confidence: 'medium',
@@ -131,6 +152,7 @@ export const SIGNALS = {
   },
   asn_drop_listed: {
     label: 'asn_drop_listed',
+    kind: 'threat',
     category: 'threat',
     severity: 'low',
     confidence: 'medium',
@@ -139,6 +161,7 @@ export const SIGNALS = {
   },
   bogon_address: {
     label: 'bogon_address',
+    kind: 'bogons',
     category: 'address',
     severity: 'high',
     confidence: 'high',
@@ -147,6 +170,7 @@ export const SIGNALS = {
   },
   special_use_address: {
     label: 'special_use_address',
+    kind: null,
     category: 'address',
     severity: 'high',
     confidence: 'high',
@@ -155,6 +179,7 @@ export const SIGNALS = {
   },
   special_use_global: {
     label: 'special_use_global',
+    kind: null,
     category: 'address',
     severity: 'info',
     confidence: 'high',
@@ -163,6 +188,7 @@ export const SIGNALS = {
   },
   rpki_invalid: {
     label: 'rpki_invalid',
+    kind: 'rpki',
     category: 'routing',
     severity: 'medium',
     confidence: 'high',
@@ -171,6 +197,7 @@ export const SIGNALS = {
   },
   origin_conflict: {
     label: 'origin_conflict',
+    kind: 'routing',
     category: 'routing',
     severity: 'low',
     confidence: 'medium',
@@ -179,6 +206,7 @@ export const SIGNALS = {
   },
   unrouted_address: {
     label: 'unrouted_address',
+    kind: 'routing',
     category: 'routing',
     severity: 'low',
     confidence: 'low',
@@ -187,6 +215,7 @@ export const SIGNALS = {
   },
   known_crawler_range: {
     label: 'known_crawler_range',
+    kind: 'crawlers',
     category: 'crawler',
     severity: 'info',
     confidence: 'high',
@@ -196,6 +225,7 @@ export const SIGNALS = {
   },
   verified_crawler: {
     label: 'verified_crawler',
+    kind: null,
     category: 'crawler',
     severity: 'info',
     confidence: 'high',
@@ -228,6 +258,9 @@ export const CATEGORY_CAPS: Readonly<Record<SignalCategory, { max: number; min: 
   crawler: { max: 0, min: -25 },
   network: { max: 0, min: 0 },
 };
+
+/** A stale kind's signals count for this share of their weight (rounded toward zero). */
+export const STALE_WEIGHT_FACTOR = 0.5;
 
 /** Risk before any signal: an ordinary routed address is not risk-free. */
 export const BASE_RISK = 10;

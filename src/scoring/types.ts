@@ -2,16 +2,23 @@
  * Output shapes of the scoring layer, named exactly as spec 2.1 / 2.2 name
  * them (snake_case) so the HTTP projection can serialise them unchanged.
  */
+import type { Coverage } from './coverage.ts';
 
 /** Caller-independent context of one lookup. */
 export interface ScoringContext {
   /** Cached reverse+forward DNS proof for this address; null when none. */
   verifiedCrawler: { key: string; hostname: string } | null;
+  /**
+   * What the index answering holds (one object per index and moment, from
+   * IndexHolder.coverage). Absent: every kind held and fresh (hand-made records).
+   */
+  coverage?: Coverage;
 }
 
 export type Level = 'low' | 'medium' | 'high';
 export type Severity = 'info' | 'low' | 'medium' | 'high';
-export type ThreatLevel = 'Low' | 'Medium' | 'High';
+/** `Unknown`: the index holds no threat data and no other fact raises the level (docs/scoring.md). */
+export type ThreatLevel = 'Unknown' | 'Low' | 'Medium' | 'High';
 
 /** Spec 2.1 classification object. */
 export interface Classification {
@@ -145,6 +152,10 @@ export interface ThreatFeedEvidence {
 export interface Evidence {
   signals: Signal[];
   threat_feed?: ThreatFeedEvidence;
+  /** Evidence kinds with signals that the index does not hold: their signals could not be raised (present when any). */
+  unavailable?: readonly string[];
+  /** Held evidence kinds whose data is stale: their signals weigh less (present when any). */
+  stale?: readonly string[];
 }
 
 export type Band = 'good' | 'fair' | 'poor' | 'bad';

@@ -54,8 +54,11 @@ describe('/v1/data/status', () => {
     for (const c of ['geolocation', 'asn', 'routing', 'rpki', 'crawlers', 'tor', 'relays', 'threat', 'accounts', 'rdap']) {
       expect({ c, type: typeof b.capabilities[c] }).toEqual({ c, type: 'string' });
     }
-    // The fixture has real Tor, crawler, routing and threat feeds, and no RPKI file.
-    expect(b.capabilities).toMatchObject({ tor: 'ready', crawlers: 'ready', routing: 'ready', threat: 'ready', rpki: 'unavailable', network_type: 'unavailable' });
+    // The fixture has real Tor, crawler, routing and threat feeds, and no RPKI file. Its snapshots are
+    // months or years older than the clock (Tor 2024-03, threat lists 2024-2026): stale, not ready.
+    expect(b.capabilities).toMatchObject({ tor: 'stale', crawlers: 'stale', routing: 'stale', threat: 'stale', rpki: 'unavailable', proxy: 'unavailable', network_type: 'unavailable' });
+    expect(b.coverage.tor).toEqual({ state: 'stale', sources: 1, age_seconds: Math.round((NOW - Date.parse('2024-03-12T14:00:00Z')) / 1000), stale_after_seconds: 86400 });
+    expect(b.coverage.rpki).toEqual({ state: 'unavailable', sources: 0, age_seconds: null, stale_after_seconds: 7 * 86400 });
     expect(b.index.built_at).toBe('2026-11-01T00:00:00.000Z');
     expect(b.index.age_seconds).toBe(Math.round((NOW - BUILT_AT) / 1000));
   });

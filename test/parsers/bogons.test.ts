@@ -17,7 +17,9 @@ describe('bogons', () => {
     const { rec, ctx } = await runParser(parse, 'bogons/fullbogons-ipv6.txt');
     expect(ctx.rows).toBe(143544);
     expect(ctx.skipped).toBe(0);
-    expect(rec.of('bogon')[0]).toEqual([6, 0n, (1n << 118n) - 1n]); // ::/10
+    // Every claim carries the list's date (`# last updated 1710089701`): newer registry data outranks it.
+    expect(rec.of('bogon')[0]).toEqual([6, 0n, (1n << 118n) - 1n, '2024-03-10T16:55:01.000Z']); // ::/10
+    expect(ctx.date).toEqual({ at: '2024-03-10T16:55:01.000Z', from: 'file' });
   });
 
   test('bad lines are skipped by number; an empty list is a FeedError', async () => {

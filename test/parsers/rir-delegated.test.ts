@@ -16,28 +16,34 @@ async function run(path: string) {
 
 const v4 = (s: string) => parseIPv4(s);
 const v6 = (s: string) => parseIPv6(s)!;
+/** The version lines' end dates: each block carries its file's date (bogon precedence). */
+const APNIC_AS_OF = '2026-06-17T00:00:00.000Z';
+const LACNIC_AS_OF = '2023-03-22T00:00:00.000Z';
 
 describe('rir-delegated on real statistics', () => {
   test('APNIC 2026 (plain 7 fields, 27-line header, mirror comment at the end)', async () => {
     const { ctx, calls, at } = await run('rir/delegated-apnic-20260618.gz');
     // 54,666 ipv4 + 16,933 ipv6 rows (the summary lines' counts); asn rows are not skips.
     expect(ctx.rows).toBe(54666 + 16933);
+    expect(ctx.date).toEqual({ at: APNIC_AS_OF, from: 'file' });
     expect(ctx.skipped).toBe(0);
     expect(calls.length).toBe(ctx.rows);
     expect(at(v4('1.0.0.0'))).toEqual([4, v4('1.0.0.0'), v4('1.0.0.255'), {
-      registry: 'apnic', countryCode: 'AU', status: 'assigned', date: '2011-08-11', blockStart: v4('1.0.0.0'), blockEnd: v4('1.0.0.255'),
+      registry: 'apnic', countryCode: 'AU', status: 'assigned', date: '2011-08-11', blockStart: v4('1.0.0.0'), blockEnd: v4('1.0.0.255'), asOf: APNIC_AS_OF,
     }]);
     // The one row with an empty cc.
     const p = parseCidr('2001:de3::/48')!;
-    expect(at(p.start)).toEqual([6, p.start, p.end, { registry: 'apnic', status: 'assigned', date: '2025-07-03', blockStart: p.start, blockEnd: p.end }]);
+    expect(at(p.start)).toEqual([6, p.start, p.end, { registry: 'apnic', status: 'assigned', date: '2025-07-03', blockStart: p.start, blockEnd: p.end, asOf: APNIC_AS_OF }]);
   }, 60_000);
 
   test('RIPE NCC 2014: an ipv4 count that is not a power of two stays one block', async () => {
     const { ctx, at } = await run('rir/delegated-ripencc-latest.gz');
     expect(ctx.rows).toBe(50134 + 9513);
+    // The serial is epoch seconds here; the end date is the data's date.
+    expect(ctx.date.at).toBe('2014-08-03T00:00:00.000Z');
     const start = v4('46.175.64.0');
     expect(at(start)).toEqual([4, start, start + 6143, {
-      registry: 'ripencc', countryCode: 'UA', status: 'assigned', date: '2011-02-08', blockStart: start, blockEnd: start + 6143,
+      registry: 'ripencc', countryCode: 'UA', status: 'assigned', date: '2011-02-08', blockStart: start, blockEnd: start + 6143, asOf: '2014-08-03T00:00:00.000Z',
     }]);
   }, 60_000);
 
@@ -46,29 +52,29 @@ describe('rir-delegated on real statistics', () => {
     expect(ctx.skipped).toBe(0);
     expect(ctx.rows).toBe(4 + 26602 + 19614 + 25896);
     const avail = v4('177.39.96.0');
-    expect(at(avail)![3]).toEqual({ registry: 'lacnic', status: 'available', blockStart: avail, blockEnd: avail + 1023 });
+    expect(at(avail)![3]).toEqual({ registry: 'lacnic', status: 'available', blockStart: avail, blockEnd: avail + 1023, asOf: LACNIC_AS_OF });
     const mx = parseCidr('2001:1200::/32')!;
-    expect(at(mx.start)![3]).toEqual({ registry: 'lacnic', countryCode: 'MX', status: 'allocated', date: '2003-01-10', blockStart: mx.start, blockEnd: mx.end });
+    expect(at(mx.start)![3]).toEqual({ registry: 'lacnic', countryCode: 'MX', status: 'allocated', date: '2003-01-10', blockStart: mx.start, blockEnd: mx.end, asOf: LACNIC_AS_OF });
   }, 60_000);
 
   test('AFRINIC extended: ZZ country and empty date are left out', async () => {
     const { ctx, at } = await run('rir/delegated-afrinic-extended-20260505.gz');
     expect(ctx.rows).toBe(5958 + 8978);
     const p = parseCidr('2001:4201::/32')!;
-    expect(at(p.start)![3]).toEqual({ registry: 'afrinic', status: 'reserved', blockStart: p.start, blockEnd: p.end });
+    expect(at(p.start)![3]).toEqual({ registry: 'afrinic', status: 'reserved', blockStart: p.start, blockEnd: p.end, asOf: '2026-05-05T00:00:00.000Z' });
   });
 
   test('ARIN sample (epoch-ms serial, empty cc/date) and the NRO 9-field combined file', async () => {
     const arin = await run('rir/SAMPLE300-delegated-arin-extended-20190908.txt');
     expect(arin.ctx.rows).toBe(200);
     const p = parseCidr('2001:402::/31')!;
-    expect(arin.at(p.start)![3]).toEqual({ registry: 'arin', status: 'reserved', blockStart: p.start, blockEnd: p.end });
+    expect(arin.at(p.start)![3]).toEqual({ registry: 'arin', status: 'reserved', blockStart: p.start, blockEnd: p.end, asOf: '2019-09-08T00:00:00.000Z' });
     const nro = await run('rir/SAMPLE19-nro-delegated-extended.txt');
     expect(nro.ctx.rows).toBe(11);
     expect(nro.ctx.skipped).toBe(0);
     expect(nro.calls.map((c) => c[3].registry)).toEqual(['apnic', 'apnic', 'apnic', 'ripencc', 'ripencc', 'ripencc', 'ripencc', 'apnic', 'apnic', 'ripencc', 'ripencc']);
     const zz = parseCidr('2001:601::/32')!;
-    expect(nro.at(zz.start)![3]).toEqual({ registry: 'ripencc', status: 'reserved', date: '2016-04-06', blockStart: zz.start, blockEnd: zz.end });
+    expect(nro.at(zz.start)![3]).toEqual({ registry: 'ripencc', status: 'reserved', date: '2016-04-06', blockStart: zz.start, blockEnd: zz.end, asOf: '2016-04-06T00:00:00.000Z' });
   });
 });
 

@@ -14,9 +14,26 @@ export interface EntryDefaults {
   provider?: string;
 }
 
+/** Top-level keys publishers put their document's date under (AWS, Google, Apple, OpenAI, Oracle, Atlassian, Vultr). */
+const DOCUMENT_DATE_KEYS = ['createDate', 'creationTime', 'creationDate', 'last_updated_timestamp', 'updated'] as const;
+
+/** Reports the date a JSON document states about itself, when it has one of the usual keys. */
+export function reportDocumentDate(ctx: SourceContext, doc: unknown): void {
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return;
+  for (const key of DOCUMENT_DATE_KEYS) {
+    const value = (doc as Record<string, unknown>)[key];
+    if (typeof value !== 'string') continue;
+    // AWS writes `2026-08-21-07-37-05`.
+    const aws = /^(\d{4}-\d{2}-\d{2})-(\d{2})-(\d{2})-(\d{2})$/.exec(value);
+    ctx.reportDate(aws ? `${aws[1]}T${aws[2]}:${aws[3]}:${aws[4]}Z` : value);
+    return;
+  }
+}
+
 /** Runs a reader over the source's JSON, turning a ShapeError into a FeedError naming the file. */
 export function readEntries(ctx: SourceContext, format: ProviderFormat): ProviderEntry[] {
   const doc = ctx.readJson();
+  reportDocumentDate(ctx, doc);
   try {
     return format(doc);
   } catch (e) {

@@ -50,7 +50,7 @@ export function lookupOrThrow(s: AppServices, ip: string): LookupHit {
 /** The caller-independent crawler proof context of a hit (may start a bounded DNS check). */
 export async function scoringContextFor(s: AppServices, hit: LookupHit) {
   const proof = await s.crawlers.startProof(hit.ip, hit, CRAWLER_PROOF_BUDGET_MS);
-  return { verifiedCrawler: lookupCrawlerFlags(hit, proof).verifiedCrawler };
+  return { verifiedCrawler: lookupCrawlerFlags(hit, proof).verifiedCrawler, coverage: s.index.coverage };
 }
 
 /** Every value of a query parameter, in order (Elysia's parsed query keeps only the last of a repeated key). */
@@ -174,7 +174,7 @@ export function lookupFastPath(s: AppServices) {
     // memoised, and the index is the same), so its row need not be read to ask again.
     if (!bodies.holds(hit) && s.crawlers.wantsProof(hit)) return null;
     s.metrics.lookup(hit.family);
-    const scoring = { verifiedCrawler: verifiedCrawlerOf(s.crawlers.proofFor(hit.ip)) };
+    const scoring = { verifiedCrawler: verifiedCrawlerOf(s.crawlers.proofFor(hit.ip)), coverage: s.index.coverage };
     return new Response(bodies.body(hit, v1Context(s, hit, scoring)), { headers: WHOLE_OBJECT_HEADERS });
   };
 }

@@ -4,33 +4,29 @@
  */
 import { Elysia } from 'elysia';
 import { IndexFileError } from '../../index/index-file.ts';
-import { loadPolicy, PolicyError } from '../../scoring/index.ts';
+import { coverageOf, EVIDENCE_KINDS, loadPolicy, PolicyError, type Coverage } from '../../scoring/index.ts';
 import { requireAdmin } from '../admin.ts';
 import { ApiError } from '../errors.ts';
 import type { AppServices } from '../services.ts';
 import { COMMON_ERRORS, errorResponses, ok } from '../openapi.ts';
 
-/** Public capability readiness: names only, never source paths or vendors. */
-function capabilities(s: AppServices) {
-  const c = s.index.current.meta.capabilities;
-  const state = (ready: boolean | undefined) => (ready ? 'ready' : 'unavailable');
-  return {
-    geolocation: state(c.geolocation),
-    asn: state(c.asn),
-    allocation: state(c.allocation),
-    routing: state(c.routing),
-    rpki: state(c.rpki),
-    crawlers: state(c.crawlers),
-    datacenter: state(c.datacenter),
-    vpn: state(c.vpn),
-    tor: state(c.tor),
-    relays: state(c.relays),
-    threat: state(c.threat),
-    bogons: state(c.bogons),
-    network_type: state(c.network_type),
-    accounts: s.config.oauth.provider ? 'ready' : 'keys_only',
-    rdap: 'ready',
-  };
+/** Public capability readiness: ready, stale or unavailable per evidence kind; names only, never source paths or vendors. */
+function capabilities(s: AppServices, coverage: Coverage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const k of EVIDENCE_KINDS) out[k] = coverage.kinds[k].state;
+  out.accounts = s.config.oauth.provider ? 'ready' : 'keys_only';
+  out.rdap = 'ready';
+  return out;
+}
+
+/** Per evidence kind: state, how many sources, the newest one's age and the age it turns stale at (spec 4.5: kinds only). */
+function coverageReport(coverage: Coverage) {
+  return Object.fromEntries(
+    EVIDENCE_KINDS.map((k) => {
+      const c = coverage.kinds[k];
+      return [k, { state: c.state, sources: c.sources, age_seconds: c.ageSeconds, stale_after_seconds: c.staleAfterSeconds }];
+    }),
+  );
 }
 
 /** The operational routes. */
@@ -51,15 +47,18 @@ export function opsRoutes(s: AppServices) {
         set.headers['cache-control'] = 'public, max-age=60';
         const m = s.index.current.meta;
         const ageSeconds = Math.max(0, Math.round((s.now() - Date.parse(m.builtAt)) / 1000));
+        // Ages as of this answer (the scoring's coverage is refreshed on a coarse timer instead).
+        const coverage = coverageOf(m, s.now());
         return {
           status: 'ok',
           index: { built_at: m.builtAt, age_seconds: ageSeconds, loaded_at: new Date(s.index.loadedAt).toISOString() },
-          capabilities: capabilities(s),
+          capabilities: capabilities(s, coverage),
+          coverage: coverageReport(coverage),
           policy_version: s.policy.current.policy_version,
           attributions: m.attributions,
         };
       },
-      { detail: { summary: 'Public service status and capability readiness', tags: ['operations'], responses: { ...ok('{status, index: {built_at, age_seconds, loaded_at}, capabilities: {<name>: ready|unavailable}, policy_version, attributions}', { type: 'object' }), ...errorResponses({ 429: COMMON_ERRORS[429] }) } } },
+      { detail: { summary: 'Public service status and capability readiness', tags: ['operations'], responses: { ...ok('{status, index: {built_at, age_seconds, loaded_at}, capabilities: {<kind>: ready|stale|unavailable, accounts, rdap}, coverage: {<kind>: {state, sources, age_seconds, stale_after_seconds}}, policy_version, attributions}', { type: 'object' }), ...errorResponses({ 429: COMMON_ERRORS[429] }) } } },
     )
     .get(
       '/metrics',

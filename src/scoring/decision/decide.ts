@@ -5,6 +5,7 @@
  */
 import type { IndexRecord } from '../../index/record.ts';
 import { networkContext } from '../classify.ts';
+import { coverageNote, FULL_COVERAGE, type Coverage } from '../coverage.ts';
 import type { GuardrailName, Policy } from '../policy/schema.ts';
 import { traceScore } from '../score.ts';
 import {
@@ -111,11 +112,13 @@ export function planDecision(
   evidence: Evidence,
   score: Score,
   policy: Policy,
-  trace: ScoreTrace = traceScore(evidence),
+  knownTrace?: ScoreTrace,
+  coverage: Coverage = FULL_COVERAGE,
 ): DecisionPlan {
+  const trace = knownTrace ?? traceScore(evidence, coverage);
   if (trace.score.risk_score !== score.risk_score) throw new Error('decide: score does not match the evidence');
   const { profile, because } = assignProfile(record, classification);
-  const subs = computeSubScores(record, classification, trace, profile, policy);
+  const subs = computeSubScores(record, classification, trace, profile, policy, coverage);
   const active = activeGuardrails(record, classification, profile, policy);
   const cp = compiled(policy);
   const surfaces = {} as Record<Surface, SurfaceOutcome>;
@@ -134,7 +137,8 @@ export function planDecision(
 
 /**
  * Spec 2.2 decision, scores, scenarios and explanation for a classified, scored record.
- * `trace` (from traceScore of the same evidence) saves recomputing it when the caller has it.
+ * `trace` (from traceScore of the same evidence) saves recomputing it when the caller has it;
+ * `coverage` is the index's (what it holds, what is stale), said in the summary.
  */
 export function decide(
   record: IndexRecord,
@@ -143,8 +147,9 @@ export function decide(
   score: Score,
   policy: Policy,
   knownTrace?: ScoreTrace,
+  coverage: Coverage = FULL_COVERAGE,
 ): DecisionObjects {
-  const plan = planDecision(record, classification, evidence, score, policy, knownTrace);
+  const plan = planDecision(record, classification, evidence, score, policy, knownTrace, coverage);
   const { trace, profile, because, subs, active, quality, general } = plan;
   const profilePolicy = policy.profiles[profile];
 
@@ -202,10 +207,12 @@ export function decide(
     `policy ${policy.policy_version}: ${decision.action} at ${pct(general.p)} estimated abuse likelihood; allowed ${allowed.join(', ')}`,
   );
   const operator = networkContext(record, classification).operator;
+  // What the index cannot tell is part of the answer: "No Tor, VPN or threat data loaded."
+  const note = coverageNote(coverage);
   const explanation = buildExplanation({
     trace,
     score,
-    summary: `${profilePolicy.description}${operator ? ` (${operator})` : ''}: risk ${score.risk_score}/100 (${score.band}); advised action ${decision.action}.`,
+    summary: `${profilePolicy.description}${operator ? ` (${operator})` : ''}: risk ${score.risk_score}/100 (${score.band}); advised action ${decision.action}.${note ? ` ${note}` : ''}`,
     fallbackReason: because,
     guardrails: guardrails.slice(),
     decisionChain,

@@ -19,14 +19,21 @@ export function driversOf(trace: ScoreTrace): Driver[] {
   for (const c of trace.contributions) {
     if (c.weight === 0) continue;
     const description = isSignalLabel(c.label) ? SIGNALS[c.label].description : c.label;
+    const nominal = isSignalLabel(c.label) ? SIGNALS[c.label].weight : c.weight;
     const capped = c.effective !== c.weight;
+    // A stale source's signal counts for less (docs/scoring.md): say so where the weight is shown.
+    const stale = c.weight !== nominal ? `; stale data: weight ${signed(c.weight)} instead of ${signed(nominal)}` : '';
     drivers.push({
       type: 'signal',
       label: c.label,
       impact: signed(c.effective),
       impact_score: c.effective,
       direction: c.effective > 0 ? 'raises_risk' : c.effective < 0 ? 'lowers_risk' : 'neutral',
-      reason: capped ? `${description} (weight ${signed(c.weight)}, limited by caps to ${signed(c.effective)})` : description,
+      reason: capped
+        ? `${description} (weight ${signed(c.weight)}, limited by caps to ${signed(c.effective)}${stale})`
+        : stale
+          ? `${description} (${stale.slice(2)})`
+          : description,
     });
   }
   // Strongest first; the sort is stable so equal impacts keep registry order.

@@ -4,6 +4,7 @@
  * readings of one aspect each, taken as the strongest matching fact.
  */
 import { Flag, type IndexRecord } from '../../index/record.ts';
+import { FULL_COVERAGE, type Coverage } from '../coverage.ts';
 import type { Policy } from '../policy/schema.ts';
 import type { Classification, Profile, ScoreTrace, SubScores } from '../types.ts';
 
@@ -41,11 +42,11 @@ export const INFRASTRUCTURE_VALUES: ReadonlyArray<readonly [number, number]> = [
   [Flag.MESSAGING, 30],
 ];
 
-/** Routing problems add up (capped at 100); non-routable space is the maximum. */
-function routingRisk(record: IndexRecord, c: Classification): number {
+/** Routing problems add up (capped at 100); non-routable space is the maximum; no route is a risk only where routing data covers every family. */
+function routingRisk(record: IndexRecord, c: Classification, coverage: Coverage): number {
   if (c.traits.includes('non_routable')) return 100;
   const route = record.route;
-  if (!route) return 20;
+  if (!route) return coverage.routesComplete ? 20 : 0;
   let v = 0;
   if (route.rpkiStatus === 'invalid') v += 60;
   if (route.originConflict) v += 25;
@@ -77,6 +78,7 @@ export function computeSubScores(
   trace: ScoreTrace,
   profile: Profile,
   policy: Policy,
+  coverage: Coverage = FULL_COVERAGE,
 ): SubScores {
   return {
     risk_score: trace.score.risk_score,
@@ -85,7 +87,7 @@ export function computeSubScores(
     anonymity_score: strongest(record.flags, ANONYMITY_VALUES),
     trust_score: policy.profiles[profile].trust,
     infrastructure_score: strongest(record.flags, INFRASTRUCTURE_VALUES),
-    routing_risk_score: routingRisk(record, classification),
+    routing_risk_score: routingRisk(record, classification, coverage),
     evidence_quality_score: evidenceQuality(record, classification),
   };
 }

@@ -1,0 +1,37 @@
+/**
+ * The memoised answers are per coverage as well as per index and policy: a
+ * reload or a source turning stale (a new coverage object) recomputes them.
+ */
+import { beforeAll, describe, expect, test } from 'bun:test';
+import { IndexReader } from '../../src/index/reader.ts';
+import { V1BodyCache } from '../../src/lookup/v1-body.ts';
+import { buildV1 } from '../../src/lookup/v1.ts';
+import { coverageOf, DEFAULT_POLICY, FULL_COVERAGE, type Coverage } from '../../src/scoring/index.ts';
+import { fixtureIndexPath } from '../helpers/fixture-index.ts';
+
+let reader: IndexReader;
+beforeAll(async () => {
+  reader = IndexReader.open(await fixtureIndexPath());
+}, 300_000);
+
+/** The fixture's own META with the threat kind taken away. */
+function withoutThreat(): Coverage {
+  const meta = { ...reader.meta, capabilities: { ...reader.meta.capabilities, threat: false }, sources: reader.meta.sources.map((s) => ({ ...s, kinds: (s.kinds ?? []).filter((k) => k !== 'threat') })) };
+  return coverageOf(meta, Date.now());
+}
+
+describe('memo per coverage', () => {
+  test('the same record and index under another coverage is answered under that coverage', () => {
+    const cache = new V1BodyCache();
+    const hit = reader.lookup('8.8.8.8')!;
+    const ctx = (coverage: Coverage) => ({ scoring: { verifiedCrawler: null, coverage }, policy: DEFAULT_POLICY, rdapOwner: null, now: 0 });
+    const full = JSON.parse(cache.body(hit, ctx(FULL_COVERAGE)));
+    expect(full.classification.threat_level).toBe('Low');
+    const thin = withoutThreat();
+    const body = cache.body(hit, ctx(thin));
+    expect(JSON.parse(body).classification.threat_level).toBe('Unknown');
+    expect(body).toBe(JSON.stringify(buildV1(hit, ctx(thin), null)));
+    // And back: nothing of the thin answer is served under full coverage.
+    expect(cache.body(hit, ctx(FULL_COVERAGE))).toBe(JSON.stringify(buildV1(hit, ctx(FULL_COVERAGE), null)));
+  });
+});
