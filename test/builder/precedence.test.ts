@@ -4,7 +4,7 @@
  * claim the same range.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { buildIndex } from '../../index-builder/build.ts';
@@ -129,6 +129,20 @@ describe('two real lists claiming the same ranges', () => {
       { type: 'cidr-list', category: 'vpn', provider: 'Mullvad (2021 list)', date: '2021-06-01', path: MULLVAD },
     ]);
     expect(reader.lookup(ADDRESS)!.record.provider?.name).toBe('Mullvad (2025 list)');
+  }, 60_000);
+
+  test("the date a file states ranks it, not the manifest order (two AWS documents naming one prefix)", async () => {
+    const aws = (name: string, createDate: string, service: string) => {
+      const path = join(dir, name);
+      writeFileSync(path, JSON.stringify({ syncToken: '1', createDate, prefixes: [{ ip_prefix: '198.51.100.0/24', region: 'us-east-1', service, network_border_group: 'us-east-1' }], ipv6_prefixes: [] }));
+      return path;
+    };
+    // The newer document comes first: by manifest order alone the older one's service would win.
+    const reader = await buildFrom('file-dates', [
+      { type: 'cloud-aws', path: aws('aws-new.json', '2026-08-21-07-37-05', 'S3') },
+      { type: 'cloud-aws', path: aws('aws-old.json', '2020-01-01-00-00-00', 'ROUTE53') },
+    ]);
+    expect(reader.lookup('198.51.100.7')!.record.provider?.service).toBe('S3');
   }, 60_000);
 
   test('undated equal claims: the later manifest entry wins, as before', async () => {
