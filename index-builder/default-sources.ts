@@ -2,7 +2,7 @@
  * The embedded default: the data packages `bun install` brings, plus every
  * feed of IPINTEL_FEEDS_DIR/feeds.json when that folder has one.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { loadManifest, type ResolvedSource } from './manifest.ts';
 
@@ -31,13 +31,29 @@ export function withDataDefaults(manifest: ResolvedSource[], dataSources: () => 
   return [...dataSources().filter((s) => !replaced(s.options.type)), ...manifest];
 }
 
-/** Sources from the installed data packages (location and ASN ranges). */
+/**
+ * The data date of an ip-location-db package, from its version (`2.3.YYYYMMDDHH`,
+ * the day the data was published); undefined for any other form. Its CSV
+ * files state no date and their mtime is only the day `bun install` ran.
+ */
+export function packageDataDate(version: string): string | undefined {
+  const m = /^\d+\.\d+\.(\d{4})(\d{2})(\d{2})\d{2}$/.exec(version);
+  return m ? `${m[1]}-${m[2]}-${m[3]}` : undefined;
+}
+
+/** Sources from the installed data packages (location and ASN ranges), dated by their package version. */
 export function packageSources(): ResolvedSource[] {
   return DATA_PACKAGE_FILES.map(({ type, pkg, file }) => ({
-    options: { type, path: file },
+    options: { type, path: file, ...dateOption(pkg) },
     absPath: join(packageDir(pkg), file),
     displayPath: `${pkg}/${file}`,
   }));
+}
+
+function dateOption(pkg: string): { date?: string } {
+  const version: unknown = JSON.parse(readFileSync(join(packageDir(pkg), 'package.json'), 'utf8')).version;
+  const date = typeof version === 'string' ? packageDataDate(version) : undefined;
+  return date ? { date } : {};
 }
 
 /** `sources` plus every feed of `<feedsDir>/feeds.json` when that file exists. */

@@ -11,6 +11,8 @@ export interface MmdbMetadata {
   recordSize: 24 | 28 | 32;
   ipVersion: 4 | 6;
   databaseType: string;
+  /** When the database was built (seconds since the epoch), if the metadata says. */
+  buildEpoch?: number;
 }
 
 /** An opened database: bytes, metadata and a decoder over its data section. */
@@ -56,7 +58,8 @@ function readMetadata(raw: MmdbValue): MmdbMetadata {
   }
   if (ipVersion !== 4 && ipVersion !== 6) throw new MmdbFormatError(`unsupported ip_version ${String(ipVersion)}`);
   const databaseType = typeof raw.database_type === 'string' ? raw.database_type : '';
-  return { nodeCount, recordSize, ipVersion, databaseType };
+  const buildEpoch = typeof raw.build_epoch === 'number' || typeof raw.build_epoch === 'bigint' ? Number(raw.build_epoch) : undefined;
+  return { nodeCount, recordSize, ipVersion, databaseType, buildEpoch };
 }
 
 /** Receives one maximal range whose addresses all map to the same data offset. */

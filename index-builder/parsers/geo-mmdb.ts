@@ -86,6 +86,7 @@ function open(bytes: Uint8Array, fail: (reason: string) => never): MmdbDatabase 
 /** Reports every network of the database with its location. */
 export const parse: FeedParser = async (ctx, sink) => {
   const db = open(ctx.readBytes(), (r) => ctx.fail(r));
+  if (db.metadata.buildEpoch !== undefined) ctx.reportDate(db.metadata.buildEpoch);
   // Many networks share one record: decode and map each data offset once.
   const byOffset = new Map<number, GeoValue | null>();
   try {

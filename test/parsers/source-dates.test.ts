@@ -73,3 +73,20 @@ describe('source dates without one in the file', () => {
     expect(ctx.date).toEqual({ at: '2023-04-05T00:00:00.000Z', from: 'manifest' });
   });
 });
+
+describe('dates of the embedded default data', () => {
+  test("geo-mmdb: the database's metadata build_epoch is its date (the fixture writer stamps 1700000000)", async () => {
+    const { writeMmdb } = await import('./mmdb-writer.ts');
+    const { tempFeed: tempBinary } = await import('./feed-test-kit.ts');
+    const path = tempBinary('dated.mmdb', writeMmdb({ ipVersion: 4, networks: [['192.0.2.0/24', { country_code: 'US', latitude: 1, longitude: 2 }]] }));
+    const { ctx } = await runParser(await parser('geo-mmdb'), path, { type: 'geo-mmdb', date: '2020-01-01' });
+    expect(ctx.date).toEqual({ at: new Date(1700000000 * 1000).toISOString(), from: 'file' });
+  });
+
+  test('the data packages are dated by their version (2.3.YYYYMMDDHH), not by the day bun install ran', async () => {
+    const { packageDataDate, packageSources } = await import('../../index-builder/default-sources.ts');
+    expect(packageDataDate('2.3.2026061719')).toBe('2026-06-17');
+    expect(packageDataDate('1.0.0')).toBeUndefined();
+    for (const s of packageSources()) expect(s.options.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+  });
+});
