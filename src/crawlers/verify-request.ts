@@ -3,7 +3,7 @@
  * becomes an ApiError in the spec's shape (codes in docs/crawlers.md).
  */
 import { readCappedBytes } from '../net/read-capped.ts';
-import { ApiError } from '../http/errors.ts';
+import { ApiError } from '../errors.ts';
 import { formatIp, parseIp } from '../net/ip.ts';
 import { unmapIp } from './address.ts';
 

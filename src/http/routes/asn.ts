@@ -4,7 +4,7 @@
  * optional radar enrichment (null when unset or failing).
  */
 import { Elysia, t } from 'elysia';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../errors.ts';
 import type { AppServices } from '../services.ts';
 import { pathParam } from './lookup.ts';
 import { ASN_SCHEMA, COMMON_ERRORS, errorResponses, ok } from '../openapi.ts';

@@ -5,7 +5,7 @@
 import { Elysia, t } from 'elysia';
 import { assessPair, assessStack } from '../../lookup/assessment.ts';
 import { callerOf } from '../caller.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../errors.ts';
 import type { AppServices } from '../services.ts';
 import { lookupOrThrow, queryAll, scoringContextFor } from './lookup.ts';
 import { ASSESSMENT_SCHEMA, COMMON_ERRORS, errorResponses, ok } from '../openapi.ts';

@@ -5,7 +5,7 @@
 import { Elysia, t } from 'elysia';
 import { legacyObject, legacyText } from '../../lookup/legacy.ts';
 import { callerOf } from '../caller.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../errors.ts';
 import { textErrorResponse, wantsText } from '../negotiation.ts';
 import type { AppServices } from '../services.ts';
 import { lookupOrThrow, pathParam, scoringContextFor } from './lookup.ts';

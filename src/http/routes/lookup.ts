@@ -11,7 +11,7 @@ import { V1BodyCache } from '../../lookup/v1-body.ts';
 import { ownerFromRdap, type RdapResult } from '../../rdap/index.ts';
 import type { ScoringContext } from '../../scoring/index.ts';
 import { callerOf } from '../caller.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../errors.ts';
 import { CORS_RESPONSE_HEADERS } from '../cors.ts';
 import type { AppServices } from '../services.ts';
 import { COMMON_ERRORS, errorResponses, ok, V1_SCHEMA } from '../openapi.ts';
