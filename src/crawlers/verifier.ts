@@ -57,11 +57,11 @@ export interface CrawlerVerifier {
    * For GET lookups: the DNS proof within `budgetMs`, or null. Only
    * addresses inside an official range of a DNS-verifiable family are
    * checked; a check still running after the budget goes on in the
-   * background and fills the cache for later lookups.
+   * background and fills the cache for later lookups. A value, not a
+   * promise, when nothing is to be awaited (a cached proof, or a range no
+   * DNS check applies to): the lookup then answers synchronously.
    */
-  startProof(ip: string, hit: LookupHit | null, budgetMs: number): Promise<CrawlerProof | null>;
-  /** Whether startProof may query DNS for this hit (an official range of a DNS-verifiable family); never queries. */
-  wantsProof(hit: LookupHit | null): boolean;
+  startProof(ip: string, hit: LookupHit | null, budgetMs: number): CrawlerProof | null | Promise<CrawlerProof | null>;
 }
 
 function parseOrThrow(text: string): ParsedIp {
@@ -136,23 +136,28 @@ export function createCrawlerVerifier(options: CrawlerVerifierOptions): CrawlerV
       return proofs.get(formatIp(plain.family, plain.value)) ?? null;
     },
 
-    wantsProof,
-
-    async startProof(text, hit, budgetMs) {
+    startProof(text, hit, budgetMs) {
+      // The common case, on every lookup: no proof cached and a range no DNS check applies to.
+      if (proofs.size === 0 && !wantsProof(hit)) return null;
       const ip = parseIp(text);
       if (!ip) return null;
       const plain = unmapIp(ip);
       const cached = proofs.get(formatIp(plain.family, plain.value));
       if (cached) return cached;
       if (!wantsProof(hit)) return null;
-      const rangeFamily = crawlerFamily(hit!.record.crawler)!;
-      const check = runCheck(plain, rangeFamily, [rangeFamily.key]).catch(() => null);
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const budget = new Promise<null>((resolve) => {
-        timer = setTimeout(() => resolve(null), Math.max(0, budgetMs));
-      });
-      const result = await Promise.race([check, budget]).finally(() => clearTimeout(timer));
-      return result?.outcome === 'proven' ? (proofs.get(formatIp(plain.family, plain.value)) ?? null) : null;
+      return proveWithin(plain, hit!, budgetMs);
     },
   };
+
+  /** Runs the DNS check of an address in a DNS-family range; null when it has not proven it within the budget. */
+  async function proveWithin(plain: ParsedIp, hit: LookupHit, budgetMs: number): Promise<CrawlerProof | null> {
+    const rangeFamily = crawlerFamily(hit.record.crawler)!;
+    const check = runCheck(plain, rangeFamily, [rangeFamily.key]).catch(() => null);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const budget = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), Math.max(0, budgetMs));
+    });
+    const result = await Promise.race([check, budget]).finally(() => clearTimeout(timer));
+    return result?.outcome === 'proven' ? (proofs.get(formatIp(plain.family, plain.value)) ?? null) : null;
+  }
 }

@@ -15,7 +15,9 @@ import { buildDocsApp, type DocsApp } from './docs.ts';
 import { asnRoutes, invalidAsn } from './routes/asn.ts';
 import { assessmentRoutes } from './routes/assessment.ts';
 import { legacyRoutes } from './routes/legacy.ts';
-import { invalidIp, lookupRoutes, rawLastSegment } from './routes/lookup.ts';
+import { invalidIp } from './address-lookup.ts';
+import { rawLastSegment } from './request-params.ts';
+import { lookupRoutes } from './routes/lookup.ts';
 import { opsRoutes } from './routes/ops.ts';
 
 /**

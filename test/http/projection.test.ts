@@ -27,7 +27,6 @@ beforeAll(async () => {
   const counting: CrawlerVerifier = {
     verify: (i) => real.verify(i),
     proofFor: (ip) => real.proofFor(ip),
-    wantsProof: (hit) => real.wantsProof(hit),
     startProof: (ip, hit, budget) => {
       proofCalls.push(ip);
       return real.startProof(ip, hit, budget);

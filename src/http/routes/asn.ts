@@ -6,7 +6,7 @@
 import { Elysia, t } from 'elysia';
 import { ApiError } from '../../errors.ts';
 import type { AppServices } from '../services.ts';
-import { pathParam } from './lookup.ts';
+import { pathParam } from '../request-params.ts';
 import { ASN_SCHEMA, COMMON_ERRORS, errorResponses, ok } from '../openapi.ts';
 
 /** A density counts as significant from this fraction of announced IPv4 space listed... */

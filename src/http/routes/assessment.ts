@@ -7,7 +7,8 @@ import { assessPair, assessStack } from '../../lookup/assessment.ts';
 import { callerOf } from '../caller.ts';
 import { ApiError } from '../../errors.ts';
 import type { AppServices } from '../services.ts';
-import { lookupOrThrow, queryAll, scoringContextFor } from './lookup.ts';
+import { lookupOrThrow, scoringContextFor } from '../address-lookup.ts';
+import { queryAll } from '../request-params.ts';
 import { ASSESSMENT_SCHEMA, COMMON_ERRORS, errorResponses, ok } from '../openapi.ts';
 
 async function stack(s: AppServices, ip: string | undefined, family: 4 | 6, param: string) {

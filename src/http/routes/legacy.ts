@@ -8,7 +8,8 @@ import { callerOf } from '../caller.ts';
 import { ApiError } from '../../errors.ts';
 import { textErrorResponse, wantsText } from '../negotiation.ts';
 import type { AppServices } from '../services.ts';
-import { lookupOrThrow, pathParam, scoringContextFor } from './lookup.ts';
+import { lookupOrThrow, scoringContextFor } from '../address-lookup.ts';
+import { pathParam } from '../request-params.ts';
 import { COMMON_ERRORS, errorResponses, LEGACY_SCHEMA, ok } from '../openapi.ts';
 
 /**
