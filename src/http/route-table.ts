@@ -13,6 +13,12 @@
 /** The label of every path that is no route: one label for all of them keeps metrics bounded. */
 export const OTHER_ROUTE = 'other';
 
+/**
+ * Single-segment paths that browsers and crawlers ask every site for: files,
+ * not addresses, so 404 NOT_FOUND rather than the legacy `/{ip}` lookup's INVALID_IP.
+ */
+export const NOT_ADDRESSES: readonly string[] = ['/favicon.ico', '/robots.txt'];
+
 /** CORS preflights: answered on every path (the CORS plugin's catch-all), so never a 405. */
 const PREFLIGHT = 'OPTIONS';
 
@@ -203,4 +209,23 @@ function matches(segments: Segment[], text: string, starts: Int32Array, n: numbe
     } else if (seg.kind === PARAM && to === from) return false; // an empty parameter
   }
   return true;
+}
+
+/** An app as the table reads it: Elysia's list of its routes. */
+interface RoutedApp {
+  readonly routes: ReadonlyArray<{ method: string; path: string }>;
+}
+
+const tables = new WeakMap<RoutedApp, RouteTable>();
+
+/**
+ * The route table of an app (its own routes, less the files that are not
+ * addresses): one per app, read by the request wrapper (metrics labels,
+ * 404/405, the lookup pipeline's route) and the app's error hook. Built on
+ * first use, when every route is registered.
+ */
+export function routeTableOf(app: RoutedApp): RouteTable {
+  let table = tables.get(app);
+  if (table === undefined) tables.set(app, (table = new RouteTable(app.routes, NOT_ADDRESSES)));
+  return table;
 }

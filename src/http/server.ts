@@ -21,10 +21,9 @@ import { applyRateLimitHeaders, bucketKeyFor, isExemptFromRateLimit, rateLimited
 import type { RateDecision } from './ratelimit/index.ts';
 import { CORS_RESPONSE_HEADERS } from './cors.ts';
 import type { ResolvedKey } from '../accounts/key-cache.ts';
-import { NOT_ADDRESSES } from './routes/legacy.ts';
 import { methodLabel } from './metrics.ts';
 import { pathEnd, RequestTargets } from './request-target.ts';
-import { allowsMethod, OTHER_ROUTE, RouteTable, type RouteEntry } from './route-table.ts';
+import { allowsMethod, OTHER_ROUTE, routeTableOf, type RouteEntry } from './route-table.ts';
 import type { AppServices } from './services.ts';
 import { lastSegmentParam } from './request-params.ts';
 import { v1PipelineOf } from './v1-pipeline.ts';
@@ -80,11 +79,6 @@ function earlyError(err: ApiError, request: Request, route: string): Response {
   const response = LEGACY_ROUTES.has(route) && requestWantsText(request) ? textErrorResponse(err) : errorResponse(err);
   for (const name in CORS_RESPONSE_HEADERS) response.headers.set(name, CORS_RESPONSE_HEADERS[name]);
   return response;
-}
-
-/** The route table of an app: its own routes, with the files that are not addresses. */
-export function routeTableOf(app: App): RouteTable {
-  return new RouteTable(app.routes, NOT_ADDRESSES);
 }
 
 /** 404 for a path no route answers, 405 for a method its route does not (before the app runs); null otherwise. */

@@ -12,12 +12,6 @@ import { lookupOrThrow, scoringContextFor } from '../address-lookup.ts';
 import { pathParam } from '../request-params.ts';
 import { COMMON_ERRORS, errorResponses, LEGACY_SCHEMA, ok } from '../openapi.ts';
 
-/**
- * Single-segment paths that browsers and crawlers ask every site for: files,
- * not addresses, so 404 NOT_FOUND rather than a lookup's INVALID_IP.
- */
-export const NOT_ADDRESSES: readonly string[] = ['/favicon.ico', '/robots.txt'];
-
 const CURRENT_CACHE = 'no-store, no-cache, must-revalidate';
 const EXPLICIT_CACHE = 'public, max-age=86400';
 
