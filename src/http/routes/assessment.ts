@@ -15,7 +15,7 @@ async function stack(s: AppServices, ip: string | undefined, family: 4 | 6, para
   if (ip === undefined) return null;
   const hit = lookupOrThrow(s, ip);
   if (hit.family !== family) throw new ApiError('INVALID_IP', `${param} must be an IPv${family} address`, { provided: ip, parameter: param });
-  return assessStack(hit, await scoringContextFor(s, hit));
+  return assessStack(hit, { scoring: await scoringContextFor(s, hit), policy: s.policy.current });
 }
 
 /** The assessment route. */

@@ -43,7 +43,7 @@ async function legacy(
     const ip = ipText ?? callerOf(request).ip;
     if (!ip) throw new ApiError('NO_CLIENT_IP', 'The caller IP address cannot be determined', {});
     const hit = lookupOrThrow(s, ip);
-    const obj = legacyObject(hit, await scoringContextFor(s, hit), s.now());
+    const obj = legacyObject(hit, { scoring: await scoringContextFor(s, hit), policy: s.policy.current }, s.now());
     const detail = query.detail === '1' || query.detail === 'true';
     const contentType = text ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8';
     const body = text ? legacyText(obj, detail, current) : JSON.stringify(obj);
