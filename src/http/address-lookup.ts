@@ -37,7 +37,7 @@ export function scoringContextWith(s: AppServices, proof: CrawlerProof | null): 
  * by CRAWLER_PROOF_BUDGET_MS.
  */
 export function crawlerProofOf(s: AppServices, hit: LookupHit): CrawlerProof | null | Promise<CrawlerProof | null> {
-  return s.crawlers.startProof(hit.ip, hit, CRAWLER_PROOF_BUDGET_MS);
+  return s.crawlers.startProof(hit, CRAWLER_PROOF_BUDGET_MS);
 }
 
 /** The caller-independent scoring context of a hit (may wait for a bounded DNS check). */

@@ -122,7 +122,7 @@ test('a DNS proof is awaited in the same pipeline, and a cached one is used with
     ...real,
     proofFor: (ip) => (ip === '8.8.4.4' && !pending ? proof : null),
     // The first lookup waits for the check; later ones find the proof cached.
-    startProof: (ip) => (ip !== '8.8.4.4' ? null : pending ? Bun.sleep(5).then(() => ((pending = false), proof)) : proof),
+    startProof: (hit) => (hit.ip !== '8.8.4.4' ? null : pending ? Bun.sleep(5).then(() => ((pending = false), proof)) : proof),
   };
   const other = await startTestServer({ IPINTEL_RATE_LIMITS: 'off' }, { crawlers: proven });
   try {
