@@ -10,6 +10,8 @@
  * place: no allocation per request.
  */
 
+import { isExemptFromRateLimit } from './ratelimit/route-policy.ts';
+
 /** The label of every path that is no route: one label for all of them keeps metrics bounded. */
 export const OTHER_ROUTE = 'other';
 
@@ -32,6 +34,8 @@ export interface RouteEntry {
   readonly methods: ReadonlySet<string>;
   /** The `Allow` header value of a 405 on this pattern. */
   readonly allow: string;
+  /** Whether requests of this route take no rate-limit token (the rate-limit module's route policy, read once here). */
+  readonly exemptFromRateLimit: boolean;
 }
 
 /** A pattern segment: static text, a parameter, or a wildcard (the rest of the path). One shape for all kinds keeps matching monomorphic. */
@@ -91,7 +95,10 @@ export class RouteTable {
       const allowed = [...methods].filter((m) => m !== 'ALL');
       if (allowed.includes('GET')) allowed.push('HEAD');
       allowed.push(PREFLIGHT);
-      const entry: RouteEntry = { label: labelOf(path), anyMethod, methods, allow: anyMethod ? '' : [...new Set(allowed)].join(', ') };
+      const label = labelOf(path);
+      const allow = anyMethod ? '' : [...new Set(allowed)].join(', ');
+      // A parameter's pattern never names an exempt path: only static routes can be exempt.
+      const entry: RouteEntry = { label, anyMethod, methods, allow, exemptFromRateLimit: !label.includes('{') && isExemptFromRateLimit('GET', label) };
       patterns.push({ entry, segments: segmentsOf(path), notRoutes: [] });
     }
     patterns.sort((a, b) => compareSpecificity(a.segments, b.segments));

@@ -118,8 +118,9 @@ export function createFetchHandler(s: AppServices, app: App, pacer: { tick(): vo
       let caller = resolveCaller(s, request, server);
       if (caller instanceof Promise) caller = await caller;
       setCaller(request, caller);
-      // Which requests take a token is the rate-limit module's policy (docs/rate-limits.md).
-      if (!isExemptFromRateLimit(request.method, path)) {
+      // Which requests take a token is the rate-limit module's policy, read into the route table; a path of no route by the path itself.
+      const exempt = request.method === 'OPTIONS' || (entry !== null ? entry.exemptFromRateLimit : isExemptFromRateLimit(request.method, path));
+      if (!exempt) {
         if (s.limiter) decision = await s.limiter.consume(bucketKeyFor(caller), caller.tier);
         // Usage is counted with or without a limiter (IPINTEL_RATE_LIMITS=off).
         if (caller.keyId) s.accounts.recordUsage(caller.keyId);
