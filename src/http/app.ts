@@ -20,11 +20,12 @@ import { invalidIp } from './address-lookup.ts';
 import { rawLastSegment } from './request-params.ts';
 import { routeTableOf, type RouteTable } from './route-table.ts';
 import { lookupRoutes } from './routes/lookup.ts';
+import { V1_LOOKUP_ROUTE } from './v1-pipeline.ts';
 import { opsRoutes } from './routes/ops.ts';
 
 /** The error of each route whose path parameter can be refused by the router, by route label. */
 const PARAM_ERRORS: Readonly<Record<string, (text: string) => ApiError>> = {
-  '/v1/ip/{ip}': invalidIp,
+  [V1_LOOKUP_ROUTE]: invalidIp,
   '/v1/asn/{asn}': invalidAsn,
   '/asn/{asn}': invalidAsn,
 };

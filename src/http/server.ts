@@ -26,7 +26,7 @@ import { pathEnd, RequestTargets } from './request-target.ts';
 import { allowsMethod, OTHER_ROUTE, routeTableOf, type RouteEntry } from './route-table.ts';
 import type { AppServices } from './services.ts';
 import { lastSegmentParam } from './request-params.ts';
-import { v1PipelineOf } from './v1-pipeline.ts';
+import { V1_LOOKUP_ROUTE, v1PipelineOf } from './v1-pipeline.ts';
 import { YoungGcPacer } from './young-gc-pacer.ts';
 
 /** A resolved caller; `refusal` is the 401 to answer when an API key was sent and refused (the caller then counts as anonymous). */
@@ -104,11 +104,11 @@ function failureResponse(e: unknown, request: Request, route: string): Response 
 /** The fetch handler for Bun.serve; `pacer` sees every request (young-gc-pacer.ts). */
 export function createFetchHandler(s: AppServices, app: App, pacer: { tick(): void } = new YoungGcPacer()) {
   const lookup = v1PipelineOf(s);
-  const observeLookup = s.metrics.observer('/v1/ip/{ip}', 'GET', 200);
   const targets = new RequestTargets();
   const routes = routeTableOf(app);
   // The route the lookup pipeline answers directly (a GET); compared by identity per request.
-  const lookupRoute = routes.entry('/v1/ip/{ip}');
+  const lookupRoute = routes.entry(V1_LOOKUP_ROUTE);
+  const observeLookup = s.metrics.observer(V1_LOOKUP_ROUTE, 'GET', 200);
 
   /** Caller, rate limit, usage, then the route (the lookup pipeline for a GET lookup, else the app). */
   async function answer(request: Request, server: Server<unknown> | null, path: string, hasQuery: boolean, route: string, entry: RouteEntry | null): Promise<Response> {

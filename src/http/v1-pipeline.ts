@@ -21,6 +21,9 @@ import { crawlerProofOf, lookupOrThrow, scoringContextFor, scoringContextWith } 
 import { CORS_RESPONSE_HEADERS } from './cors.ts';
 import type { AppServices } from './services.ts';
 
+/** The route label (route-table.ts) of an explicit lookup, the route the request wrapper hands to the pipeline. */
+export const V1_LOOKUP_ROUTE = '/v1/ip/{ip}';
+
 const JSON_TYPE = 'application/json;charset=utf-8';
 /** An explicit address's answer is the same for every caller: shared-cacheable (spec 4.9). */
 const CACHEABLE = 'public, max-age=86400';
