@@ -4,8 +4,7 @@
  * proofs for GET lookups.
  */
 import type { LookupHit } from '../index/record.ts';
-import { formatIp, parseIp, type ParsedIp } from '../net/ip.ts';
-import { unmapIp } from './address.ts';
+import { formatIp, parseIp, plainAddress, type ParsedIp } from '../net/ip.ts';
 import { checkReverseForwardDns, chooseFamily, type DnsCheck } from './dns-proof.ts';
 import { decideVerification, type CrawlerVerification } from './decision.ts';
 import { familiesClaimedBy, familiesForHostname } from './matching.ts';
@@ -54,20 +53,21 @@ export interface CrawlerVerifier {
   /** The cached DNS proof for an address, or null; never queries. */
   proofFor(ip: string): CrawlerProof | null;
   /**
-   * For GET lookups: the DNS proof within `budgetMs`, or null. Only
+   * For GET lookups: the DNS proof of the hit's address (`hit.ip`, already
+   * canonical: not parsed again) within `budgetMs`, or null. Only
    * addresses inside an official range of a DNS-verifiable family are
    * checked; a check still running after the budget goes on in the
-   * background and fills the cache for later lookups.
+   * background and fills the cache for later lookups. A value, not a
+   * promise, when nothing is to be awaited (a cached proof, or a range no
+   * DNS check applies to): the lookup then answers synchronously.
    */
-  startProof(ip: string, hit: LookupHit | null, budgetMs: number): Promise<CrawlerProof | null>;
-  /** Whether startProof may query DNS for this hit (an official range of a DNS-verifiable family); never queries. */
-  wantsProof(hit: LookupHit | null): boolean;
+  startProof(hit: LookupHit, budgetMs: number): CrawlerProof | null | Promise<CrawlerProof | null>;
 }
 
 function parseOrThrow(text: string): ParsedIp {
   const ip = parseIp(text);
   if (!ip) throw new RangeError(`not an IP address: ${text}`);
-  return unmapIp(ip);
+  return plainAddress(ip);
 }
 
 /** DNS is pointless for private/reserved space: no public PTR can prove a crawler there. */
@@ -132,27 +132,29 @@ export function createCrawlerVerifier(options: CrawlerVerifierOptions): CrawlerV
       if (proofs.size === 0) return null; // the common case, checked on every lookup: no parse
       const ip = parseIp(text);
       if (!ip) return null;
-      const plain = unmapIp(ip);
+      const plain = plainAddress(ip);
       return proofs.get(formatIp(plain.family, plain.value)) ?? null;
     },
 
-    wantsProof,
-
-    async startProof(text, hit, budgetMs) {
-      const ip = parseIp(text);
-      if (!ip) return null;
-      const plain = unmapIp(ip);
-      const cached = proofs.get(formatIp(plain.family, plain.value));
+    startProof(hit, budgetMs) {
+      // The common case, on every lookup: no proof cached and a range no DNS check applies to.
+      if (proofs.size === 0 && !wantsProof(hit)) return null;
+      const cached = proofs.get(hit.ip);
       if (cached) return cached;
       if (!wantsProof(hit)) return null;
-      const rangeFamily = crawlerFamily(hit!.record.crawler)!;
-      const check = runCheck(plain, rangeFamily, [rangeFamily.key]).catch(() => null);
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const budget = new Promise<null>((resolve) => {
-        timer = setTimeout(() => resolve(null), Math.max(0, budgetMs));
-      });
-      const result = await Promise.race([check, budget]).finally(() => clearTimeout(timer));
-      return result?.outcome === 'proven' ? (proofs.get(formatIp(plain.family, plain.value)) ?? null) : null;
+      return proveWithin(hit, budgetMs);
     },
   };
+
+  /** Runs the DNS check of an address in a DNS-family range; null when it has not proven it within the budget. */
+  async function proveWithin(hit: LookupHit, budgetMs: number): Promise<CrawlerProof | null> {
+    const rangeFamily = crawlerFamily(hit.record.crawler)!;
+    const check = runCheck(parseOrThrow(hit.ip), rangeFamily, [rangeFamily.key]).catch(() => null);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const budget = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), Math.max(0, budgetMs));
+    });
+    const result = await Promise.race([check, budget]).finally(() => clearTimeout(timer));
+    return result?.outcome === 'proven' ? (proofs.get(hit.ip) ?? null) : null;
+  }
 }

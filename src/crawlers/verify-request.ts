@@ -3,15 +3,14 @@
  * becomes an ApiError in the spec's shape (codes in docs/crawlers.md).
  */
 import { readCappedBytes } from '../net/read-capped.ts';
-import { ApiError } from '../http/errors.ts';
-import { formatIp, parseIp } from '../net/ip.ts';
-import { unmapIp } from './address.ts';
+import { ApiError } from '../errors.ts';
+import { formatIp, parseIp, plainAddress } from '../net/ip.ts';
 
 /** Largest accepted body: an address plus a generous User-Agent. */
 export const MAX_VERIFY_BODY_BYTES = 8 * 1024;
 
 export interface VerifyRequest {
-  /** Canonical address text (IPv4 for IPv4-mapped input). */
+  /** Canonical address text (IPv4 for IPv4 written as IPv6, net/ip.ts plainAddress). */
   ip: string;
   /** The User-Agent exactly as supplied, null when absent. */
   userAgent: string | null;
@@ -74,6 +73,6 @@ export async function readVerifyRequest(request: Request): Promise<VerifyRequest
   if (ua !== undefined && ua !== null && typeof ua !== 'string') {
     throw invalidRequest('user_agent_not_string', '"user_agent" must be a string when given', { field: 'user_agent' });
   }
-  const plain = unmapIp(parsed);
+  const plain = plainAddress(parsed);
   return { ip: formatIp(plain.family, plain.value), userAgent: typeof ua === 'string' ? ua : null };
 }

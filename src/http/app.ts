@@ -8,31 +8,43 @@ import { corsPlugin } from './cors.ts';
 import { crawlerVerifyRoutes } from './routes/crawler-verify.ts';
 import { authRoutes } from './routes/auth.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
-import { ApiError, errorResponse } from './errors.ts';
+import { ApiError } from '../errors.ts';
+import { errorResponse } from './errors.ts';
 import type { AppServices } from './services.ts';
 import { buildDocsApp, type DocsApp } from './docs.ts';
-import { asnRoutes, invalidAsn } from './routes/asn.ts';
+import { invalidAsn } from '../lookup/asn.ts';
+import { asnRoutes } from './routes/asn.ts';
 import { assessmentRoutes } from './routes/assessment.ts';
 import { legacyRoutes } from './routes/legacy.ts';
-import { invalidIp, lookupRoutes, rawLastSegment } from './routes/lookup.ts';
+import { invalidIp } from './address-lookup.ts';
+import { rawLastSegment } from './request-params.ts';
+import { routeTableOf, type RouteTable } from './route-table.ts';
+import { lookupRoutes } from './routes/lookup.ts';
+import { V1_LOOKUP_ROUTE } from './v1-pipeline.ts';
 import { opsRoutes } from './routes/ops.ts';
+
+/** The error of each route whose path parameter can be refused by the router, by route label. */
+const PARAM_ERRORS: Readonly<Record<string, (text: string) => ApiError>> = {
+  [V1_LOOKUP_ROUTE]: invalidIp,
+  '/v1/asn/{asn}': invalidAsn,
+  '/asn/{asn}': invalidAsn,
+};
 
 /**
  * The route's own error for a path parameter Elysia refused: a segment that
  * does not percent-decode arrives as null and fails the params schema.
  */
-function pathParamError(request: Request): ApiError | null {
-  const path = new URL(request.url).pathname;
-  if (path.startsWith('/v1/ip/')) return invalidIp(rawLastSegment(request.url));
-  if (path.startsWith('/v1/asn/') || path.startsWith('/asn/')) return invalidAsn(rawLastSegment(request.url));
-  return null;
+function pathParamError(request: Request, routes: RouteTable): ApiError | null {
+  const entry = routes.match(new URL(request.url).pathname);
+  const make = entry === null ? undefined : PARAM_ERRORS[entry.label];
+  return make === undefined ? null : make(rawLastSegment(request.url));
 }
 
-/** Maps any thrown value to the spec's error response (never a stack trace). */
-export function toErrorResponse(code: string | number, error: unknown, request?: Request): Response {
+/** Maps any thrown value to the spec's error response (never a stack trace); `routes` names the route of a refused path parameter. */
+export function toErrorResponse(code: string | number, error: unknown, request?: Request, routes?: RouteTable): Response {
   if (error instanceof ApiError) return errorResponse(error);
-  if (code === 'VALIDATION' && request && (error as { type?: unknown }).type === 'params') {
-    const mapped = pathParamError(request);
+  if (code === 'VALIDATION' && request && routes && (error as { type?: unknown }).type === 'params') {
+    const mapped = pathParamError(request, routes);
     if (mapped) return errorResponse(mapped);
   }
   if (code === 'NOT_FOUND') return errorResponse(new ApiError('NOT_FOUND', 'No such endpoint or resource', {}));
@@ -50,13 +62,15 @@ export function createApp(s: AppServices) {
   // does not pay for them.
   let docs: Promise<DocsApp> | null = null;
   const serveDocs = ({ request }: { request: Request }) => (docs ??= buildDocsApp(() => createRoutesOnly(s))).then((d) => d.handle(request));
-  return (
+  // The error hook reads the app's own route table, once the app is built.
+  let routes: RouteTable | undefined;
+  const app =
     // Elysia's default finds the path by searching for "/" from the 11th
     // character of the URL, assuming a host of 4+ characters; `Host: api`
     // (a service on port 80) was then routed by the wrong path. Bun.serve
     // here is plain http, so the search may start right after "http://".
     new Elysia({ handler: { standardHostname: false } })
-      .onError(({ code, error, request }) => toErrorResponse(code, error, request))
+      .onError(({ code, error, request }) => toErrorResponse(code, error, request, routes))
       .use(corsPlugin())
       // The CORS plugin marks every answer `Vary: *` for origin '*', which no shared
       // cache can ever match: it would void the public caching of spec 4.9. Answers do
@@ -67,8 +81,9 @@ export function createApp(s: AppServices) {
       // The OpenAPI document and docs page are built on first request (docs.ts).
       .get('/openapi.json', serveDocs, { detail: { hide: true } })
       .get('/docs', serveDocs, { detail: { hide: true } })
-      .use(createRoutesOnly(s))
-  );
+      .use(createRoutesOnly(s));
+  routes = routeTableOf(app);
+  return app;
 }
 
 /** The routes alone (no CORS, no docs), as the docs app describes them. */

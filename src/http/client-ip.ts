@@ -7,7 +7,7 @@
  * client pick its own IP through whichever one its proxy passes through.
  */
 import type { TrustProxyHeader } from '../config.ts';
-import { formatIp, parseCidr, parseIp, embeddedIPv4, type Addr, type Cidr } from '../net/ip.ts';
+import { canonicalAddress, parseCidr, parseIp, plainAddress, type Cidr } from '../net/ip.ts';
 
 /** Parsed trusted-proxy list. */
 export class TrustedProxies {
@@ -36,27 +36,11 @@ export class TrustedProxies {
 
   /** Whether an address text is inside a trusted range. */
   trusts(ip: string): boolean {
-    const p = normalize(ip);
-    if (!p) return false;
+    const parsed = parseIp(ip);
+    if (!parsed) return false;
+    const p = plainAddress(parsed);
     return this.cidrs.some((c) => c.family === p.family && p.value >= c.start && p.value <= c.end);
   }
-}
-
-/** Parses an address, unwrapping IPv4-mapped IPv6 to IPv4. */
-function normalize(ip: string): { family: 4 | 6; value: Addr } | null {
-  const p = parseIp(ip);
-  if (!p) return null;
-  if (p.family === 6) {
-    const v4 = embeddedIPv4(p.value as bigint);
-    if (v4 >= 0 && (p.value as bigint) >> 32n === 0xffffn) return { family: 4, value: v4 };
-  }
-  return p;
-}
-
-/** Canonical text of an address (IPv4-mapped shown as IPv4), or null when invalid. */
-export function canonicalIp(ip: string): string | null {
-  const p = normalize(ip);
-  return p ? formatIp(p.family, p.value) : null;
 }
 
 /** Strips port, brackets and quotes from a forwarded node (`[2001:db8::1]:443`, `1.2.3.4:80`, `"…"`). */
@@ -92,7 +76,7 @@ export const MAX_HOP_CHARS = 256;
  * was written by whoever sent the request.
  */
 export function clientIp(socketAddress: string | null | undefined, headers: Headers, trusted: TrustedProxies): string | null {
-  const peer = socketAddress ? canonicalIp(socketAddress) : null;
+  const peer = socketAddress ? canonicalAddress(socketAddress) : null;
   if (!peer) return null;
   if (trusted.empty || !trusted.trusts(peer)) return peer;
   const value = headers.get(trusted.header);
@@ -105,7 +89,7 @@ export function clientIp(socketAddress: string | null | undefined, headers: Head
     const element = value.slice(comma + 1, end).trim();
     if (element !== '') {
       const node = trusted.header === 'forwarded' ? forwardedFor(element) : nodeAddress(element);
-      const ip = node === null ? null : canonicalIp(node);
+      const ip = node === null ? null : canonicalAddress(node);
       if (!ip) return null; // a garbled hop: do not guess past it
       if (!trusted.trusts(ip)) return ip;
       leftmost = ip;

@@ -1,7 +1,7 @@
 /**
  * CORS for the API (spec: `/v1` answers carry CORS headers, preflight
  * included): one set of options for the Elysia plugin and, for the routes
- * answered before the framework (routes/lookup.ts lookupFastPath), the
+ * answered before the framework (v1-pipeline.ts), the
  * headers the plugin puts on a simple request with these options.
  */
 import { cors } from '@elysiajs/cors';

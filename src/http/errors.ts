@@ -1,73 +1,9 @@
 /**
- * The spec's error shape (section 7): every error is JSON with `error`,
- * `code` and `details`. Routes throw ApiError; the app's error hook renders it.
+ * The spec's error shape as a response (section 7): every error is JSON with
+ * `error`, `code` and `details`. Layers throw ApiError (src/errors.ts); the
+ * app's error hook and the request pipeline render it here.
  */
-
-/** Error codes of spec section 7, with their HTTP status. */
-export const ERROR_STATUS = {
-  INVALID_IP: 400,
-  INVALID_FIELDS: 400,
-  INVALID_INCLUDE: 400,
-  INVALID_ASN: 400,
-  NO_CLIENT_IP: 400,
-  /** Not in the spec table: a request body that is not what the route takes (documented in docs/http.md). */
-  INVALID_REQUEST: 400,
-  /** Not in the spec table: a request whose target or Host header cannot be parsed (docs/http.md). */
-  BAD_REQUEST: 400,
-  UNAUTHORIZED: 401,
-  INVALID_API_KEY: 401,
-  FORBIDDEN: 403,
-  PRO_REQUIRED: 403,
-  NOT_FOUND: 404,
-  METHOD_NOT_ALLOWED: 405,
-  PAYLOAD_TOO_LARGE: 413,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  RATE_LIMITED: 429,
-  INTERNAL_ERROR: 500,
-  SERVICE_UNAVAILABLE: 503,
-  AUTH_DISABLED: 503,
-  /** Not in the spec table (account sign-in, docs/accounts.md): the user declined consent at the identity provider. */
-  OAUTH_DENIED: 403,
-  /** Not in the spec table: the OAuth state or its cookie is missing, expired or does not match. */
-  OAUTH_STATE_INVALID: 400,
-  /** Not in the spec table: the identity provider's token or userinfo endpoint failed. */
-  OAUTH_PROVIDER_ERROR: 502,
-} as const;
-
-export type ErrorCode = keyof typeof ERROR_STATUS;
-
-/** Longest `details.provided` echoed back; a longer text is cut and marked with an ellipsis. */
-export const MAX_PROVIDED_CHARS = 100;
-
-/** The text a client sent, shortened for echoing: an answer's size must not be the client's choice. */
-export function boundedProvided(text: string): string {
-  return text.length <= MAX_PROVIDED_CHARS ? text : text.slice(0, MAX_PROVIDED_CHARS) + '…';
-}
-
-/** An error that renders as the spec's error object. */
-export class ApiError extends Error {
-  readonly status: number;
-  readonly details: Record<string, unknown>;
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    details: Record<string, unknown> = {},
-    /** Extra response headers (e.g. rate-limit headers on 429). */
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-    this.name = 'ApiError';
-    this.status = ERROR_STATUS[code];
-    // Every route echoes what it was given in `provided`: bounded here once for all of them.
-    const provided = details.provided;
-    this.details = typeof provided === 'string' && provided.length > MAX_PROVIDED_CHARS ? { ...details, provided: boundedProvided(provided) } : details;
-  }
-
-  /** The JSON body of spec 2.6. */
-  toBody(): { error: string; code: ErrorCode; details: Record<string, unknown> } {
-    return { error: this.message, code: this.code, details: this.details };
-  }
-}
+import type { ApiError } from '../errors.ts';
 
 /** A JSON error Response (Cache-Control no-store: errors are never shared-cached). */
 export function errorResponse(err: ApiError, extraHeaders: Record<string, string> = {}): Response {

@@ -5,7 +5,7 @@
  * A bare any-type range (curl's default) means JSON.
  */
 
-import type { ApiError } from './errors.ts';
+import type { ApiError } from '../errors.ts';
 
 interface MediaRange {
   type: string;

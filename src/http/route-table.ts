@@ -10,8 +10,16 @@
  * place: no allocation per request.
  */
 
+import { isExemptFromRateLimit } from './ratelimit/route-policy.ts';
+
 /** The label of every path that is no route: one label for all of them keeps metrics bounded. */
 export const OTHER_ROUTE = 'other';
+
+/**
+ * Single-segment paths that browsers and crawlers ask every site for: files,
+ * not addresses, so 404 NOT_FOUND rather than the legacy `/{ip}` lookup's INVALID_IP.
+ */
+export const NOT_ADDRESSES: readonly string[] = ['/favicon.ico', '/robots.txt'];
 
 /** CORS preflights: answered on every path (the CORS plugin's catch-all), so never a 405. */
 const PREFLIGHT = 'OPTIONS';
@@ -26,6 +34,8 @@ export interface RouteEntry {
   readonly methods: ReadonlySet<string>;
   /** The `Allow` header value of a 405 on this pattern. */
   readonly allow: string;
+  /** Whether requests of this route take no rate-limit token (the rate-limit module's route policy, read once here). */
+  readonly exemptFromRateLimit: boolean;
 }
 
 /** A pattern segment: static text, a parameter, or a wildcard (the rest of the path). One shape for all kinds keeps matching monomorphic. */
@@ -85,7 +95,10 @@ export class RouteTable {
       const allowed = [...methods].filter((m) => m !== 'ALL');
       if (allowed.includes('GET')) allowed.push('HEAD');
       allowed.push(PREFLIGHT);
-      const entry: RouteEntry = { label: labelOf(path), anyMethod, methods, allow: anyMethod ? '' : [...new Set(allowed)].join(', ') };
+      const label = labelOf(path);
+      const allow = anyMethod ? '' : [...new Set(allowed)].join(', ');
+      // A parameter's pattern never names an exempt path: only static routes can be exempt.
+      const entry: RouteEntry = { label, anyMethod, methods, allow, exemptFromRateLimit: !label.includes('{') && isExemptFromRateLimit('GET', label) };
       patterns.push({ entry, segments: segmentsOf(path), notRoutes: [] });
     }
     patterns.sort((a, b) => compareSpecificity(a.segments, b.segments));
@@ -203,4 +216,23 @@ function matches(segments: Segment[], text: string, starts: Int32Array, n: numbe
     } else if (seg.kind === PARAM && to === from) return false; // an empty parameter
   }
   return true;
+}
+
+/** An app as the table reads it: Elysia's list of its routes. */
+interface RoutedApp {
+  readonly routes: ReadonlyArray<{ method: string; path: string }>;
+}
+
+const tables = new WeakMap<RoutedApp, RouteTable>();
+
+/**
+ * The route table of an app (its own routes, less the files that are not
+ * addresses): one per app, read by the request wrapper (metrics labels,
+ * 404/405, the lookup pipeline's route) and the app's error hook. Built on
+ * first use, when every route is registered.
+ */
+export function routeTableOf(app: RoutedApp): RouteTable {
+  let table = tables.get(app);
+  if (table === undefined) tables.set(app, (table = new RouteTable(app.routes, NOT_ADDRESSES)));
+  return table;
 }

@@ -15,17 +15,18 @@ import type { App } from './app.ts';
 import { setCaller, type Caller } from './caller.ts';
 import { clientIp } from './client-ip.ts';
 import { requestWantsText, textErrorResponse } from './negotiation.ts';
-import { ApiError, errorResponse } from './errors.ts';
+import { ApiError } from '../errors.ts';
+import { errorResponse } from './errors.ts';
 import { applyRateLimitHeaders, bucketKeyFor, isExemptFromRateLimit, rateLimitedError, upgradeUrlFor } from './ratelimit/index.ts';
 import type { RateDecision } from './ratelimit/index.ts';
-import { lookupFastPath } from './routes/lookup.ts';
 import { CORS_RESPONSE_HEADERS } from './cors.ts';
 import type { ResolvedKey } from '../accounts/key-cache.ts';
-import { NOT_ADDRESSES } from './routes/legacy.ts';
 import { methodLabel } from './metrics.ts';
 import { pathEnd, RequestTargets } from './request-target.ts';
-import { allowsMethod, OTHER_ROUTE, RouteTable, type RouteEntry } from './route-table.ts';
+import { allowsMethod, OTHER_ROUTE, routeTableOf, type RouteEntry } from './route-table.ts';
 import type { AppServices } from './services.ts';
+import { lastSegmentParam } from './request-params.ts';
+import { V1_LOOKUP_ROUTE, v1PipelineOf } from './v1-pipeline.ts';
 import { YoungGcPacer } from './young-gc-pacer.ts';
 
 /** A resolved caller; `refusal` is the 401 to answer when an API key was sent and refused (the caller then counts as anonymous). */
@@ -80,11 +81,6 @@ function earlyError(err: ApiError, request: Request, route: string): Response {
   return response;
 }
 
-/** The route table of an app: its own routes, with the files that are not addresses. */
-export function routeTableOf(app: App): RouteTable {
-  return new RouteTable(app.routes, NOT_ADDRESSES);
-}
-
 /** 404 for a path no route answers, 405 for a method its route does not (before the app runs); null otherwise. */
 function unroutedResponse(entry: RouteEntry | null, request: Request, route: string): Response | null {
   const method = request.method;
@@ -97,36 +93,44 @@ function unroutedResponse(entry: RouteEntry | null, request: Request, route: str
   return earlyError(err, request, route);
 }
 
+/** The answer to a failure: a route's error as the spec's error, anything else 500 INTERNAL_ERROR (the cause only in the log). */
+function failureResponse(e: unknown, request: Request, route: string): Response {
+  if (e instanceof ApiError) return earlyError(e, request, route);
+  // The route label, not the path: a client's text never reaches the log.
+  console.error(`request failed (${methodLabel(request.method)} ${route}): ${(e as Error).message}`);
+  return earlyError(new ApiError('INTERNAL_ERROR', 'Unexpected server error', {}), request, route);
+}
+
 /** The fetch handler for Bun.serve; `pacer` sees every request (young-gc-pacer.ts). */
 export function createFetchHandler(s: AppServices, app: App, pacer: { tick(): void } = new YoungGcPacer()) {
-  const fastLookup = lookupFastPath(s);
-  const observeFastLookup = s.metrics.observer('/v1/ip/{ip}', 'GET', 200);
+  const lookup = v1PipelineOf(s);
   const targets = new RequestTargets();
   const routes = routeTableOf(app);
-  // The route the fast lookup answers; compared by identity per request.
-  const lookupRoute = routes.entry('/v1/ip/{ip}');
+  // The route the lookup pipeline answers directly (a GET); compared by identity per request.
+  const lookupRoute = routes.entry(V1_LOOKUP_ROUTE);
+  const observeLookup = s.metrics.observer(V1_LOOKUP_ROUTE, 'GET', 200);
 
-  /** Caller, rate limit, usage, then the route (the fast lookup unless it already declined, or the app). */
-  async function answer(request: Request, server: Server<unknown> | null, url: string, path: string, route: string, entry: RouteEntry | null, fastDeclined: boolean): Promise<Response> {
+  /** Caller, rate limit, usage, then the route (the lookup pipeline for a GET lookup, else the app). */
+  async function answer(request: Request, server: Server<unknown> | null, path: string, hasQuery: boolean, route: string, entry: RouteEntry | null): Promise<Response> {
     let response: Response;
     let decision: RateDecision | null = null;
     try {
       let caller = resolveCaller(s, request, server);
       if (caller instanceof Promise) caller = await caller;
       setCaller(request, caller);
-      // Which requests take a token is the rate-limit module's policy (docs/rate-limits.md).
-      if (!isExemptFromRateLimit(request.method, path)) {
+      // Which requests take a token is the rate-limit module's policy, read into the route table; a path of no route by the path itself.
+      const exempt = request.method === 'OPTIONS' || (entry !== null ? entry.exemptFromRateLimit : isExemptFromRateLimit(request.method, path));
+      if (!exempt) {
         if (s.limiter) decision = await s.limiter.consume(bucketKeyFor(caller), caller.tier);
         // Usage is counted with or without a limiter (IPINTEL_RATE_LIMITS=off).
         if (caller.keyId) s.accounts.recordUsage(caller.keyId);
       }
       if (decision && !decision.allowed) response = earlyError(rateLimitedError(decision, upgradeUrlFor(s.config.upgradeUrl)), request, route);
       else if (caller.refusal) response = earlyError(caller.refusal, request, route);
-      else response = unroutedResponse(entry, request, route) ?? (entry === lookupRoute && entry !== null && !fastDeclined ? fastLookup(request, url, path) : null) ?? (await app.handle(request));
+      else if (entry === lookupRoute && entry !== null && request.method === 'GET') response = await lookup.answer(request, lastSegmentParam(path), hasQuery, caller.tier, false);
+      else response = unroutedResponse(entry, request, route) ?? (await app.handle(request));
     } catch (e) {
-      // The route label, not the path: a client's text never reaches the log.
-      console.error(`request failed (${methodLabel(request.method)} ${route}): ${(e as Error).message}`);
-      response = earlyError(new ApiError('INTERNAL_ERROR', 'Unexpected server error', {}), request, route);
+      response = failureResponse(e, request, route);
     }
     if (decision && decision.allowed) applyRateLimitHeaders(response.headers, decision, response.status);
     // Spec 4.9 wants a Cache-Control on every answer; routes set their own, and
@@ -148,24 +152,30 @@ export function createFetchHandler(s: AppServices, app: App, pacer: { tick(): vo
     const end = pathEnd(url, start);
     const entry = routes.matchIn(url, start, end);
     const path = url.slice(start, end);
-    // The hot lane: an explicit lookup with no API key while limits are off has no
-    // caller to resolve, no token to take and no usage to count, so nothing to await.
-    let fastDeclined = false;
-    if (entry === lookupRoute && entry !== null && s.limiter === null && !request.headers.has('x-api-key')) {
-      let fast: Response | null = null;
-      try {
-        fast = fastLookup(request, url, path);
-      } catch {
-        // The app answers instead; its error hook renders a failure as INTERNAL_ERROR, no stack.
-      }
-      if (fast) {
-        observeFastLookup((performance.now() - t0) / 1000);
-        return fast;
-      }
-      fastDeclined = true;
-    }
+    const hasQuery = end < url.length;
     const route = entry === null ? OTHER_ROUTE : entry.label;
-    return answer(request, server, url, path, route, entry, fastDeclined).then((response) => {
+    // The fast case of the lookup: without an API key and with limits off there is no caller
+    // to resolve, no token to take and no usage to count, so nothing to await before the pipeline.
+    if (entry === lookupRoute && entry !== null && request.method === 'GET' && s.limiter === null && !request.headers.has('x-api-key')) {
+      let response: Response | Promise<Response>;
+      try {
+        response = lookup.answer(request, lastSegmentParam(path), hasQuery, 'anonymous', false);
+      } catch (e) {
+        response = failureResponse(e, request, route);
+      }
+      if (!(response instanceof Promise)) {
+        if (response.status === 200) observeLookup((performance.now() - t0) / 1000);
+        else s.metrics.observe(route, request.method, response.status, (performance.now() - t0) / 1000);
+        return response;
+      }
+      return response
+        .catch((e: unknown) => failureResponse(e, request, route))
+        .then((r) => {
+          s.metrics.observe(route, request.method, r.status, (performance.now() - t0) / 1000);
+          return r;
+        });
+    }
+    return answer(request, server, path, hasQuery, route, entry).then((response) => {
       s.metrics.observe(route, request.method, response.status, (performance.now() - t0) / 1000);
       return response;
     });

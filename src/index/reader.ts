@@ -6,7 +6,7 @@
  * by a first-level table. Then lazy, cached decoding of the record and its
  * sub-tables; interval bounds only when asked.
  */
-import { formatIPv4, formatIPv6Groups, parseIPv4, parseIPv6Groups, type Family } from '../net/ip.ts';
+import { embeddedIPv4Words, formatIPv4, formatIPv6Groups, parseIPv4, parseIPv6Groups, type Family } from '../net/ip.ts';
 import {
   ASN_CATEGORY_BITS,
   ASN_DETAIL_DROP,
@@ -190,15 +190,14 @@ export class IndexReader {
 
   /**
    * Parses an address: an IPv4 number, V6_TAG for IPv6 (its words are left
-   * in `groups`), or -1 for invalid text. IPv4-mapped and IPv4-compatible
-   * IPv6 addresses are answered from the IPv4 family.
+   * in `groups`), or -1 for invalid text. IPv4 inside IPv6 (mapped or
+   * compatible, net/ip.ts embeddedIPv4Words) is answered from the IPv4 family.
    */
   private locate(ip: string): number {
     if (ip.indexOf(':') < 0) return parseIPv4(ip);
     if (!parseIPv6Groups(ip, groups)) return -1;
-    const w2 = w(2);
-    if (w(0) === 0 && w(1) === 0 && (w2 === 0xffff || (w2 === 0 && w(3) > 1))) return w(3);
-    return V6_TAG;
+    const v4 = embeddedIPv4Words(w(0), w(1), w(2), w(3));
+    return v4 < 0 ? V6_TAG : v4;
   }
 
   /** Looks up an address text; null when it is not a valid IP. */

@@ -5,8 +5,8 @@
  * Its own response shape (spec 4.2); documented in the OpenAPI.
  */
 import type { LookupHit } from '../index/record.ts';
-import { classify, collectEvidence, computeScore } from '../scoring/index.ts';
-import type { ScoringContext, Score } from '../scoring/index.ts';
+import { assess } from '../scoring/index.ts';
+import type { AssessContext, Score } from '../scoring/index.ts';
 
 export interface StackAssessment {
   ip: string;
@@ -23,9 +23,10 @@ export interface StackAssessment {
 }
 
 /** One address's part of the assessment. */
-export function assessStack(hit: LookupHit, scoring: ScoringContext): StackAssessment {
-  const c = classify(hit.record, scoring);
-  const score = computeScore(collectEvidence(hit.record, c, scoring.coverage), scoring.coverage);
+export function assessStack(hit: LookupHit, ctx: AssessContext): StackAssessment {
+  const a = assess(hit.record, ctx);
+  const c = a.classification;
+  const score = a.score;
   return {
     ip: hit.ip,
     country_code: hit.record.geo?.countryCode ?? null,

@@ -3,8 +3,8 @@
  * JSON object, and its plain-text renderings. Missing values are `-` in text.
  */
 import type { LookupHit } from '../index/record.ts';
-import { classify, networkContext } from '../scoring/index.ts';
-import type { ScoringContext } from '../scoring/index.ts';
+import { assess } from '../scoring/index.ts';
+import type { AssessContext } from '../scoring/index.ts';
 import { countryName } from './country.ts';
 import { operatorDomain } from './operator-domain.ts';
 import { utcOffset } from './timezone.ts';
@@ -26,11 +26,11 @@ export interface LegacyObject {
 }
 
 /** The legacy JSON object of a hit. */
-export function legacyObject(hit: LookupHit, scoring: ScoringContext, now?: number): LegacyObject {
+export function legacyObject(hit: LookupHit, ctx: AssessContext, now?: number): LegacyObject {
   const r = hit.record;
   const g = r.geo;
   const asn = r.asn ? `AS${r.asn.asn}` : null;
-  const operator = networkContext(r, classify(r, scoring)).operator;
+  const operator = assess(r, ctx).network.operator;
   return {
     ip: hit.ip,
     city: g?.city ?? null,

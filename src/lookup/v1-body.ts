@@ -140,3 +140,15 @@ export class V1BodyCache {
     return { own: flatten(`${own.slice(1, -1)},`), scored };
   }
 }
+
+/**
+ * The v1 body of an address for a context, as JSON text: the whole object
+ * (from `bodies`, memoised) when `fields` is null and no RDAP object is
+ * added, else the requested fields with `rdap` (the Pro include) when given.
+ */
+export function v1BodyText(bodies: V1BodyCache, hit: LookupHit, ctx: V1Context, fields: ReadonlySet<string> | null = null, rdap: object | null = null): string {
+  if (fields === null && rdap === null) return bodies.body(hit, ctx);
+  const body = buildV1(hit, ctx, fields);
+  if (rdap !== null) body.rdap = rdap;
+  return JSON.stringify(body);
+}

@@ -4,9 +4,8 @@
  * for the fields that need it, and decision objects only when requested.
  */
 import { Flag, type IndexRecord, type LookupHit } from '../index/record.ts';
-import { classify, collectEvidence, computeScore, decide, networkContext } from '../scoring/index.ts';
-import type { Classification, Coverage, DecisionObjects, Evidence, Score, ScoringContext } from '../scoring/index.ts';
-import type { Policy } from '../scoring/index.ts';
+import { assess, networkContext } from '../scoring/index.ts';
+import type { AssessContext, Classification, Coverage } from '../scoring/index.ts';
 import { countryName } from './country.ts';
 import { utcOffset } from './timezone.ts';
 
@@ -37,10 +36,8 @@ export function needsScoring(fields: ReadonlySet<string> | null): boolean {
   return false;
 }
 
-/** Caller-independent inputs of one lookup besides the index hit. */
-export interface V1Context {
-  scoring: ScoringContext;
-  policy: Policy;
+/** Caller-independent inputs of one lookup besides the index hit: scoring's (crawler proof, coverage, policy) and the answer's own. */
+export interface V1Context extends AssessContext {
   /** RDAP owner when an RDAP answer is cached for this address (never fetched here). */
   rdapOwner?: string | null;
   now?: number;
@@ -133,28 +130,22 @@ export function routingOf(record: IndexRecord) {
 export function buildV1(hit: LookupHit, ctx: V1Context, fields: ReadonlySet<string> | null): Record<string, unknown> {
   const want = (f: V1Field) => fields === null || fields.has(f);
   const record = hit.record;
-  let classification: Classification | undefined;
-  let evidence: Evidence | undefined;
-  let score: Score | undefined;
-  let decision: DecisionObjects | undefined;
-  const cls = () => (classification ??= classify(record, ctx.scoring));
+  // Scoring runs only as far as the fields read: classification, evidence, score, decisions.
+  const a = assess(record, ctx);
   const coverage = ctx.scoring.coverage;
-  const ev = () => (evidence ??= collectEvidence(record, cls(), coverage));
-  const sc = () => (score ??= computeScore(ev(), coverage));
-  const dec = () => (decision ??= decide(record, cls(), ev(), sc(), ctx.policy, undefined, coverage));
 
   const out: Record<string, unknown> = {};
   if (want('ip')) out.ip = hit.ip;
   if (want('stack')) out.stack = hit.family === 4 ? 'ipv4' : 'ipv6';
   if (want('location')) out.location = locationOf(record, ctx.now);
-  if (want('network')) out.network = networkOf(record, cls(), ctx.rdapOwner, coverage);
+  if (want('network')) out.network = networkOf(record, a.classification, ctx.rdapOwner, coverage);
   if (want('routing')) out.routing = routingOf(record);
-  if (want('score')) out.score = sc();
-  if (want('classification')) out.classification = cls();
-  if (want('evidence')) out.evidence = ev();
-  if (want('decision')) out.decision = dec().decision;
-  if (want('scores')) out.scores = dec().scores;
-  if (want('scenarios')) out.scenarios = dec().scenarios;
-  if (want('explanation')) out.explanation = dec().explanation;
+  if (want('score')) out.score = a.score;
+  if (want('classification')) out.classification = a.classification;
+  if (want('evidence')) out.evidence = a.evidence;
+  if (want('decision')) out.decision = a.decisions.decision;
+  if (want('scores')) out.scores = a.decisions.scores;
+  if (want('scenarios')) out.scenarios = a.decisions.scenarios;
+  if (want('explanation')) out.explanation = a.decisions.explanation;
   return out;
 }

@@ -294,9 +294,35 @@ export function rangeToCidrs(family: Family, start: Addr, end: Addr): Array<{ st
   return out;
 }
 
-/** If an IPv6 value is IPv4-mapped (::ffff:a.b.c.d) or IPv4-compatible (::a.b.c.d), its IPv4 number; else -1. */
+/**
+ * The one rule for IPv4 written as IPv6, used by the index reader, the
+ * crawler verifier, the RDAP client and the caller IP alike: an IPv4-mapped
+ * (::ffff:a.b.c.d) or IPv4-compatible (::a.b.c.d, except :: and ::1)
+ * address stands for its IPv4 address. Over the four 32-bit words of an
+ * IPv6 address (most significant first): the IPv4 number, or -1.
+ */
+export function embeddedIPv4Words(w0: number, w1: number, w2: number, w3: number): number {
+  if (w0 !== 0 || w1 !== 0) return -1;
+  return w2 === 0xffff || (w2 === 0 && w3 > 1) ? w3 : -1;
+}
+
+/** embeddedIPv4Words over an IPv6 bigint: its IPv4 number, or -1. */
 export function embeddedIPv4(v: bigint): number {
-  const hi = v >> 32n;
-  if (hi === 0xffffn || (hi === 0n && v > 1n)) return Number(v & 0xffffffffn);
-  return -1;
+  const hi = v >> 64n;
+  return embeddedIPv4Words(Number(hi >> 32n), Number(hi & 0xffffffffn), Number((v >> 32n) & 0xffffffffn), Number(v & 0xffffffffn));
+}
+
+/** An address as the service answers for it: an IPv6 address with IPv4 inside (embeddedIPv4Words) is that IPv4 address. */
+export function plainAddress(ip: ParsedIp): ParsedIp {
+  if (ip.family === 4) return ip;
+  const v4 = embeddedIPv4(ip.value as bigint);
+  return v4 < 0 ? ip : { family: 4, value: v4 };
+}
+
+/** Canonical text of an address (dotted IPv4; RFC 5952 IPv6; IPv4 inside IPv6 as IPv4), or null when `text` is not one. */
+export function canonicalAddress(text: string): string | null {
+  const ip = parseIp(text);
+  if (!ip) return null;
+  const plain = plainAddress(ip);
+  return formatIp(plain.family, plain.value);
 }

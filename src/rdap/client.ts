@@ -7,7 +7,7 @@
  */
 import { readCappedBytes } from '../net/read-capped.ts';
 import { LRUCache } from 'lru-cache';
-import { formatIPv4, formatIp, parseIp } from '../net/ip.ts';
+import { canonicalAddress } from '../net/ip.ts';
 import { shippedBootstrap, type RdapBootstrap } from './bootstrap.ts';
 import { normalizeRdapNetwork } from './normalize.ts';
 import { publicRdap } from './redact.ts';
@@ -80,14 +80,9 @@ class LookupFailure extends Error {
   }
 }
 
-/** The address text to query: canonical form; an IPv4-mapped IPv6 address becomes its IPv4 address. */
+/** The address text to query: canonical form; IPv4 written as IPv6 becomes its IPv4 address (net/ip.ts plainAddress). */
 export function rdapQueryAddress(ip: string): string | null {
-  const parsed = parseIp(ip.trim());
-  if (!parsed) return null;
-  if (parsed.family === 6 && (parsed.value as bigint) >> 32n === 0xffffn) {
-    return formatIPv4(Number((parsed.value as bigint) & 0xffffffffn));
-  }
-  return formatIp(parsed.family, parsed.value);
+  return canonicalAddress(ip.trim());
 }
 
 /** `base` with a trailing slash, so `<base>ip/<ip>` is a path below it. */

@@ -1,6 +1,9 @@
 /**
- * One call for everything scoring knows about a record (the HTTP layer may
- * instead call the steps it needs; see docs/scoring.md).
+ * The one entry point of scoring: `assess(record, context)` gives what
+ * scoring says about a record, each part computed on first read, always in
+ * the order classify → evidence → score → decide. The v1 object reads only
+ * the parts its fields name; the assessment and the legacy routes read the
+ * classification, network and score; `assessRecord` reads all of them.
  */
 import type { IndexRecord } from '../index/record.ts';
 import { classify, networkContext } from './classify.ts';
@@ -8,22 +11,69 @@ import { decide } from './decision/decide.ts';
 import { collectEvidence } from './evidence.ts';
 import type { Policy } from './policy/schema.ts';
 import { traceScore } from './score.ts';
-import type { Assessment, ScoringContext } from './types.ts';
+import type { Assessment, Classification, DecisionObjects, Evidence, NetworkContext, Score, ScoreTrace, ScoringContext } from './types.ts';
 
-/** Classification, network context, evidence, score and the decision objects of a record. */
-export function assessRecord(record: IndexRecord, ctx: ScoringContext, policy: Policy): Assessment {
-  const classification = classify(record, ctx);
-  const evidence = collectEvidence(record, classification, ctx.coverage);
-  const trace = traceScore(evidence, ctx.coverage);
-  const d = decide(record, classification, evidence, trace.score, policy, trace, ctx.coverage);
-  return {
-    classification,
-    network: networkContext(record, classification),
-    evidence,
-    score: trace.score,
-    decision: d.decision,
-    scores: d.scores,
-    scenarios: d.scenarios,
-    explanation: d.explanation,
-  };
+/** What scoring reads besides the record: the caller-independent facts, and the policy for decisions. */
+export interface AssessContext {
+  scoring: ScoringContext;
+  policy: Policy;
+}
+
+/** What scoring says about one record; each part is computed when first read, then kept. */
+export interface RecordAssessment {
+  readonly classification: Classification;
+  /** Category, operator and service of the network (spec 2.1 `network`, the parts scoring owns). */
+  readonly network: NetworkContext;
+  readonly evidence: Evidence;
+  readonly score: Score;
+  /** decision, scores, scenarios and explanation (spec 2.1). */
+  readonly decisions: DecisionObjects;
+}
+
+class LazyAssessment implements RecordAssessment {
+  private c: Classification | undefined;
+  private ev: Evidence | undefined;
+  private trace: ScoreTrace | undefined;
+  private d: DecisionObjects | undefined;
+  constructor(
+    private readonly record: IndexRecord,
+    private readonly context: AssessContext,
+  ) {}
+
+  get classification(): Classification {
+    return (this.c ??= classify(this.record, this.context.scoring));
+  }
+
+  get network(): NetworkContext {
+    return networkContext(this.record, this.classification);
+  }
+
+  get evidence(): Evidence {
+    return (this.ev ??= collectEvidence(this.record, this.classification, this.context.scoring.coverage));
+  }
+
+  get score(): Score {
+    return this.scoreTrace().score;
+  }
+
+  get decisions(): DecisionObjects {
+    const { record, context } = this;
+    // The trace is passed so decide does not re-derive it.
+    return (this.d ??= decide(record, this.classification, this.evidence, this.score, context.policy, this.scoreTrace(), context.scoring.coverage));
+  }
+
+  private scoreTrace(): ScoreTrace {
+    return (this.trace ??= traceScore(this.evidence, this.context.scoring.coverage));
+  }
+}
+
+/** What scoring says about a record in a context, computed lazily part by part. */
+export function assess(record: IndexRecord, context: AssessContext): RecordAssessment {
+  return new LazyAssessment(record, context);
+}
+
+/** Every part of assess() at once, as one plain object (tests, benches, tools). */
+export function assessRecord(record: IndexRecord, scoring: ScoringContext, policy: Policy): Assessment {
+  const a = assess(record, { scoring, policy });
+  return { classification: a.classification, network: a.network, evidence: a.evidence, score: a.score, ...a.decisions };
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Elysia } from 'elysia';
-import { ApiError, errorResponse } from '../../src/http/errors.ts';
+import { ApiError } from '../../src/errors.ts';
+import { errorResponse } from '../../src/http/errors.ts';
 import { crawlerVerifyRoutes } from '../../src/http/routes/crawler-verify.ts';
 import { createCrawlerVerifier } from '../../src/crawlers/verifier.ts';
 import type { LookupHit } from '../../src/index/record.ts';

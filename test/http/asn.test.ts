@@ -5,7 +5,7 @@
  * enrichment server (cached, null when unset, failing or slow).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { SIGNIFICANT_MIN_ADDRESSES, SIGNIFICANT_RATIO } from '../../src/http/routes/asn.ts';
+import { SIGNIFICANT_MIN_ADDRESSES, SIGNIFICANT_RATIO } from '../../src/lookup/asn.ts';
 import { createRadarClient } from '../../src/lookup/radar.ts';
 import type { RunningServer } from '../../src/server.ts';
 import { startTestServer } from '../helpers/test-server.ts';

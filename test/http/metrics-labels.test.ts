@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { RunningServer } from '../../src/server.ts';
-import { routeTableOf } from '../../src/http/server.ts';
+import { routeTableOf } from '../../src/http/route-table.ts';
 import { createApp } from '../../src/http/app.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 

@@ -27,10 +27,9 @@ beforeAll(async () => {
   const counting: CrawlerVerifier = {
     verify: (i) => real.verify(i),
     proofFor: (ip) => real.proofFor(ip),
-    wantsProof: (hit) => real.wantsProof(hit),
-    startProof: (ip, hit, budget) => {
-      proofCalls.push(ip);
-      return real.startProof(ip, hit, budget);
+    startProof: (hit, budget) => {
+      proofCalls.push(hit.ip);
+      return real.startProof(hit, budget);
     },
   };
   server = await startTestServer({ ...NO_LIMITS, IPINTEL_RDAP_BASE: rdap.base }, { crawlers: counting });

@@ -64,3 +64,12 @@ test('sign-in and account routes take a token from the caller like any route', a
     await withAuth.stop();
   }
 });
+
+test('the policy is read per route of the route table: a path the router takes for an exempt route is exempt too', async () => {
+  // One trailing slash is the same route (route-table.ts), so the same policy.
+  const health = await remaining('/health/');
+  expect(health.status).toBe(200);
+  expect(health.remaining).toBeNull();
+  // A path of no route is judged by the path: the files browsers ask for take none.
+  expect((await remaining('/favicon.ico')).remaining).toBeNull();
+});

@@ -8,9 +8,7 @@ import { Elysia } from 'elysia';
 import fc from 'fast-check';
 import { loadConfig } from '../../src/config.ts';
 import { createApp } from '../../src/http/app.ts';
-import { allowsMethod, OTHER_ROUTE, type RouteTable } from '../../src/http/route-table.ts';
-import { NOT_ADDRESSES } from '../../src/http/routes/legacy.ts';
-import { routeTableOf } from '../../src/http/server.ts';
+import { allowsMethod, NOT_ADDRESSES, OTHER_ROUTE, routeTableOf, type RouteTable } from '../../src/http/route-table.ts';
 import { createServices } from '../../src/server.ts';
 import { fixtureIndexPath } from '../helpers/fixture-index.ts';
 

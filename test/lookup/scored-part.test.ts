@@ -8,7 +8,7 @@
 import { expect, test } from 'bun:test';
 import fc from 'fast-check';
 import type { IndexRecord, LookupHit } from '../../src/index/record.ts';
-import { scoringKey } from '../../src/lookup/scored-part.ts';
+import { scoringKey } from '../../src/scoring/view.ts';
 import { V1BodyCache } from '../../src/lookup/v1-body.ts';
 import { buildV1, type V1Context } from '../../src/lookup/v1.ts';
 import { DEFAULT_POLICY } from '../../src/scoring/index.ts';

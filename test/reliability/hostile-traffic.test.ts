@@ -15,7 +15,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { createApp } from '../../src/http/app.ts';
 import { createRateLimiter } from '../../src/http/ratelimit/index.ts';
-import { routeTableOf } from '../../src/http/server.ts';
+import { routeTableOf } from '../../src/http/route-table.ts';
 import type { RunningServer } from '../../src/server.ts';
 import { prng } from '../helpers/prng.ts';
 import { startTestServer } from '../helpers/test-server.ts';

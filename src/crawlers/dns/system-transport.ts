@@ -4,7 +4,7 @@
  * answers nor for negative answers, so fixed lifetimes stand in for them.
  */
 import { promises as nodeDns } from 'node:dns';
-import { canonicalAddress } from '../address.ts';
+import { canonicalAddress } from '../../net/ip.ts';
 import { normalizeHostname } from '../matching.ts';
 import { DnsFailure, type DnsAnswer, type DnsTransport, type QueryType } from './types.ts';
 

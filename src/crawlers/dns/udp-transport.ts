@@ -5,7 +5,7 @@
 import dgram from 'node:dgram';
 import { randomInt } from 'node:crypto';
 import * as dnsPacket from 'dns-packet';
-import { canonicalAddress } from '../address.ts';
+import { canonicalAddress } from '../../net/ip.ts';
 import { normalizeHostname } from '../matching.ts';
 import { DnsFailure, type DnsAnswer, type DnsTransport, type QueryType } from './types.ts';
 import type { DnsServerAddress } from './server-address.ts';

@@ -5,7 +5,7 @@
  * rotate through 2^64 fresh buckets.
  */
 import type { Caller } from '../caller.ts';
-import { parseIPv6Groups } from '../../net/ip.ts';
+import { embeddedIPv4Words, formatIPv4, parseIPv6Groups } from '../../net/ip.ts';
 
 /** Bucket used for anonymous calls whose IP could not be determined (they share one). */
 export const UNKNOWN_IP_BUCKET = 'ip:unknown';
@@ -22,14 +22,13 @@ export function bucketKeyFor(caller: Caller): string {
   return ipv6BucketKey(ip);
 }
 
-/** Bucket key of IPv6 text: IPv4-mapped addresses count as their IPv4, others by /64. */
+/** Bucket key of IPv6 text: IPv4 inside IPv6 (net/ip.ts embeddedIPv4Words) counts as that IPv4, others by /64. */
 export function ipv6BucketKey(ip: string): string {
   // A zone id (fe80::1%eth0) does not change who the caller is.
   const pct = ip.indexOf('%');
   const text = pct < 0 ? ip : ip.slice(0, pct);
   if (!parseIPv6Groups(text, groups)) return 'ip:' + ip; // unparseable: still its own bucket, never shared
-  if (groups[0] === 0 && groups[1] === 0 && groups[2] === 0 && groups[3] === 0 && groups[4] === 0 && groups[5] === 0xffff) {
-    return `ip:${groups[6] >>> 8}.${groups[6] & 255}.${groups[7] >>> 8}.${groups[7] & 255}`;
-  }
+  const v4 = embeddedIPv4Words(((groups[0] << 16) | groups[1]) >>> 0, ((groups[2] << 16) | groups[3]) >>> 0, ((groups[4] << 16) | groups[5]) >>> 0, ((groups[6] << 16) | groups[7]) >>> 0);
+  if (v4 >= 0) return 'ip:' + formatIPv4(v4);
   return `ip6:${groups[0].toString(16)}:${groups[1].toString(16)}:${groups[2].toString(16)}:${groups[3].toString(16)}::/64`;
 }

@@ -5,16 +5,17 @@
 import { Elysia, t } from 'elysia';
 import { assessPair, assessStack } from '../../lookup/assessment.ts';
 import { callerOf } from '../caller.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../errors.ts';
 import type { AppServices } from '../services.ts';
-import { lookupOrThrow, queryAll, scoringContextFor } from './lookup.ts';
+import { lookupOrThrow, scoringContextFor } from '../address-lookup.ts';
+import { queryAll } from '../request-params.ts';
 import { ASSESSMENT_SCHEMA, COMMON_ERRORS, errorResponses, ok } from '../openapi.ts';
 
 async function stack(s: AppServices, ip: string | undefined, family: 4 | 6, param: string) {
   if (ip === undefined) return null;
   const hit = lookupOrThrow(s, ip);
   if (hit.family !== family) throw new ApiError('INVALID_IP', `${param} must be an IPv${family} address`, { provided: ip, parameter: param });
-  return assessStack(hit, await scoringContextFor(s, hit));
+  return assessStack(hit, { scoring: await scoringContextFor(s, hit), policy: s.policy.current });
 }
 
 /** The assessment route. */

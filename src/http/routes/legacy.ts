@@ -5,17 +5,12 @@
 import { Elysia, t } from 'elysia';
 import { legacyObject, legacyText } from '../../lookup/legacy.ts';
 import { callerOf } from '../caller.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../errors.ts';
 import { textErrorResponse, wantsText } from '../negotiation.ts';
 import type { AppServices } from '../services.ts';
-import { lookupOrThrow, pathParam, scoringContextFor } from './lookup.ts';
+import { lookupOrThrow, scoringContextFor } from '../address-lookup.ts';
+import { pathParam } from '../request-params.ts';
 import { COMMON_ERRORS, errorResponses, LEGACY_SCHEMA, ok } from '../openapi.ts';
-
-/**
- * Single-segment paths that browsers and crawlers ask every site for: files,
- * not addresses, so 404 NOT_FOUND rather than a lookup's INVALID_IP.
- */
-export const NOT_ADDRESSES: readonly string[] = ['/favicon.ico', '/robots.txt'];
 
 const CURRENT_CACHE = 'no-store, no-cache, must-revalidate';
 const EXPLICIT_CACHE = 'public, max-age=86400';
@@ -48,7 +43,7 @@ async function legacy(
     const ip = ipText ?? callerOf(request).ip;
     if (!ip) throw new ApiError('NO_CLIENT_IP', 'The caller IP address cannot be determined', {});
     const hit = lookupOrThrow(s, ip);
-    const obj = legacyObject(hit, await scoringContextFor(s, hit), s.now());
+    const obj = legacyObject(hit, { scoring: await scoringContextFor(s, hit), policy: s.policy.current }, s.now());
     const detail = query.detail === '1' || query.detail === 'true';
     const contentType = text ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8';
     const body = text ? legacyText(obj, detail, current) : JSON.stringify(obj);

@@ -6,7 +6,7 @@ import { Elysia } from 'elysia';
 import { IndexFileError } from '../../index/index-file.ts';
 import { coverageOf, EVIDENCE_KINDS, loadPolicy, PolicyError, type Coverage } from '../../scoring/index.ts';
 import { requireAdmin } from '../admin.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../errors.ts';
 import type { AppServices } from '../services.ts';
 import { COMMON_ERRORS, errorResponses, ok } from '../openapi.ts';
 

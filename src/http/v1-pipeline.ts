@@ -1,0 +1,106 @@
+/**
+ * The one answer of GET /v1/ip/{ip} and GET /v1/ip/current (spec 2.1, 4.1,
+ * 4.9): the v1 object, projected by `fields`, with the Pro RDAP include.
+ *
+ * Every entrance calls `answer`: the request wrapper (server.ts) for a GET,
+ * before the framework, and the Elysia routes (routes/lookup.ts) for what
+ * reaches the app. The fast case is a condition here, not a second
+ * implementation: without a query string and with no crawler proof to wait
+ * for, the whole object is answered synchronously from the body memo; a
+ * query, a proof to await or an RDAP include take the general, async path.
+ */
+import type { LookupHit } from '../index/record.ts';
+import { parseProjection } from '../lookup/projection.ts';
+import { needsScoring, type V1Context } from '../lookup/v1.ts';
+import { V1BodyCache, v1BodyText } from '../lookup/v1-body.ts';
+import { ownerFromRdap, type RdapResult } from '../rdap/index.ts';
+import type { ScoringContext } from '../scoring/index.ts';
+import type { Tier } from '../tiers.ts';
+import type { CrawlerProof } from '../crawlers/verifier.ts';
+import { crawlerProofOf, lookupOrThrow, scoringContextFor, scoringContextWith } from './address-lookup.ts';
+import { CORS_RESPONSE_HEADERS } from './cors.ts';
+import type { AppServices } from './services.ts';
+
+/** The route label (route-table.ts) of an explicit lookup, the route the request wrapper hands to the pipeline. */
+export const V1_LOOKUP_ROUTE = '/v1/ip/{ip}';
+
+const JSON_TYPE = 'application/json;charset=utf-8';
+/** An explicit address's answer is the same for every caller: shared-cacheable (spec 4.9). */
+const CACHEABLE = 'public, max-age=86400';
+/** The caller's own address, or an answer with the Pro include: never shared. */
+const NOT_CACHEABLE = 'no-store';
+
+/**
+ * Headers of an answer (the CORS headers the plugin puts on every answer,
+ * JSON, its caching): one Headers object each, since a Response copies it
+ * (so adding rate-limit headers to one answer never touches it), and copying
+ * a Headers costs less than building one from a plain object each time.
+ */
+const headersWith = (cacheControl: string) => new Headers({ ...CORS_RESPONSE_HEADERS, 'content-type': JSON_TYPE, 'cache-control': cacheControl });
+const CACHEABLE_HEADERS = headersWith(CACHEABLE);
+const NOT_CACHEABLE_HEADERS = headersWith(NOT_CACHEABLE);
+
+/** Never read: buildV1 only consults the scoring context for fields needsScoring() names. */
+const UNSCORED: ScoringContext = { verifiedCrawler: null };
+
+const emptyRdap: RdapResult = { available: false, network: null, contacts: [] };
+
+/** The lookup answerer of a set of services: one body memo for every entrance. */
+export class V1Pipeline {
+  private readonly bodies = new V1BodyCache();
+  constructor(private readonly s: AppServices) {}
+
+  /**
+   * The answer for an address text (as the path or the caller gives it).
+   * `hasQuery`: the URL has a query string (read only then); `tier`: the
+   * caller's; `current`: the caller's own address (never shared-cached).
+   * Throws the spec's errors (INVALID_IP, INVALID_FIELDS, …) as ApiError.
+   */
+  answer(request: Request, ipText: string, hasQuery: boolean, tier: Tier, current: boolean): Response | Promise<Response> {
+    const hit = lookupOrThrow(this.s, ipText);
+    if (hasQuery) return this.projected(request, hit, tier, current);
+    // A record the memo already answered wanted no DNS proof (only such records are memoised,
+    // and the index is the same): its row need not be read to ask again.
+    const proof = this.bodies.holds(hit) ? this.s.crawlers.proofFor(hit.ip) : crawlerProofOf(this.s, hit);
+    if (proof instanceof Promise) return proof.then((p) => this.whole(hit, p, current));
+    return this.whole(hit, proof, current);
+  }
+
+  /** The whole v1 object. */
+  private whole(hit: LookupHit, proof: CrawlerProof | null, current: boolean): Response {
+    const body = this.bodies.body(hit, this.context(hit, scoringContextWith(this.s, proof), null));
+    return new Response(body, { headers: current ? NOT_CACHEABLE_HEADERS : CACHEABLE_HEADERS });
+  }
+
+  /** The answer to a request with a query: `fields` and `include` (repeated parameters joined). */
+  private async projected(request: Request, hit: LookupHit, tier: Tier, current: boolean): Promise<Response> {
+    const query = new URL(request.url).searchParams;
+    const fields = query.getAll('fields');
+    const include = query.getAll('include');
+    const projection = parseProjection({ fields: fields.length ? fields : undefined, include: include.length ? include : undefined }, tier);
+    // ip/stack/location/routing alone never wait for a crawler DNS proof.
+    const scoring = needsScoring(projection.fields) ? await scoringContextFor(this.s, hit) : UNSCORED;
+    // An accepted include asks the registry before the body is built, so the answer's network.owner agrees with its rdap object.
+    const rdap = projection.rdap && (projection.fields === null || projection.fields.has('rdap')) ? await this.s.rdap.lookup(hit.ip) : null;
+    const body = v1BodyText(this.bodies, hit, this.context(hit, scoring, rdap), projection.fields, rdap);
+    return new Response(body, { headers: current || projection.rdap ? NOT_CACHEABLE_HEADERS : CACHEABLE_HEADERS });
+  }
+
+  /**
+   * The inputs of a v1 object besides the hit: policy, RDAP owner, clock. The
+   * owner is the registrant organization of the answer this request fetched
+   * (Pro include), else of a cached one; ownerFromRdap never yields a person.
+   */
+  private context(hit: LookupHit, scoring: ScoringContext, fetched: RdapResult | null): V1Context {
+    return { scoring, policy: this.s.policy.current, rdapOwner: ownerFromRdap(fetched ?? this.s.rdap.peek(hit.ip) ?? emptyRdap), now: this.s.now() };
+  }
+}
+
+const pipelines = new WeakMap<AppServices, V1Pipeline>();
+
+/** The one pipeline of a set of services (the app's routes and the request wrapper share it, and its memo). */
+export function v1PipelineOf(s: AppServices): V1Pipeline {
+  let p = pipelines.get(s);
+  if (p === undefined) pipelines.set(s, (p = new V1Pipeline(s)));
+  return p;
+}
