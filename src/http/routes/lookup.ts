@@ -14,7 +14,6 @@ import { callerOf } from '../caller.ts';
 import { ApiError } from '../errors.ts';
 import { CORS_RESPONSE_HEADERS } from '../cors.ts';
 import type { AppServices } from '../services.ts';
-import { COMMON_ERRORS, errorResponses, ok, V1_SCHEMA } from '../openapi.ts';
 
 /** How long a GET lookup may wait for a DNS crawler proof before answering without it. */
 export const CRAWLER_PROOF_BUDGET_MS = 50;
@@ -123,18 +122,11 @@ export function lookupRoutes(s: AppServices) {
         if (!ip) throw new ApiError('NO_CLIENT_IP', 'The caller IP address cannot be determined', {});
         return answer(s, bodies, ip, query, request, true, set);
       },
-      { query, detail: { summary: 'Look up the caller IP', tags: ['lookup'], description: 'The v1 object for the caller address (Cache-Control: no-store). Same `fields` and `include` rules as /v1/ip/{ip}.', responses: { ...ok('The v1 object (only the requested fields with `fields`)', V1_SCHEMA), ...errorResponses({ 400: 'INVALID_IP (details.provided), INVALID_FIELDS (details.allowed_fields, details.invalid_fields), INVALID_INCLUDE, NO_CLIENT_IP', 403: 'PRO_REQUIRED (details.include, details.allowed_includes)', ...COMMON_ERRORS }) } } },
+      { query },
     )
     .get('/v1/ip/:ip', ({ params, request, query, set }) => answer(s, bodies, pathParam(params.ip, request), query, request, false, set), {
       query,
       params: t.Object({ ip: t.String({ description: 'IPv4 or IPv6 address' }) }),
-      detail: {
-        summary: 'Look up an IP address',
-        tags: ['lookup'],
-        description:
-          'The v1 object of spec 2.1/2.2. `fields` selects top-level fields (400 INVALID_FIELDS on unknown or empty); `include=rdap_contacts` adds the Pro RDAP object (403 PRO_REQUIRED without a Pro key, 400 INVALID_INCLUDE for unknown names). Cache-Control: public, max-age=86400 (no-store with an accepted include).',
-        responses: { ...ok('The v1 object (only the requested fields with `fields`)', V1_SCHEMA), ...errorResponses({ 400: 'INVALID_IP (details.provided), INVALID_FIELDS (details.allowed_fields, details.invalid_fields), INVALID_INCLUDE', 403: 'PRO_REQUIRED (details.include, details.allowed_includes)', ...COMMON_ERRORS }) },
-      },
     });
 }
 
