@@ -7,6 +7,8 @@ import { Flag, type IndexRecord, type LookupHit } from '../index/record.ts';
 import { classify, collectEvidence, computeScore, decide, networkContext } from '../scoring/index.ts';
 import type { Classification, Coverage, DecisionObjects, Evidence, Score, ScoringContext } from '../scoring/index.ts';
 import type { Policy } from '../scoring/index.ts';
+import type { Static } from '@sinclair/typebox';
+import type { Location, Network, Routability, Routing } from '../contract/v1.ts';
 import { countryName } from './country.ts';
 import { utcOffset } from './timezone.ts';
 
@@ -47,7 +49,7 @@ export interface V1Context {
 }
 
 /** Spec 2.1 location object. */
-export function locationOf(record: IndexRecord, now?: number) {
+export function locationOf(record: IndexRecord, now?: number): Static<typeof Location> | null {
   const g = record.geo;
   if (!g) return null;
   return {
@@ -64,7 +66,7 @@ export function locationOf(record: IndexRecord, now?: number) {
 }
 
 /** Why an address is or is not globally routable (network.routability); `coverage`: what the index holds. */
-export function routabilityOf(record: IndexRecord, coverage?: Coverage) {
+export function routabilityOf(record: IndexRecord, coverage?: Coverage): Static<typeof Routability> {
   const s = record.specialUse;
   if (s) {
     return {
@@ -85,7 +87,7 @@ export function routabilityOf(record: IndexRecord, coverage?: Coverage) {
 }
 
 /** Spec 2.1 network object (classification context from scoring). */
-export function networkOf(record: IndexRecord, classification: Classification, rdapOwner?: string | null, coverage?: Coverage) {
+export function networkOf(record: IndexRecord, classification: Classification, rdapOwner?: string | null, coverage?: Coverage): Static<typeof Network> {
   const ctx = networkContext(record, classification);
   const a = record.allocation;
   const special = record.specialUse;
@@ -105,7 +107,7 @@ export function networkOf(record: IndexRecord, classification: Classification, r
 }
 
 /** Spec 2.1 routing object; confidence says how directly the origin was observed. */
-export function routingOf(record: IndexRecord) {
+export function routingOf(record: IndexRecord): Static<typeof Routing> {
   const r = record.route;
   if (r) {
     const confidence = r.originConflict || r.originAsn === null ? 'low' : r.rpkiStatus === 'valid' ? 'high' : 'medium';
