@@ -76,7 +76,8 @@ const LEGACY_QUERY = [
 const LEGACY_TEXT = { type: 'string', description: 'One line, or four labelled lines with detail=1' };
 
 function legacyLookup(current: boolean): Json {
-  const own = { 400: ['INVALID_IP (details.provided)', 'INVALID_REQUEST: format is neither text nor json', ...(current ? ['NO_CLIENT_IP'] : [])] };
+  const own: Record<number, string[]> = { 400: ['INVALID_IP (details.provided)', 'INVALID_REQUEST: format is neither text nor json', ...(current ? ['NO_CLIENT_IP'] : [])] };
+  if (!current) own[404] = ['NOT_FOUND: a file browsers and crawlers ask every site for (favicon.ico, robots.txt, …), not an address'];
   return {
     tags: ['legacy'],
     operationId: current ? 'legacyCurrentIp' : 'legacyIp',
@@ -172,6 +173,22 @@ export function apiPaths(): Record<string, Json> {
           200: success('What was loaded', jsonBody('Reload'), OPERATOR),
           ...errors({ 400: ['INVALID_REQUEST: the index file or policy was refused; the previous one keeps serving (details.what)'], 403: ['FORBIDDEN: not the admin token'] }, OPERATOR),
         },
+      },
+    },
+    '/openapi.json': {
+      get: {
+        tags: ['operations'],
+        operationId: 'openApiDocument',
+        summary: 'This document (OpenAPI 3.0)',
+        responses: { 200: success('The OpenAPI document', { 'application/json': { type: 'object', additionalProperties: true } }, OPERATOR), ...errors({}, OPERATOR) },
+      },
+    },
+    '/docs': {
+      get: {
+        tags: ['operations'],
+        operationId: 'apiReference',
+        summary: 'The API reference over this document (HTML; also at /docs/)',
+        responses: { 200: success('The reference page', { 'text/html': { type: 'string' } }, OPERATOR), ...errors({}, OPERATOR) },
       },
     },
     '/auth/idp': {
