@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { loadConfig } from '../../src/config.ts';
 import { createApp } from '../../src/http/app.ts';
+import { V1_FIELDS } from '../../src/lookup/v1.ts';
 import type { RunningServer } from '../../src/server.ts';
 import { createServices } from '../../src/server.ts';
 import { fixtureIndexPath } from '../helpers/fixture-index.ts';
@@ -78,7 +79,8 @@ test('a generated client types location.country_code and classification.is_vpn p
   const schemas = docs.off.components.schemas;
   const v1 = schemas.V1Object;
   expect(v1.additionalProperties).toBe(false);
-  expect(v1.required).toEqual(['ip', 'stack', 'location', 'network', 'routing', 'score', 'classification', 'evidence', 'decision', 'scores', 'scenarios', 'explanation']);
+  // Always present in the whole object: every top-level field the lookup builds (rdap only with an include).
+  expect(v1.required).toEqual([...V1_FIELDS]);
   expect(v1.properties.location).toEqual({ nullable: true, allOf: [{ $ref: '#/components/schemas/Location' }], description: expect.any(String) });
   expect(schemas.Location.required).toContain('country_code');
   expect(schemas.Location.properties.country_code).toMatchObject({ type: 'string', nullable: true, pattern: '^[A-Z]{2}$' });
