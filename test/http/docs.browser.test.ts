@@ -61,7 +61,7 @@ describe.skipIf(!runBrowser)('/docs in chromium, offline', () => {
       expect(await page.textContent('.info .title')).toContain('ipintel');
       // Every script and stylesheet is same-origin and pinned by its hash.
       const resources = await page.$$eval('script[src], link[rel=stylesheet]', (els) =>
-        els.map((e) => ({ url: (e as HTMLScriptElement).src || (e as HTMLLinkElement).href, integrity: e.getAttribute('integrity') ?? '' })),
+        els.map((e) => ({ url: new URL(e.getAttribute('src') ?? e.getAttribute('href') ?? '', (globalThis as unknown as { location: { href: string } }).location.href).href, integrity: e.getAttribute('integrity') ?? '' })),
       );
       expect(resources.length).toBe(3);
       for (const r of resources) {
@@ -80,7 +80,7 @@ describe.skipIf(!runBrowser)('/docs in chromium, offline', () => {
     await context.route('**/docs/swagger-ui-bundle.js', (route) => route.fulfill({ status: 200, contentType: 'text/javascript', body: 'window.tampered = true;' }));
     await page.goto(`${server.url}/docs`);
     await page.waitForLoadState('load');
-    expect(await page.evaluate(() => (window as unknown as { tampered?: boolean }).tampered ?? false)).toBe(false);
+    expect(await page.evaluate(() => (globalThis as { tampered?: boolean }).tampered ?? false)).toBe(false);
     expect(await page.$('.opblock-summary-path')).toBeNull();
     await context.close();
   }, 60_000);
