@@ -4,11 +4,9 @@
  * crawler verification object (spec 2.4).
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { Closed, Named, Nullable, StringEnum } from './schema-kit.ts';
+import { AsnText, Closed, Named, Nullable, NullableString, StringEnum } from './schema-kit.ts';
 import { Score, UsageType, Verdict } from './v1.ts';
 
-const NullableString = Nullable(Type.String());
-const Asn = Type.String({ pattern: '^AS[0-9]+$', description: 'AS<number>' });
 
 export const ThreatDensity = Named('ThreatDensity', Closed({
   threat_network_count: Type.Integer({ minimum: 0 }),
@@ -22,7 +20,7 @@ export const ThreatDensity = Named('ThreatDensity', Closed({
 export const AsnDrop = Named('AsnDrop', Closed({ asn: Type.String(), as_name: NullableString, rir: NullableString, domain: NullableString, country_code: NullableString }));
 /** Spec 2.5 ASN object. */
 export const AsnObject = Named('AsnObject', Closed({
-  asn: Asn,
+  asn: AsnText,
   name: NullableString,
   radar: Nullable(Type.Object({}, { additionalProperties: true }), { description: 'Third-party enrichment as its publisher gives it; null when unset or failing' }),
   threat_density: ThreatDensity,
@@ -33,7 +31,7 @@ export const AsnObject = Named('AsnObject', Closed({
 export const StackAssessment = Named('StackAssessment', Closed({
   ip: Type.String(),
   country_code: NullableString,
-  asn: Nullable(Asn),
+  asn: Nullable(AsnText),
   org: NullableString,
   usage_type: Nullable(UsageType),
   is_datacenter: Type.Boolean(),
@@ -76,7 +74,7 @@ export const LegacyObject = Named('LegacyObject', Closed({
   loc: Nullable(Type.String({ description: '"latitude,longitude"' })),
   timezone: NullableString,
   utc_offset: NullableString,
-  asn: Nullable(Asn),
+  asn: Nullable(AsnText),
   org: NullableString,
   operator: NullableString,
   domain: NullableString,

@@ -32,3 +32,8 @@ export function Named<S extends TSchema>(name: string, schema: S): S {
   (schema as { $id?: string }).$id = name;
   return schema;
 }
+
+/** A string or null. */
+export const NullableString = Nullable(Type.String());
+/** An AS number as the API writes it. */
+export const AsnText = Type.String({ pattern: '^AS[0-9]+$', description: 'AS<number>' });

@@ -5,9 +5,8 @@
  */
 import { Type } from '@sinclair/typebox';
 import { EVIDENCE_KINDS } from '../index/evidence-kinds.ts';
-import { Closed, Named, Nullable, StringEnum } from './schema-kit.ts';
+import { Closed, Named, Nullable, NullableString, StringEnum } from './schema-kit.ts';
 
-const NullableString = Nullable(Type.String());
 const DateTime = Type.String({ format: 'date-time' });
 const NullableDateTime = Nullable(DateTime);
 

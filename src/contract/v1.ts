@@ -4,7 +4,7 @@
  */
 import { Type, type Static, type TOptional } from '@sinclair/typebox';
 import { EVIDENCE_KINDS } from '../index/evidence-kinds.ts';
-import { Closed, Named, Nullable, StringEnum } from './schema-kit.ts';
+import { AsnText, Closed, Named, Nullable, NullableString, StringEnum } from './schema-kit.ts';
 
 export const LEVELS = ['low', 'medium', 'high'] as const;
 export const Level = StringEnum(LEVELS);
@@ -42,8 +42,6 @@ export const PROFILE_NAMES = [
 ] as const;
 export const Profile = StringEnum(PROFILE_NAMES);
 export const EvidenceKind = StringEnum(EVIDENCE_KINDS);
-const Asn = Type.String({ pattern: '^AS[0-9]+$', description: 'AS<number>' });
-const NullableString = Nullable(Type.String());
 
 /** Spec 2.1 location (null as a whole when the index holds no geolocation for the address). */
 export const Location = Named('Location', Closed({
@@ -76,7 +74,7 @@ export const Routability = Named('Routability', Closed({
 }));
 
 export const Network = Named('Network', Closed({
-  asn: Nullable(Asn),
+  asn: Nullable(AsnText),
   org: NullableString,
   category: Nullable(NetworkCategory),
   operator: NullableString,
@@ -90,8 +88,8 @@ export const Network = Named('Network', Closed({
 }));
 
 export const Routing = Named('Routing', Closed({
-  origin_asn: Nullable(Asn),
-  origins: Type.Array(Asn),
+  origin_asn: Nullable(AsnText),
+  origins: Type.Array(AsnText),
   prefix: NullableString,
   rpki_status: StringEnum(['valid', 'invalid', 'not_found', 'unknown']),
   confidence: Level,
