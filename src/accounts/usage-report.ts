@@ -1,33 +1,19 @@
 /** Pure: builds the /auth/usage report from minute and day counts. */
 import { DAY_MS, MINUTE_MS, dayOf, minuteOf } from './usage-counter.ts';
+import type { Static } from '@sinclair/typebox';
+import type { Usage } from '../contract/service.ts';
 import type { KeyRecord } from './types.ts';
 
 const HOUR_MS = 3_600_000;
 /** Buckets shown per series. */
 export const USAGE_WINDOWS = { minutes: 60, hours: 24, days: 30 } as const;
 
-export interface UsageBucket {
-  start: string;
-  count: number;
-}
-
-export interface KeyUsage {
-  key_id: string;
-  name: string;
-  prefix: string;
-  tier: string;
-  revoked: boolean;
-  totals: { last_hour: number; last_24h: number; last_30d: number };
-  per_minute: UsageBucket[];
-  per_hour: UsageBucket[];
-  per_day: UsageBucket[];
-}
-
-export interface UsageReport {
-  generated_at: string;
-  totals: KeyUsage['totals'];
-  keys: KeyUsage[];
-}
+/** The /auth/usage report (declared in src/contract/service.ts). */
+export type UsageReport = Static<typeof Usage>;
+/** One key's part of the report. */
+export type KeyUsage = UsageReport['keys'][number];
+/** One bucket of a series. */
+export type UsageBucket = KeyUsage['per_minute'][number];
 
 /** Series of `n` buckets of `size` ms ending with the bucket holding `now`, filled from `counts`. */
 function series(counts: ReadonlyMap<number, number>, now: number, size: number, n: number): UsageBucket[] {

@@ -1,20 +1,14 @@
 /** Pure: the JSON shapes of accounts data, shared by /auth/* and the keys script. */
 import { TIERS, type Tier } from '../tiers.ts';
+import type { Static } from '@sinclair/typebox';
+import type { ApiKey, User } from '../contract/service.ts';
 import type { KeyRecord, UserRecord } from './types.ts';
 
 /** ISO time, or null. */
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
-export interface KeyView {
-  id: string;
-  name: string;
-  prefix: string;
-  tier: string;
-  status: 'active' | 'revoked';
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-}
+/** A key as /auth/keys shows it (declared in src/contract/service.ts). */
+export type KeyView = Static<typeof ApiKey>;
 
 /** A key without its secret (the secret is never stored). */
 export function keyView(k: KeyRecord): KeyView {
@@ -31,7 +25,7 @@ export function keyView(k: KeyRecord): KeyView {
 }
 
 /** The public profile of a user. */
-export function userView(u: UserRecord): { id: string; email: string | null; name: string | null; tier: string; created_at: string } {
+export function userView(u: UserRecord): Static<typeof User> {
   return { id: u.id, email: u.email, name: u.name, tier: u.tier, created_at: iso(u.createdAt)! };
 }
 

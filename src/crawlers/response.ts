@@ -3,28 +3,15 @@
  * outcome and the index hit. Pure.
  */
 import type { LookupHit } from '../index/record.ts';
-import type { CrawlerVerification, ReasonCode, VerificationStatus } from './decision.ts';
+import type { Static } from '@sinclair/typebox';
+import type { CrawlerNetwork as CrawlerNetworkSchema, CrawlerVerification } from '../contract/lookups.ts';
+import type { CrawlerVerification as Verification } from './decision.ts';
 
-export interface CrawlerNetwork {
-  owner: string | null;
-  allocation: { cidr: string | null; registry: string; country: string | null } | null;
-}
+/** `network` of the verification object (declared in src/contract/lookups.ts). */
+export type CrawlerNetwork = Static<typeof CrawlerNetworkSchema>;
 
-export interface CrawlerVerifyBody {
-  ip: string;
-  user_agent: string | null;
-  verification_status: VerificationStatus;
-  classification: {
-    is_known_crawler: boolean;
-    is_verified_crawler: boolean;
-    crawler_provider: string | null;
-    crawler_type: string | null;
-    crawler_verified_by: string | null;
-    crawler_hostname: string | null;
-  };
-  network: CrawlerNetwork;
-  explanation: { text: string; reason_code: ReasonCode };
-}
+/** The spec 2.4 verification object (declared in src/contract/lookups.ts). */
+export type CrawlerVerifyBody = Static<typeof CrawlerVerification>;
 
 /**
  * `network` of the verification object from the index: the owner is the
@@ -44,7 +31,7 @@ export function crawlerNetwork(hit: LookupHit | null): CrawlerNetwork {
 export function crawlerVerifyBody(
   ip: string,
   userAgent: string | null,
-  verification: CrawlerVerification,
+  verification: Verification,
   hit: LookupHit | null,
 ): CrawlerVerifyBody {
   const family = verification.family;

@@ -11,7 +11,9 @@ import { dashboardRoutes } from './routes/dashboard.ts';
 import { ApiError } from '../errors.ts';
 import { errorResponse } from './errors.ts';
 import type { AppServices } from './services.ts';
-import { buildDocsApp, type DocsApp } from './docs.ts';
+import { loadDocsSite, type DocsSite } from './docs/page.ts';
+import { openApiJson } from './openapi/document.ts';
+import { oauthSetup } from '../accounts/oauth/providers.ts';
 import { invalidAsn } from '../lookup/asn.ts';
 import { asnRoutes } from './routes/asn.ts';
 import { assessmentRoutes } from './routes/assessment.ts';
@@ -57,11 +59,16 @@ export function toErrorResponse(code: string | number, error: unknown, request?:
 
 /** Builds the application over its services. */
 export function createApp(s: AppServices) {
-  // The docs app is a second Elysia app over the same routes, made (and the
-  // swagger plugin loaded) only when docs are first asked for: start-up
-  // does not pay for them.
-  let docs: Promise<DocsApp> | null = null;
-  const serveDocs = ({ request }: { request: Request }) => (docs ??= buildDocsApp(() => createRoutesOnly(s))).then((d) => d.handle(request));
+  // The OpenAPI document and the reference page's files are made on first
+  // request: start-up does not pay for them.
+  const oauth = oauthSetup(s.config.oauth).enabled;
+  let docs: Promise<DocsSite> | null = null;
+  const serveDocs = async ({ path }: { path: string }) => {
+    const answer = (await (docs ??= loadDocsSite())).answer(path);
+    if (!answer) throw new ApiError('NOT_FOUND', 'No such endpoint or resource', {});
+    return answer;
+  };
+  const serveOpenApi = () => new Response(openApiJson({ oauth }), { headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-cache' } });
   // The error hook reads the app's own route table, once the app is built.
   let routes: RouteTable | undefined;
   const app =
@@ -78,15 +85,16 @@ export function createApp(s: AppServices) {
       .onRequest(({ set }) => {
         if (set.headers.vary === '*') delete set.headers.vary;
       })
-      // The OpenAPI document and docs page are built on first request (docs.ts).
-      .get('/openapi.json', serveDocs, { detail: { hide: true } })
-      .get('/docs', serveDocs, { detail: { hide: true } })
+      // Generated from the declared answer shapes (openapi/document.ts); the reference page reads it (docs/page.ts).
+      .get('/openapi.json', serveOpenApi)
+      .get('/docs', serveDocs)
+      .get('/docs/*', serveDocs)
       .use(createRoutesOnly(s));
   routes = routeTableOf(app);
   return app;
 }
 
-/** The routes alone (no CORS, no docs), as the docs app describes them. */
+/** The routes alone (no CORS, no docs). */
 function createRoutesOnly(s: AppServices) {
   return new Elysia({ handler: { standardHostname: false } })
     .use(opsRoutes(s))

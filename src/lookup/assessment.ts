@@ -4,23 +4,14 @@
  * either an anonymising or hosting network, and one combined verdict.
  * Its own response shape (spec 4.2); documented in the OpenAPI.
  */
+import type { Static } from '@sinclair/typebox';
 import type { LookupHit } from '../index/record.ts';
 import { assess } from '../scoring/index.ts';
 import type { AssessContext, Score } from '../scoring/index.ts';
+import type { PairAssessment, StackAssessmentBody } from '../contract/lookups.ts';
 
-export interface StackAssessment {
-  ip: string;
-  country_code: string | null;
-  asn: string | null;
-  org: string | null;
-  usage_type: string | null;
-  is_datacenter: boolean;
-  is_vpn: boolean;
-  is_proxy: boolean;
-  is_tor: boolean;
-  is_privacy_relay: boolean;
-  score: Score;
-}
+/** One address's part of the assessment (declared in src/contract/lookups.ts). */
+export type StackAssessment = StackAssessmentBody;
 
 /** One address's part of the assessment. */
 export function assessStack(hit: LookupHit, ctx: AssessContext): StackAssessment {
@@ -45,7 +36,7 @@ export function assessStack(hit: LookupHit, ctx: AssessContext): StackAssessment
 const VERDICT_ORDER = ['allow', 'monitor', 'challenge', 'block'] as const;
 
 /** The pair's comparison and combined verdict (null fields when a stack is missing). */
-export function assessPair(v4: StackAssessment | null, v6: StackAssessment | null) {
+export function assessPair(v4: StackAssessment | null, v6: StackAssessment | null): Static<typeof PairAssessment> {
   const both = v4 !== null && v6 !== null;
   const stacks = [v4, v6].filter((x): x is StackAssessment => x !== null);
   const same = (f: (s: StackAssessment) => string | null) => (both && f(v4!) !== null && f(v6!) !== null ? f(v4!) === f(v6!) : null);

@@ -7,23 +7,11 @@ import { assess } from '../scoring/index.ts';
 import type { AssessContext } from '../scoring/index.ts';
 import { countryName } from './country.ts';
 import { operatorDomain } from './operator-domain.ts';
+import type { LegacyObjectBody } from '../contract/lookups.ts';
 import { utcOffset } from './timezone.ts';
 
-export interface LegacyObject {
-  ip: string;
-  city: string | null;
-  region: string | null;
-  country: string | null;
-  country_name: string | null;
-  postal: string | null;
-  loc: string | null;
-  timezone: string | null;
-  utc_offset: string | null;
-  asn: string | null;
-  org: string | null;
-  operator: string | null;
-  domain: string | null;
-}
+/** The legacy object (declared in src/contract/lookups.ts). */
+export type LegacyObject = LegacyObjectBody;
 
 /** The legacy JSON object of a hit. */
 export function legacyObject(hit: LookupHit, ctx: AssessContext, now?: number): LegacyObject {

@@ -3,9 +3,11 @@
  * Each top-level field is computed only when asked for: scoring runs only
  * for the fields that need it, and decision objects only when requested.
  */
+import type { Static } from '@sinclair/typebox';
 import { Flag, type IndexRecord, type LookupHit } from '../index/record.ts';
 import { assess, networkContext } from '../scoring/index.ts';
 import type { AssessContext, Classification, Coverage } from '../scoring/index.ts';
+import type { Location, Network, Routability, Routing } from '../contract/v1.ts';
 import { countryName } from './country.ts';
 import { utcOffset } from './timezone.ts';
 
@@ -44,7 +46,7 @@ export interface V1Context extends AssessContext {
 }
 
 /** Spec 2.1 location object. */
-export function locationOf(record: IndexRecord, now?: number) {
+export function locationOf(record: IndexRecord, now?: number): Static<typeof Location> | null {
   const g = record.geo;
   if (!g) return null;
   return {
@@ -61,7 +63,7 @@ export function locationOf(record: IndexRecord, now?: number) {
 }
 
 /** Why an address is or is not globally routable (network.routability); `coverage`: what the index holds. */
-export function routabilityOf(record: IndexRecord, coverage?: Coverage) {
+export function routabilityOf(record: IndexRecord, coverage?: Coverage): Static<typeof Routability> {
   const s = record.specialUse;
   if (s) {
     return {
@@ -82,7 +84,7 @@ export function routabilityOf(record: IndexRecord, coverage?: Coverage) {
 }
 
 /** Spec 2.1 network object (classification context from scoring). */
-export function networkOf(record: IndexRecord, classification: Classification, rdapOwner?: string | null, coverage?: Coverage) {
+export function networkOf(record: IndexRecord, classification: Classification, rdapOwner?: string | null, coverage?: Coverage): Static<typeof Network> {
   const ctx = networkContext(record, classification);
   const a = record.allocation;
   const special = record.specialUse;
@@ -102,7 +104,7 @@ export function networkOf(record: IndexRecord, classification: Classification, r
 }
 
 /** Spec 2.1 routing object; confidence says how directly the origin was observed. */
-export function routingOf(record: IndexRecord) {
+export function routingOf(record: IndexRecord): Static<typeof Routing> {
   const r = record.route;
   if (r) {
     const confidence = r.originConflict || r.originAsn === null ? 'low' : r.rpkiStatus === 'valid' ? 'high' : 'medium';

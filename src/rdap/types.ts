@@ -2,45 +2,20 @@
  * The normalized RDAP object of spec 2.3 (the Pro-only `rdap` field), and the
  * allocation shape shared with `network.allocation` of spec 2.1.
  */
+import type { Static } from '@sinclair/typebox';
+import type { Rdap, RdapAllocation as RdapAllocationSchema, RdapContact as RdapContactSchema, RdapNetwork as RdapNetworkSchema } from '../contract/v1.ts';
 
-/** Where an address block sits and who handed it out (spec 2.1 `network.allocation`). */
-export interface RdapAllocation {
-  /** A CIDR that contains the looked-up address (or the whole block when it is one prefix); null when unknown. */
-  cidr: string | null;
-  /** "start - end" in canonical address text; null when the registry gave no usable range. */
-  range: string | null;
-  /** Registry short name: arin, ripencc, apnic, lacnic, afrinic (or the server's host for others). */
-  registry: string | null;
-  /** Two-letter country code of the registration, upper case; null when absent (ARIN gives none). */
-  country: string | null;
-}
+/** Where an address block sits and who handed it out: cidr, "start - end" range, registry short name, country (declared in src/contract/v1.ts). */
+export type RdapAllocation = Static<typeof RdapAllocationSchema>;
 
-/** The registry's network object, reduced to what spec 2.3 shows. */
-export interface RdapNetwork {
-  handle: string | null;
-  name: string | null;
-  registry: string | null;
-  /** Name of the registrant organization; never a private person's name. */
-  registered_owner: string | null;
-  allocation: RdapAllocation;
-}
+/** The registry's network object, reduced to what spec 2.3 shows; `registered_owner` is never a private person's name. */
+export type RdapNetwork = Static<typeof RdapNetworkSchema>;
 
 /** One RDAP entity (spec 2.3 `contacts[]`). Optional fields are omitted when empty. */
-export interface RdapContact {
-  handle?: string;
-  roles: string[];
-  name: string;
-  organization?: string;
-  phones?: string[];
-  emails?: string[];
-}
+export type RdapContact = Static<typeof RdapContactSchema>;
 
 /** The spec 2.3 object. `available: false` means the registry could not be asked or gave no network. */
-export interface RdapResult {
-  available: boolean;
-  network: RdapNetwork | null;
-  contacts: RdapContact[];
-}
+export type RdapResult = Static<typeof Rdap>;
 
 /** A fresh "RDAP unavailable" result (fresh so callers may mutate it safely). */
 export function unavailableRdap(): RdapResult {

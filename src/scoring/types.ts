@@ -1,7 +1,12 @@
 /**
  * Output shapes of the scoring layer, named exactly as spec 2.1 / 2.2 name
  * them (snake_case) so the HTTP projection can serialise them unchanged.
+ * The public shapes are the declarations of src/contract/v1.ts (from which
+ * /openapi.json is generated); the types here are derived from them.
  */
+import type { Static } from '@sinclair/typebox';
+import type * as V1 from '../contract/v1.ts';
+import { ACTION_NAMES, PROFILE_NAMES, SURFACE_NAMES } from '../contract/v1.ts';
 import type { Coverage } from './coverage.ts';
 
 /** Caller-independent context of one lookup. */
@@ -15,161 +20,48 @@ export interface ScoringContext {
   coverage?: Coverage;
 }
 
-export type Level = 'low' | 'medium' | 'high';
-export type Severity = 'info' | 'low' | 'medium' | 'high';
+export type Level = Static<typeof V1.Level>;
+export type Severity = Static<typeof V1.Severity>;
 /** `Unknown`: the index holds no threat data and no other fact raises the level (docs/scoring.md). */
-export type ThreatLevel = 'Unknown' | 'Low' | 'Medium' | 'High';
+export type ThreatLevel = Static<typeof V1.ThreatLevel>;
 
 /** Spec 2.1 classification object. */
-export interface Classification {
-  usage_type: UsageType | null;
-  is_datacenter: boolean;
-  is_vpn: boolean;
-  is_proxy: boolean;
-  is_tor: boolean;
-  is_privacy_relay: boolean;
-  is_mobile: boolean;
-  is_known_crawler: boolean;
-  is_verified_crawler: boolean;
-  proxy_type: ProxyType | null;
-  confidence: Level;
-  traits: Trait[];
-  threat_level: ThreatLevel;
-}
+export type Classification = Static<typeof V1.Classification>;
 
-export type UsageType =
-  | 'tor'
-  | 'vpn'
-  | 'proxy'
-  | 'privacy_relay'
-  | 'crawler'
-  | 'hosting'
-  | 'content_delivery'
-  | 'network_service'
-  | 'webhook'
-  | 'messaging'
-  | 'mobile'
-  | 'isp'
-  | 'business'
-  | 'education'
-  | 'government'
-  | 'non_profit'
-  | 'reserved';
+export type UsageType = Static<typeof V1.UsageType>;
 
-export type ProxyType = 'tor' | 'vpn' | 'proxy' | 'privacy_relay';
+export type ProxyType = Static<typeof V1.ProxyType>;
 
-export type Trait =
-  | 'anonymizing'
-  | 'shared_egress'
-  | 'hosting'
-  | 'hosting_asn'
-  | 'vpn_asn'
-  | 'content_delivery'
-  | 'network_service'
-  | 'webhook'
-  | 'messaging'
-  | 'mobile'
-  | 'crawler_range'
-  | 'verified_crawler'
-  | 'threat_listed'
-  | 'botnet_c2'
-  | 'asn_drop_listed'
-  | 'non_routable'
-  | 'rpki_invalid'
-  | 'origin_conflict';
+export type Trait = Static<typeof V1.Trait>;
 
 /** The classification fields of spec 2.1 `network` computed here. */
-export interface NetworkContext {
-  category: NetworkCategory | null;
-  operator: string | null;
-  operator_type: OperatorType | null;
-  service_name: string | null;
-}
+export type NetworkContext = Pick<Static<typeof V1.Network>, 'category' | 'operator' | 'operator_type' | 'service_name'>;
 
-export type NetworkCategory =
-  | 'residential'
-  | 'business'
-  | 'education'
-  | 'government'
-  | 'non_profit'
-  | 'mobile'
-  | 'hosting'
-  | 'content'
-  | 'network_service_provider'
-  | 'webhook'
-  | 'messaging'
-  | 'crawler'
-  | 'vpn'
-  | 'proxy'
-  | 'privacy_relay'
-  | 'tor'
-  | 'reserved';
+export type NetworkCategory = Static<typeof V1.NetworkCategory>;
 
-export type OperatorType =
-  | 'isp'
-  | 'mobile_isp'
-  | 'hosting'
-  | 'content_delivery'
-  | 'network_service_provider'
-  | 'saas'
-  | 'vpn_provider'
-  | 'proxy_operator'
-  | 'privacy_relay_operator'
-  | 'tor_relay_operator'
-  | 'crawler_operator'
-  | 'business'
-  | 'education'
-  | 'government'
-  | 'non_profit'
-  | 'reserved';
+export type OperatorType = Static<typeof V1.OperatorType>;
 
 /** One spec 2.1 evidence signal. */
-export interface Signal {
-  category: SignalCategory;
-  label: string;
-  severity: Severity;
-  confidence: Level;
-  description: string;
-}
+export type Signal = Static<typeof V1.Signal>;
 
-export type SignalCategory =
-  | 'anonymity'
-  | 'privacy'
-  | 'infrastructure'
-  | 'threat'
-  | 'routing'
-  | 'address'
-  | 'crawler'
-  | 'network';
+export type SignalCategory = Static<typeof V1.SignalCategory>;
 
 /** Spec 2.1 evidence.threat_feed (sidecar metadata; adds no score). */
-export interface ThreatFeedEvidence {
-  malware: string | null;
-  first_seen: string | null;
-  last_seen: string | null;
-}
+export type ThreatFeedEvidence = Static<typeof V1.ThreatFeed>;
 
-export interface Evidence {
-  signals: Signal[];
-  threat_feed?: ThreatFeedEvidence;
-  /** Evidence kinds with signals that the index does not hold: their signals could not be raised (present when any). */
-  unavailable?: readonly string[];
-  /** Held evidence kinds whose data is stale: their signals weigh less (present when any). */
-  stale?: readonly string[];
-}
+type EvidenceBody = Static<typeof V1.Evidence>;
+/** Spec 2.1 evidence; its kind lists are shared per coverage, hence read-only here. */
+export type Evidence = Omit<EvidenceBody, 'unavailable' | 'stale'> & {
+  unavailable?: Readonly<NonNullable<EvidenceBody['unavailable']>>;
+  stale?: Readonly<NonNullable<EvidenceBody['stale']>>;
+};
 
-export type Band = 'good' | 'fair' | 'poor' | 'bad';
-export type Verdict = 'allow' | 'monitor' | 'challenge' | 'block';
-export type RecommendedAction = 'allow' | 'rate_limit' | 'challenge' | 'block';
+export type Band = Static<typeof V1.Band>;
+export type Verdict = Static<typeof V1.Verdict>;
+export type RecommendedAction = Static<typeof V1.RecommendedAction>;
 
 /** Spec 2.1 score object. */
-export interface Score {
-  ip_score: number;
-  risk_score: number;
-  band: Band;
-  verdict: Verdict;
-  recommended_action: RecommendedAction;
-}
+export type Score = Static<typeof V1.Score>;
 
 /** How each signal moved the risk score (source of explanation drivers). */
 export interface Contribution {
@@ -187,96 +79,32 @@ export interface ScoreTrace {
   contributions: Contribution[];
 }
 
-export type Surface = 'content' | 'seo_crawler' | 'login' | 'signup' | 'payment' | 'api';
+export type Surface = (typeof SURFACE_NAMES)[number];
 /** The scenario surfaces of spec 2.2, in output order. */
-export const SURFACES: readonly Surface[] = ['content', 'seo_crawler', 'login', 'signup', 'payment', 'api'];
+export const SURFACES: readonly Surface[] = SURFACE_NAMES;
 
-export type Action = 'allow' | 'monitor' | 'challenge' | 'manual_review' | 'block';
+export type Action = Static<typeof V1.Action>;
 /** Actions from most permissive to most restrictive. */
-export const ACTIONS: readonly Action[] = ['allow', 'monitor', 'challenge', 'manual_review', 'block'];
+export const ACTIONS: readonly Action[] = ACTION_NAMES;
 
-export type Profile =
-  | 'bogon'
-  | 'verified_crawler'
-  | 'threat_listed'
-  | 'tor_exit'
-  | 'vpn_provider'
-  | 'open_proxy'
-  | 'privacy_relay'
-  | 'known_crawler_unverified'
-  | 'infrastructure_service'
-  | 'ordinary_datacenter'
-  | 'mobile_carrier'
-  | 'residential'
-  | 'unknown';
+export type Profile = (typeof PROFILE_NAMES)[number];
 
 /** Every decision profile. */
-export const PROFILES: readonly Profile[] = [
-  'bogon',
-  'verified_crawler',
-  'threat_listed',
-  'tor_exit',
-  'vpn_provider',
-  'open_proxy',
-  'privacy_relay',
-  'known_crawler_unverified',
-  'infrastructure_service',
-  'ordinary_datacenter',
-  'mobile_carrier',
-  'residential',
-  'unknown',
-];
+export const PROFILES: readonly Profile[] = PROFILE_NAMES;
 
 /** Spec 2.2 decision object. */
-export interface Decision {
-  profile: Profile;
-  role: string;
-  action: Action;
-  risk_level: Level;
-  confidence: Level;
-  policy_version: string;
-  allowed_actions: Action[];
-  blocked_actions: Action[] | null;
-  guardrails_applied: string[];
-}
+export type Decision = Static<typeof V1.Decision>;
 
 /** Spec 2.2 scores object (eight advisory sub-scores). */
-export interface SubScores {
-  risk_score: number;
-  base_risk_score: number;
-  abuse_score: number;
-  anonymity_score: number;
-  trust_score: number;
-  infrastructure_score: number;
-  routing_risk_score: number;
-  evidence_quality_score: number;
-}
+export type SubScores = Static<typeof V1.SubScores>;
 
-export interface Scenario {
-  action: Action;
-  risk_level: Level;
-  confidence: Level;
-  reason: string;
-}
+export type Scenario = Static<typeof V1.Scenario>;
 
-export type Scenarios = Record<Surface, Scenario>;
+export type Scenarios = Static<typeof V1.Scenarios>;
 
-export interface Driver {
-  type: 'signal' | 'base';
-  label: string;
-  impact: string;
-  impact_score: number;
-  direction: 'raises_risk' | 'lowers_risk' | 'neutral';
-  reason: string;
-}
+export type Driver = Static<typeof V1.Driver>;
 
-export interface Explanation {
-  summary: string;
-  key_reason: string;
-  drivers: Driver[];
-  guardrails_applied: string[];
-  reason_chain: string[];
-}
+export type Explanation = Static<typeof V1.Explanation>;
 
 /** What decide() returns: the four additive objects of spec 2.2. */
 export interface DecisionObjects {

@@ -192,7 +192,7 @@ describe('OpenAPI and docs', () => {
       ['get', '/asn/{asn}', ['asn']],
       ['get', '/v1/data/status', []],
       ['get', '/', ['format', 'detail']],
-      ['get', '/{ip}', ['ip', 'format', 'detail']],
+      ['get', '/{ip}', ['ip', 'format', 'detail', 'If-None-Match']],
       ['get', '/health', []],
       ['get', '/metrics', []],
       ['post', '/reload', []],

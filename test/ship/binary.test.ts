@@ -83,6 +83,11 @@ describe('the compiled binary', () => {
       expect(body.index.built_at).toBe(IndexReader.open(fixture).meta.builtAt);
       const lookup = await fetch(`${server.url}/v1/ip/66.249.66.1`);
       expect(lookup.status).toBe(200);
+      // The API reference's files travel inside the binary (no node_modules beside it, no network).
+      const docs = await (await fetch(`${server.url}/docs`)).text();
+      for (const asset of docs.match(/\/docs\/[a-z-]+\.(js|css)/g) ?? []) expect((await fetch(`${server.url}${asset}`)).status).toBe(200);
+      expect(docs.match(/\/docs\/[a-z-]+\.(js|css)/g)?.length).toBe(3);
+      expect(((await (await fetch(`${server.url}/openapi.json`)).json()) as { openapi: string }).openapi).toBe('3.0.3');
       const hc = await run([bin, 'healthcheck', '--url', `${server.url}/health`], { cwd: work });
       expect(hc.code).toBe(0);
       expect(await server.stop()).toBe(0);

@@ -12,7 +12,7 @@
 
 const EXEMPT_PATHS = new Set(['/health', '/metrics', '/reload', '/openapi.json', '/favicon.ico', '/robots.txt']);
 /** Folders exempt with everything below them. */
-const EXEMPT_FOLDERS = ['/docs', '/swagger'];
+const EXEMPT_FOLDERS = ['/docs'];
 
 /** Whether a request is exempt from rate limiting (no token taken, no X-RateLimit-* headers). */
 export function isExemptFromRateLimit(method: string, path: string): boolean {

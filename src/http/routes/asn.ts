@@ -7,14 +7,6 @@ import { Elysia, t } from 'elysia';
 import { asnObject, invalidAsn, parseAsn } from '../../lookup/asn.ts';
 import type { AppServices } from '../services.ts';
 import { pathParam } from '../request-params.ts';
-import { ASN_SCHEMA, COMMON_ERRORS, errorResponses, ok } from '../openapi.ts';
-
-const detail = (alias: boolean) => ({
-  summary: alias ? 'ASN details (legacy alias of /v1/asn/{asn})' : 'ASN details',
-  tags: ['asn'],
-  description: 'Local name, build-time threat density over announced IPv4 space, ASN-DROP context, optional radar enrichment. 400 INVALID_ASN unless AS<1..4294967295> (the AS prefix is case-insensitive).',
-  responses: { ...ok('The ASN object (spec 2.5); radar is null when the enrichment is unset or failing', ASN_SCHEMA), ...errorResponses({ 400: 'INVALID_ASN (details.provided)', ...COMMON_ERRORS }) },
-});
 
 /** The ASN routes (identical bodies on both paths). */
 export function asnRoutes(s: AppServices) {
@@ -28,6 +20,6 @@ export function asnRoutes(s: AppServices) {
   };
   const params = t.Object({ asn: t.String({ description: 'AS<number>, e.g. AS15169' }) });
   return new Elysia({ name: 'asn' })
-    .get('/v1/asn/:asn', handler, { params, detail: detail(false) })
-    .get('/asn/:asn', handler, { params, detail: detail(true) });
+    .get('/v1/asn/:asn', handler, { params })
+    .get('/asn/:asn', handler, { params });
 }

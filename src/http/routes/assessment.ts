@@ -9,7 +9,6 @@ import { ApiError } from '../../errors.ts';
 import type { AppServices } from '../services.ts';
 import { lookupOrThrow, scoringContextFor } from '../address-lookup.ts';
 import { queryAll } from '../request-params.ts';
-import { ASSESSMENT_SCHEMA, COMMON_ERRORS, errorResponses, ok } from '../openapi.ts';
 
 async function stack(s: AppServices, ip: string | undefined, family: 4 | 6, param: string) {
   if (ip === undefined) return null;
@@ -45,13 +44,6 @@ export function assessmentRoutes(s: AppServices) {
     },
     {
       query: t.Object({ ipv4: t.Optional(t.Any()), ipv6: t.Optional(t.Any()) }, { additionalProperties: true }),
-      detail: {
-        summary: 'Dual-stack assessment',
-        tags: ['lookup'],
-        description:
-          'Assesses `ipv4` and/or `ipv6` (each must be of its family), or the caller IP in auto mode. Response: {mode, ipv4, ipv6, pair: {same_asn, same_org, same_country, any_datacenter, any_vpn, any_proxy, any_tor, any_privacy_relay, consistent, combined: {risk_score, verdict, reasons}}}. Each stack: {ip, country_code, asn, org, usage_type, is_* flags, score}. No `fields`. Cache-Control: public, max-age=86400 with explicit addresses; no-store in auto mode.',
-        responses: { ...ok('The assessment of each stack and of the pair', ASSESSMENT_SCHEMA), ...errorResponses({ 400: 'INVALID_IP (details.provided, details.parameter), NO_CLIENT_IP in auto mode', ...COMMON_ERRORS }) },
-      },
     },
   );
 }

@@ -10,7 +10,6 @@ import { textErrorResponse, wantsText } from '../negotiation.ts';
 import type { AppServices } from '../services.ts';
 import { lookupOrThrow, scoringContextFor } from '../address-lookup.ts';
 import { pathParam } from '../request-params.ts';
-import { COMMON_ERRORS, errorResponses, LEGACY_SCHEMA, ok } from '../openapi.ts';
 
 const CURRENT_CACHE = 'no-store, no-cache, must-revalidate';
 const EXPLICIT_CACHE = 'public, max-age=86400';
@@ -75,10 +74,8 @@ export function legacyRoutes(s: AppServices) {
   return new Elysia({ name: 'legacy' })
     .get('/', ({ request, query, set }) => legacy(s, request, query as Record<string, string | undefined>, null, set), {
       query,
-      detail: { summary: 'Legacy lookup of the caller IP (JSON or text)', tags: ['legacy'], responses: { ...ok('Legacy JSON object, or text (format=text / Accept: text/plain): one line, or four with detail=1', LEGACY_SCHEMA), ...errorResponses({ 400: 'INVALID_IP, NO_CLIENT_IP; as text: one line `error: <message>`', ...COMMON_ERRORS }) } },
     })
     .get('/:ip', ({ request, params, query, set }) => legacy(s, request, query as Record<string, string | undefined>, pathParam(params.ip, request), set), {
       query,
-      detail: { summary: 'Legacy lookup of an IP (JSON or text, ETag)', tags: ['legacy'], responses: { ...ok('Legacy JSON object, or text (format=text / Accept: text/plain): one line, or four with detail=1', LEGACY_SCHEMA), 304: { description: 'Not modified: If-None-Match matched the strong ETag' }, ...errorResponses({ 400: 'INVALID_IP; as text: one line `error: <message>`', ...COMMON_ERRORS }) } },
     });
 }

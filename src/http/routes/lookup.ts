@@ -10,7 +10,6 @@ import { callerOf } from '../caller.ts';
 import { pathParam } from '../request-params.ts';
 import type { AppServices } from '../services.ts';
 import { v1PipelineOf } from '../v1-pipeline.ts';
-import { COMMON_ERRORS, errorResponses, ok, V1_SCHEMA } from '../openapi.ts';
 
 const query = t.Object({ fields: t.Optional(t.Any()), include: t.Optional(t.Any()) }, { additionalProperties: true });
 
@@ -25,17 +24,10 @@ export function lookupRoutes(s: AppServices) {
         if (!caller.ip) throw new ApiError('NO_CLIENT_IP', 'The caller IP address cannot be determined', {});
         return pipeline.answer(request, caller.ip, request.url.includes('?'), caller.tier, true);
       },
-      { query, detail: { summary: 'Look up the caller IP', tags: ['lookup'], description: 'The v1 object for the caller address (Cache-Control: no-store). Same `fields` and `include` rules as /v1/ip/{ip}.', responses: { ...ok('The v1 object (only the requested fields with `fields`)', V1_SCHEMA), ...errorResponses({ 400: 'INVALID_IP (details.provided), INVALID_FIELDS (details.allowed_fields, details.invalid_fields), INVALID_INCLUDE, NO_CLIENT_IP', 403: 'PRO_REQUIRED (details.include, details.allowed_includes)', ...COMMON_ERRORS }) } } },
+      { query },
     )
     .get('/v1/ip/:ip', ({ params, request }) => pipeline.answer(request, pathParam(params.ip, request), request.url.includes('?'), callerOf(request).tier, false), {
       query,
       params: t.Object({ ip: t.String({ description: 'IPv4 or IPv6 address' }) }),
-      detail: {
-        summary: 'Look up an IP address',
-        tags: ['lookup'],
-        description:
-          'The v1 object of spec 2.1/2.2. `fields` selects top-level fields (400 INVALID_FIELDS on unknown or empty); `include=rdap_contacts` adds the Pro RDAP object (403 PRO_REQUIRED without a Pro key, 400 INVALID_INCLUDE for unknown names). Cache-Control: public, max-age=86400 (no-store with an accepted include).',
-        responses: { ...ok('The v1 object (only the requested fields with `fields`)', V1_SCHEMA), ...errorResponses({ 400: 'INVALID_IP (details.provided), INVALID_FIELDS (details.allowed_fields, details.invalid_fields), INVALID_INCLUDE', 403: 'PRO_REQUIRED (details.include, details.allowed_includes)', ...COMMON_ERRORS }) },
-      },
     });
 }

@@ -8,7 +8,6 @@ import { coverageOf, EVIDENCE_KINDS, loadPolicy, PolicyError, type Coverage } fr
 import { requireAdmin } from '../admin.ts';
 import { ApiError } from '../../errors.ts';
 import type { AppServices } from '../services.ts';
-import { COMMON_ERRORS, errorResponses, ok } from '../openapi.ts';
 
 /** Public capability readiness: ready, stale or unavailable per evidence kind; names only, never source paths or vendors. */
 function capabilities(s: AppServices, coverage: Coverage): Record<string, string> {
@@ -39,7 +38,6 @@ export function opsRoutes(s: AppServices) {
         const m = s.index.current.meta;
         return { status: 'ok', index: { loaded: true, built_at: m.builtAt, generation: s.index.generation } };
       },
-      { detail: { summary: 'Liveness and readiness (200 only with an index loaded)', tags: ['operations'], responses: ok('{status, index: {loaded, built_at, generation}}', { type: 'object' }) } },
     )
     .get(
       '/v1/data/status',
@@ -58,7 +56,6 @@ export function opsRoutes(s: AppServices) {
           attributions: m.attributions,
         };
       },
-      { detail: { summary: 'Public service status and capability readiness', tags: ['operations'], responses: { ...ok('{status, index: {built_at, age_seconds, loaded_at}, capabilities: {<kind>: ready|stale|unavailable, accounts, rdap}, coverage: {<kind>: {state, sources, age_seconds, stale_after_seconds}}, policy_version, attributions}', { type: 'object' }), ...errorResponses({ 429: COMMON_ERRORS[429] }) } } },
     )
     .get(
       '/metrics',
@@ -68,7 +65,6 @@ export function opsRoutes(s: AppServices) {
         set.headers['cache-control'] = 'no-store';
         return s.metrics.text();
       },
-      { detail: { summary: 'Prometheus metrics (admin: Authorization: Bearer <IPINTEL_ADMIN_TOKEN>)', tags: ['operations'], security: [{ admin: [] }], responses: { 200: { description: 'Prometheus text exposition', content: { 'text/plain': { schema: { type: 'string' } } } }, ...errorResponses({ 403: 'FORBIDDEN: not the admin token' }) } } },
     )
     .post(
       '/reload',
@@ -96,6 +92,5 @@ export function opsRoutes(s: AppServices) {
           policy_version: policy.policy_version,
         };
       },
-      { detail: { summary: 'Reload the index file and the decision policy (admin)', tags: ['operations'], security: [{ admin: [] }], responses: { ...ok('{reloaded, index: {built_at, v4_intervals, v6_intervals, records, size_bytes, generation}, policy_version}', { type: 'object' }), ...errorResponses({ 400: 'INVALID_REQUEST: the index file or policy was refused; the previous one keeps serving (details.what)', 403: 'FORBIDDEN: not the admin token' }) } } },
     );
 }

@@ -1,0 +1,99 @@
+/**
+ * Operational and account answers, declared once: health, data status
+ * (spec 4.5), reload, the auth objects (docs/accounts.md) and the error
+ * object (spec 2.6 / 7).
+ */
+import { Type } from '@sinclair/typebox';
+import { EVIDENCE_KINDS } from '../index/evidence-kinds.ts';
+import { Closed, Named, Nullable, NullableString, StringEnum } from './schema-kit.ts';
+
+const DateTime = Type.String({ format: 'date-time' });
+const NullableDateTime = Nullable(DateTime);
+
+export const Health = Named('Health', Closed({
+  status: StringEnum(['ok']),
+  index: Closed({ loaded: Type.Boolean(), built_at: DateTime, generation: Type.Integer({ minimum: 0 }) }),
+}));
+
+const KindState = StringEnum(['ready', 'stale', 'unavailable']);
+const kindMap = <S extends Parameters<typeof Closed>[0][string]>(value: S) => Closed(Object.fromEntries(EVIDENCE_KINDS.map((k) => [k, value])) as Record<(typeof EVIDENCE_KINDS)[number], S>);
+/** GET /v1/data/status. */
+export const DataStatus = Named('DataStatus', Closed({
+  status: StringEnum(['ok']),
+  index: Closed({ built_at: DateTime, age_seconds: Type.Integer({ minimum: 0 }), loaded_at: DateTime }),
+  capabilities: Closed({
+    ...Object.fromEntries(EVIDENCE_KINDS.map((k) => [k, KindState])),
+    accounts: StringEnum(['ready', 'keys_only']),
+    rdap: StringEnum(['ready']),
+  }),
+  coverage: kindMap(
+    Closed({
+      state: KindState,
+      sources: Type.Integer({ minimum: 0 }),
+      age_seconds: Nullable(Type.Integer({ minimum: 0 }), { description: 'Age of the newest source; null when no source is dated' }),
+      stale_after_seconds: Type.Integer({ minimum: 0 }),
+    }),
+  ),
+  policy_version: Type.String(),
+  attributions: Type.Array(Type.String()),
+}));
+
+/** POST /reload. */
+export const Reload = Named('Reload', Closed({
+  reloaded: Type.Boolean(),
+  index: Closed({
+    built_at: DateTime,
+    v4_intervals: Type.Integer({ minimum: 0 }),
+    v6_intervals: Type.Integer({ minimum: 0 }),
+    records: Type.Integer({ minimum: 0 }),
+    size_bytes: Type.Integer({ minimum: 0 }),
+    generation: Type.Integer({ minimum: 0 }),
+  }),
+  policy_version: Type.String(),
+}));
+
+const TierName = StringEnum(['anonymous', 'free', 'pro']);
+export const User = Named('User', Closed({ id: Type.String(), email: NullableString, name: NullableString, tier: TierName, created_at: DateTime }));
+export const Me = Named('Me', Closed({
+  user: User,
+  identities: Type.Array(Closed({ provider: Type.String(), email: NullableString, linked_at: DateTime })),
+  session: Closed({ expires_at: DateTime }),
+}));
+export const Tiers = Named('Tiers', Closed({
+  tiers: Type.Array(Closed({ tier: TierName, requests_per_minute: Type.Integer({ minimum: 0 }), obtained_by: Type.String(), features: Type.Array(Type.String()) })),
+  current: Closed({ tier: TierName, requests_per_minute: Type.Integer({ minimum: 0 }), key_id: NullableString }),
+  account: Nullable(Closed({ tier: TierName }), { description: 'null without a session' }),
+}));
+const keyProperties = {
+  id: Type.String(),
+  name: Type.String(),
+  prefix: Type.String(),
+  tier: TierName,
+  status: StringEnum(['active', 'revoked']),
+  created_at: DateTime,
+  last_used_at: NullableDateTime,
+  revoked_at: NullableDateTime,
+};
+export const ApiKey = Named('ApiKey', Closed(keyProperties));
+export const ApiKeys = Named('ApiKeys', Closed({ keys: Type.Array(ApiKey) }));
+export const CreatedApiKey = Named('CreatedApiKey', Closed({ ...keyProperties, key: Type.String({ description: 'The secret: shown in this answer only' }), notice: Type.String() }));
+export const SignedOut = Named('SignedOut', Closed({ signed_out: Type.Boolean() }));
+const Buckets = Type.Array(Closed({ start: DateTime, count: Type.Integer({ minimum: 0 }) }));
+const Totals = Closed({ last_hour: Type.Integer({ minimum: 0 }), last_24h: Type.Integer({ minimum: 0 }), last_30d: Type.Integer({ minimum: 0 }) });
+export const Usage = Named('Usage', Closed({
+  generated_at: DateTime,
+  totals: Totals,
+  keys: Type.Array(
+    Closed({ key_id: Type.String(), name: Type.String(), prefix: Type.String(), tier: TierName, revoked: Type.Boolean(), totals: Totals, per_minute: Buckets, per_hour: Buckets, per_day: Buckets }),
+  ),
+}));
+export const CreateKeyRequest = Named('CreateKeyRequest', Type.Object({ name: Type.Optional(Type.String({ maxLength: 64 })), tier: Type.Optional(StringEnum(['free', 'pro'])) }));
+
+/** The error object of spec 2.6 / 7; `codes`: every code the server answers with. */
+export function errorObject(codes: readonly string[]) {
+  return Named('Error', Closed({
+    error: Type.String({ description: 'Human-readable message' }),
+    code: StringEnum(codes, { description: 'Stable error code (spec section 7)' }),
+    details: Type.Object({}, { additionalProperties: true, description: 'Code-specific details, e.g. `provided` for INVALID_IP, `allowed_methods` for METHOD_NOT_ALLOWED' }),
+  }));
+}

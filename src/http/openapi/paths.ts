@@ -1,0 +1,249 @@
+/**
+ * Every operation of /openapi.json: parameters, bodies, and each status the
+ * route answers with (its own error codes, and those every route shares).
+ * The route table test checks these paths against the app's routes.
+ */
+import { V1_FIELDS } from '../../lookup/v1.ts';
+import { SESSION_COOKIE } from '../../accounts/web/cookies.ts';
+import { ref } from './components.ts';
+import { errors, jsonBody, success, type ResponseTraits } from './responses.ts';
+
+type Json = Record<string, unknown>;
+
+/** Security of a route that takes an API key: anonymous, or with X-API-Key (a tier of its own). */
+const API_KEY_SECURITY = [{}, { apiKey: [] }];
+const ADMIN_SECURITY = [{ admin: [] }];
+const SESSION_SECURITY = [{ session: [] }];
+
+const LIMITED: ResponseTraits = { limited: true };
+const LEGACY: ResponseTraits = { limited: true, textErrors: true };
+const OPERATOR: ResponseTraits = { limited: false };
+
+const pathParam = (name: string, description: string): Json => ({ name, in: 'path', required: true, description, schema: { type: 'string' } });
+const queryParam = (name: string, description: string, schema: Json): Json => ({ name, in: 'query', required: false, description, schema });
+
+const V1_QUERY = [
+  queryParam('fields', 'Top-level fields to return, comma-separated or repeated (400 INVALID_FIELDS on an unknown or empty name); `rdap` with an accepted include', {
+    type: 'array',
+    items: { type: 'string', enum: [...V1_FIELDS, 'rdap'] },
+  }),
+  queryParam('include', 'Extra objects: `rdap_contacts` adds the RDAP object (Pro keys only)', { type: 'array', items: { type: 'string', enum: ['rdap_contacts'] } }),
+].map((p) => ({ ...p, style: 'form', explode: false }));
+
+const V1_ANSWER = { 'application/json': { anyOf: [ref('V1Object'), ref('V1Projection')] } };
+const V1_ERRORS = {
+  400: [
+    'INVALID_IP (details.provided)',
+    'INVALID_FIELDS (details.allowed_fields, details.invalid_fields)',
+    'INVALID_INCLUDE (details.allowed_includes)',
+  ],
+  403: ['PRO_REQUIRED (details.include, details.allowed_includes)'],
+};
+
+function v1Lookup(current: boolean): Json {
+  return {
+    tags: ['lookup'],
+    operationId: current ? 'lookupCurrentIp' : 'lookupIp',
+    summary: current ? 'Look up the caller IP' : 'Look up an IP address',
+    description: current
+      ? 'The v1 object for the caller address (Cache-Control: no-store). Same `fields` and `include` rules as /v1/ip/{ip}.'
+      : 'The v1 object of spec 2.1/2.2: the whole object (`V1Object`) or, with `fields`, only the requested top-level fields (`V1Projection`). Cache-Control: public, max-age=86400 (no-store with an accepted include); such shared-cacheable answers carry no X-RateLimit-* headers.',
+    parameters: current ? V1_QUERY : [pathParam('ip', 'IPv4 or IPv6 address'), ...V1_QUERY],
+    security: API_KEY_SECURITY,
+    responses: {
+      200: success('The v1 object (only the requested fields with `fields`)', V1_ANSWER, LIMITED),
+      ...errors(current ? { ...V1_ERRORS, 400: [...V1_ERRORS[400], 'NO_CLIENT_IP'] } : V1_ERRORS, LIMITED),
+    },
+  };
+}
+
+function asnLookup(alias: boolean): Json {
+  return {
+    tags: ['asn'],
+    operationId: alias ? 'asnDetailsLegacy' : 'asnDetails',
+    summary: alias ? 'ASN details (legacy alias of /v1/asn/{asn})' : 'ASN details',
+    description: 'Local name, build-time threat density over announced IPv4 space, ASN-DROP context, optional radar enrichment. Cache-Control: public, max-age=43200.',
+    parameters: [pathParam('asn', 'AS<number> (1..4294967295; the AS prefix is case-insensitive), e.g. AS15169')],
+    security: API_KEY_SECURITY,
+    responses: { 200: success('The ASN object (spec 2.5)', jsonBody('AsnObject'), LIMITED), ...errors({ 400: ['INVALID_ASN (details.provided)'] }, LIMITED) },
+  };
+}
+
+const LEGACY_QUERY = [
+  queryParam('format', '`text` or `json` (default: JSON unless Accept prefers text/plain); 400 INVALID_REQUEST otherwise', { type: 'string', enum: ['text', 'json'] }),
+  queryParam('detail', 'With text: four labelled lines instead of one', { type: 'string', enum: ['1', 'true'] }),
+];
+const LEGACY_TEXT = { type: 'string', description: 'One line, or four labelled lines with detail=1' };
+
+function legacyLookup(current: boolean): Json {
+  const own: Record<number, string[]> = { 400: ['INVALID_IP (details.provided)', 'INVALID_REQUEST: format is neither text nor json', ...(current ? ['NO_CLIENT_IP'] : [])] };
+  if (!current) own[404] = ['NOT_FOUND: a file browsers and crawlers ask every site for (favicon.ico, robots.txt, …), not an address'];
+  return {
+    tags: ['legacy'],
+    operationId: current ? 'legacyCurrentIp' : 'legacyIp',
+    summary: current ? 'Legacy lookup of the caller IP (JSON or text)' : 'Legacy lookup of an IP (JSON or text, ETag)',
+    description: 'A flat object, or plain text with `format=text` or `Accept: text/plain` (Vary: Accept); errors follow the same negotiation.',
+    parameters: current ? LEGACY_QUERY : [pathParam('ip', 'IPv4 or IPv6 address'), ...LEGACY_QUERY, { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } }],
+    security: API_KEY_SECURITY,
+    responses: {
+      200: success('The legacy object, or its text', { 'application/json': ref('LegacyObject'), 'text/plain': LEGACY_TEXT }, LEGACY, current ? [] : ['ETag']),
+      ...(current ? {} : { 304: { description: 'Not modified: If-None-Match matched the ETag', headers: { ETag: { $ref: '#/components/headers/ETag' }, 'Cache-Control': { $ref: '#/components/headers/Cache-Control' } } } }),
+      ...errors(own, LEGACY),
+    },
+  };
+}
+
+const AUTH_DISABLED = { 503: ['AUTH_DISABLED: no identity provider configured (details.reason)'] };
+const NO_SESSION = { 401: ['UNAUTHORIZED: no valid session'] };
+const CROSS_SITE = { 403: ['FORBIDDEN: cross-site request refused'] };
+
+/** An account operation: session cookie, JSON answers, 503 while sign-in is not configured. */
+function account(summary: string, operationId: string, ok: Json, own: Record<number, string[]> = {}, extra: Json = {}): Json {
+  return { tags: ['accounts'], operationId, summary, security: SESSION_SECURITY, ...extra, responses: { ...ok, ...errors({ ...AUTH_DISABLED, ...own }, LIMITED) } };
+}
+
+const redirect = (description: string): Json => ({ description, headers: { Location: { description: 'Where the browser goes next', schema: { type: 'string' } } } });
+
+/** Path items keyed by OpenAPI path. */
+export function apiPaths(): Record<string, Json> {
+  return {
+    '/v1/ip/current': { get: v1Lookup(true) },
+    '/v1/ip/{ip}': { get: v1Lookup(false) },
+    '/v1/assessment': {
+      get: {
+        tags: ['lookup'],
+        operationId: 'assessment',
+        summary: 'Dual-stack assessment',
+        description: 'Assesses `ipv4` and/or `ipv6` (each must be of its family, given once), or the caller IP in auto mode. Cache-Control: public, max-age=86400 with explicit addresses; no-store in auto mode.',
+        parameters: [queryParam('ipv4', 'An IPv4 address', { type: 'string' }), queryParam('ipv6', 'An IPv6 address', { type: 'string' })],
+        security: API_KEY_SECURITY,
+        responses: { 200: success('The assessment of each stack and of the pair', jsonBody('Assessment'), LIMITED), ...errors({ 400: ['INVALID_IP (details.provided, details.parameter)', 'NO_CLIENT_IP in auto mode'] }, LIMITED) },
+      },
+    },
+    '/v1/asn/{asn}': { get: asnLookup(false) },
+    '/asn/{asn}': { get: asnLookup(true) },
+    '/v1/crawler/verify': {
+      post: {
+        tags: ['crawlers'],
+        operationId: 'verifyCrawler',
+        summary: 'Verify whether an IP (and user agent) belongs to a known crawler',
+        description: 'DNS-verifiable families are verified from the IP alone (reverse then forward DNS); other families need the official ranges and the family token in `user_agent`. Always Cache-Control: no-store. See docs/crawlers.md for reason codes.',
+        security: API_KEY_SECURITY,
+        requestBody: { required: true, content: { 'application/json': { schema: ref('CrawlerVerifyRequest') } } },
+        responses: {
+          200: success('Spec 2.4 crawler verification result', jsonBody('CrawlerVerification'), LIMITED),
+          ...errors({ 400: ['INVALID_IP (details.provided, details.reason)', 'INVALID_REQUEST: missing/non-string ip, non-JSON body, wrong content type, body over 8 KiB (details.reason)'] }, LIMITED),
+        },
+      },
+    },
+    '/v1/data/status': {
+      get: {
+        tags: ['operations'],
+        operationId: 'dataStatus',
+        summary: 'Public service status and capability readiness',
+        description: 'Per evidence kind: ready, stale or unavailable. Cache-Control: public, max-age=60.',
+        security: API_KEY_SECURITY,
+        responses: { 200: success('Data status', jsonBody('DataStatus'), LIMITED), ...errors({}, LIMITED) },
+      },
+    },
+    '/health': {
+      get: {
+        tags: ['operations'],
+        operationId: 'health',
+        summary: 'Liveness and readiness (200 only with an index loaded)',
+        responses: { 200: success('Health', jsonBody('Health'), OPERATOR), ...errors({}, OPERATOR) },
+      },
+    },
+    '/metrics': {
+      get: {
+        tags: ['operations'],
+        operationId: 'metrics',
+        summary: 'Prometheus metrics (admin: Authorization: Bearer <IPINTEL_ADMIN_TOKEN>)',
+        security: ADMIN_SECURITY,
+        responses: { 200: success('Prometheus text exposition', { 'text/plain': { type: 'string' } }, OPERATOR), ...errors({ 403: ['FORBIDDEN: not the admin token'] }, OPERATOR) },
+      },
+    },
+    '/reload': {
+      post: {
+        tags: ['operations'],
+        operationId: 'reload',
+        summary: 'Reload the index file and the decision policy (admin)',
+        security: ADMIN_SECURITY,
+        responses: {
+          200: success('What was loaded', jsonBody('Reload'), OPERATOR),
+          ...errors({ 400: ['INVALID_REQUEST: the index file or policy was refused; the previous one keeps serving (details.what)'], 403: ['FORBIDDEN: not the admin token'] }, OPERATOR),
+        },
+      },
+    },
+    '/openapi.json': {
+      get: {
+        tags: ['operations'],
+        operationId: 'openApiDocument',
+        summary: 'This document (OpenAPI 3.0)',
+        responses: { 200: success('The OpenAPI document', { 'application/json': { type: 'object', additionalProperties: true } }, OPERATOR), ...errors({}, OPERATOR) },
+      },
+    },
+    '/docs': {
+      get: {
+        tags: ['operations'],
+        operationId: 'apiReference',
+        summary: 'The API reference over this document (HTML; also at /docs/)',
+        responses: { 200: success('The reference page', { 'text/html': { type: 'string' } }, OPERATOR), ...errors({}, OPERATOR) },
+      },
+    },
+    '/auth/idp': {
+      get: { tags: ['accounts'], operationId: 'signIn', summary: 'Start OAuth sign-in (redirects to the identity provider)', responses: { 302: redirect('To the identity provider'), ...errors(AUTH_DISABLED, LIMITED) } },
+    },
+    '/auth/callback': {
+      get: {
+        tags: ['accounts'],
+        operationId: 'signInCallback',
+        summary: 'OAuth callback: ends on /dashboard after sign-in',
+        parameters: [queryParam('code', 'Authorization code', { type: 'string' }), queryParam('state', 'OAuth state', { type: 'string' }), queryParam('error', 'Provider error', { type: 'string' })],
+        responses: {
+          302: redirect('To /dashboard'),
+          ...errors({ ...AUTH_DISABLED, 400: ['OAUTH_STATE_INVALID', 'INVALID_REQUEST: no authorization code'], 403: ['OAUTH_DENIED'], 502: ['OAUTH_PROVIDER_ERROR'] }, LIMITED),
+        },
+      },
+    },
+    '/auth/logout': { post: account('End the session', 'signOut', { 200: success('Signed out', jsonBody('SignedOut'), LIMITED) }, CROSS_SITE) },
+    '/auth/me': { get: account('The signed-in user', 'me', { 200: success('User, identities and session', jsonBody('Me'), LIMITED) }, NO_SESSION) },
+    '/auth/tiers': { get: account('Limits of every tier and the caller’s tier', 'tiers', { 200: success('Tiers', jsonBody('Tiers'), LIMITED) }, {}, { security: [{}, { apiKey: [] }, { session: [] }] }) },
+    '/auth/keys': {
+      get: account('The user’s API keys (never the secrets)', 'listKeys', { 200: success('Keys', jsonBody('ApiKeys'), LIMITED) }, NO_SESSION),
+      post: account(
+        'Create an API key (the value is in this response only)',
+        'createKey',
+        { 201: success('The new key with its secret, shown once', jsonBody('CreatedApiKey'), LIMITED) },
+        {
+          ...NO_SESSION,
+          400: ['INVALID_REQUEST: bad name or tier, or too many active keys'],
+          403: ['PRO_REQUIRED: Pro keys are invite-only', 'FORBIDDEN: cross-site request refused'],
+          413: ['PAYLOAD_TOO_LARGE (details.limit)'],
+          415: ['UNSUPPORTED_MEDIA_TYPE (details.content_type)'],
+        },
+        { requestBody: { required: false, content: { 'application/json': { schema: ref('CreateKeyRequest') } } } },
+      ),
+    },
+    '/auth/keys/{id}': {
+      delete: account('Revoke a key immediately', 'revokeKey', { 200: success('The revoked key', jsonBody('ApiKey'), LIMITED) }, { ...NO_SESSION, ...CROSS_SITE, 404: ['NOT_FOUND: no such key of this user'] }, {
+        parameters: [pathParam('id', 'Key id')],
+      }),
+    },
+    '/auth/usage': { get: account('Requests per key over time windows', 'usage', { 200: success('Usage', jsonBody('Usage'), LIMITED) }, NO_SESSION) },
+    '/dashboard': {
+      get: {
+        tags: ['accounts'],
+        operationId: 'dashboard',
+        summary: 'Account dashboard (HTML)',
+        responses: {
+          200: success('The dashboard, or the sign-in page without a session', { 'text/html': { type: 'string' } }, LIMITED),
+          503: { description: 'Sign-in is not configured (HTML page)', content: { 'text/html': { schema: { type: 'string' } } } },
+          ...errors({}, LIMITED),
+        },
+      },
+    },
+    '/': { get: legacyLookup(true) },
+    '/{ip}': { get: legacyLookup(false) },
+  };
+}
