@@ -81,7 +81,7 @@ describe('catalog errors name the file and the entry', () => {
 });
 
 describe('refusal', () => {
-  const feed: CatalogFeed = { type: 'cidr-list', options: {}, path: 'x', url: 'https://x', publisher: 'p', licence: 'l', minRows: 10, maxShrink: 0.5 };
+  const feed: CatalogFeed = { type: 'cidr-list', options: {}, path: 'x', url: 'https://x', publisher: 'p', licence: 'l', minRows: 10, maxShrink: 0.5, cadenceMs: null };
 
   test('accepts a copy at the limits and refuses one just past them', () => {
     expect(refusal(feed, { rows: 10, skipped: 0 }, null)).toBeNull();
