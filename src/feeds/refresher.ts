@@ -180,8 +180,12 @@ export class FeedRefresher {
     if (this.opts.manifest === null) {
       // The feeds folder's manifest lists every catalog feed with a good copy (and the operator's own entries).
       const present = this.opts.catalog.filter((f) => this.recordOf(f).hasCopy);
-      const written = writeFeedsManifest(this.opts.feedsDir, present, operatorEntries(join(this.opts.feedsDir, 'feeds.json'), this.opts.catalog));
-      if (written.changed) this.state.buildPending = true;
+      const manifestPath = join(this.opts.feedsDir, 'feeds.json');
+      // Offline with nothing fetched yet: no manifest to write and nothing to rebuild.
+      if (present.length > 0 || existsSync(manifestPath)) {
+        const written = writeFeedsManifest(this.opts.feedsDir, present, operatorEntries(manifestPath, this.opts.catalog));
+        if (written.changed) this.state.buildPending = true;
+      }
     }
     saveRefreshState(this.statePath, this.state);
   }
