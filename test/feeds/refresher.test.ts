@@ -6,7 +6,7 @@
  * previous data serving with their state reported.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildIndex } from '../../index-builder/build.ts';
@@ -153,5 +153,137 @@ describe('first start: serve the small index at once, then swap to the refreshed
     s.clock.now += 2 * HOUR;
     await s.refresher.refresh();
     expect(s.builds).toHaveLength(2);
+  }, 60_000);
+});
+
+describe('failure paths keep the previous data serving', () => {
+  let s: Setup;
+  beforeAll(async () => {
+    s = await setup('failures', [TOR, CLOUDFLARE, DROP, GOOGLEBOT]);
+    await s.refresher.refresh();
+  }, 60_000);
+  afterAll(async () => {
+    for (const p of [TOR, CLOUDFLARE, DROP, GOOGLEBOT]) publisher.modes.delete(p);
+    await s.refresher.stop();
+    await s.server.stop();
+  });
+
+  test('a 404, a truncated file, an error page and a hung server: previous copies serve, states say why, no temp files', async () => {
+    expect(s.builds).toHaveLength(1);
+    const generation = s.server.services.index.generation;
+    publisher.modes.set(TOR, '404');
+    publisher.modes.set(DROP, 'truncated');
+    publisher.modes.set(GOOGLEBOT, 'html');
+    publisher.modes.set(CLOUDFLARE, 'hang');
+    s.clock.now += 25 * HOUR;
+    await s.refresher.refresh();
+
+    expect(s.builds).toHaveLength(1);
+    expect(s.server.services.index.generation).toBe(generation);
+    expect((await getJson(s.server, `/v1/ip/${TOR_EXIT}`)).classification.is_tor).toBe(true);
+    const admin = await getJson(s.server, '/v1/data/status', { authorization: 'Bearer admin-token' });
+    const byPath = Object.fromEntries(admin.feeds.sources.map((x: { path: string }) => [x.path, x]));
+    expect(byPath[TOR].state).toBe('failed');
+    expect(byPath[TOR].reason).toBe('HTTP 404 Not Found');
+    expect(byPath[DROP].reason).toMatch(/^refused: /);
+    expect(byPath[GOOGLEBOT].reason).toMatch(/^refused: /);
+    expect(byPath[CLOUDFLARE].reason).toMatch(/timed out/);
+    // Retries back off: the next attempt is later than now, not the next second.
+    for (const p of [TOR, DROP, GOOGLEBOT, CLOUDFLARE]) expect(Date.parse(byPath[p].next_attempt_at)).toBeGreaterThanOrEqual(s.clock.now + 60_000);
+    expect(admin.feeds.kinds.tor.state).toBe('failed');
+    // The public view names the kind's state, not the reason.
+    const pub = await getJson(s.server, '/v1/data/status');
+    expect(pub.feeds.kinds.tor.state).toBe('failed');
+    expect(JSON.stringify(pub.feeds)).not.toContain('404');
+    expect(leftovers(s.dir)).toEqual([]);
+  }, 60_000);
+
+  test('a feed that never had a good copy is missing', async () => {
+    const s2 = await setup('missing', [TOR]);
+    try {
+      publisher.modes.set(TOR, '404');
+      await s2.refresher.refresh();
+      const pub = await getJson(s2.server, '/v1/data/status');
+      expect(pub.feeds.kinds.tor.state).toBe('missing');
+      expect(pub.feeds.kinds.tor.missing).toBe(1);
+      expect(s2.builds).toHaveLength(0);
+      expect(existsSync(join(s2.dir, 'feeds', 'feeds.json'))).toBe(false);
+    } finally {
+      publisher.modes.delete(TOR);
+      await s2.refresher.stop();
+      await s2.server.stop();
+    }
+  }, 60_000);
+});
+
+describe("an operator's own index", () => {
+  test('is left untouched: no fetch, no build, status says operator-managed', async () => {
+    const dir = join(tmp, 'operator');
+    mkdirSync(dir, { recursive: true });
+    const index = join(dir, 'operator.idx');
+    const src = join(FEEDS_DIR, CLOUDFLARE);
+    // Built as `build-index --manifest` builds: no server mark.
+    await buildIndex({ sources: [{ options: { type: 'cidr-list', category: 'content', path: src }, absPath: src, displayPath: CLOUDFLARE }], out: index, quiet: true });
+    const before = readFileSync(index);
+    writeTestCatalog(join(dir, 'catalog.json'), [TOR], publisher.url);
+    const server = await startTestServer({ IPINTEL_INDEX: index, IPINTEL_FEEDS_DIR: join(dir, 'feeds'), IPINTEL_FEEDS_CATALOG: join(dir, 'catalog.json') });
+    const logs: string[] = [];
+    const sentTor = publisher.sent.get(TOR) ?? 0;
+    try {
+      const status = startFeedRefresher(server.services.config, server.services.index, { log: (l) => logs.push(l) });
+      server.services.feeds = status;
+      expect(status.mode).toBe('operator');
+      expect(status.refresher).toBeNull();
+      const pub = await getJson(server, '/v1/data/status');
+      expect(pub.feeds).toEqual({ managed_by: 'operator', refresh: 'operator-managed', kinds: {} });
+      expect(logs.some((l) => l.includes('built by an operator'))).toBe(true);
+      await Bun.sleep(200);
+      expect(publisher.sent.get(TOR) ?? 0).toBe(sentTor);
+      expect(readFileSync(index).equals(before)).toBe(true);
+      expect(existsSync(join(dir, 'feeds'))).toBe(false);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('with IPINTEL_FEEDS_MANIFEST: its catalog feeds are refreshed in place, its local files kept, the index stays the operator\'s', async () => {
+    const dir = join(tmp, 'operator-manifest');
+    mkdirSync(join(dir, 'tor'), { recursive: true });
+    // The operator's manifest: an old Tor list (a catalog path) and a local list of their own.
+    writeFileSync(join(dir, TOR), readFileSync(join(FEEDS_DIR, TOR), 'utf8').split('\n').slice(0, 400).join('\n') + '\n');
+    writeFileSync(join(dir, 'own.txt'), '192.0.2.0/24\n');
+    writeFileSync(join(dir, 'feeds.json'), JSON.stringify({ sources: [{ type: 'tor-exits', path: TOR }, { type: 'cidr-list', category: 'vpn', path: 'own.txt' }] }));
+    const ownBefore = readFileSync(join(dir, 'own.txt'), 'utf8');
+    const index = join(dir, 'operator.idx');
+    await buildIndex({ sources: [{ options: { type: 'cidr-list', category: 'vpn', path: 'own.txt' }, absPath: join(dir, 'own.txt'), displayPath: 'own.txt' }], out: index, quiet: true });
+    writeTestCatalog(join(dir, 'catalog.json'), [TOR, CLOUDFLARE], publisher.url);
+    const server = await startTestServer({ IPINTEL_INDEX: index, IPINTEL_FEEDS_CATALOG: join(dir, 'catalog.json'), IPINTEL_FEEDS_MANIFEST: join(dir, 'feeds.json') });
+    const builds: ChildBuildRequest[] = [];
+    try {
+      const status = startFeedRefresher(server.services.config, server.services.index, {
+        withDefaults: false,
+        log: () => {},
+        build: (req) => {
+          builds.push(req);
+          return buildInChild(req, false);
+        },
+      });
+      server.services.feeds = status;
+      expect(status.mode).toBe('manifest');
+      // Only the catalog feeds the manifest names.
+      expect(status.refresher!.feeds().map((f) => f.feed.path)).toEqual([TOR]);
+      await status.refresher!.refresh();
+      expect(builds).toHaveLength(1);
+      expect(readFileSync(join(dir, TOR))).toEqual(readFileSync(join(publisher.root, TOR)));
+      expect(readFileSync(join(dir, 'own.txt'), 'utf8')).toBe(ownBefore);
+      const meta = server.services.index.current.meta;
+      expect(meta.managedBy).toBeUndefined();
+      expect(meta.sources.map((x) => x.path).sort()).toEqual(['own.txt', TOR].sort());
+      expect((await getJson(server, `/v1/ip/${TOR_EXIT}`)).classification.is_tor).toBe(true);
+      expect((await getJson(server, '/v1/data/status')).feeds.managed_by).toBe('operator-manifest');
+      await status.refresher!.stop();
+    } finally {
+      await server.stop();
+    }
   }, 60_000);
 });
