@@ -59,6 +59,8 @@ export class FeedRefresher {
   private pickupTimer: ReturnType<typeof setInterval> | null = null;
   private seenFile: string;
   private stopped = false;
+  /** When another process held the lock: not before this time again (no spinning on a held lock). */
+  private lockedUntil = 0;
   readonly statePath: string;
   readonly lockPath: string;
 
@@ -121,13 +123,15 @@ export class FeedRefresher {
   private schedule(): void {
     if (this.stopped) return;
     if (this.timer) clearTimeout(this.timer);
-    const wait = Math.min(MAX_TIMER_MS, Math.max(0, this.nextAttemptAt() - this.opts.now()));
+    const wait = Math.min(MAX_TIMER_MS, Math.max(0, this.nextAttemptAt() - this.opts.now(), this.lockedUntil - this.opts.now()));
     this.timer = setTimeout(() => void this.refresh(), wait);
     this.timer.unref?.();
   }
 
   /** Swaps in the index file when another process replaced it. */
   pickUp(): void {
+    // This process's own build is swapped in by rebuild(), once it is verified.
+    if (this.running) return;
     const key = fileKey(this.opts.indexPath);
     if (key === this.seenFile || key === '') return;
     this.seenFile = key;
@@ -145,6 +149,7 @@ export class FeedRefresher {
     if (!release) {
       // Another process fetches and builds; its state file tells when to look again.
       this.state = loadRefreshState(this.statePath);
+      this.lockedUntil = this.opts.now() + this.opts.retryBaseMs;
       return;
     }
     try {
