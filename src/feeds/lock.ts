@@ -4,10 +4,13 @@
  * refreshes; the others pick up the file it publishes. A lock whose process
  * is gone (a crash) or that is older than STALE_LOCK_MS is taken over.
  */
-import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 
 /** A refresh (downloads and a build) never legitimately holds the lock this long. */
 export const STALE_LOCK_MS = 3 * 3_600_000;
+
+/** A lock file still empty after this long was abandoned between its creation and its first write. */
+const UNWRITTEN_LOCK_MS = 10_000;
 
 /** Whether a process id is alive on this host. */
 function alive(pid: number): boolean {
@@ -25,8 +28,13 @@ function heldByOther(path: string, now: number): boolean {
     const { pid, at } = JSON.parse(readFileSync(path, 'utf8')) as { pid: number; at: number };
     return pid !== process.pid && alive(pid) && now - at < STALE_LOCK_MS;
   } catch (e) {
-    // Unreadable: being written this instant by its creator, or garbage; only a missing file is free.
-    return (e as NodeJS.ErrnoException).code !== 'ENOENT' && !(e instanceof SyntaxError);
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    // Empty or garbled: its creator may be writing it this instant; only an old one is abandoned.
+    try {
+      return now - statSync(path).mtimeMs < UNWRITTEN_LOCK_MS;
+    } catch {
+      return false;
+    }
   }
 }
 

@@ -49,6 +49,8 @@ export interface RefresherOptions {
 
 /** Reasons a download failed for want of a network (not a publisher's answer). */
 const UNREACHABLE = /^(download failed|timed out)/;
+/** Consecutive network-level failures, with nothing fetched, after which a refresh stops trying the rest (offline). */
+const OFFLINE_AFTER = 3;
 /** Longest timer Node accepts. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -170,14 +172,25 @@ export class FeedRefresher {
     const now = this.opts.now();
     const due = this.opts.catalog.filter((f) => this.recordOf(f).nextAttemptAt <= now);
     if (due.length === 0) return;
-    const outcomes = await updateFeeds({
-      feedsDir: this.opts.feedsDir,
-      catalog: due,
-      mirror: this.opts.mirror,
-      limits: this.opts.limits,
-      log: () => {},
-      validatorsOf: (f) => this.recordOf(f).validators,
-    });
+    const outcomes: FeedOutcome[] = [];
+    let unreachable = 0;
+    for (const feed of due) {
+      if (unreachable >= OFFLINE_AFTER && outcomes.length === unreachable) {
+        // Offline: the first publishers all failed at the network level; do not wait on every other one.
+        outcomes.push({ feed, status: this.recordOf(feed).hasCopy ? 'kept-previous' : 'missing', rows: null, previousRows: null, bytes: null, reason: `download failed: not attempted, ${OFFLINE_AFTER} publishers unreachable` });
+        continue;
+      }
+      const [o] = await updateFeeds({
+        feedsDir: this.opts.feedsDir,
+        catalog: [feed],
+        mirror: this.opts.mirror,
+        limits: this.opts.limits,
+        log: () => {},
+        validatorsOf: (f) => this.recordOf(f).validators,
+      });
+      if (UNREACHABLE.test(o.reason ?? '')) unreachable++;
+      outcomes.push(o);
+    }
     const at = this.opts.now();
     for (const o of outcomes) this.record(o, at);
     this.logOutcomes(outcomes);
@@ -195,6 +208,7 @@ export class FeedRefresher {
     saveRefreshState(this.statePath, this.state);
   }
 
+  /** Updates a feed's record from its outcome: success schedules the next check at its cadence, failure backs off. */
   private record(o: FeedOutcome, at: number): void {
     const r = this.recordOf(o.feed);
     const cadence = this.cadenceOf(o.feed);

@@ -15,7 +15,7 @@ import { FeedRefresher, manifestFeeds, type FeedsMode, type RefresherOptions } f
 import type { FeedsStatus } from './status-view.ts';
 
 /** Download limits of the refresher: an unreachable publisher fails within seconds, a slow big file gets minutes. */
-const REFRESH_LIMITS = { timeoutMs: 10 * 60_000, maxBytes: 1024 * 1048576, connectTimeoutMs: 15_000 };
+const REFRESH_LIMITS = { timeoutMs: 10 * 60_000, maxBytes: 1024 * 1048576, connectTimeoutMs: 10_000 };
 const RETRY_BASE_MS = 5 * 60_000;
 const PICKUP_MS = 30_000;
 

@@ -108,10 +108,11 @@ describe('offline', () => {
     const closed = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
     const port = closed.port;
     closed.stop(true);
-    writeTestCatalog(join(dir, 'catalog.json'), [TOR, CLOUDFLARE], `http://127.0.0.1:${port}/`);
+    const paths = [TOR, CLOUDFLARE, 'cloud/cloudflare-ips-v6.txt', 'crawlers/bingbot.json'];
+    writeTestCatalog(join(dir, 'catalog.json'), paths, `http://127.0.0.1:${port}/`);
     const out: string[] = [];
     const err: string[] = [];
-    spawn(['bun', 'src/main.ts'], { IPINTEL_INDEX: index, IPINTEL_FEEDS_DIR: join(dir, 'feeds'), IPINTEL_FEEDS_CATALOG: join(dir, 'catalog.json') }, out, err);
+    spawn(['bun', 'src/main.ts'], { IPINTEL_INDEX: index, IPINTEL_FEEDS_DIR: join(dir, 'feeds'), IPINTEL_FEEDS_CATALOG: join(dir, 'catalog.json'), IPINTEL_ADMIN_TOKEN: 'admin' }, out, err);
     await until('the offline line', () => err.some((l) => l.includes('no publisher reachable')));
     // Start-up did not wait for the feeds: the server listened first.
     const listening = err.findIndex((l) => l.startsWith('ipintel listening on'));
@@ -119,8 +120,12 @@ describe('offline', () => {
     expect(listening).toBeGreaterThanOrEqual(0);
     expect(listening).toBeLessThan(offline);
     const port2 = Number(/:(\d+) \(index/.exec(err[listening])![1]);
-    const status = (await (await fetch(`http://127.0.0.1:${port2}/v1/data/status`)).json()) as any;
+    const status = (await (await fetch(`http://127.0.0.1:${port2}/v1/data/status`, { headers: { authorization: 'Bearer admin' } })).json()) as any;
     expect(status.feeds.kinds.tor.state).toBe('missing');
+    // After three unreachable publishers the rest are not tried in this round.
+    const reasons = status.feeds.sources.map((x: { reason: string }) => x.reason);
+    expect(reasons.slice(0, 3).every((r: string) => r.startsWith('download failed: ') && !r.includes('not attempted'))).toBe(true);
+    expect(reasons[3]).toBe('download failed: not attempted, 3 publishers unreachable');
     expect(status.feeds.kinds.tor.missing).toBe(1);
     expect(Date.parse(status.feeds.next_attempt_at)).toBeGreaterThan(Date.now() + 60_000);
     // No error repeated: after a while still one line, and nothing per feed.
