@@ -126,6 +126,7 @@ async function serve(argv: string[]): Promise<number> {
     process.on(signal, async () => {
       if (stopping) return;
       stopping = true;
+      server.services.feeds?.refresher?.close(); // kills a background build
       await server.stop(); // flushes usage counters and closes the database
       process.exit(0);
     });

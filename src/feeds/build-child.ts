@@ -38,10 +38,13 @@ export function childCommand(req: ChildBuildRequest, compiled: boolean): string[
   return [...(nice ? [nice, '-n', String(BUILD_NICENESS)] : []), ...self, ...args];
 }
 
-/** Runs the build in a child process; resolves when it exits (never rejects). */
-export async function buildInChild(req: ChildBuildRequest, compiled: boolean): Promise<ChildBuildResult> {
+/** Runs the build in a child process; resolves when it exits (never rejects). `signal` kills it (the server stopping). */
+export async function buildInChild(req: ChildBuildRequest, compiled: boolean, signal?: AbortSignal): Promise<ChildBuildResult> {
+  if (signal?.aborted) return { ok: false, detail: 'build not started: the server is stopping' };
   const child = Bun.spawn(childCommand(req, compiled), { stdin: 'ignore', stdout: 'ignore', stderr: 'pipe', env: process.env });
   const killer = setTimeout(() => child.kill('SIGKILL'), BUILD_DEADLINE_MS);
+  const onAbort = () => child.kill('SIGTERM');
+  signal?.addEventListener('abort', onAbort, { once: true });
   try {
     const [stderr, code] = await Promise.all([new Response(child.stderr).text(), child.exited]);
     if (code === 0) return { ok: true, detail: '' };
@@ -49,6 +52,7 @@ export async function buildInChild(req: ChildBuildRequest, compiled: boolean): P
     return { ok: false, detail: `build exited ${code}${tail ? `: ${tail}` : ''}` };
   } finally {
     clearTimeout(killer);
+    signal?.removeEventListener('abort', onAbort);
   }
 }
 

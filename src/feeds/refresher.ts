@@ -42,7 +42,8 @@ export interface RefresherOptions {
   retryBaseMs: number;
   /** How often a process without the lock looks for a newer index file. */
   pickupMs: number;
-  build: (req: ChildBuildRequest) => Promise<ChildBuildResult>;
+  /** Builds the index (in a child process); `signal` aborts it when the server stops. */
+  build: (req: ChildBuildRequest, signal: AbortSignal) => Promise<ChildBuildResult>;
   log: (line: string) => void;
   now: () => number;
 }
@@ -61,6 +62,7 @@ export class FeedRefresher {
   private pickupTimer: ReturnType<typeof setInterval> | null = null;
   private seenFile: string;
   private stopped = false;
+  private readonly closing = new AbortController();
   /** When another process held the lock: not before this time again (no spinning on a held lock). */
   private lockedUntil = 0;
   readonly statePath: string;
@@ -105,11 +107,17 @@ export class FeedRefresher {
     this.pickupTimer.unref?.();
   }
 
-  /** Stops the timers and waits for a refresh under way. */
-  async stop(): Promise<void> {
+  /** Stops the timers and kills a build under way (the server is stopping); the lock is released as the refresh unwinds. */
+  close(): void {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     if (this.pickupTimer) clearInterval(this.pickupTimer);
+    this.closing.abort();
+  }
+
+  /** As close(), then waits for the refresh under way to finish. */
+  async stop(): Promise<void> {
+    this.close();
     await this.running;
   }
 
@@ -246,7 +254,8 @@ export class FeedRefresher {
   private async rebuild(): Promise<void> {
     const { indexPath, feedsDir, manifest, withDefaults } = this.opts;
     this.opts.log(`feeds: building ${indexPath} in the background`);
-    const result = await this.opts.build({ out: indexPath, feedsDir, manifest, withDefaults });
+    const result = await this.opts.build({ out: indexPath, feedsDir, manifest, withDefaults }, this.closing.signal);
+    if (this.closing.signal.aborted) return;
     if (!result.ok) {
       this.state.buildError = result.detail;
       this.opts.log(`feeds: build failed, the current index keeps serving: ${result.detail}`);

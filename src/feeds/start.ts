@@ -55,7 +55,7 @@ export function startFeedRefresher(config: Config, holder: IndexHolder, override
     limits: REFRESH_LIMITS,
     retryBaseMs: RETRY_BASE_MS,
     pickupMs: PICKUP_MS,
-    build: (req) => buildInChild(req, compiled),
+    build: (req, signal) => buildInChild(req, compiled, signal),
     log,
     now: Date.now,
     ...overrides,

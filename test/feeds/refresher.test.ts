@@ -71,9 +71,9 @@ async function setup(name: string, paths: string[]): Promise<Setup> {
     pickupMs: 60_000,
     log: (line) => logs.push(line),
     now: () => clock.now,
-    build: (req) => {
+    build: (req, signal) => {
       builds.push(req);
-      return buildInChild(req, false);
+      return buildInChild(req, false, signal);
     },
   });
   server.services.feeds = status;
@@ -263,9 +263,9 @@ describe("an operator's own index", () => {
       const status = startFeedRefresher(server.services.config, server.services.index, {
         withDefaults: false,
         log: () => {},
-        build: (req) => {
+        build: (req, signal) => {
           builds.push(req);
-          return buildInChild(req, false);
+          return buildInChild(req, false, signal);
         },
       });
       server.services.feeds = status;

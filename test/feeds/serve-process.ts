@@ -16,7 +16,7 @@ server.services.feeds = startFeedRefresher(config, server.services.index, {
   withDefaults: false,
   pickupMs: 200,
   limits: { timeoutMs: 5_000, maxBytes: 64 * 1048576, connectTimeoutMs: 1_000 },
-  build: (req) => buildInChild(req, false),
+  build: (req, signal) => buildInChild(req, false, signal),
 });
 process.on('SIGTERM', async () => {
   await server.stop();
