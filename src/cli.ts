@@ -88,7 +88,7 @@ async function buildIndexCommand(argv: string[]): Promise<number> {
   }
   const out = args.out ?? process.env.IPINTEL_INDEX ?? 'data/ipintel.idx';
   try {
-    await data.buildDefaultIndex(out, args['feeds-dir'] ?? process.env.IPINTEL_FEEDS_DIR ?? 'feeds', args.quiet);
+    await data.buildDefaultIndex(out, args['feeds-dir'] ?? process.env.IPINTEL_FEEDS_DIR ?? 'feeds', args.quiet, 'server');
   } catch (e) {
     console.error(`build failed: ${(e as Error).message}`);
     return 1;

@@ -125,6 +125,8 @@ describe('the compiled binary', () => {
       '@ip-location-db/asn/asn-ipv6.csv',
     ]);
     expect(reader.meta.attributions.join('\n')).toContain('DB-IP');
+    // The embedded default is the server's own index: its feed refresher may replace it.
+    expect(reader.meta.managedBy).toBe('server');
     // The small MMDB places 8.8.8.0/24 in Mountain View, US.
     expect(reader.lookup('8.8.8.8')!.record.geo).toMatchObject({ countryCode: 'US', city: 'Mountain View' });
   }, 60_000);
@@ -146,6 +148,7 @@ describe('the compiled binary', () => {
       expect(server.log()).toContain(`no index at ${index}`);
       expect((await fetch(`${server.url}/health`)).status).toBe(200);
       expect(IndexReader.open(index).meta.sources.map((s) => s.path)).toContain('@ip-location-db/asn/asn-ipv4.csv');
+      expect(IndexReader.open(index).meta.managedBy).toBe('server');
     } finally {
       await server.stop();
     }

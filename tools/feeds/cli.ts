@@ -146,7 +146,8 @@ async function runUpdate(r: RunOptions): Promise<number> {
   try {
     const sources = r.withDefaults ? findDefaultSources(r.feedsDir) : loadManifest(manifestPath);
     if (sources.length === 0) throw new ManifestError(`${manifestPath}: no feed has a good copy; nothing to build`);
-    const summary = await buildIndex({ sources, out: r.indexPath, quiet: r.quiet });
+    // With the default data this is the index the server builds itself (its refresher may go on refreshing it).
+    const summary = await buildIndex({ sources, out: r.indexPath, quiet: r.quiet, managedBy: r.withDefaults ? 'server' : undefined });
     if (!r.quiet) console.error(formatSummary(summary));
     console.error(`index: ${r.indexPath} rebuilt`);
   } catch (e) {
