@@ -143,7 +143,7 @@ describe('the compiled binary', () => {
   test('serve with no index builds the default one first (data from IPINTEL_DATA_DIR), then serves it', async () => {
     const data = writeSmallDefaultData(join(tmp, 'data-dir'));
     const index = join(work, 'first-start', 'ipintel.idx');
-    const server = await serveBinary(bin, { cwd: work, env: { IPINTEL_INDEX: index, IPINTEL_DB: join(work, 'first.sqlite'), IPINTEL_DATA_DIR: data }, timeoutMs: 60_000 });
+    const server = await serveBinary(bin, { cwd: work, env: { IPINTEL_INDEX: index, IPINTEL_DB: join(work, 'first.sqlite'), IPINTEL_DATA_DIR: data, IPINTEL_FEEDS_REFRESH: 'off' /* tests talk only to loopback */ }, timeoutMs: 60_000 });
     try {
       expect(server.log()).toContain(`no index at ${index}`);
       expect((await fetch(`${server.url}/health`)).status).toBe(200);

@@ -4,7 +4,7 @@
  * copy, the manifest and index rewrites, and the reload of a real server.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
@@ -243,6 +243,26 @@ describe('feeds update, manifest bookkeeping', () => {
     expect(text).toMatch(/crawlers\/googlebot\.json +missing .*timed out after 1 s/);
     expect(text).toMatch(/tor\/torbulkexitlist +updated +1174/);
     expect(manifestOf(dir).map((s) => s.path)).toEqual(['tor/torbulkexitlist']);
+  }, 30_000);
+
+  test("while the server's refresher holds the index's lock, an update touches nothing and exits 1", async () => {
+    const dir = join(tmp, 'locked');
+    const catalog = writeCatalog('catalog-locked.json', ['tor/torbulkexitlist']);
+    mkdirSync(dir, { recursive: true });
+    const holder = Bun.spawn(['sleep', '30']);
+    try {
+      writeFileSync(join(dir, 'index.idx.feeds.lock'), JSON.stringify({ pid: holder.pid, at: Date.now() }));
+      const before = mirror.requests.length;
+      expect(await update(dir, catalog)).toBe(1);
+      expect(mirror.requests.length).toBe(before);
+      expect(existsSync(join(dir, 'tor/torbulkexitlist'))).toBe(false);
+    } finally {
+      holder.kill();
+      await holder.exited;
+    }
+    // Released: the next run goes ahead and leaves no lock behind.
+    expect(await update(dir, catalog)).toBe(0);
+    expect(existsSync(join(dir, 'index.idx.feeds.lock'))).toBe(false);
   }, 30_000);
 
   test('usage errors exit 2', async () => {

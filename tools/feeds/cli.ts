@@ -6,13 +6,14 @@
  * feed kept its previous copy or is missing, or the build or reload failed;
  * 2 on a usage or catalog error.
  */
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildIndex, formatSummary } from '../../index-builder/build.ts';
 import { loadManifest, ManifestError } from '../../index-builder/manifest.ts';
 import { FeedError } from '../../index-builder/feed/source.ts';
 import { formatTable } from '../../index-builder/progress.ts';
+import { acquireLock } from '../../src/feeds/lock.ts';
 import { CatalogError, loadCatalog, type CatalogFeed } from './catalog.ts';
 import { DefaultDataMissingError, findDefaultSources } from './default-data.ts';
 import { operatorEntries, writeFeedsManifest } from './manifest-writer.ts';
@@ -119,8 +120,24 @@ interface RunOptions {
   quiet: boolean;
 }
 
-/** The update, the manifest, the build and the reload, with progress on stderr. */
+/** The update under the refresh lock of the index (the server's refresher takes the same one). */
 async function runUpdate(r: RunOptions): Promise<number> {
+  const lockPath = `${resolve(r.indexPath)}.feeds.lock`;
+  mkdirSync(dirname(lockPath), { recursive: true });
+  const release = acquireLock(lockPath);
+  if (!release) {
+    console.error(`another refresh of ${r.indexPath} is running (${lockPath}); try again when it is done`);
+    return 1;
+  }
+  try {
+    return await updateUnlocked(r);
+  } finally {
+    release();
+  }
+}
+
+/** The update, the manifest, the build and the reload, with progress on stderr. */
+async function updateUnlocked(r: RunOptions): Promise<number> {
   const log = r.quiet ? () => {} : (line: string) => console.error(line);
   const manifestPath = join(r.feedsDir, 'feeds.json');
   let kept;
