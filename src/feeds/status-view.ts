@@ -18,7 +18,8 @@ export interface FeedsStatus {
   refresher: FeedRefresher | null;
 }
 
-const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+/** ISO time, or null for none (an empty catalog has no next attempt: Infinity). */
+const iso = (ms: number | null): string | null => (ms === null || !Number.isFinite(ms) ? null : new Date(ms).toISOString());
 const ageSeconds = (ms: number | null, now: number): number | null => (ms === null ? null : Math.max(0, Math.round((now - ms) / 1000)));
 
 /** The public feeds block: mode, schedule and per-kind fetch state (no paths, no publishers). */
