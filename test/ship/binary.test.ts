@@ -154,6 +154,38 @@ describe('the compiled binary', () => {
     }
   }, 90_000);
 
+  test('serve refreshes its own index: feeds from a loopback mirror, a niced build by the binary itself, the swap', async () => {
+    const mirror = startFeedMirror();
+    const index = join(work, 'refresh', 'ipintel.idx');
+    try {
+      mkdirSync(join(work, 'refresh'), { recursive: true });
+      expect((await run([bin, 'build-index', '--default', '--out', index, '--quiet'], { cwd: work })).code).toBe(0);
+      const catalog = join(work, 'refresh', 'catalog.json');
+      writeFileSync(
+        catalog,
+        JSON.stringify({ feeds: [{ type: 'tor-exits', path: 'tor/torbulkexitlist', url: 'https://check.torproject.org/torbulkexitlist', publisher: 'The Tor Project', licence: 'none stated', minRows: 300 }] }),
+      );
+      const env = { IPINTEL_INDEX: index, IPINTEL_DB: join(work, 'refresh.sqlite'), IPINTEL_FEEDS_CATALOG: catalog, IPINTEL_FEEDS_MIRROR: mirror.url, IPINTEL_FEEDS_DIR: join(work, 'refresh', 'feeds') };
+      const server = await serveBinary(bin, { cwd: work, env });
+      try {
+        const isTor = async () => ((await (await fetch(`${server.url}/v1/ip/185.241.208.232`)).json()) as { classification: { is_tor: boolean } }).classification.is_tor;
+        const deadline = Date.now() + 60_000;
+        while (!(await isTor())) {
+          if (Date.now() > deadline) throw new Error(`no swap: ${server.log()}`);
+          await Bun.sleep(200);
+        }
+        expect(server.log()).toContain('feeds: tor/torbulkexitlist updated');
+        expect(server.log()).toMatch(/feeds: swapped in .*tor=ready/);
+        expect(mirror.requests).toEqual(['tor/torbulkexitlist']);
+        expect(IndexReader.open(index).meta.managedBy).toBe('server');
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      mirror.stop();
+    }
+  }, 90_000);
+
   test('feeds update runs inside the binary (bundled parsers) against a loopback mirror', async () => {
     const mirror = startFeedMirror();
     try {
