@@ -283,6 +283,23 @@ describe('feeds update, manifest bookkeeping', () => {
     const text = lines.join('\n');
     for (const f of loadCatalog()) expect(text).toContain(f.url);
   });
+
+  test('IPINTEL_FEEDS_CATALOG names the catalog when --catalog is not given (the refresher reads the same variable)', async () => {
+    const catalog = writeCatalog('catalog-env.json', ['tor/torbulkexitlist']);
+    const lines: string[] = [];
+    const original = console.log;
+    console.log = (...args: unknown[]) => void lines.push(args.join(' '));
+    process.env.IPINTEL_FEEDS_CATALOG = catalog;
+    try {
+      expect(await main(['list'])).toBe(0);
+    } finally {
+      console.log = original;
+      delete process.env.IPINTEL_FEEDS_CATALOG;
+    }
+    const rows = lines.join('\n').split('\n').filter((l) => l.includes('https://'));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toContain('tor/torbulkexitlist');
+  });
 });
 
 /** Every file path under `dir`, relative. */

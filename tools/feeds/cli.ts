@@ -30,7 +30,7 @@ const USAGE = `usage: feeds update [--dir <feeds dir>] [--index <file>] [--reloa
   --reload     POST this URL (e.g. http://127.0.0.1:8080/reload) with IPINTEL_ADMIN_TOKEN after the build;
                repeat it for every server process that maps the index
   --mirror     fetch <mirror>/<path> instead of each publisher URL (env IPINTEL_FEEDS_MIRROR)
-  --catalog    feed catalog (default: the bundled feeds/catalog.json)
+  --catalog    feed catalog (default IPINTEL_FEEDS_CATALOG, else the bundled feeds/catalog.json)
   --no-defaults  build the index from the feeds only, without the embedded default data
   --no-build   only refresh the copies and feeds.json
   --force      rebuild even when no copy changed
@@ -76,7 +76,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   let catalog: CatalogFeed[];
   try {
-    catalog = loadCatalog(o.catalog);
+    catalog = loadCatalog(o.catalog ?? (process.env.IPINTEL_FEEDS_CATALOG?.trim() || undefined));
   } catch (e) {
     if (!(e instanceof CatalogError)) throw e;
     console.error(e.message);
