@@ -154,20 +154,20 @@ describe('the compiled binary', () => {
     }
   }, 90_000);
 
-  test('serve refreshes its own index: feeds from a loopback mirror, a niced build by the binary itself, the swap', async () => {
+  test('first start: serve builds and serves the default at once, then fetches the catalog (a loopback mirror), builds in its own niced child and swaps', async () => {
     const mirror = startFeedMirror();
     const index = join(work, 'refresh', 'ipintel.idx');
     try {
       mkdirSync(join(work, 'refresh'), { recursive: true });
-      expect((await run([bin, 'build-index', '--default', '--out', index, '--quiet'], { cwd: work })).code).toBe(0);
       const catalog = join(work, 'refresh', 'catalog.json');
       writeFileSync(
         catalog,
         JSON.stringify({ feeds: [{ type: 'tor-exits', path: 'tor/torbulkexitlist', url: 'https://check.torproject.org/torbulkexitlist', publisher: 'The Tor Project', licence: 'none stated', minRows: 300 }] }),
       );
       const env = { IPINTEL_INDEX: index, IPINTEL_DB: join(work, 'refresh.sqlite'), IPINTEL_FEEDS_CATALOG: catalog, IPINTEL_FEEDS_MIRROR: mirror.url, IPINTEL_FEEDS_DIR: join(work, 'refresh', 'feeds') };
-      const server = await serveBinary(bin, { cwd: work, env });
+      const server = await serveBinary(bin, { cwd: work, env, timeoutMs: 60_000 });
       try {
+        expect(server.log()).toContain(`no index at ${index}`);
         const isTor = async () => ((await (await fetch(`${server.url}/v1/ip/185.241.208.232`)).json()) as { classification: { is_tor: boolean } }).classification.is_tor;
         const deadline = Date.now() + 60_000;
         while (!(await isTor())) {
