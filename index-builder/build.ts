@@ -23,6 +23,8 @@ export interface BuildOptions {
   quiet?: boolean;
   /** Fixed build time (tests and reproducible builds); default now. */
   builtAtMs?: number;
+  /** Marks the file as the server's own (IndexMeta.managedBy): its feed refresher may replace it. */
+  managedBy?: 'server';
 }
 
 export interface BuildSummary {
@@ -92,6 +94,7 @@ export async function buildIndex(options: BuildOptions): Promise<BuildSummary> {
     out: options.out,
     attributions: attributionsFor(options.sources),
     builtAtMs: options.builtAtMs,
+    managedBy: options.managedBy,
     progress,
     step: options.sources.length,
   });
@@ -103,7 +106,7 @@ export async function buildIndex(options: BuildOptions): Promise<BuildSummary> {
 export function writeCollected(
   collector: Collector,
   metas: SourceMeta[],
-  opts: { out: string; attributions: string[]; builtAtMs?: number; progress?: ReturnType<typeof createProgress>; step?: number },
+  opts: { out: string; attributions: string[]; builtAtMs?: number; managedBy?: 'server'; progress?: ReturnType<typeof createProgress>; step?: number },
 ): { v4Intervals: number; v6Intervals: number; records: number; bytes: number; bogonsYielded: MergedIndex['bogonsYielded'] } {
   const progress = opts.progress ?? createProgress(true);
   const step = opts.step ?? 0;
@@ -156,6 +159,7 @@ export function writeCollected(
     bogonsYielded: merged.bogonsYielded,
     routedFamilies: merged.routedFamilies,
     attributions: opts.attributions,
+    ...(opts.managedBy ? { managedBy: opts.managedBy } : {}),
   };
 
   progress.source(step + 2, 'writing');

@@ -69,7 +69,8 @@ export async function main(argv: string[], dataSources: () => ResolvedSource[] =
       const manifest = loadManifest(args.manifest!);
       sources = args['no-defaults'] ? manifest : withDataDefaults(manifest, dataSources);
     }
-    const summary = await buildIndex({ sources, out, quiet: args.quiet });
+    // The embedded default is the index the server builds itself: its feed refresher may replace it (a manifest build is the operator's).
+    const summary = await buildIndex({ sources, out, quiet: args.quiet, managedBy: args.default ? 'server' : undefined });
     if (!args.quiet) console.error(formatSummary(summary));
     console.log(out);
     return 0;

@@ -46,6 +46,8 @@ const COMMANDS: Record<string, Command> = {
   inspect: async (argv) => (await import('../tools/inspect.ts')).main(argv),
   feeds: async (argv) => (await import('../tools/feeds/cli.ts')).main(argv),
   healthcheck,
+  // Internal: the feed refresher's background build (src/feeds/build-child.ts runs it in a niced child).
+  'refresh-build': async (argv) => (await import('./feeds/build-child.ts')).runRefreshBuild(argv),
 };
 
 /** Dispatches argv (without the runtime and script) to a command; resolves with the exit code. */
@@ -86,7 +88,7 @@ async function buildIndexCommand(argv: string[]): Promise<number> {
   }
   const out = args.out ?? process.env.IPINTEL_INDEX ?? 'data/ipintel.idx';
   try {
-    await data.buildDefaultIndex(out, args['feeds-dir'] ?? process.env.IPINTEL_FEEDS_DIR ?? 'feeds', args.quiet);
+    await data.buildDefaultIndex(out, args['feeds-dir'] ?? process.env.IPINTEL_FEEDS_DIR ?? 'feeds', args.quiet, 'server');
   } catch (e) {
     console.error(`build failed: ${(e as Error).message}`);
     return 1;
@@ -109,10 +111,11 @@ async function serve(argv: string[]): Promise<number> {
     const config = loadConfig();
     if (!existsSync(config.indexPath)) {
       console.error(`no index at ${config.indexPath}: building it from the embedded default sources`);
-      await data.buildDefaultIndex(config.indexPath, config.feedsDir);
+      await data.buildDefaultIndex(config.indexPath, config.feedsDir, false, 'server');
     }
     server = await startServer(config, { accounts: await openAccountStore(config.dbPath) });
     console.error(`ipintel listening on ${config.host}:${server.port} (index ${config.indexPath})`);
+    server.services.feeds = (await import('./feeds/start.ts')).startFeedRefresher(config, server.services.index);
   } catch (e) {
     // One clear line (the index file, the database, the setting at fault), no stack trace.
     console.error(`ipintel cannot start: ${(e as Error).message}`);
@@ -123,6 +126,7 @@ async function serve(argv: string[]): Promise<number> {
     process.on(signal, async () => {
       if (stopping) return;
       stopping = true;
+      server.services.feeds?.refresher?.close(); // kills a background build
       await server.stop(); // flushes usage counters and closes the database
       process.exit(0);
     });

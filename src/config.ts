@@ -2,6 +2,7 @@
  * Server configuration from the environment (names fixed by
  * ../shared/interface.md). Read once at start-up; pure over `env`.
  */
+import { parseDuration } from './feeds/duration.ts';
 
 /** Headers a trusted proxy may name the client in; exactly one is read. */
 export const TRUST_PROXY_HEADERS = ['x-forwarded-for', 'forwarded'] as const;
@@ -35,6 +36,12 @@ export interface Config {
   rateLimits: boolean;
   /** Decision-policy JSON file (IPINTEL_POLICY); null: the built-in policy. */
   policyPath: string | null;
+  /** How often the feed refresher runs (IPINTEL_FEEDS_REFRESH, default 24h); null: `off`. */
+  feedsRefreshMs: number | null;
+  /** The feed catalog (IPINTEL_FEEDS_CATALOG); null: the bundled feeds/catalog.json. */
+  feedsCatalog: string | null;
+  /** An operator's manifest the refresher rebuilds from (IPINTEL_FEEDS_MANIFEST); null: only the server's own index. */
+  feedsManifest: string | null;
 }
 
 function list(v: string | undefined): string[] {
@@ -67,6 +74,13 @@ function trustProxyHeader(v: string | undefined): TrustProxyHeader {
     throw new Error(`IPINTEL_TRUST_PROXY_HEADER must be x-forwarded-for or forwarded (got "${v}")`);
   }
   return text as TrustProxyHeader;
+}
+
+/** IPINTEL_FEEDS_REFRESH: a duration (`30m`, `6h`, `24h`), or off/false/0/no; unset: 24h. */
+function feedsRefresh(v: string | undefined): number | null {
+  const text = str(v)?.toLowerCase() ?? '24h';
+  if (FALSE_WORDS.includes(text)) return null;
+  return parseDuration('IPINTEL_FEEDS_REFRESH', text);
 }
 
 /** Builds the configuration from environment variables. */
@@ -103,5 +117,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitStore: str(env.IPINTEL_RATE_LIMIT_STORE),
     rateLimits: flag('IPINTEL_RATE_LIMITS', env.IPINTEL_RATE_LIMITS, true),
     policyPath: str(env.IPINTEL_POLICY),
+    feedsRefreshMs: feedsRefresh(env.IPINTEL_FEEDS_REFRESH),
+    feedsCatalog: str(env.IPINTEL_FEEDS_CATALOG),
+    feedsManifest: str(env.IPINTEL_FEEDS_MANIFEST),
   };
 }

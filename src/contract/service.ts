@@ -17,6 +17,47 @@ export const Health = Named('Health', Closed({
 
 const KindState = StringEnum(['ready', 'stale', 'unavailable']);
 const kindMap = <S extends Parameters<typeof Closed>[0][string]>(value: S) => Closed(Object.fromEntries(EVIDENCE_KINDS.map((k) => [k, value])) as Record<(typeof EVIDENCE_KINDS)[number], S>);
+const FeedFetchState = StringEnum(['fresh', 'stale', 'missing', 'failed']);
+const Seconds = Type.Integer({ minimum: 0 });
+
+/** Per evidence kind: the fetch state of the catalog feeds that provide it (no paths, no publishers). */
+const FeedKind = Closed({
+  state: FeedFetchState,
+  sources: Seconds,
+  fresh: Seconds,
+  stale: Seconds,
+  missing: Seconds,
+  failed: Seconds,
+  last_fetch_at: NullableDateTime,
+  last_change_at: NullableDateTime,
+  age_seconds: Nullable(Seconds),
+});
+
+/** One catalog feed, for the admin token only. */
+const FeedSource = Closed({
+  path: Type.String(),
+  type: Type.String(),
+  state: FeedFetchState,
+  cadence_seconds: Seconds,
+  last_fetch_at: NullableDateTime,
+  last_change_at: NullableDateTime,
+  age_seconds: Nullable(Seconds),
+  next_attempt_at: NullableDateTime,
+  reason: NullableString,
+});
+
+/** The refresher's part of the data status (src/feeds/status-view.ts). */
+export const FeedsStatus = Named('FeedsStatus', Closed({
+  managed_by: StringEnum(['server', 'operator', 'operator-manifest']),
+  refresh: StringEnum(['off', 'operator-managed', 'running', 'scheduled']),
+  refresh_seconds: Type.Optional(Seconds),
+  last_refresh_at: Type.Optional(NullableDateTime),
+  next_attempt_at: Type.Optional(NullableDateTime),
+  build: Type.Optional(StringEnum(['failed', 'pending', 'current'])),
+  kinds: Type.Partial(kindMap(FeedKind)),
+  sources: Type.Optional(Type.Array(FeedSource, { description: 'Per feed; only with the admin bearer token' })),
+}));
+
 /** GET /v1/data/status. */
 export const DataStatus = Named('DataStatus', Closed({
   status: StringEnum(['ok']),
@@ -34,6 +75,7 @@ export const DataStatus = Named('DataStatus', Closed({
       stale_after_seconds: Type.Integer({ minimum: 0 }),
     }),
   ),
+  feeds: Nullable(FeedsStatus, { description: 'The feed refresher (docs/feeds-update.md); null when the server runs without one' }),
   policy_version: Type.String(),
   attributions: Type.Array(Type.String()),
 }));

@@ -4,11 +4,15 @@ import { ApiError } from '../errors.ts';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
-/** Throws FORBIDDEN unless the request carries the admin token (always when none is configured). */
-export function requireAdmin(request: Request, adminToken: string | null): void {
+/** Whether the request carries the admin token (never when none is configured). */
+export function isAdmin(request: Request, adminToken: string | null): boolean {
   const header = request.headers.get('authorization') ?? '';
   const m = /^Bearer\s+(.+)$/i.exec(header.trim());
   // Hashing first makes the comparison length-independent.
-  const ok = adminToken !== null && m !== null && timingSafeEqual(digest(m[1]), digest(adminToken));
-  if (!ok) throw new ApiError('FORBIDDEN', 'This route is for the operator only', {});
+  return adminToken !== null && m !== null && timingSafeEqual(digest(m[1]), digest(adminToken));
+}
+
+/** Throws FORBIDDEN unless the request carries the admin token (always when none is configured). */
+export function requireAdmin(request: Request, adminToken: string | null): void {
+  if (!isAdmin(request, adminToken)) throw new ApiError('FORBIDDEN', 'This route is for the operator only', {});
 }

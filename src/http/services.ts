@@ -4,6 +4,7 @@
  */
 import type { AccountStore } from '../accounts/store.ts';
 import type { Config } from '../config.ts';
+import type { FeedsStatus } from '../feeds/status-view.ts';
 import type { CrawlerVerifier } from '../crawlers/verifier.ts';
 import type { IndexHolder } from '../index/holder.ts';
 import type { RdapClient } from '../rdap/index.ts';
@@ -33,4 +34,6 @@ export interface AppServices {
   trusted: TrustedProxies;
   /** Clock (ms); tests inject one. */
   now: () => number;
+  /** The feed refresher's state for /v1/data/status (set once it starts; absent: not started). */
+  feeds?: FeedsStatus;
 }

@@ -196,6 +196,12 @@ export interface IndexMeta {
   bogonsYielded?: { v4: { intervals: number; addresses: number }; v6: { intervals: number; addresses: string } };
   /** Data credits required by the sources' licences. */
   attributions: string[];
+  /**
+   * `server`: the server built this file itself (first start or its feed
+   * refresher), so the refresher may replace it. Absent: an operator's build,
+   * never replaced behind their back.
+   */
+  managedBy?: 'server';
 }
 
 export interface SourceMeta {

@@ -40,6 +40,8 @@ test('a good manifest: exit 0, summary table, a verified file with its sources',
   expect(r.stderr).toContain('IPv4 intervals');
   const reader = IndexReader.open(out);
   expect(reader.meta.sources.map((s) => s.type)).toEqual(['tor-exits', 'crawler-ranges']);
+  // An operator's manifest build: the server's feed refresher never replaces it.
+  expect(reader.meta.managedBy).toBeUndefined();
 }, 90_000);
 
 test('a malformed feed: exit 1 naming the file and line; the previous index stays', async () => {

@@ -25,6 +25,9 @@ describe('loadConfig', () => {
       rateLimitStore: null,
       rateLimits: true,
       policyPath: null,
+      feedsRefreshMs: 86_400_000,
+      feedsCatalog: null,
+      feedsManifest: null,
     });
     expect(c.oauth.provider).toBeNull();
   });
@@ -70,6 +73,26 @@ describe('loadConfig', () => {
   test('bad values are refused with the variable named', () => {
     expect(() => loadConfig({ PORT: 'http' })).toThrow(/PORT/);
     expect(() => loadConfig({ IPINTEL_OAUTH_PROVIDER: 'facebook' })).toThrow(/IPINTEL_OAUTH_PROVIDER/);
+  });
+});
+
+describe('feed refresher settings', () => {
+  test('IPINTEL_FEEDS_REFRESH takes durations and off', () => {
+    expect(loadConfig({ IPINTEL_FEEDS_REFRESH: '6h' }).feedsRefreshMs).toBe(6 * 3_600_000);
+    expect(loadConfig({ IPINTEL_FEEDS_REFRESH: '30m' }).feedsRefreshMs).toBe(30 * 60_000);
+    expect(loadConfig({ IPINTEL_FEEDS_REFRESH: '7d' }).feedsRefreshMs).toBe(7 * 86_400_000);
+    for (const off of ['off', 'OFF', 'false', '0', 'no']) expect(loadConfig({ IPINTEL_FEEDS_REFRESH: off }).feedsRefreshMs).toBeNull();
+    expect(loadConfig({ IPINTEL_FEEDS_REFRESH: ' ' }).feedsRefreshMs).toBe(86_400_000);
+  });
+
+  test('a bad IPINTEL_FEEDS_REFRESH is refused with its name', () => {
+    for (const bad of ['daily', '6', '-1h', '0.1s', '500d']) expect(() => loadConfig({ IPINTEL_FEEDS_REFRESH: bad })).toThrow(/IPINTEL_FEEDS_REFRESH must be a duration/);
+  });
+
+  test('IPINTEL_FEEDS_CATALOG and IPINTEL_FEEDS_MANIFEST are read as paths', () => {
+    const c = loadConfig({ IPINTEL_FEEDS_CATALOG: '/srv/mirror/catalog.json', IPINTEL_FEEDS_MANIFEST: '/srv/feeds.json' });
+    expect(c.feedsCatalog).toBe('/srv/mirror/catalog.json');
+    expect(c.feedsManifest).toBe('/srv/feeds.json');
   });
 });
 

@@ -130,6 +130,8 @@ describe('the compiled binary', () => {
       '@ip-location-db/asn/asn-ipv6.csv',
     ]);
     expect(reader.meta.attributions.join('\n')).toContain('DB-IP');
+    // The embedded default is the server's own index: its feed refresher may replace it.
+    expect(reader.meta.managedBy).toBe('server');
     // The small MMDB places 8.8.8.0/24 in Mountain View, US.
     expect(reader.lookup('8.8.8.8')!.record.geo).toMatchObject({ countryCode: 'US', city: 'Mountain View' });
   }, 60_000);
@@ -146,13 +148,46 @@ describe('the compiled binary', () => {
   test('serve with no index builds the default one first (data from IPINTEL_DATA_DIR), then serves it', async () => {
     const data = writeSmallDefaultData(join(tmp, 'data-dir'));
     const index = join(work, 'first-start', 'ipintel.idx');
-    const server = await serveBinary(bin, { cwd: work, env: { IPINTEL_INDEX: index, IPINTEL_DB: join(work, 'first.sqlite'), IPINTEL_DATA_DIR: data }, timeoutMs: 60_000 });
+    const server = await serveBinary(bin, { cwd: work, env: { IPINTEL_INDEX: index, IPINTEL_DB: join(work, 'first.sqlite'), IPINTEL_DATA_DIR: data, IPINTEL_FEEDS_REFRESH: 'off' /* tests talk only to loopback */ }, timeoutMs: 60_000 });
     try {
       expect(server.log()).toContain(`no index at ${index}`);
       expect((await fetch(`${server.url}/health`)).status).toBe(200);
       expect(IndexReader.open(index).meta.sources.map((s) => s.path)).toContain('@ip-location-db/asn/asn-ipv4.csv');
+      expect(IndexReader.open(index).meta.managedBy).toBe('server');
     } finally {
       await server.stop();
+    }
+  }, 90_000);
+
+  test('first start: serve builds and serves the default at once, then fetches the catalog (a loopback mirror), builds in its own niced child and swaps', async () => {
+    const mirror = startFeedMirror();
+    const index = join(work, 'refresh', 'ipintel.idx');
+    try {
+      mkdirSync(join(work, 'refresh'), { recursive: true });
+      const catalog = join(work, 'refresh', 'catalog.json');
+      writeFileSync(
+        catalog,
+        JSON.stringify({ feeds: [{ type: 'tor-exits', path: 'tor/torbulkexitlist', url: 'https://check.torproject.org/torbulkexitlist', publisher: 'The Tor Project', licence: 'none stated', minRows: 300 }] }),
+      );
+      const env = { IPINTEL_INDEX: index, IPINTEL_DB: join(work, 'refresh.sqlite'), IPINTEL_FEEDS_CATALOG: catalog, IPINTEL_FEEDS_MIRROR: mirror.url, IPINTEL_FEEDS_DIR: join(work, 'refresh', 'feeds') };
+      const server = await serveBinary(bin, { cwd: work, env, timeoutMs: 60_000 });
+      try {
+        expect(server.log()).toContain(`no index at ${index}`);
+        const isTor = async () => ((await (await fetch(`${server.url}/v1/ip/185.241.208.232`)).json()) as { classification: { is_tor: boolean } }).classification.is_tor;
+        const deadline = Date.now() + 60_000;
+        while (!(await isTor())) {
+          if (Date.now() > deadline) throw new Error(`no swap: ${server.log()}`);
+          await Bun.sleep(200);
+        }
+        expect(server.log()).toContain('feeds: tor/torbulkexitlist updated');
+        expect(server.log()).toMatch(/feeds: swapped in .*tor=ready/);
+        expect(mirror.requests).toEqual(['tor/torbulkexitlist']);
+        expect(IndexReader.open(index).meta.managedBy).toBe('server');
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      mirror.stop();
     }
   }, 90_000);
 

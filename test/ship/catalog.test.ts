@@ -73,6 +73,8 @@ describe('catalog errors name the file and the entry', () => {
     ['minRows 0', { ...good, path: 'b', minRows: 0 }, /feeds\[1\]: minRows/],
     ['maxShrink above 1', { ...good, path: 'b', maxShrink: 2 }, /feeds\[1\]: maxShrink/],
     ['a duplicate path', { ...good }, /feeds\[1\]: path tor\/exits appears twice/],
+    ['a cadence that is not a duration', { ...good, path: 'b', cadence: 'hourly' }, /feeds\[1\]: cadence must be a duration/],
+    ['a numeric cadence', { ...good, path: 'b', cadence: 3600 }, /feeds\[1\]: cadence must be a duration/],
   ])('%s', (_what, bad, message) => {
     const run = load([good, bad]);
     expect(run).toThrow(CatalogError);
@@ -80,8 +82,18 @@ describe('catalog errors name the file and the entry', () => {
   });
 });
 
+describe('cadence', () => {
+  test('the bundled catalog checks Tor exits hourly, cloud ranges daily and PeeringDB weekly; other feeds follow IPINTEL_FEEDS_REFRESH', () => {
+    const byPath = new Map(loadCatalog().map((f) => [f.path, f.cadenceMs]));
+    expect(byPath.get('tor/torbulkexitlist')).toBe(3_600_000);
+    expect(byPath.get('cloud/aws-ip-ranges.json')).toBe(86_400_000);
+    expect(byPath.get('asn/peeringdb-net.json')).toBe(7 * 86_400_000);
+    expect(byPath.get('rir/delegated-arin-extended-latest')).toBeNull();
+  });
+});
+
 describe('refusal', () => {
-  const feed: CatalogFeed = { type: 'cidr-list', options: {}, path: 'x', url: 'https://x', publisher: 'p', licence: 'l', minRows: 10, maxShrink: 0.5 };
+  const feed: CatalogFeed = { type: 'cidr-list', options: {}, path: 'x', url: 'https://x', publisher: 'p', licence: 'l', minRows: 10, maxShrink: 0.5, cadenceMs: null };
 
   test('accepts a copy at the limits and refuses one just past them', () => {
     expect(refusal(feed, { rows: 10, skipped: 0 }, null)).toBeNull();

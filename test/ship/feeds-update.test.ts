@@ -4,7 +4,7 @@
  * copy, the manifest and index rewrites, and the reload of a real server.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
@@ -245,6 +245,26 @@ describe('feeds update, manifest bookkeeping', () => {
     expect(manifestOf(dir).map((s) => s.path)).toEqual(['tor/torbulkexitlist']);
   }, 30_000);
 
+  test("while the server's refresher holds the index's lock, an update touches nothing and exits 1", async () => {
+    const dir = join(tmp, 'locked');
+    const catalog = writeCatalog('catalog-locked.json', ['tor/torbulkexitlist']);
+    mkdirSync(dir, { recursive: true });
+    const holder = Bun.spawn(['sleep', '30']);
+    try {
+      writeFileSync(join(dir, 'index.idx.feeds.lock'), JSON.stringify({ pid: holder.pid, at: Date.now() }));
+      const before = mirror.requests.length;
+      expect(await update(dir, catalog)).toBe(1);
+      expect(mirror.requests.length).toBe(before);
+      expect(existsSync(join(dir, 'tor/torbulkexitlist'))).toBe(false);
+    } finally {
+      holder.kill();
+      await holder.exited;
+    }
+    // Released: the next run goes ahead and leaves no lock behind.
+    expect(await update(dir, catalog)).toBe(0);
+    expect(existsSync(join(dir, 'index.idx.feeds.lock'))).toBe(false);
+  }, 30_000);
+
   test('usage errors exit 2', async () => {
     expect(await main(['update', '--bogus'])).toBe(2);
     expect(await main(['frobnicate'])).toBe(2);
@@ -262,6 +282,23 @@ describe('feeds update, manifest bookkeeping', () => {
     }
     const text = lines.join('\n');
     for (const f of loadCatalog()) expect(text).toContain(f.url);
+  });
+
+  test('IPINTEL_FEEDS_CATALOG names the catalog when --catalog is not given (the refresher reads the same variable)', async () => {
+    const catalog = writeCatalog('catalog-env.json', ['tor/torbulkexitlist']);
+    const lines: string[] = [];
+    const original = console.log;
+    console.log = (...args: unknown[]) => void lines.push(args.join(' '));
+    process.env.IPINTEL_FEEDS_CATALOG = catalog;
+    try {
+      expect(await main(['list'])).toBe(0);
+    } finally {
+      console.log = original;
+      delete process.env.IPINTEL_FEEDS_CATALOG;
+    }
+    const rows = lines.join('\n').split('\n').filter((l) => l.includes('https://'));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toContain('tor/torbulkexitlist');
   });
 });
 

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { isAbsolute, normalize, resolve } from 'node:path';
+import { parseDuration } from '../../src/feeds/duration.ts';
 import { isKnownType } from '../../index-builder/parsers/index.ts';
 import type { ManifestSource } from '../../index-builder/sink.ts';
 // Imported (not read at run time) so the compiled binary carries the catalog.
@@ -27,6 +28,8 @@ export interface CatalogFeed {
   minRows: number;
   /** A copy that lost more than this fraction of the previous copy's rows is refused. */
   maxShrink: number;
+  /** How often the server's refresher checks this feed (`cadence`, e.g. `1h`); null: the refresh interval. */
+  cadenceMs: number | null;
 }
 
 /** A catalog problem, naming the file and the entry. */
@@ -91,7 +94,16 @@ function checkFeed(raw: unknown, at: string): CatalogFeed {
   if (typeof minRows !== 'number' || !Number.isInteger(minRows) || minRows < 1) throw new CatalogError(`${at}: minRows must be an integer >= 1`);
   const maxShrink = f.maxShrink ?? DEFAULT_MAX_SHRINK;
   if (typeof maxShrink !== 'number' || maxShrink < 0 || maxShrink > 1) throw new CatalogError(`${at}: maxShrink must be between 0 and 1`);
-  return { type, options: options as Record<string, string>, path, url, publisher: str('publisher'), licence: str('licence'), minRows, maxShrink };
+  let cadenceMs: number | null = null;
+  if (f.cadence !== undefined) {
+    if (typeof f.cadence !== 'string') throw new CatalogError(`${at}: cadence must be a duration like 1h, 24h or 7d`);
+    try {
+      cadenceMs = parseDuration('cadence', f.cadence);
+    } catch (e) {
+      throw new CatalogError(`${at}: ${(e as Error).message}`);
+    }
+  }
+  return { type, options: options as Record<string, string>, path, url, publisher: str('publisher'), licence: str('licence'), minRows, maxShrink, cadenceMs };
 }
 
 /** Absolute path of a feed's local copy. */

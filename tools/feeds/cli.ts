@@ -6,13 +6,14 @@
  * feed kept its previous copy or is missing, or the build or reload failed;
  * 2 on a usage or catalog error.
  */
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildIndex, formatSummary } from '../../index-builder/build.ts';
 import { loadManifest, ManifestError } from '../../index-builder/manifest.ts';
 import { FeedError } from '../../index-builder/feed/source.ts';
 import { formatTable } from '../../index-builder/progress.ts';
+import { acquireLock } from '../../src/feeds/lock.ts';
 import { CatalogError, loadCatalog, type CatalogFeed } from './catalog.ts';
 import { DefaultDataMissingError, findDefaultSources } from './default-data.ts';
 import { operatorEntries, writeFeedsManifest } from './manifest-writer.ts';
@@ -29,7 +30,7 @@ const USAGE = `usage: feeds update [--dir <feeds dir>] [--index <file>] [--reloa
   --reload     POST this URL (e.g. http://127.0.0.1:8080/reload) with IPINTEL_ADMIN_TOKEN after the build;
                repeat it for every server process that maps the index
   --mirror     fetch <mirror>/<path> instead of each publisher URL (env IPINTEL_FEEDS_MIRROR)
-  --catalog    feed catalog (default: the bundled feeds/catalog.json)
+  --catalog    feed catalog (default IPINTEL_FEEDS_CATALOG, else the bundled feeds/catalog.json)
   --no-defaults  build the index from the feeds only, without the embedded default data
   --no-build   only refresh the copies and feeds.json
   --force      rebuild even when no copy changed
@@ -75,7 +76,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   let catalog: CatalogFeed[];
   try {
-    catalog = loadCatalog(o.catalog);
+    catalog = loadCatalog(o.catalog ?? (process.env.IPINTEL_FEEDS_CATALOG?.trim() || undefined));
   } catch (e) {
     if (!(e instanceof CatalogError)) throw e;
     console.error(e.message);
@@ -119,8 +120,24 @@ interface RunOptions {
   quiet: boolean;
 }
 
-/** The update, the manifest, the build and the reload, with progress on stderr. */
+/** The update under the refresh lock of the index (the server's refresher takes the same one). */
 async function runUpdate(r: RunOptions): Promise<number> {
+  const lockPath = `${resolve(r.indexPath)}.feeds.lock`;
+  mkdirSync(dirname(lockPath), { recursive: true });
+  const release = acquireLock(lockPath);
+  if (!release) {
+    console.error(`another refresh of ${r.indexPath} is running (${lockPath}); try again when it is done`);
+    return 1;
+  }
+  try {
+    return await updateUnlocked(r);
+  } finally {
+    release();
+  }
+}
+
+/** The update, the manifest, the build and the reload, with progress on stderr. */
+async function updateUnlocked(r: RunOptions): Promise<number> {
   const log = r.quiet ? () => {} : (line: string) => console.error(line);
   const manifestPath = join(r.feedsDir, 'feeds.json');
   let kept;
@@ -146,7 +163,8 @@ async function runUpdate(r: RunOptions): Promise<number> {
   try {
     const sources = r.withDefaults ? findDefaultSources(r.feedsDir) : loadManifest(manifestPath);
     if (sources.length === 0) throw new ManifestError(`${manifestPath}: no feed has a good copy; nothing to build`);
-    const summary = await buildIndex({ sources, out: r.indexPath, quiet: r.quiet });
+    // With the default data this is the index the server builds itself (its refresher may go on refreshing it).
+    const summary = await buildIndex({ sources, out: r.indexPath, quiet: r.quiet, managedBy: r.withDefaults ? 'server' : undefined });
     if (!r.quiet) console.error(formatSummary(summary));
     console.error(`index: ${r.indexPath} rebuilt`);
   } catch (e) {

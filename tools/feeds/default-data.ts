@@ -73,9 +73,9 @@ export function findDefaultSources(feedsDir: string, env: Record<string, string 
   return withFeedsDir(findDataSources(env), feedsDir);
 }
 
-/** Builds the default index (data packages + feeds) at `out`, with progress on stderr unless `quiet`. */
-export async function buildDefaultIndex(out: string, feedsDir: string, quiet = false): Promise<void> {
+/** Builds the default index (data packages + feeds) at `out`, with progress on stderr unless `quiet`; `managedBy` marks the server's own. */
+export async function buildDefaultIndex(out: string, feedsDir: string, quiet = false, managedBy?: 'server'): Promise<void> {
   const { buildIndex, formatSummary } = await import('../../index-builder/build.ts');
-  const summary = await buildIndex({ sources: findDefaultSources(feedsDir), out, quiet });
+  const summary = await buildIndex({ sources: findDefaultSources(feedsDir), out, quiet, managedBy });
   if (!quiet) console.error(formatSummary(summary));
 }

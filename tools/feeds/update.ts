@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, renameSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fsyncDir } from './fsync-dir.ts';
 import { localPathOf, sourceUrlOf, type CatalogFeed } from './catalog.ts';
-import { DownloadError, downloadToFile, sha256OfFile, type DownloadLimits } from './download.ts';
+import { DownloadError, downloadToFile, sha256OfFile, type DownloadLimits, type Validators } from './download.ts';
 import { countRows, countRowsOrNull, refusal, type RowCount } from './validate.ts';
 import { FeedError } from '../../index-builder/feed/source.ts';
 
@@ -32,6 +32,10 @@ export interface FeedOutcome {
   bytes: number | null;
   /** Why the download was not used. */
   reason?: string;
+  /** The publisher's validators of the copy now on disk (absent: unknown, or the copy was kept). */
+  validators?: Validators;
+  /** Whether the publisher answered 304 to a conditional request. */
+  notModified?: boolean;
 }
 
 export interface UpdateOptions {
@@ -42,6 +46,8 @@ export interface UpdateOptions {
   limits: DownloadLimits;
   /** Progress lines (one or two per feed). */
   log: (line: string) => void;
+  /** The validators remembered for a feed's copy: the request is then conditional. */
+  validatorsOf?: (feed: CatalogFeed) => Validators | null;
 }
 
 /** Whether a feed has a good copy on disk after the update. */
@@ -76,23 +82,33 @@ async function updateOne(feed: CatalogFeed, url: string, opts: UpdateOptions): P
   mkdirSync(dirname(target), { recursive: true });
   // Same folder (atomic rename) and same extension (the parser gunzips by name).
   const temp = join(dirname(target), `.download-${process.pid}-${basename(target)}`);
-  const previous: RowCount | null = existsSync(target) ? await countRowsOrNull(feed, target, feed.path) : null;
-  const failed = (reason: string): FeedOutcome => ({
-    feed,
-    status: previous ? 'kept-previous' : 'missing',
-    rows: previous?.rows ?? null,
-    previousRows: previous?.rows ?? null,
-    bytes: null,
-    reason,
-  });
+  const hasCopy = existsSync(target);
+  let previousCount: Promise<RowCount | null> | null = null;
+  // Counted only when needed: a 304 must not cost a parse of the copy.
+  const countPrevious = (): Promise<RowCount | null> =>
+    (previousCount ??= hasCopy ? countRowsOrNull(feed, target, feed.path) : Promise.resolve(null));
+  const failed = async (reason: string): Promise<FeedOutcome> => {
+    const previous = await countPrevious();
+    return {
+      feed,
+      status: previous ? 'kept-previous' : 'missing',
+      rows: previous?.rows ?? null,
+      previousRows: previous?.rows ?? null,
+      bytes: null,
+      reason,
+    };
+  };
 
+  const validators = hasCopy ? (opts.validatorsOf?.(feed) ?? undefined) : undefined;
   let downloaded;
   try {
-    downloaded = await downloadToFile(url, temp, opts.limits);
+    downloaded = await downloadToFile(url, temp, opts.limits, validators);
   } catch (e) {
     if (e instanceof DownloadError) return failed(e.message);
     throw e;
   }
+  if (downloaded.notModified) return { feed, status: 'unchanged', rows: null, previousRows: null, bytes: 0, validators, notModified: true };
+  const fresh: Validators = { etag: downloaded.etag, lastModified: downloaded.lastModified };
   try {
     let next: RowCount;
     try {
@@ -101,9 +117,10 @@ async function updateOne(feed: CatalogFeed, url: string, opts: UpdateOptions): P
       if (e instanceof FeedError) return failed(`refused: ${e.message}`);
       throw e;
     }
+    const previous = await countPrevious();
     const refused = refusal(feed, next, previous);
     if (refused) return failed(`refused: ${refused}`);
-    const base = { feed, rows: next.rows, previousRows: previous?.rows ?? null, bytes: downloaded.bytes };
+    const base = { feed, rows: next.rows, previousRows: previous?.rows ?? null, bytes: downloaded.bytes, validators: fresh };
     if (previous && (await sha256OfFile(target)) === downloaded.sha256) return { ...base, status: 'unchanged' };
     renameSync(temp, target);
     fsyncDir(dirname(target));

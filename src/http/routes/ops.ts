@@ -5,7 +5,8 @@
 import { Elysia } from 'elysia';
 import { IndexFileError } from '../../index/index-file.ts';
 import { coverageOf, EVIDENCE_KINDS, loadPolicy, PolicyError, type Coverage } from '../../scoring/index.ts';
-import { requireAdmin } from '../admin.ts';
+import { isAdmin, requireAdmin } from '../admin.ts';
+import { adminFeedsView, publicFeedsView } from '../../feeds/status-view.ts';
 import { ApiError } from '../../errors.ts';
 import type { AppServices } from '../services.ts';
 
@@ -41,8 +42,11 @@ export function opsRoutes(s: AppServices) {
     )
     .get(
       '/v1/data/status',
-      ({ set }) => {
-        set.headers['cache-control'] = 'public, max-age=60';
+      ({ request, set }) => {
+        // The admin's answer adds per-source detail: never cached for others.
+        const admin = s.feeds !== undefined && isAdmin(request, s.config.adminToken);
+        set.headers['cache-control'] = admin ? 'no-store' : 'public, max-age=60';
+        set.headers.vary = 'authorization';
         const m = s.index.current.meta;
         const ageSeconds = Math.max(0, Math.round((s.now() - Date.parse(m.builtAt)) / 1000));
         // Ages as of this answer (the scoring's coverage is refreshed on a coarse timer instead).
@@ -52,6 +56,7 @@ export function opsRoutes(s: AppServices) {
           index: { built_at: m.builtAt, age_seconds: ageSeconds, loaded_at: new Date(s.index.loadedAt).toISOString() },
           capabilities: capabilities(s, coverage),
           coverage: coverageReport(coverage),
+          feeds: s.feeds ? { ...publicFeedsView(s.feeds, s.now()), ...(admin ? { sources: adminFeedsView(s.feeds, s.now()) } : {}) } : null,
           policy_version: s.policy.current.policy_version,
           attributions: m.attributions,
         };

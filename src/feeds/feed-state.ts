@@ -1,0 +1,71 @@
+/**
+ * What the refresher knows about each feed of its catalog: when it was last
+ * fetched and changed, the publisher's validators (for conditional
+ * requests), failures and the next attempt. Kept in a JSON file beside the
+ * index so a restart does not refetch fresh feeds, and so every process on
+ * the host reports the same state.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { writeFileAtomic } from '../../index-builder/write/atomic-file.ts';
+import type { Validators } from '../../tools/feeds/download.ts';
+
+/** How a feed stands: a good recent copy, an old one, none, or a last attempt that failed (the previous copy, if any, serves). */
+export type FeedFetchState = 'fresh' | 'stale' | 'missing' | 'failed';
+
+export interface FeedRecord {
+  /** Last attempt (any outcome), ms. */
+  lastAttemptAt: number | null;
+  /** Last successful contact with the publisher (a good copy or a 304), ms. */
+  lastFetchAt: number | null;
+  /** Last time a new copy replaced the previous one, ms. */
+  lastChangeAt: number | null;
+  /** Consecutive failed attempts (drives the back-off). */
+  failures: number;
+  /** Why the last attempt failed (null after a good one). */
+  reason: string | null;
+  /** Whether a good copy is on disk. */
+  hasCopy: boolean;
+  validators: Validators | null;
+  /** When the feed is due again, ms. */
+  nextAttemptAt: number;
+}
+
+export interface RefreshState {
+  feeds: Record<string, FeedRecord>;
+  /** A feed changed since the last good build: the index must be rebuilt. */
+  buildPending: boolean;
+  lastRefreshAt: number | null;
+  /** Why the last build failed (null after a good one). */
+  buildError: string | null;
+}
+
+/** A feed never attempted: due now. */
+export function newFeedRecord(hasCopy: boolean): FeedRecord {
+  return { lastAttemptAt: null, lastFetchAt: null, lastChangeAt: null, failures: 0, reason: null, hasCopy, validators: null, nextAttemptAt: 0 };
+}
+
+/** Reads the state file; a missing or unreadable one starts over (every feed due). */
+export function loadRefreshState(path: string): RefreshState {
+  const empty: RefreshState = { feeds: {}, buildPending: false, lastRefreshAt: null, buildError: null };
+  if (!existsSync(path)) return empty;
+  try {
+    const doc = JSON.parse(readFileSync(path, 'utf8')) as Partial<RefreshState>;
+    if (typeof doc !== 'object' || doc === null || typeof doc.feeds !== 'object' || doc.feeds === null) return empty;
+    return { ...empty, ...doc } as RefreshState;
+  } catch {
+    return empty;
+  }
+}
+
+/** Writes the state file atomically. */
+export function saveRefreshState(path: string, state: RefreshState): void {
+  writeFileAtomic(path, `${JSON.stringify(state, null, 1)}\n`);
+}
+
+/** A feed's state at `now`: a copy older than twice its cadence is stale. */
+export function feedFetchState(r: FeedRecord, cadenceMs: number, now: number): FeedFetchState {
+  if (!r.hasCopy) return 'missing';
+  if (r.reason !== null) return 'failed';
+  if (r.lastFetchAt === null || now - r.lastFetchAt > 2 * cadenceMs) return 'stale';
+  return 'fresh';
+}

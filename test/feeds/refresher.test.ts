@@ -1,0 +1,289 @@
+/**
+ * The feed refresher against a real publisher on 127.0.0.1 serving copies
+ * of the shared snapshots: a server on a small index swaps to the refreshed
+ * one (a Tor exit becomes is_tor), conditional requests download nothing
+ * when nothing changed, a changed feed rebuilds once, and failures keep the
+ * previous data serving with their state reported.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildIndex } from '../../index-builder/build.ts';
+import { buildInChild, type ChildBuildRequest } from '../../src/feeds/build-child.ts';
+import { startFeedRefresher } from '../../src/feeds/start.ts';
+import type { FeedRefresher } from '../../src/feeds/refresher.ts';
+import type { RunningServer } from '../../src/server.ts';
+import { FEEDS_DIR } from '../helpers/recording-sink.ts';
+import { startTestServer } from '../helpers/test-server.ts';
+import { startPublisher, writeTestCatalog, type Publisher } from './publisher.ts';
+
+const TOR = 'tor/torbulkexitlist';
+const CLOUDFLARE = 'cloud/cloudflare-ips-v4.txt';
+const DROP = 'threat/spamhaus-drop_v4.json';
+const GOOGLEBOT = 'crawlers/googlebot.json';
+const TOR_EXIT = '185.241.208.232';
+const HOUR = 3_600_000;
+
+let tmp: string;
+let publisher: Publisher;
+
+beforeAll(() => {
+  tmp = mkdtempSync(join(tmpdir(), 'ipintel-refresher-'));
+  publisher = startPublisher(join(tmp, 'publisher'), [TOR, CLOUDFLARE, DROP, GOOGLEBOT]);
+});
+
+afterAll(() => {
+  publisher.stop();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+/** A small index the server built itself (one cloud list), as a first start leaves it. */
+export async function smallServerIndex(out: string): Promise<void> {
+  const src = join(FEEDS_DIR, CLOUDFLARE);
+  await buildIndex({ sources: [{ options: { type: 'cidr-list', category: 'content', path: src }, absPath: src, displayPath: CLOUDFLARE }], out, quiet: true, managedBy: 'server' });
+}
+
+interface Setup {
+  server: RunningServer;
+  refresher: FeedRefresher;
+  dir: string;
+  logs: string[];
+  builds: ChildBuildRequest[];
+  clock: { now: number };
+}
+
+/** A server over a fresh small index with a refresher over `paths`; the clock is the test's. */
+async function setup(name: string, paths: string[]): Promise<Setup> {
+  const dir = join(tmp, name);
+  mkdirSync(dir, { recursive: true });
+  const index = join(dir, 'ipintel.idx');
+  await smallServerIndex(index);
+  writeTestCatalog(join(dir, 'catalog.json'), paths, publisher.url);
+  const server = await startTestServer({ IPINTEL_INDEX: index, IPINTEL_FEEDS_DIR: join(dir, 'feeds'), IPINTEL_FEEDS_CATALOG: join(dir, 'catalog.json'), IPINTEL_ADMIN_TOKEN: 'admin-token' });
+  const logs: string[] = [];
+  const builds: ChildBuildRequest[] = [];
+  const clock = { now: Date.now() };
+  const status = startFeedRefresher(server.services.config, server.services.index, {
+    withDefaults: false,
+    limits: { timeoutMs: 5_000, maxBytes: 64 * 1048576, connectTimeoutMs: 1_000 },
+    retryBaseMs: 60_000,
+    pickupMs: 60_000,
+    log: (line) => logs.push(line),
+    now: () => clock.now,
+    build: (req, signal) => {
+      builds.push(req);
+      return buildInChild(req, false, signal);
+    },
+  });
+  server.services.feeds = status;
+  return { server, refresher: status.refresher!, dir, logs, builds, clock };
+}
+
+async function getJson(s: RunningServer, path: string, headers: Record<string, string> = {}) {
+  const res = await fetch(`${s.url}${path}`, { headers });
+  expect(res.status).toBe(200);
+  return (await res.json()) as any;
+}
+
+/** Files a refresh must never leave behind: download temps and index temps. */
+function leftovers(dir: string): string[] {
+  return (readdirSync(dir, { recursive: true }) as string[]).filter((f) => /\.download-|\.tmp/.test(f));
+}
+
+describe('first start: serve the small index at once, then swap to the refreshed one', () => {
+  let s: Setup;
+  beforeAll(async () => {
+    s = await setup('first-start', [TOR, CLOUDFLARE]);
+  });
+  afterAll(async () => {
+    await s.refresher.stop();
+    await s.server.stop();
+  });
+
+  test('the refresh fetches, builds once in a child and swaps; answers and status change', async () => {
+    // The server answers before any feed arrived.
+    const before = await getJson(s.server, `/v1/ip/${TOR_EXIT}`);
+    expect(before.classification.is_tor).toBe(false);
+    const generation = s.server.services.index.generation;
+
+    await s.refresher.refresh();
+
+    expect(s.builds).toHaveLength(1);
+    expect(s.server.services.index.generation).toBe(generation + 1);
+    expect(s.server.services.index.current.meta.managedBy).toBe('server');
+    const after = await getJson(s.server, `/v1/ip/${TOR_EXIT}`);
+    expect(after.classification.is_tor).toBe(true);
+    expect(s.logs.some((l) => /swapped in .* coverage: .*tor=ready/.test(l))).toBe(true);
+    expect(s.logs.filter((l) => l.startsWith(`feeds: ${TOR} updated`))).toHaveLength(1);
+
+    const status = await getJson(s.server, '/v1/data/status');
+    expect(status.coverage.tor.state).toBe('ready');
+    expect(status.feeds.managed_by).toBe('server');
+    expect(status.feeds.kinds.tor.state).toBe('fresh');
+    expect(status.feeds.kinds.tor.last_fetch_at).toBe(new Date(s.clock.now).toISOString());
+    // Public: kinds only, no paths or publishers.
+    expect(status.feeds.sources).toBeUndefined();
+    expect(JSON.stringify(status.feeds)).not.toContain('torbulkexitlist');
+    const admin = await getJson(s.server, '/v1/data/status', { authorization: 'Bearer admin-token' });
+    expect(admin.feeds.sources.map((x: { path: string; state: string }) => `${x.path}:${x.state}`).sort()).toEqual([`${CLOUDFLARE}:fresh`, `${TOR}:fresh`]);
+    expect(leftovers(s.dir)).toEqual([]);
+  }, 60_000);
+
+  test('a second refresh downloads nothing when the publisher answers 304, and builds nothing', async () => {
+    const sentBefore = new Map(publisher.sent);
+    s.clock.now += 25 * HOUR; // every feed due again
+    await s.refresher.refresh();
+    expect(publisher.sent.get(TOR)).toBe(sentBefore.get(TOR));
+    expect(publisher.sent.get(CLOUDFLARE)).toBe(sentBefore.get(CLOUDFLARE));
+    expect(publisher.notModified.get(TOR)).toBeGreaterThanOrEqual(1);
+    expect(publisher.notModified.get(CLOUDFLARE)).toBeGreaterThanOrEqual(1);
+    expect(s.builds).toHaveLength(1);
+  }, 60_000);
+
+  test('a changed feed is fetched at its own cadence and triggers exactly one rebuild', async () => {
+    const sentCloud = publisher.sent.get(CLOUDFLARE);
+    appendFileSync(join(publisher.root, TOR), '203.0.113.77\n');
+    s.clock.now += 2 * HOUR; // Tor's hourly cadence passed, the cloud list's daily one did not
+    await s.refresher.refresh();
+    expect(publisher.sent.get(CLOUDFLARE)).toBe(sentCloud);
+    expect(s.builds).toHaveLength(2);
+    expect((await getJson(s.server, '/v1/ip/203.0.113.77')).classification.is_tor).toBe(true);
+    // Nothing changed since: no third build.
+    s.clock.now += 2 * HOUR;
+    await s.refresher.refresh();
+    expect(s.builds).toHaveLength(2);
+  }, 60_000);
+});
+
+describe('failure paths keep the previous data serving', () => {
+  let s: Setup;
+  beforeAll(async () => {
+    s = await setup('failures', [TOR, CLOUDFLARE, DROP, GOOGLEBOT]);
+    await s.refresher.refresh();
+  }, 60_000);
+  afterAll(async () => {
+    for (const p of [TOR, CLOUDFLARE, DROP, GOOGLEBOT]) publisher.modes.delete(p);
+    await s.refresher.stop();
+    await s.server.stop();
+  });
+
+  test('a 404, a truncated file, an error page and a hung server: previous copies serve, states say why, no temp files', async () => {
+    expect(s.builds).toHaveLength(1);
+    const generation = s.server.services.index.generation;
+    publisher.modes.set(TOR, '404');
+    publisher.modes.set(DROP, 'truncated');
+    publisher.modes.set(GOOGLEBOT, 'html');
+    publisher.modes.set(CLOUDFLARE, 'hang');
+    s.clock.now += 25 * HOUR;
+    await s.refresher.refresh();
+
+    expect(s.builds).toHaveLength(1);
+    expect(s.server.services.index.generation).toBe(generation);
+    expect((await getJson(s.server, `/v1/ip/${TOR_EXIT}`)).classification.is_tor).toBe(true);
+    const admin = await getJson(s.server, '/v1/data/status', { authorization: 'Bearer admin-token' });
+    const byPath = Object.fromEntries(admin.feeds.sources.map((x: { path: string }) => [x.path, x]));
+    expect(byPath[TOR].state).toBe('failed');
+    expect(byPath[TOR].reason).toBe('HTTP 404 Not Found');
+    expect(byPath[DROP].reason).toMatch(/^refused: /);
+    expect(byPath[GOOGLEBOT].reason).toMatch(/^refused: /);
+    expect(byPath[CLOUDFLARE].reason).toMatch(/timed out/);
+    // Retries back off: the next attempt is later than now, not the next second.
+    for (const p of [TOR, DROP, GOOGLEBOT, CLOUDFLARE]) expect(Date.parse(byPath[p].next_attempt_at)).toBeGreaterThanOrEqual(s.clock.now + 60_000);
+    expect(admin.feeds.kinds.tor.state).toBe('failed');
+    // The public view names the kind's state, not the reason.
+    const pub = await getJson(s.server, '/v1/data/status');
+    expect(pub.feeds.kinds.tor.state).toBe('failed');
+    expect(JSON.stringify(pub.feeds)).not.toContain('404');
+    expect(leftovers(s.dir)).toEqual([]);
+  }, 60_000);
+
+  test('a feed that never had a good copy is missing', async () => {
+    const s2 = await setup('missing', [TOR]);
+    try {
+      publisher.modes.set(TOR, '404');
+      await s2.refresher.refresh();
+      const pub = await getJson(s2.server, '/v1/data/status');
+      expect(pub.feeds.kinds.tor.state).toBe('missing');
+      expect(pub.feeds.kinds.tor.missing).toBe(1);
+      expect(s2.builds).toHaveLength(0);
+      expect(existsSync(join(s2.dir, 'feeds', 'feeds.json'))).toBe(false);
+    } finally {
+      publisher.modes.delete(TOR);
+      await s2.refresher.stop();
+      await s2.server.stop();
+    }
+  }, 60_000);
+});
+
+describe("an operator's own index", () => {
+  test('is left untouched: no fetch, no build, status says operator-managed', async () => {
+    const dir = join(tmp, 'operator');
+    mkdirSync(dir, { recursive: true });
+    const index = join(dir, 'operator.idx');
+    const src = join(FEEDS_DIR, CLOUDFLARE);
+    // Built as `build-index --manifest` builds: no server mark.
+    await buildIndex({ sources: [{ options: { type: 'cidr-list', category: 'content', path: src }, absPath: src, displayPath: CLOUDFLARE }], out: index, quiet: true });
+    const before = readFileSync(index);
+    writeTestCatalog(join(dir, 'catalog.json'), [TOR], publisher.url);
+    const server = await startTestServer({ IPINTEL_INDEX: index, IPINTEL_FEEDS_DIR: join(dir, 'feeds'), IPINTEL_FEEDS_CATALOG: join(dir, 'catalog.json') });
+    const logs: string[] = [];
+    const sentTor = publisher.sent.get(TOR) ?? 0;
+    try {
+      const status = startFeedRefresher(server.services.config, server.services.index, { log: (l) => logs.push(l) });
+      server.services.feeds = status;
+      expect(status.mode).toBe('operator');
+      expect(status.refresher).toBeNull();
+      const pub = await getJson(server, '/v1/data/status');
+      expect(pub.feeds).toEqual({ managed_by: 'operator', refresh: 'operator-managed', kinds: {} });
+      expect(logs.some((l) => l.includes('built by an operator'))).toBe(true);
+      await Bun.sleep(200);
+      expect(publisher.sent.get(TOR) ?? 0).toBe(sentTor);
+      expect(readFileSync(index).equals(before)).toBe(true);
+      expect(existsSync(join(dir, 'feeds'))).toBe(false);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('with IPINTEL_FEEDS_MANIFEST: its catalog feeds are refreshed in place, its local files kept, the index stays the operator\'s', async () => {
+    const dir = join(tmp, 'operator-manifest');
+    mkdirSync(join(dir, 'tor'), { recursive: true });
+    // The operator's manifest: an old Tor list (a catalog path) and a local list of their own.
+    writeFileSync(join(dir, TOR), readFileSync(join(FEEDS_DIR, TOR), 'utf8').split('\n').slice(0, 400).join('\n') + '\n');
+    writeFileSync(join(dir, 'own.txt'), '192.0.2.0/24\n');
+    writeFileSync(join(dir, 'feeds.json'), JSON.stringify({ sources: [{ type: 'tor-exits', path: TOR }, { type: 'cidr-list', category: 'vpn', path: 'own.txt' }] }));
+    const ownBefore = readFileSync(join(dir, 'own.txt'), 'utf8');
+    const index = join(dir, 'operator.idx');
+    await buildIndex({ sources: [{ options: { type: 'cidr-list', category: 'vpn', path: 'own.txt' }, absPath: join(dir, 'own.txt'), displayPath: 'own.txt' }], out: index, quiet: true });
+    writeTestCatalog(join(dir, 'catalog.json'), [TOR, CLOUDFLARE], publisher.url);
+    const server = await startTestServer({ IPINTEL_INDEX: index, IPINTEL_FEEDS_CATALOG: join(dir, 'catalog.json'), IPINTEL_FEEDS_MANIFEST: join(dir, 'feeds.json') });
+    const builds: ChildBuildRequest[] = [];
+    try {
+      const status = startFeedRefresher(server.services.config, server.services.index, {
+        withDefaults: false,
+        log: () => {},
+        build: (req, signal) => {
+          builds.push(req);
+          return buildInChild(req, false, signal);
+        },
+      });
+      server.services.feeds = status;
+      expect(status.mode).toBe('manifest');
+      // Only the catalog feeds the manifest names.
+      expect(status.refresher!.feeds().map((f) => f.feed.path)).toEqual([TOR]);
+      await status.refresher!.refresh();
+      expect(builds).toHaveLength(1);
+      expect(readFileSync(join(dir, TOR))).toEqual(readFileSync(join(publisher.root, TOR)));
+      expect(readFileSync(join(dir, 'own.txt'), 'utf8')).toBe(ownBefore);
+      const meta = server.services.index.current.meta;
+      expect(meta.managedBy).toBeUndefined();
+      expect(meta.sources.map((x) => x.path).sort()).toEqual(['own.txt', TOR].sort());
+      expect((await getJson(server, `/v1/ip/${TOR_EXIT}`)).classification.is_tor).toBe(true);
+      expect((await getJson(server, '/v1/data/status')).feeds.managed_by).toBe('operator-manifest');
+      await status.refresher!.stop();
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
+});

@@ -1,0 +1,24 @@
+/**
+ * One server process with its feed refresher, as `bun run start` wires it,
+ * for the multi-process test: builds from the feeds only (no default data,
+ * to keep the test small) and looks for other processes' builds often.
+ * Prints `listening <url>` on stdout.
+ */
+import { loadConfig } from '../../src/config.ts';
+import { buildInChild } from '../../src/feeds/build-child.ts';
+import { startFeedRefresher } from '../../src/feeds/start.ts';
+import { startServer } from '../../src/server.ts';
+
+const config = loadConfig();
+const server = await startServer(config);
+console.log(`listening ${server.url}`);
+server.services.feeds = startFeedRefresher(config, server.services.index, {
+  withDefaults: false,
+  pickupMs: 200,
+  limits: { timeoutMs: 5_000, maxBytes: 64 * 1048576, connectTimeoutMs: 1_000 },
+  build: (req, signal) => buildInChild(req, false, signal),
+});
+process.on('SIGTERM', async () => {
+  await server.stop();
+  process.exit(0);
+});
