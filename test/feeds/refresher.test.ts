@@ -5,6 +5,8 @@
  * when nothing changed, a changed feed rebuilds once, and failures keep the
  * previous data serving with their state reported.
  */
+import { openApiJson } from '../../src/http/openapi/document.ts';
+import { OpenApiResponses } from '../helpers/openapi-responses.ts';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -80,10 +82,15 @@ async function setup(name: string, paths: string[]): Promise<Setup> {
   return { server, refresher: status.refresher!, dir, logs, builds, clock };
 }
 
+/** The declared answer shapes: every data-status answer here (feeds block, admin sources) must conform. */
+const contract = new OpenApiResponses(JSON.parse(openApiJson({ oauth: false })));
+
 async function getJson(s: RunningServer, path: string, headers: Record<string, string> = {}) {
   const res = await fetch(`${s.url}${path}`, { headers });
   expect(res.status).toBe(200);
-  return (await res.json()) as any;
+  const text = await res.text();
+  if (path === '/v1/data/status') expect(contract.problems({ method: 'GET', path, status: res.status, headers: res.headers, text })).toEqual([]);
+  return JSON.parse(text) as any;
 }
 
 /** Files a refresh must never leave behind: download temps and index temps. */

@@ -48,6 +48,7 @@ export const NAMED_SCHEMAS: Readonly<Record<string, TSchema>> = {
   CrawlerVerifyRequest: lookups.CrawlerVerifyRequest,
   Health: service.Health,
   DataStatus: service.DataStatus,
+  FeedsStatus: service.FeedsStatus,
   Reload: service.Reload,
   User: service.User,
   Me: service.Me,
