@@ -7,6 +7,10 @@
  *
  *   bun tools/bench/http-ab.ts [--index f] [--rounds 10] [--duration 2] [--connections 64]
  *                              [--a-root dir] [--b-root dir] [--a-env K=V,K=V] [--b-env K=V]
+ *                              [--a-index f] [--b-index f]
+ *
+ * `--a-index`/`--b-index` give a side its own index file, for a base that
+ * reads an older index format (build it with that checkout's builder).
  *
  * A root is a checkout of this repository (e.g. `git worktree add /tmp/base
  * HEAD~1`, with node_modules linked); the default is this one. Without
@@ -21,6 +25,7 @@ interface Side {
   name: string;
   root: string;
   env: Record<string, string>;
+  index: string;
 }
 
 function parseEnv(text: string | undefined): Record<string, string> {
@@ -44,14 +49,14 @@ const index = option(argv, '--index') ?? (await fixtureIndexPath());
 const rounds = Number(option(argv, '--rounds') ?? 10);
 const opts = { connections: Number(option(argv, '--connections') ?? 64), duration: Number(option(argv, '--duration') ?? 2) };
 const sides: Side[] = [
-  { name: 'A', root: option(argv, '--a-root') ?? here, env: parseEnv(option(argv, '--a-env')) },
-  { name: 'B', root: option(argv, '--b-root') ?? here, env: parseEnv(option(argv, '--b-env')) },
+  { name: 'A', root: option(argv, '--a-root') ?? here, env: parseEnv(option(argv, '--a-env')), index: option(argv, '--a-index') ?? index },
+  { name: 'B', root: option(argv, '--b-root') ?? here, env: parseEnv(option(argv, '--b-env')), index: option(argv, '--b-index') ?? index },
 ];
 
 const script = randomIpScript('/v1/ip/', '');
 const targets: Target[] = [];
 process.on('exit', () => targets.forEach((t) => t.child.kill('SIGTERM')));
-for (const side of sides) targets.push(await startTarget(side.name, ['ipintel', index], join(side.root, 'tools/bench/http-target.ts'), side.env));
+for (const side of sides) targets.push(await startTarget(side.name, ['ipintel', side.index], join(side.root, 'tools/bench/http-target.ts'), side.env));
 
 const url = (t: Target) => `http://127.0.0.1:${t.port}/`;
 // Warm-up: JIT, the page cache of the mapped index, and the body memo filling.
@@ -61,7 +66,7 @@ const cpu: number[][] = [[], []];
 for (let r = 0; r < rounds; r++) {
   targets.forEach((t, i) => cpu[i].push(wrk(url(t), opts, script, t.child.pid!).cpuUsPerReq));
 }
-console.log(`index ${index}; ${rounds} alternated rounds of wrk -t1 -c${opts.connections} -d${opts.duration}s; server CPU µs/request`);
+console.log(`index ${sides.map((s) => s.index).join(' / ')}; ${rounds} alternated rounds of wrk -t1 -c${opts.connections} -d${opts.duration}s; server CPU µs/request`);
 sides.forEach((s, i) => {
   const env = Object.entries(s.env).map(([k, v]) => `${k}=${v}`).join(' ');
   console.log(`${s.name} (${s.root}${env ? `, ${env}` : ''}): ${cpu[i].map((x) => x.toFixed(2)).join(' ')}  median ${median(cpu[i]).toFixed(2)}`);
