@@ -104,15 +104,23 @@ async function serve(argv: string[]): Promise<number> {
   const { loadConfig } = await import('./config.ts');
   const { startServer } = await import('./server.ts');
   const data = await import('../tools/feeds/default-data.ts');
-  let server: Awaited<ReturnType<typeof startServer>>;
+  let server: { port: number; stop(): Promise<void> };
   try {
     const config = loadConfig();
     if (!existsSync(config.indexPath)) {
       console.error(`no index at ${config.indexPath}: building it from the embedded default sources`);
       await data.buildDefaultIndex(config.indexPath, config.feedsDir);
     }
-    server = await startServer(config, { accounts: await openAccountStore(config.dbPath) });
-    console.error(`ipintel listening on ${config.host}:${server.port} (index ${config.indexPath})`);
+    if (config.workers > 1) {
+      if (config.dbPath === ':memory:') throw new Error(`IPINTEL_DB=:memory: is one database per thread and cannot be shared by ${config.workers} workers; use a file or set IPINTEL_WORKERS=1`);
+      // Migrations run here once, not in every worker at the same moment.
+      await (await openAccountStore(config.dbPath, { flushIntervalMs: 0, syncIntervalMs: 0 })).close();
+      const { startWorkerPool } = await import('./workers/pool.ts');
+      server = await startWorkerPool(config);
+    } else {
+      server = await startServer(config, { accounts: await openAccountStore(config.dbPath) });
+    }
+    console.error(`ipintel listening on ${config.host}:${server.port} (index ${config.indexPath}, ${config.workers} worker${config.workers === 1 ? '' : 's'})`);
   } catch (e) {
     // One clear line (the index file, the database, the setting at fault), no stack trace.
     console.error(`ipintel cannot start: ${(e as Error).message}`);
@@ -123,7 +131,7 @@ async function serve(argv: string[]): Promise<number> {
     process.on(signal, async () => {
       if (stopping) return;
       stopping = true;
-      await server.stop(); // flushes usage counters and closes the database
+      await server.stop(); // drains the workers, flushes usage counters and closes the database
       process.exit(0);
     });
   }
@@ -157,7 +165,7 @@ async function keys(argv: string[]): Promise<number> {
  * compiled binary cannot reach it, so it points the store at the copy
  * embedded with `bun build --asset drizzle` (under the binary's virtual root).
  */
-async function openAccountStore(dbPath: string, options: AccountsOptions = {}): Promise<AccountStore> {
+export async function openAccountStore(dbPath: string, options: AccountsOptions = {}): Promise<AccountStore> {
   const store = await import('./accounts/store.ts');
   const data = await import('../tools/feeds/default-data.ts');
   if (!data.isCompiledBinary()) return store.openAccounts(dbPath, options);

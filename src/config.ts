@@ -1,3 +1,5 @@
+import { availableParallelism } from 'node:os';
+
 /**
  * Server configuration from the environment (names fixed by
  * ../shared/interface.md). Read once at start-up; pure over `env`.
@@ -35,6 +37,20 @@ export interface Config {
   rateLimits: boolean;
   /** Decision-policy JSON file (IPINTEL_POLICY); null: the built-in policy. */
   policyPath: string | null;
+  /** Serving worker threads on one port (IPINTEL_WORKERS; default the CPUs this process may use; 1: one thread, no pool). */
+  workers: number;
+}
+
+/** Upper bound on IPINTEL_WORKERS: each worker holds its own heap and caches. */
+export const MAX_WORKERS = 256;
+
+/** IPINTEL_WORKERS: a whole number 1..MAX_WORKERS; unset or blank: the CPUs this process may use. */
+function workerCount(v: string | undefined): number {
+  const text = str(v);
+  if (text === null) return Math.max(1, Math.min(MAX_WORKERS, availableParallelism()));
+  const n = Number(text);
+  if (!/^[0-9]+$/.test(text) || n < 1 || n > MAX_WORKERS) throw new Error(`IPINTEL_WORKERS must be a whole number 1..${MAX_WORKERS} (got "${v}")`);
+  return n;
 }
 
 function list(v: string | undefined): string[] {
@@ -103,5 +119,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitStore: str(env.IPINTEL_RATE_LIMIT_STORE),
     rateLimits: flag('IPINTEL_RATE_LIMITS', env.IPINTEL_RATE_LIMITS, true),
     policyPath: str(env.IPINTEL_POLICY),
+    workers: workerCount(env.IPINTEL_WORKERS),
   };
 }

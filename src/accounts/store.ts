@@ -40,6 +40,13 @@ export interface AccountsOptions {
   sessionRotateMs?: number;
   /** How long per-minute usage rows are kept. Default 48 h. */
   minuteRetentionMs?: number;
+  /**
+   * Called after a revocation commits, awaited before revokeKey returns: the
+   * other worker threads of a host (src/workers/) drop the key from their
+   * caches there, so revocation is immediate on every worker, not at their
+   * next sync.
+   */
+  onKeyRevoked?: () => Promise<void>;
   /** Folder holding drizzle/sqlite and drizzle/postgres (default the repository's drizzle/; a compiled binary passes its embedded copy). */
   migrationsRoot?: string;
 }
@@ -81,6 +88,7 @@ export async function openAccounts(location: string, options: AccountsOptions = 
 /** Accounts, keys, sessions and usage over one database. */
 export class AccountStore {
   private readonly now: () => number;
+  private readonly onKeyRevoked: (() => Promise<void>) | undefined;
   private readonly cache = new KeyCache();
   private readonly usage = new UsageCounter();
   /** Flushes and usage reports take turns, so a report never counts a batch both in memory and in the database. */
@@ -127,6 +135,7 @@ export class AccountStore {
     options: AccountsOptions,
   ) {
     this.now = options.now ?? Date.now;
+    this.onKeyRevoked = options.onKeyRevoked;
     this.sessionTtlMs = options.sessionTtlMs ?? 30 * DAY_MS;
     this.sessionRotateMs = options.sessionRotateMs ?? DAY_MS;
     this.minuteRetentionMs = options.minuteRetentionMs ?? 2 * DAY_MS;
@@ -267,7 +276,10 @@ export class AccountStore {
       if (k.revokedAt === null) await rows.markRevoked(keyId, this.now());
       return rows.keyById(keyId);
     });
-    if (key) this.cache.removeById(keyId);
+    if (key) {
+      this.cache.removeById(keyId);
+      await this.onKeyRevoked?.();
+    }
     return key;
   }
 

@@ -10,6 +10,7 @@ import type { RdapClient } from '../rdap/index.ts';
 import type { Policy } from '../scoring/index.ts';
 import type { RadarClient } from '../lookup/radar.ts';
 import type { TrustedProxies } from './client-ip.ts';
+import type { HostLink } from './host-link.ts';
 import type { HttpMetrics } from './metrics.ts';
 import type { RateLimiter } from './ratelimit/index.ts';
 
@@ -33,4 +34,6 @@ export interface AppServices {
   trusted: TrustedProxies;
   /** Clock (ms); tests inject one. */
   now: () => number;
+  /** The other workers of this host (src/workers/); absent when this thread serves alone. */
+  host?: HostLink;
 }

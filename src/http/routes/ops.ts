@@ -3,10 +3,10 @@
  * (admin), and the public /v1/data/status (spec 4.5, 4.7).
  */
 import { Elysia } from 'elysia';
-import { IndexFileError } from '../../index/index-file.ts';
-import { coverageOf, EVIDENCE_KINDS, loadPolicy, PolicyError, type Coverage } from '../../scoring/index.ts';
+import { coverageOf, EVIDENCE_KINDS, type Coverage } from '../../scoring/index.ts';
 import { requireAdmin } from '../admin.ts';
 import { ApiError } from '../errors.ts';
+import { reloadLocally } from '../reload.ts';
 import type { AppServices } from '../services.ts';
 import { COMMON_ERRORS, errorResponses, ok } from '../openapi.ts';
 
@@ -36,10 +36,12 @@ export function opsRoutes(s: AppServices) {
       '/health',
       ({ set }) => {
         set.headers['cache-control'] = 'no-store';
+        // With several workers, ready only once all of them serve the same index (a reload reached every one).
+        if (s.host && !s.host.agreed()) throw new ApiError('SERVICE_UNAVAILABLE', 'Workers serve different index generations (a reload is in progress or failed in some)', { what: 'generation' });
         const m = s.index.current.meta;
         return { status: 'ok', index: { loaded: true, built_at: m.builtAt, generation: s.index.generation } };
       },
-      { detail: { summary: 'Liveness and readiness (200 only with an index loaded)', tags: ['operations'], responses: ok('{status, index: {loaded, built_at, generation}}', { type: 'object' }) } },
+      { detail: { summary: 'Liveness and readiness (200 only with an index loaded, and with several workers only when all serve the same generation)', tags: ['operations'], responses: ok('{status, index: {loaded, built_at, generation}}', { type: 'object' }) } },
     )
     .get(
       '/v1/data/status',
@@ -66,7 +68,7 @@ export function opsRoutes(s: AppServices) {
         requireAdmin(request, s.config.adminToken);
         set.headers['content-type'] = 'text/plain; version=0.0.4; charset=utf-8';
         set.headers['cache-control'] = 'no-store';
-        return s.metrics.text();
+        return s.host ? s.host.metricsText() : s.metrics.text();
       },
       { detail: { summary: 'Prometheus metrics (admin: Authorization: Bearer <IPINTEL_ADMIN_TOKEN>)', tags: ['operations'], security: [{ admin: [] }], responses: { 200: { description: 'Prometheus text exposition', content: { 'text/plain': { schema: { type: 'string' } } } }, ...errorResponses({ 403: 'FORBIDDEN: not the admin token' }) } } },
     )
@@ -75,26 +77,7 @@ export function opsRoutes(s: AppServices) {
       async ({ request, set }) => {
         requireAdmin(request, s.config.adminToken);
         set.headers['cache-control'] = 'no-store';
-        // Load both first; swap only when both are good, so a bad file changes nothing.
-        let policy = s.policy.current;
-        try {
-          if (s.policy.path) policy = await loadPolicy(s.policy.path);
-        } catch (e) {
-          throw new ApiError('INVALID_REQUEST', `Policy refused, nothing reloaded: ${(e as PolicyError).message}`, { what: 'policy' });
-        }
-        let index;
-        try {
-          index = s.index.reload();
-        } catch (e) {
-          if (e instanceof IndexFileError) throw new ApiError('INVALID_REQUEST', `Index refused, the previous index keeps serving: ${e.reason}`, { what: 'index' });
-          throw e;
-        }
-        s.policy.current = policy;
-        return {
-          reloaded: true,
-          index: { built_at: index.builtAt, v4_intervals: index.v4Intervals, v6_intervals: index.v6Intervals, records: index.records, size_bytes: index.sizeBytes, generation: index.generation },
-          policy_version: policy.policy_version,
-        };
+        return s.host ? s.host.reloadAll() : reloadLocally(s);
       },
       { detail: { summary: 'Reload the index file and the decision policy (admin)', tags: ['operations'], security: [{ admin: [] }], responses: { ...ok('{reloaded, index: {built_at, v4_intervals, v6_intervals, records, size_bytes, generation}, policy_version}', { type: 'object' }), ...errorResponses({ 400: 'INVALID_REQUEST: the index file or policy was refused; the previous one keeps serving (details.what)', 403: 'FORBIDDEN: not the admin token' }) } } },
     );
