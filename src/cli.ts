@@ -111,8 +111,12 @@ async function serve(argv: string[]): Promise<number> {
       console.error(`no index at ${config.indexPath}: building it from the embedded default sources`);
       await data.buildDefaultIndex(config.indexPath, config.feedsDir);
     }
+    if (config.workers > 1 && config.dbPath === ':memory:') {
+      // Each thread would open its own empty database: keys made through one worker unknown to the others.
+      console.error(`IPINTEL_DB=:memory: is one database per thread, not shareable by ${config.workers} workers: serving with 1`);
+      config.workers = 1;
+    }
     if (config.workers > 1) {
-      if (config.dbPath === ':memory:') throw new Error(`IPINTEL_DB=:memory: is one database per thread and cannot be shared by ${config.workers} workers; use a file or set IPINTEL_WORKERS=1`);
       // Migrations run here once, not in every worker at the same moment.
       await (await openAccountStore(config.dbPath, { flushIntervalMs: 0, syncIntervalMs: 0 })).close();
       const { startWorkerPool } = await import('./workers/pool.ts');

@@ -167,3 +167,40 @@ describe('one server to the operator', () => {
     expect(text).toMatch(/^ipintel_worker_crashes_total 1$/m);
   });
 });
+
+describe('key cache across workers', () => {
+  let pool: WorkerPool;
+  let secret = '';
+  let keyId = '';
+  let session = '';
+
+  beforeAll(async () => {
+    const db = join(dir, 'keys.sqlite');
+    const store = await openAccounts(db, { flushIntervalMs: 0, syncIntervalMs: 0 });
+    const granted = await store.grantKeyByEmail('revoker@example.test', 'free', 'k');
+    secret = granted.created.secret;
+    keyId = granted.created.key.id;
+    session = (await store.createSession(granted.user.id)).token;
+    await store.close();
+    // Every worker loads the key at start; sign-in configured (nothing calls the provider here).
+    pool = await startPool({
+      IPINTEL_INDEX: await fixtureIndexPath(),
+      IPINTEL_DB: db,
+      IPINTEL_RATE_LIMITS: 'off',
+      IPINTEL_OAUTH_PROVIDER: 'github',
+      IPINTEL_OAUTH_CLIENT_ID: 'id',
+      IPINTEL_OAUTH_CLIENT_SECRET: 'secret',
+      IPINTEL_OAUTH_REDIRECT_URI: 'http://127.0.0.1/auth/callback',
+    });
+  }, 60_000);
+  afterAll(() => pool?.stop());
+
+  test('a key revoked through one worker is refused by every worker as soon as the revocation answers', async () => {
+    const before = await Promise.all(Array.from({ length: 20 }, () => get(`${pool.url}/v1/ip/8.8.8.8`, { 'x-api-key': secret })));
+    expect(before.map((r) => r.status)).toEqual(Array(20).fill(200));
+    const revoked = await fetch(`${pool.url}/auth/keys/${keyId}`, { method: 'DELETE', headers: { cookie: `ipintel_session=${session}` } });
+    expect(revoked.status).toBe(200);
+    const after = await Promise.all(Array.from({ length: 40 }, () => get(`${pool.url}/v1/ip/8.8.8.8`, { 'x-api-key': secret })));
+    expect(after.map((r) => r.status)).toEqual(Array(40).fill(401));
+  });
+});
