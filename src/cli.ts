@@ -11,10 +11,10 @@
  *   healthcheck  exit 0 when the local server answers /health (container HEALTHCHECK)
  */
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import packageJson from '../package.json' with { type: 'json' };
-import type { AccountsOptions, AccountStore } from './accounts/store.ts';
+import type { AccountStore } from './accounts/store.ts';
+import { openAccountStore } from './open-accounts.ts';
 
 const USAGE = `ipintel ${packageJson.version}: self-hostable IP intelligence API
 
@@ -161,23 +161,6 @@ async function keys(argv: string[]): Promise<number> {
   } finally {
     await store?.close();
   }
-}
-
-/**
- * Opens the accounts database (a SQLite path or a postgres:// URL). From the
- * source tree the store finds the repository's drizzle/ folder itself; a
- * compiled binary cannot reach it, so it points the store at the copy
- * embedded with `bun build --asset drizzle` (under the binary's virtual root).
- */
-export async function openAccountStore(dbPath: string, options: AccountsOptions = {}): Promise<AccountStore> {
-  const store = await import('./accounts/store.ts');
-  const data = await import('../tools/feeds/default-data.ts');
-  if (!data.isCompiledBinary()) return store.openAccounts(dbPath, options);
-  const root = join(dirname(Bun.main), 'drizzle');
-  if (!existsSync(join(root, 'sqlite', 'meta', '_journal.json'))) {
-    throw new Error(`no database migrations inside this binary (looked in ${root}); rebuild it with bun run compile`);
-  }
-  return store.openAccounts(dbPath, { ...options, migrationsRoot: root });
 }
 
 /** `healthcheck`: GET <url> (default the local server's /health); exit 0 only on 200 with status ok. */

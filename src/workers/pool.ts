@@ -11,6 +11,8 @@ import type { Config } from '../config.ts';
 import { allocateSharedBuckets, type SharedBucketsMemory } from '../http/ratelimit/index.ts';
 import { DEFAULT_MAX_BUCKETS } from '../http/ratelimit/memory-store.ts';
 import type { ReloadAnswer } from '../http/reload.ts';
+import { embeddedMigrationsRoot } from '../open-accounts.ts';
+import { isCompiledBinary } from '../../tools/feeds/default-data.ts';
 import { hostMetricsText } from './host-metrics.ts';
 import { HostState } from './host-state.ts';
 import { RemoteError, Rpc } from './rpc.ts';
@@ -41,6 +43,17 @@ const STABLE_MS = 30_000;
 /** Bound on reload and metrics calls to one worker. */
 const CALL_TIMEOUT_MS = 110_000;
 
+/**
+ * The worker's module: beside this one in the source tree; in a compiled
+ * binary (where `bun run compile` embeds it as a second entry point, named
+ * from src/) under the binary's virtual root.
+ */
+function workerEntry(): string {
+  const here = import.meta.url;
+  if (here.includes('$bunfs') || here.includes('~BUN')) return new URL('./workers/worker-main.ts', here).href;
+  return new URL('./worker-main.ts', here).href;
+}
+
 interface Slot {
   worker: Worker | null;
   rpc: Rpc | null;
@@ -52,6 +65,7 @@ interface Slot {
 /** Starts `config.workers` workers; rejects (stopping those started) when the first start fails. */
 export async function startWorkerPool(config: Config, log: (line: string) => void = (l) => console.error(l)): Promise<WorkerPool> {
   const count = config.workers;
+  const migrationsRoot = isCompiledBinary() ? embeddedMigrationsRoot() : null;
   const state = HostState.create(count);
   const buckets: SharedBucketsMemory | null = config.rateLimits ? allocateSharedBuckets(DEFAULT_MAX_BUCKETS) : null;
   const reloads = new Serial();
@@ -59,6 +73,7 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
   let generation = 1;
   let port = config.port;
   let stopping = false;
+  let started = false;
 
   const live = () => slots.filter((s): s is Slot & { rpc: Rpc } => s.rpc !== null && s.worker !== null);
 
@@ -97,41 +112,56 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
   }
 
   function spawn(slot: number): Promise<void> {
-    const worker = new Worker(new URL('./worker-main.ts', import.meta.url));
+    const worker = new Worker(workerEntry());
     const s: Slot = slots[slot] ?? { worker: null, rpc: null, ready: Promise.resolve(), startedAt: 0, restartDelay: RESTART_DELAY_MS };
     slots[slot] = s;
     s.worker = worker;
     s.startedAt = Date.now();
     const rpc = new Rpc(worker, serveCall(slot));
+    let failStart: ((e: Error) => void) | null = null;
     s.ready = new Promise<void>((resolve, reject) => {
+      failStart = reject;
       const timer = setTimeout(() => reject(new Error(`worker ${slot} did not start within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
       worker.onmessage = (event: MessageEvent) => {
         if (rpc.receive(event.data)) return;
         const started = event.data as WorkerStarted;
         clearTimeout(timer);
+        failStart = null;
         if (started.kind === 'failed') return reject(new Error(started.message));
         port = started.port;
         s.rpc = rpc;
         resolve();
       };
     });
+    let lastError = '';
+    worker.addEventListener('error', (event) => {
+      lastError = (event as ErrorEvent).message ?? String(event);
+      log(`[primary] worker ${slot} error: ${lastError}`);
+    });
     worker.addEventListener('close', () => {
       rpc.abandon(`worker ${slot} exited`);
+      failStart?.(new Error(`worker ${slot} exited before serving${lastError ? `: ${lastError}` : ''}`));
       if (s.worker !== worker) return;
       s.worker = null;
       s.rpc = null;
       state.setGeneration(slot, 0);
-      if (stopping) return;
+      // A pool still starting fails as a whole (startWorkerPool rejects) rather than retrying.
+      if (stopping || !started) return;
       state.countCrash();
       if (Date.now() - s.startedAt > STABLE_MS) s.restartDelay = RESTART_DELAY_MS;
       const delay = s.restartDelay;
       s.restartDelay = Math.min(MAX_RESTART_DELAY_MS, s.restartDelay * 2);
       log(`[primary] worker ${slot} exited unasked (crash ${state.crashes}); restarting in ${delay} ms`);
       setTimeout(() => {
-        if (!stopping) void spawn(slot).catch((e) => log(`[primary] worker ${slot} failed to restart: ${(e as Error).message}`));
+        if (stopping) return;
+        void spawn(slot).catch((e) => {
+          log(`[primary] worker ${slot} failed to restart: ${(e as Error).message}`);
+          // Its exit is counted and retried later, with a longer delay.
+          slots[slot]?.worker?.terminate();
+        });
       }, delay);
     });
-    const start: WorkerStart = { kind: 'start', slot, config: { ...config, port }, buckets, host: state.buffer, generation };
+    const start: WorkerStart = { kind: 'start', slot, config: { ...config, port }, buckets, host: state.buffer, generation, migrationsRoot };
     worker.postMessage(start);
     // A worker that started on a generation a reload has since passed (it began during the reload) catches up.
     return s.ready.then(() =>
@@ -167,6 +197,7 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
     await stopAll();
     throw e;
   }
+  started = true;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,

@@ -23,6 +23,8 @@ export interface WorkerStart {
   buckets: SharedBucketsMemory | null;
   host: SharedArrayBuffer;
   generation: number;
+  /** The compiled binary's embedded migrations (null from the source tree). */
+  migrationsRoot: string | null;
 }
 
 /** A worker's first message back. */
@@ -96,8 +98,8 @@ async function begin(start: WorkerStart): Promise<void> {
     keysChanged: () => rpc.call<void>('keys-changed', null, KEYS_TIMEOUT_MS),
   };
   try {
-    const { openAccountStore } = await import('../cli.ts');
-    const accounts = await openAccountStore(start.config.dbPath, { onKeyRevoked: () => host.keysChanged().catch((e) => console.error(`key revocation not confirmed by every worker: ${(e as Error).message}`)) });
+    const { openAccountStore } = await import('../open-accounts.ts');
+    const accounts = await openAccountStore(start.config.dbPath, { migrationsRoot: start.migrationsRoot ?? undefined, onKeyRevoked: () => host.keysChanged().catch((e) => console.error(`key revocation not confirmed by every worker: ${(e as Error).message}`)) });
     const limiter = createRateLimiterFromConfig(start.config, start.buckets ?? undefined);
     server = await startServer(start.config, { accounts, limiter, host }, { reusePort: true });
     server.services.index.generation = start.generation;
