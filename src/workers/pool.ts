@@ -78,24 +78,32 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
   const live = () => slots.filter((s): s is Slot & { rpc: Rpc } => s.rpc !== null && s.worker !== null);
 
   /** Answers a worker's calls to the host. */
-  const serveCall = (from: number) => async (op: string): Promise<unknown> => {
-    switch (op) {
-      case 'reload-all':
-        return reloads.run(() => reloadAll());
-      case 'metrics-all': {
-        const perWorker = await Promise.all(live().map((s) => s.rpc.call<unknown[]>('metrics', null, CALL_TIMEOUT_MS)));
-        const serving = slots.filter((_, i) => state.generationOf(i) !== 0).length;
-        return hostMetricsText(perWorker, { workers: count, serving, crashes: state.crashes });
+  const serveCall =
+    (from: number) =>
+    async (op: string, args: unknown): Promise<unknown> => {
+      switch (op) {
+        case 'reload-all':
+          return reloads.run(() => reloadAll());
+        case 'metrics-all': {
+          const perWorker = await Promise.all(live().map((s) => s.rpc.call<unknown[]>('metrics', null, CALL_TIMEOUT_MS)));
+          const serving = slots.filter((_, i) => state.generationOf(i) !== 0).length;
+          return hostMetricsText(perWorker, { workers: count, serving, crashes: state.crashes });
+        }
+        case 'reveal': {
+          // A first key held for (or taken by) a session's next dashboard view, which any worker may serve.
+          const others = live().filter((s) => s !== slots[from]);
+          await Promise.all(others.map((s) => s.rpc.call('mirror-reveal', args, CALL_TIMEOUT_MS)));
+          return null;
+        }
+        case 'keys-changed': {
+          const others = live().filter((s) => s !== slots[from]);
+          await Promise.all(others.map((s) => s.rpc.call('sync-keys', null, CALL_TIMEOUT_MS)));
+          return null;
+        }
+        default:
+          throw new Error(`unknown call ${op}`);
       }
-      case 'keys-changed': {
-        const others = live().filter((s) => s !== slots[from]);
-        await Promise.all(others.map((s) => s.rpc.call('sync-keys', null, CALL_TIMEOUT_MS)));
-        return null;
-      }
-      default:
-        throw new Error(`unknown call ${op}`);
-    }
-  };
+    };
 
   /** Reloads every worker onto the next generation; one answer for the host. */
   async function reloadAll(): Promise<ReloadAnswer> {
@@ -108,7 +116,11 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
     if (failed.length === 0) return done[0]!.value;
     // Every worker refused the same file: nothing changed anywhere, the refusal is the answer.
     if (done.length === 0) throw failed[0]!.reason instanceof RemoteError ? failed[0]!.reason.wire : failed[0]!.reason;
-    throw { code: 'SERVICE_UNAVAILABLE', message: `Reloaded in ${done.length} of ${targets.length} workers; /health answers 503 until a reload succeeds in all`, details: { what: 'workers', reloaded: done.length, workers: targets.length } };
+    throw {
+      code: 'SERVICE_UNAVAILABLE',
+      message: `Reloaded in ${done.length} of ${targets.length} workers; /health answers 503 until a reload succeeds in all`,
+      details: { what: 'workers', reloaded: done.length, workers: targets.length },
+    };
   }
 
   function spawn(slot: number): Promise<void> {

@@ -68,6 +68,12 @@ const rpc = new Rpc(self, async (op, args) => {
     }
     case 'metrics':
       return s.metrics.json();
+    case 'mirror-reveal': {
+      // A first key's secret held or forgotten by another worker (src/accounts/store.ts onRevealChange).
+      const { sessionHash, held } = args as { sessionHash: string; held: { secret: string; until: number } | null };
+      s.accounts.mirrorReveal(sessionHash, held);
+      return null;
+    }
     case 'sync-keys':
       return s.accounts.syncKeys();
     case 'stop':
@@ -99,7 +105,14 @@ async function begin(start: WorkerStart): Promise<void> {
   };
   try {
     const { openAccountStore } = await import('../open-accounts.ts');
-    const accounts = await openAccountStore(start.config.dbPath, { migrationsRoot: start.migrationsRoot ?? undefined, onKeyRevoked: () => host.keysChanged().catch((e) => console.error(`key revocation not confirmed by every worker: ${(e as Error).message}`)) });
+    const accounts = await openAccountStore(start.config.dbPath, {
+      migrationsRoot: start.migrationsRoot ?? undefined,
+      onRevealChange: (sessionHash, held) =>
+        rpc
+          .call<void>('reveal', { sessionHash, held }, KEYS_TIMEOUT_MS)
+          .catch((e) => console.error(`first key not held by every worker: ${(e as Error).message}`)),
+      onKeyRevoked: () => host.keysChanged().catch((e) => console.error(`key revocation not confirmed by every worker: ${(e as Error).message}`)),
+    });
     const limiter = createRateLimiterFromConfig(start.config, start.buckets ?? undefined);
     server = await startServer(start.config, { accounts, limiter, host }, { reusePort: true });
     server.services.index.generation = start.generation;

@@ -11,6 +11,9 @@ import { openAccounts } from '../../src/accounts/store.ts';
 import { loadConfig } from '../../src/config.ts';
 import { startWorkerPool, type WorkerPool } from '../../src/workers/pool.ts';
 import { fixtureIndexPath } from '../helpers/fixture-index.ts';
+import { TestClient } from '../accounts/helpers/client.ts';
+import { startMockIdp, type MockIdp } from '../accounts/helpers/mock-idp.ts';
+import { oidcEnv } from '../accounts/helpers/test-app.ts';
 
 const ADMIN = 'admin-token-for-pool-tests';
 const dir = mkdtempSync(join(tmpdir(), 'ipintel-pool-'));
@@ -56,15 +59,23 @@ describe('exact limits across workers', () => {
   }, 60_000);
   afterAll(() => pool?.stop());
 
+  let refused = 0;
   for (const [tier, limit] of [['anonymous', 60], ['free', 200], ['pro', 600]] as const) {
-    test(`${tier}: a concurrent burst gets exactly ${limit} 200s, Remaining never repeats`, async () => {
+    test(`${tier}: a concurrent burst gets exactly ${limit} 200s (plus what refilled meanwhile), Remaining never repeats`, async () => {
       const headers: Record<string, string> = tier === 'anonymous' ? {} : { 'x-api-key': keys[tier]! };
+      const started = Date.now();
       const answers = await Promise.all(Array.from({ length: limit + 60 }, () => get(`${pool.url}/v1/ip/current`, headers)));
+      // A bucket refills one request per 60 s / limit while the burst lasts: those are admitted too, and no more.
+      const refilled = Math.floor((Date.now() - started) / (60_000 / limit));
       const ok = answers.filter((r) => r.status === 200);
-      expect(ok.length).toBe(limit);
-      expect(answers.filter((r) => r.status === 429).length).toBe(60);
+      expect(ok.length).toBeGreaterThanOrEqual(limit);
+      expect(ok.length).toBeLessThanOrEqual(limit + refilled);
+      expect(answers.filter((r) => r.status === 429).length).toBe(limit + 60 - ok.length);
+      refused += limit + 60 - ok.length;
       const remaining = ok.map((r) => r.headers.get('x-ratelimit-remaining'));
-      expect(new Set(remaining).size).toBe(limit);
+      expect(remaining.every((v) => v !== null)).toBe(true);
+      // Refills can give two answers the same count; never more than that.
+      expect(new Set(remaining).size).toBeGreaterThanOrEqual(limit - refilled);
       await Promise.all(answers.map((r) => r.arrayBuffer()));
     });
   }
@@ -72,7 +83,8 @@ describe('exact limits across workers', () => {
   test('/metrics reports the host: every worker counted', async () => {
     const text = await (await get(`${pool.url}/metrics`, { authorization: `Bearer ${ADMIN}` })).text();
     const rejected = /^ipintel_rate_limit_rejections_total (\d+)/m.exec(text);
-    expect(Number(rejected?.[1])).toBe(180);
+    expect(Number(rejected?.[1])).toBe(refused);
+    expect(refused).toBeGreaterThan(0);
     expect(text).toMatch(/^ipintel_workers 2$/m);
   });
 });
@@ -202,5 +214,46 @@ describe('key cache across workers', () => {
     expect(revoked.status).toBe(200);
     const after = await Promise.all(Array.from({ length: 40 }, () => get(`${pool.url}/v1/ip/8.8.8.8`, { 'x-api-key': secret })));
     expect(after.map((r) => r.status)).toEqual(Array(40).fill(401));
+  });
+});
+
+describe('sign-in across workers', () => {
+  let pool: WorkerPool;
+  let idp: MockIdp;
+
+  beforeAll(async () => {
+    idp = startMockIdp();
+    // The redirect URI names the port: take a free one first.
+    const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() });
+    const port = String(probe.port);
+    await probe.stop(true);
+    pool = await startPool({
+      PORT: port,
+      IPINTEL_INDEX: await fixtureIndexPath(),
+      IPINTEL_DB: join(dir, 'signin.sqlite'),
+      IPINTEL_RATE_LIMITS: 'off',
+      ...oidcEnv(idp.url, idp.clientId, idp.clientSecret),
+      IPINTEL_OAUTH_REDIRECT_URI: `http://127.0.0.1:${port}/auth/callback`,
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await pool?.stop();
+    idp?.stop();
+  });
+
+  test('the first key is shown once on the dashboard, whichever worker the callback and the dashboard reach', async () => {
+    // A new connection per hop, so callback and dashboard land on either worker (both ways happen over these sign-ins).
+    for (let i = 0; i < 10; i++) {
+      idp.user = { sub: `spread-${i}`, email: `spread${i}@example.test`, email_verified: true, name: `S ${i}` };
+      const client = new TestClient();
+      const { res, hops } = await client.follow(`${pool.url}/auth/idp`, { headers: { connection: 'close' } });
+      expect(new URL(hops.at(-1)!.url).pathname).toBe('/dashboard');
+      const shown = (await res.text()).match(/ipi_[A-Za-z0-9_-]{43}/)?.[0];
+      expect(shown).toBeDefined();
+      for (let j = 0; j < 4; j++) {
+        const again = await (await client.fetch(`${pool.url}/dashboard`, { headers: { connection: 'close' } })).text();
+        expect(again.includes(shown!)).toBe(false);
+      }
+    }
   });
 });
