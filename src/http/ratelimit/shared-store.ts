@@ -4,7 +4,8 @@
  * per-minute limits stay exact however many workers serve.
  *
  * A set-associative table: a bucket key hashes (two independent 32-bit
- * hashes, stored as its identity) to one group of WAYS slots, each slot a
+ * hashes, stored as its identity; two keys agreeing on all 64 bits would
+ * share a bucket, a chance far below one in a billion at the table's size) to one group of WAYS slots, each slot a
  * tat (gcra.ts). A group is taken with a spin lock (Atomics.compareExchange)
  * for the few loads and stores of one step, so two workers seeing the same
  * new caller cannot both create a bucket for it.
@@ -71,9 +72,17 @@ export class SharedBuckets {
 
   /** Takes one token from `key`'s bucket at time `now` (ms) and reports the outcome. */
   consume(key: string, tier: Tier, now: number): RateDecision {
-    const a = Bun.hash.crc32(key) | 0;
+    // Two independent 32-bit hashes in one pass over the key (JS: cheaper here than a native hash's call and encoding).
+    let a = 0x811c9dc5;
+    let b = 0x9e3779b9;
+    for (let i = 0; i < key.length; i++) {
+      const c = key.charCodeAt(i);
+      a = Math.imul(a ^ c, 0x01000193);
+      b = Math.imul(b ^ c, 0x5bd1e995);
+      b ^= b >>> 15;
+    }
     // 0/0 marks an empty slot.
-    const b = Bun.hash.murmur32v3(key) | 0 || 1;
+    if (b === 0) b = 1;
     const group = b & this.mask;
     const limit = limitOf(tier);
     this.lock(group);
