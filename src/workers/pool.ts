@@ -136,11 +136,11 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
       const timer = setTimeout(() => reject(new Error(`worker ${slot} did not start within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
       worker.onmessage = (event: MessageEvent) => {
         if (rpc.receive(event.data)) return;
-        const started = event.data as WorkerStarted;
+        const first = event.data as WorkerStarted;
         clearTimeout(timer);
         failStart = null;
-        if (started.kind === 'failed') return reject(new Error(started.message));
-        port = started.port;
+        if (first.kind === 'failed') return reject(new Error(first.message));
+        port = first.port;
         s.rpc = rpc;
         resolve();
       };
