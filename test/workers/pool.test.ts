@@ -11,6 +11,7 @@ import { openAccounts } from '../../src/accounts/store.ts';
 import { loadConfig } from '../../src/config.ts';
 import { startWorkerPool, type WorkerPool } from '../../src/workers/pool.ts';
 import { fixtureIndexPath } from '../helpers/fixture-index.ts';
+import { startDnsTestServer } from '../crawlers/dns-test-server.ts';
 import { TestClient } from '../accounts/helpers/client.ts';
 import { startMockIdp, type MockIdp } from '../accounts/helpers/mock-idp.ts';
 import { oidcEnv } from '../accounts/helpers/test-app.ts';
@@ -256,4 +257,25 @@ describe('sign-in across workers', () => {
       }
     }
   });
+});
+
+describe('shutdown', () => {
+  test('stop drains: a request in flight on a worker (waiting on a crawler DNS proof) is answered', async () => {
+    const dns = await startDnsTestServer();
+    // Never answered: the lookup waits out its proof budget, in flight while the pool stops.
+    dns.set('PTR', '1.66.249.66.in-addr.arpa', { silent: true });
+    const pool = await startPool({ IPINTEL_INDEX: await fixtureIndexPath(), IPINTEL_DB: join(dir, 'drain.sqlite'), IPINTEL_RATE_LIMITS: 'off', IPINTEL_DNS_SERVERS: dns.address });
+    try {
+      const inFlight = get(`${pool.url}/v1/ip/66.249.66.1`).then(
+        (r) => r.status,
+        (e: Error) => e.message,
+      );
+      await until(() => dns.queries.length > 0, 'the lookup to ask DNS');
+      await pool.stop();
+      expect(await inFlight).toBe(200);
+    } finally {
+      await pool.stop();
+      await dns.close();
+    }
+  }, 60_000);
 });
