@@ -38,3 +38,8 @@ export async function reloadLocally(s: AppServices, generation?: number): Promis
     policy_version: policy.policy_version,
   };
 }
+
+/** Reloads what this server serves: every worker of the host when there are several (through the primary), else this thread. What /reload and an in-process refresher call. */
+export function reloadServer(s: AppServices): Promise<ReloadAnswer> {
+  return s.host ? s.host.reloadAll() : reloadLocally(s);
+}

@@ -6,7 +6,7 @@ import { Elysia } from 'elysia';
 import { coverageOf, EVIDENCE_KINDS, type Coverage } from '../../scoring/index.ts';
 import { requireAdmin } from '../admin.ts';
 import { ApiError } from '../errors.ts';
-import { reloadLocally } from '../reload.ts';
+import { reloadServer } from '../reload.ts';
 import type { AppServices } from '../services.ts';
 import { COMMON_ERRORS, errorResponses, ok } from '../openapi.ts';
 
@@ -77,7 +77,7 @@ export function opsRoutes(s: AppServices) {
       async ({ request, set }) => {
         requireAdmin(request, s.config.adminToken);
         set.headers['cache-control'] = 'no-store';
-        return s.host ? s.host.reloadAll() : reloadLocally(s);
+        return reloadServer(s);
       },
       { detail: { summary: 'Reload the index file and the decision policy (admin)', tags: ['operations'], security: [{ admin: [] }], responses: { ...ok('{reloaded, index: {built_at, v4_intervals, v6_intervals, records, size_bytes, generation}, policy_version}', { type: 'object' }), ...errorResponses({ 400: 'INVALID_REQUEST: the index file or policy was refused; the previous one keeps serving (details.what)', 403: 'FORBIDDEN: not the admin token' }) } } },
     );
