@@ -33,6 +33,9 @@ COPY --from=build /stage/data /opt/ipintel/data
 COPY --from=build --chown=ipintel:ipintel /stage/ipintel.idx /var/lib/ipintel/ipintel.idx
 # MIMALLOC_PURGE_DELAY: Bun's allocator keeps freed memory for 1 s instead of 10 ms
 # before returning it to the OS (docs/http.md, Performance notes).
+# IPINTEL_WORKERS (unset here) defaults to the CPUs the container may run on, which
+# a --cpus quota does not change: with `docker run --cpus N` pass -e IPINTEL_WORKERS=N
+# (docs/deployment.md, Workers).
 ENV PORT=8080 \
     HOST=0.0.0.0 \
     MIMALLOC_PURGE_DELAY=1000 \

@@ -11,10 +11,10 @@
  *   healthcheck  exit 0 when the local server answers /health (container HEALTHCHECK)
  */
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import packageJson from '../package.json' with { type: 'json' };
-import type { AccountsOptions, AccountStore } from './accounts/store.ts';
+import type { AccountStore } from './accounts/store.ts';
+import { openAccountStore } from './open-accounts.ts';
 
 const USAGE = `ipintel ${packageJson.version}: self-hostable IP intelligence API
 
@@ -106,16 +106,36 @@ async function serve(argv: string[]): Promise<number> {
   const { loadConfig } = await import('./config.ts');
   const { startServer } = await import('./server.ts');
   const data = await import('../tools/feeds/default-data.ts');
-  let server: Awaited<ReturnType<typeof startServer>>;
+  let server: { port: number; stop(): Promise<void> };
   try {
     const config = loadConfig();
     if (!existsSync(config.indexPath)) {
       console.error(`no index at ${config.indexPath}: building it from the embedded default sources`);
       await data.buildDefaultIndex(config.indexPath, config.feedsDir, false, 'server');
     }
-    server = await startServer(config, { accounts: await openAccountStore(config.dbPath) });
-    console.error(`ipintel listening on ${config.host}:${server.port} (index ${config.indexPath})`);
-    server.services.feeds = (await import('./feeds/start.ts')).startFeedRefresher(config, server.services.index);
+    if (config.workers > 1 && config.dbPath === ':memory:') {
+      // Each thread would open its own empty database: keys made through one worker unknown to the others.
+      console.error(`IPINTEL_DB=:memory: is one database per thread, not shareable by ${config.workers} workers: serving with 1`);
+      config.workers = 1;
+    }
+    if (config.workers > 1) {
+      // Migrations run here once, not in every worker at the same moment.
+      await (await openAccountStore(config.dbPath, { flushIntervalMs: 0, syncIntervalMs: 0 })).close();
+      const { startWorkerPool } = await import('./workers/pool.ts');
+      server = await startWorkerPool(config);
+    } else {
+      const single = await startServer(config, { accounts: await openAccountStore(config.dbPath) });
+      // Each worker starts its own refresher (workers/worker-main.ts); serving alone, this thread does.
+      single.services.feeds = (await import('./feeds/start.ts')).startFeedRefresher(config, single.services.index);
+      server = {
+        port: single.port,
+        async stop() {
+          single.services.feeds?.refresher?.close(); // kills a background build
+          await single.stop();
+        },
+      };
+    }
+    console.error(`ipintel listening on ${config.host}:${server.port} (index ${config.indexPath}, ${config.workers} worker${config.workers === 1 ? '' : 's'})`);
   } catch (e) {
     // One clear line (the index file, the database, the setting at fault), no stack trace.
     console.error(`ipintel cannot start: ${(e as Error).message}`);
@@ -126,8 +146,7 @@ async function serve(argv: string[]): Promise<number> {
     process.on(signal, async () => {
       if (stopping) return;
       stopping = true;
-      server.services.feeds?.refresher?.close(); // kills a background build
-      await server.stop(); // flushes usage counters and closes the database
+      await server.stop(); // stops the refresher, drains the workers, flushes usage counters and closes the database
       process.exit(0);
     });
   }
@@ -153,23 +172,6 @@ async function keys(argv: string[]): Promise<number> {
   } finally {
     await store?.close();
   }
-}
-
-/**
- * Opens the accounts database (a SQLite path or a postgres:// URL). From the
- * source tree the store finds the repository's drizzle/ folder itself; a
- * compiled binary cannot reach it, so it points the store at the copy
- * embedded with `bun build --asset drizzle` (under the binary's virtual root).
- */
-async function openAccountStore(dbPath: string, options: AccountsOptions = {}): Promise<AccountStore> {
-  const store = await import('./accounts/store.ts');
-  const data = await import('../tools/feeds/default-data.ts');
-  if (!data.isCompiledBinary()) return store.openAccounts(dbPath, options);
-  const root = join(dirname(Bun.main), 'drizzle');
-  if (!existsSync(join(root, 'sqlite', 'meta', '_journal.json'))) {
-    throw new Error(`no database migrations inside this binary (looked in ${root}); rebuild it with bun run compile`);
-  }
-  return store.openAccounts(dbPath, { ...options, migrationsRoot: root });
 }
 
 /** `healthcheck`: GET <url> (default the local server's /health); exit 0 only on 200 with status ok. */

@@ -1,3 +1,5 @@
+import { availableParallelism } from 'node:os';
+
 /**
  * Server configuration from the environment (names fixed by
  * ../shared/interface.md). Read once at start-up; pure over `env`.
@@ -42,6 +44,20 @@ export interface Config {
   feedsCatalog: string | null;
   /** An operator's manifest the refresher rebuilds from (IPINTEL_FEEDS_MANIFEST); null: only the server's own index. */
   feedsManifest: string | null;
+  /** Serving worker threads on one port (IPINTEL_WORKERS; default the CPUs this process may use; 1: one thread, no pool). */
+  workers: number;
+}
+
+/** Upper bound on IPINTEL_WORKERS: each worker holds its own heap and caches. */
+export const MAX_WORKERS = 256;
+
+/** IPINTEL_WORKERS: a whole number 1..MAX_WORKERS; unset or blank: the CPUs this process may use. */
+function workerCount(v: string | undefined): number {
+  const text = str(v);
+  if (text === null) return Math.max(1, Math.min(MAX_WORKERS, availableParallelism()));
+  const n = Number(text);
+  if (!/^[0-9]+$/.test(text) || n < 1 || n > MAX_WORKERS) throw new Error(`IPINTEL_WORKERS must be a whole number 1..${MAX_WORKERS} (got "${v}")`);
+  return n;
 }
 
 function list(v: string | undefined): string[] {
@@ -120,5 +136,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     feedsRefreshMs: feedsRefresh(env.IPINTEL_FEEDS_REFRESH),
     feedsCatalog: str(env.IPINTEL_FEEDS_CATALOG),
     feedsManifest: str(env.IPINTEL_FEEDS_MANIFEST),
+    workers: workerCount(env.IPINTEL_WORKERS),
   };
 }

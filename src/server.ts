@@ -22,7 +22,14 @@ export interface RunningServer {
   url: string;
   port: number;
   services: AppServices;
-  stop(): Promise<void>;
+  /** Stops serving and closes the services; `drain` lets requests in flight finish first (a worker at shutdown). */
+  stop(drain?: boolean): Promise<void>;
+}
+
+/** How the listening socket is opened. */
+export interface ListenOptions {
+  /** SO_REUSEPORT: several workers listen on one port and the kernel spreads connections (src/workers/). */
+  reusePort?: boolean;
 }
 
 /** Creates every service of the app from a configuration. */
@@ -41,15 +48,16 @@ export async function createServices(config: Config, overrides: Partial<AppServi
     metrics: overrides.metrics ?? new HttpMetrics(index),
     trusted: overrides.trusted ?? new TrustedProxies(config.trustProxy, config.trustProxyHeader),
     now: overrides.now ?? Date.now,
+    host: overrides.host,
   };
 }
 
 /** Starts the HTTP server. */
-export async function startServer(config: Config, overrides: Partial<AppServices> = {}): Promise<RunningServer> {
+export async function startServer(config: Config, overrides: Partial<AppServices> = {}, listen: ListenOptions = {}): Promise<RunningServer> {
   const services = await createServices(config, overrides);
   const app = createApp(services);
   const fetch = createFetchHandler(services, app);
-  const server = Bun.serve({ port: config.port, hostname: config.host, fetch, idleTimeout: 30, maxRequestBodySize: 1024 * 1024 });
+  const server = Bun.serve({ port: config.port, hostname: config.host, fetch, idleTimeout: 30, maxRequestBodySize: 1024 * 1024, reusePort: listen.reusePort ?? false });
   // Metrics' library loads once the server answers; observations until then are buffered.
   setTimeout(() => void services.metrics.init(), 1000).unref();
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
@@ -57,8 +65,8 @@ export async function startServer(config: Config, overrides: Partial<AppServices
     url: `http://${host.includes(':') ? `[${host}]` : host}:${server.port}`,
     port: server.port!,
     services,
-    async stop() {
-      await server.stop(true);
+    async stop(drain = false) {
+      await server.stop(!drain);
       services.limiter?.close();
       await services.accounts.close();
     },

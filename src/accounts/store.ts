@@ -40,6 +40,19 @@ export interface AccountsOptions {
   sessionRotateMs?: number;
   /** How long per-minute usage rows are kept. Default 48 h. */
   minuteRetentionMs?: number;
+  /**
+   * Called after a revocation commits, awaited before revokeKey returns: the
+   * other worker threads of a host (src/workers/) drop the key from their
+   * caches there, so revocation is immediate on every worker, not at their
+   * next sync.
+   */
+  onKeyRevoked?: () => Promise<void>;
+  /**
+   * Called when a first key's secret is held for a session's dashboard view,
+   * or forgotten (`held` null): the other worker threads of a host mirror it
+   * (mirrorReveal), since that view may reach any of them.
+   */
+  onRevealChange?: (sessionHash: string, held: { secret: string; until: number } | null) => Promise<void>;
   /** Folder holding drizzle/sqlite and drizzle/postgres (default the repository's drizzle/; a compiled binary passes its embedded copy). */
   migrationsRoot?: string;
 }
@@ -81,6 +94,8 @@ export async function openAccounts(location: string, options: AccountsOptions = 
 /** Accounts, keys, sessions and usage over one database. */
 export class AccountStore {
   private readonly now: () => number;
+  private readonly onKeyRevoked: (() => Promise<void>) | undefined;
+  private readonly onRevealChange: AccountsOptions['onRevealChange'];
   private readonly cache = new KeyCache();
   private readonly usage = new UsageCounter();
   /** Flushes and usage reports take turns, so a report never counts a batch both in memory and in the database. */
@@ -127,6 +142,8 @@ export class AccountStore {
     options: AccountsOptions,
   ) {
     this.now = options.now ?? Date.now;
+    this.onKeyRevoked = options.onKeyRevoked;
+    this.onRevealChange = options.onRevealChange;
     this.sessionTtlMs = options.sessionTtlMs ?? 30 * DAY_MS;
     this.sessionRotateMs = options.sessionRotateMs ?? DAY_MS;
     this.minuteRetentionMs = options.minuteRetentionMs ?? 2 * DAY_MS;
@@ -267,7 +284,10 @@ export class AccountStore {
       if (k.revokedAt === null) await rows.markRevoked(keyId, this.now());
       return rows.keyById(keyId);
     });
-    if (key) this.cache.removeById(keyId);
+    if (key) {
+      this.cache.removeById(keyId);
+      await this.onKeyRevoked?.();
+    }
     return key;
   }
 
@@ -305,22 +325,33 @@ export class AccountStore {
   /** Ends the session of a cookie token (no-op when unknown). */
   async deleteSession(token: string): Promise<void> {
     const idHash = hashSecret(token);
-    this.reveals.delete(idHash);
+    if (this.reveals.delete(idHash)) void this.onRevealChange?.(idHash, null);
     await this.backend.transaction((rows) => rows.deleteSessionByHash(idHash));
   }
 
-  /** Keeps a first key's secret in memory only (never on disk) until the session's next dashboard view. */
-  holdKeyForReveal(sessionToken: string, secret: string): void {
+  /** Keeps a first key's secret in memory only (never on disk) until the session's next dashboard view; resolves once every worker holds it. */
+  async holdKeyForReveal(sessionToken: string, secret: string): Promise<void> {
     const now = this.now();
     for (const [h, r] of this.reveals) if (r.until <= now) this.reveals.delete(h);
-    this.reveals.set(hashSecret(sessionToken), { secret, until: now + REVEAL_TTL_MS });
+    const held = { secret, until: now + REVEAL_TTL_MS };
+    this.reveals.set(hashSecret(sessionToken), held);
+    await this.onRevealChange?.(hashSecret(sessionToken), held);
   }
 
-  /** Takes (and forgets) the secret held for a session: shown once. */
-  takeKeyForReveal(sessionToken: string): string | null {
+  /** Applies a reveal held or forgotten by another worker thread of this host (see onRevealChange). */
+  mirrorReveal(sessionHash: string, held: { secret: string; until: number } | null): void {
+    if (held === null) this.reveals.delete(sessionHash);
+    else if (held.until > this.now()) this.reveals.set(sessionHash, held);
+  }
+
+  /** Takes (and forgets, on every worker before resolving) the secret held for a session: shown once. */
+  async takeKeyForReveal(sessionToken: string): Promise<string | null> {
     const idHash = hashSecret(sessionToken);
     const r = this.reveals.get(idHash);
-    this.reveals.delete(idHash);
+    if (r) {
+      this.reveals.delete(idHash);
+      await this.onRevealChange?.(idHash, null);
+    }
     return r && r.until > this.now() ? r.secret : null;
   }
 

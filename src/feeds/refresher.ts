@@ -25,6 +25,8 @@ export type FeedsMode = 'server' | 'operator' | 'manifest' | 'off';
 
 export interface RefresherOptions {
   holder: IndexHolder;
+  /** Swaps a built index in (default: this thread's holder; with workers, every worker of the host through reloadServer). */
+  reload?: (path: string) => unknown;
   indexPath: string;
   /** Where the feed copies live: the feeds folder, or the operator manifest's folder. */
   feedsDir: string;
@@ -146,6 +148,11 @@ export class FeedRefresher {
     if (key === this.seenFile || key === '') return;
     this.seenFile = key;
     try {
+      // Already serving it: a swap that reached every worker of the host (the file was renamed into place before this load).
+      if (statSync(this.opts.indexPath).ctimeMs <= this.opts.holder.loadedAt) {
+        this.state = loadRefreshState(this.statePath);
+        return;
+      }
       this.opts.holder.reload(this.opts.indexPath);
       this.state = loadRefreshState(this.statePath);
       this.opts.log(`feeds: picked up ${this.opts.indexPath} (built ${this.opts.holder.current.meta.builtAt})`);
@@ -262,7 +269,7 @@ export class FeedRefresher {
       return;
     }
     try {
-      this.opts.holder.reload(indexPath);
+      await (this.opts.reload ?? ((path: string) => this.opts.holder.reload(path)))(indexPath);
     } catch (e) {
       this.state.buildError = (e as Error).message;
       this.opts.log(`feeds: the new index was refused, the current one keeps serving: ${(e as Error).message}`);

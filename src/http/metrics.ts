@@ -189,6 +189,8 @@ class PromMetrics {
       name: 'ipintel_index_age_seconds',
       help: 'Seconds since the loaded index was built',
       registers,
+      // Summed over workers (src/workers/host-metrics.ts), a host reports its oldest.
+      aggregator: 'max',
       collect() {
         this.set((Date.now() - Date.parse(index.current.meta.builtAt)) / 1000);
       },
@@ -198,6 +200,7 @@ class PromMetrics {
       help: 'Elementary intervals in the loaded index',
       labelNames: ['family'],
       registers,
+      aggregator: 'max',
       collect() {
         const c = index.current.intervalCounts;
         this.set({ family: 'ipv4' }, c.v4);
@@ -208,6 +211,8 @@ class PromMetrics {
       name: 'ipintel_index_generation',
       help: 'Index reloads since start (1 = the first load)',
       registers,
+      // A host is only as current as its slowest worker.
+      aggregator: 'min',
       collect() {
         this.set(index.generation);
       },
@@ -268,5 +273,10 @@ export class HttpMetrics {
   /** The exposition text. */
   async text(): Promise<string> {
     return (await this.init()).registry.metrics();
+  }
+
+  /** This thread's series as prom-client JSON, for a host's totals (src/workers/host-metrics.ts). */
+  async json(): Promise<unknown[]> {
+    return (await this.init()).registry.getMetricsAsJSON();
   }
 }

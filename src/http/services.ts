@@ -11,6 +11,7 @@ import type { RdapClient } from '../rdap/index.ts';
 import type { Policy } from '../scoring/index.ts';
 import type { RadarClient } from '../lookup/radar.ts';
 import type { TrustedProxies } from './client-ip.ts';
+import type { HostLink } from './host-link.ts';
 import type { HttpMetrics } from './metrics.ts';
 import type { RateLimiter } from './ratelimit/index.ts';
 
@@ -36,4 +37,6 @@ export interface AppServices {
   now: () => number;
   /** The feed refresher's state for /v1/data/status (set once it starts; absent: not started). */
   feeds?: FeedsStatus;
+  /** The other workers of this host (src/workers/); absent when this thread serves alone. */
+  host?: HostLink;
 }

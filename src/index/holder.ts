@@ -77,14 +77,14 @@ export class IndexHolder {
     return this.loadedAtMs;
   }
 
-  /** Maps and verifies `path` (default: the current file), then swaps it in. Throws and keeps the old index on failure. */
-  reload(path: string = this.path): ReloadResult {
+  /** Maps and verifies `path` (default: the current file), then swaps it in as `generation` (default: the next). Throws and keeps the old index on failure. */
+  reload(path: string = this.path, generation: number = this.generation + 1): ReloadResult {
     const next = IndexReader.open(path);
     this.reader = next;
     this.coverageNow = coverageOf(next.meta, this.clock());
     this.path = path;
     this.loadedAtMs = Date.now();
-    this.generation++;
+    this.generation = generation;
     this.scheduleRelease();
     return this.describe();
   }

@@ -13,24 +13,44 @@ import { utcOffset } from './timezone.ts';
 /** The legacy object (declared in src/contract/lookups.ts). */
 export type LegacyObject = LegacyObjectBody;
 
-/** The legacy JSON object of a hit. */
-export function legacyObject(hit: LookupHit, ctx: AssessContext, now?: number): LegacyObject {
+/** The part of the legacy object read from the record alone (no scoring): all the one-line text shows. */
+export type LegacyPlace = Pick<LegacyObject, 'ip' | 'city' | 'region' | 'country' | 'country_name' | 'asn' | 'org'>;
+
+/** The legacy fields of a hit that need no scoring: what `GET /{ip}?format=text` answers, without waiting on a crawler proof. */
+export function legacyPlace(hit: LookupHit): LegacyPlace {
   const r = hit.record;
   const g = r.geo;
   const asn = r.asn ? `AS${r.asn.asn}` : null;
-  const operator = assess(r, ctx).network.operator;
   return {
     ip: hit.ip,
     city: g?.city ?? null,
     region: g?.region ?? null,
     country: g?.countryCode ?? null,
     country_name: countryName(g?.countryCode ?? null),
+    asn,
+    org: asn && r.asn?.name ? `${asn} ${r.asn.name}` : (r.asn?.name ?? null),
+  };
+}
+
+/** The legacy JSON object of a hit. */
+export function legacyObject(hit: LookupHit, ctx: AssessContext, now?: number): LegacyObject {
+  const r = hit.record;
+  const g = r.geo;
+  const place = legacyPlace(hit);
+  const operator = assess(r, ctx).network.operator;
+  // Spelled out: the JSON keeps the spec's key order.
+  return {
+    ip: place.ip,
+    city: place.city,
+    region: place.region,
+    country: place.country,
+    country_name: place.country_name,
     postal: g?.postalCode ?? null,
     loc: g && g.latitude !== null && g.longitude !== null ? `${g.latitude},${g.longitude}` : null,
     timezone: g?.timezone ?? null,
     utc_offset: g?.timezone ? utcOffset(g.timezone, now) : null,
-    asn,
-    org: asn && r.asn?.name ? `${asn} ${r.asn.name}` : (r.asn?.name ?? null),
+    asn: place.asn,
+    org: place.org,
     operator,
     domain: operatorDomain(operator),
   };
@@ -39,7 +59,7 @@ export function legacyObject(hit: LookupHit, ctx: AssessContext, now?: number): 
 const dash = (v: string | null | undefined) => (v === null || v === undefined || v === '' ? '-' : v);
 
 /** The location line: "City, Region, Country (CC)". */
-function locationText(o: LegacyObject): string {
+function locationText(o: LegacyPlace): string {
   const parts = [o.city, o.region, o.country_name].filter((p): p is string => !!p);
   if (parts.length === 0) return dash(o.country);
   return o.country ? `${parts.join(', ')} (${o.country})` : parts.join(', ');
@@ -48,9 +68,10 @@ function locationText(o: LegacyObject): string {
 /**
  * Text for a legacy route. Without detail: one line (the IP on the
  * current-IP route; ip, location, ASN and organisation tab-separated on
- * /{ip}). With detail: four labelled lines, plus the operator domain when known.
+ * /{ip}), which needs only the place. With detail: four labelled lines, plus
+ * the operator domain when known (the whole object).
  */
-export function legacyText(o: LegacyObject, detail: boolean, currentRoute: boolean): string {
+export function legacyText(o: LegacyPlace & { domain?: string | null }, detail: boolean, currentRoute: boolean): string {
   if (!detail) {
     if (currentRoute) return `${o.ip}\n`;
     return `${[o.ip, locationText(o), dash(o.asn), dash(o.org ? o.org.replace(/^AS\d+ /, '') : null)].join('\t')}\n`;

@@ -1,10 +1,10 @@
 /** The operator surface of interface.md: environment defaults and the feeds folder of the default build. */
 import { afterAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultSources, packageSources, withDataDefaults } from '../../index-builder/default-sources.ts';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig, MAX_WORKERS } from '../../src/config.ts';
 import { FEEDS_DIR } from '../helpers/recording-sink.ts';
 
 describe('loadConfig', () => {
@@ -30,6 +30,13 @@ describe('loadConfig', () => {
       feedsManifest: null,
     });
     expect(c.oauth.provider).toBeNull();
+  });
+
+  test('IPINTEL_WORKERS: default the usable CPUs, a whole number 1..MAX_WORKERS, anything else refused', () => {
+    expect(loadConfig({}).workers).toBe(Math.min(MAX_WORKERS, availableParallelism()));
+    expect(loadConfig({ IPINTEL_WORKERS: '1' }).workers).toBe(1);
+    expect(loadConfig({ IPINTEL_WORKERS: ' 4 ' }).workers).toBe(4);
+    for (const bad of ['0', '-1', '1.5', 'two', '100000']) expect(() => loadConfig({ IPINTEL_WORKERS: bad })).toThrow(/IPINTEL_WORKERS must be a whole number/);
   });
 
   test('values are read and lists split', () => {

@@ -14,6 +14,8 @@ import { cpuSeconds } from './bench-kit.ts';
 export interface WrkOptions {
   connections: number;
   duration: number;
+  /** CPUs wrk may run on (taskset -c list), to keep it off the server's cores; unset: any. */
+  cpus?: string | null;
 }
 
 export interface Target {
@@ -26,9 +28,11 @@ export interface Target {
  * Starts a target process (http-target.ts of this checkout, or `script`) and
  * waits for the port it prints; `env` adds variables for this target only.
  */
-export function startTarget(name: string, args: string[], script = join(import.meta.dir, 'http-target.ts'), env: Record<string, string> = {}): Promise<Target> {
+export function startTarget(name: string, args: string[], script = join(import.meta.dir, 'http-target.ts'), env: Record<string, string> = {}, cpus: string | null = null): Promise<Target> {
   // Every target (the baseline too) runs with the environment `bun run start` sets (MIMALLOC_PURGE_DELAY).
-  const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...withStartDefaults(process.env), ...env } });
+  // taskset execs the server, so the child's pid stays the server's (its CPU time is read from /proc).
+  const argv = cpus ? ['taskset', '-c', cpus, process.execPath, script, ...args] : [process.execPath, script, ...args];
+  const child = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'inherit'], env: { ...withStartDefaults(process.env), ...env } });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d) => {
@@ -69,7 +73,7 @@ export function wrk(url: string, args: WrkOptions, script: string | null, pid: n
   const argv = ['-t1', `-c${args.connections}`, `-d${args.duration}s`, '--latency'];
   const run = () => {
     const cpu0 = cpuSeconds(pid);
-    const r = spawnSync('wrk', [...argv, url], { encoding: 'utf8' });
+    const r = args.cpus ? spawnSync('taskset', ['-c', args.cpus, 'wrk', ...argv, url], { encoding: 'utf8' }) : spawnSync('wrk', [...argv, url], { encoding: 'utf8' });
     return { r, cpu: cpuSeconds(pid) - cpu0 };
   };
   const { r, cpu } = script === null ? run() : withScriptFile(script, (path) => (argv.push('-s', path), run()));

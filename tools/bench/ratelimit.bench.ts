@@ -2,6 +2,10 @@
  * Rate limiter cost, each figure against a baseline measured in the same run:
  *  1. in process (memory store): consume() per request vs a bare Map get+set
  *     over the same keys; the bucket's memory per entry;
+ *  1b. shared buckets (IPINTEL_WORKERS > 1: one SharedArrayBuffer table for
+ *     every worker thread): consume() per request against the in-process
+ *     store's on the same keys, alone and with other threads consuming from
+ *     the same table at the same time (each thread's own ns/op);
  *  2. Redis on loopback (a redis-server started here): one consume() round
  *     trip vs one PING round trip, sequential and 100 in flight;
  *  3. the real lookup route (GET /v1/ip/{ip}, keyed pro callers under their
@@ -11,7 +15,7 @@
  *     interleave short rounds so load from elsewhere on the machine hits every
  *     mode alike, and report paired ratios.
  *
- *   bun tools/bench/ratelimit.bench.ts [--quick]
+ *   bun tools/bench/ratelimit.bench.ts [--quick] [--in-process-only]
  *
  * Part 3 builds the test fixture index on first use (about a minute).
  */
@@ -20,6 +24,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { heapStats } from 'bun:jsc';
 import { createRateLimiter, type RateLimiter } from '../../src/http/ratelimit/limiter.ts';
 import { MemoryBuckets } from '../../src/http/ratelimit/memory-store.ts';
+import { allocateSharedBuckets, type SharedBucketsMemory } from '../../src/http/ratelimit/shared-store.ts';
 import { bucketKeyFor } from '../../src/http/ratelimit/bucket-key.ts';
 import { rateLimitHeaders, shouldSendRateLimitHeaders } from '../../src/http/ratelimit/headers.ts';
 import type { RateDecision } from '../../src/http/ratelimit/gcra.ts';
@@ -98,6 +103,52 @@ function inProcess(): void {
   const m2 = used();
   console.log(`  memory at ${n} buckets: structure ${((m2 - m1) / 1e6).toFixed(1)} MB (${((m2 - m1) / n).toFixed(0)} B/bucket) + key strings it keeps alive ${((m1 - m0) / 1e6).toFixed(1)} MB (${((m1 - m0) / n).toFixed(0)} B/key)`);
   sink += store.size;
+}
+
+/** Shared buckets: one thread alone against the in-process store, then `threads` threads on one table at once. */
+async function sharedBuckets(): Promise<void> {
+  console.log(`\n1b. Shared buckets (workers: one SharedArrayBuffer table, Atomics group locks), ${KEYS} keyed callers, pro tier, under the limit`);
+  const memory = createRateLimiter({ store: 'memory' });
+  const inProcess = measure('in-process buckets: limiter.consume', KEYS, (i) => (memory.consume(keys[i], 'pro') as RateDecision).allowed);
+  const table = allocateSharedBuckets(250_000);
+  const shared = createRateLimiter({ store: 'memory', shared: table });
+  const alone = measure('shared buckets: limiter.consume, one thread', KEYS, (i) => (shared.consume(keys[i], 'pro') as RateDecision).allowed);
+  ratio('shared / in-process', alone, inProcess);
+  for (const threads of [2, 4]) {
+    const each = await contended(table, threads);
+    console.log(`  shared buckets, ${threads} threads at once: ${each.map((x) => x.toFixed(1)).join(' / ')} ns/op per thread (${availableParallelism()} CPUs)`);
+  }
+}
+
+/** Each of `threads` worker threads consumes the same keys from one table at once; their ns/op. */
+async function contended(table: SharedBucketsMemory, threads: number): Promise<number[]> {
+  const limiterUrl = new URL('../../src/http/ratelimit/limiter.ts', import.meta.url).pathname;
+  const source = `
+    import { createRateLimiter } from ${JSON.stringify(limiterUrl)};
+    self.onmessage = (e) => {
+      const { table, keys, rounds } = e.data;
+      const limiter = createRateLimiter({ store: 'memory', shared: table });
+      for (let i = 0; i < keys.length; i++) limiter.consume(keys[i], 'pro');
+      const t0 = Bun.nanoseconds();
+      for (let r = 0; r < rounds; r++) for (let i = 0; i < keys.length; i++) limiter.consume(keys[i], 'pro');
+      postMessage((Bun.nanoseconds() - t0) / (rounds * keys.length));
+    };`;
+  const url = URL.createObjectURL(new Blob([source], { type: 'application/typescript' }));
+  const rounds = QUICK ? 5 : 20;
+  const workers = Array.from({ length: threads }, () => new Worker(url));
+  try {
+    return await Promise.all(
+      workers.map(
+        (w) =>
+          new Promise<number>((resolve) => {
+            w.onmessage = (e) => resolve(e.data as number);
+            w.postMessage({ table, keys, rounds });
+          }),
+      ),
+    );
+  } finally {
+    for (const w of workers) w.terminate();
+  }
 }
 
 async function redisLoopback(redis: TestRedis): Promise<void> {
@@ -321,6 +372,8 @@ if (process.argv[2] === '--serve') {
 } else {
   console.log(`ipintel rate-limit benchmark (bun ${Bun.version}${QUICK ? ', quick' : ''}; ${availableParallelism()} CPUs, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} at start)`);
   inProcess();
+  await sharedBuckets();
+  if (process.argv.includes('--in-process-only')) process.exit(0);
   let redis: TestRedis | null = null;
   try {
     redis = await startTestRedis();

@@ -18,8 +18,10 @@ export function openSqlite(path: string, migrationsDir: string): { sqlite: Datab
   try {
     // WAL lets the server read while the keys script writes; busy_timeout
     // makes the two wait for each other instead of failing with SQLITE_BUSY.
-    sqlite.exec('PRAGMA journal_mode = WAL');
+    // busy_timeout first: setting the journal mode itself waits on a lock while
+    // another connection (a worker thread opening at the same moment) holds one.
     sqlite.exec('PRAGMA busy_timeout = 5000');
+    sqlite.exec('PRAGMA journal_mode = WAL');
     sqlite.exec('PRAGMA synchronous = NORMAL');
     sqlite.exec('PRAGMA foreign_keys = ON');
     const db = drizzle(sqlite, { schema });

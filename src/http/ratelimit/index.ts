@@ -9,3 +9,4 @@ export { rateLimitedError, upgradeUrlFor } from './rate-limited-error.ts';
 export { limiterMetrics, type LimiterMetrics } from './metrics.ts';
 export type { RateDecision } from './gcra.ts';
 export { isExemptFromRateLimit } from './route-policy.ts';
+export { allocateSharedBuckets, SharedBuckets, type SharedBucketsMemory } from './shared-store.ts';

@@ -13,6 +13,7 @@
  */
 import { MemoryBuckets, DEFAULT_MAX_BUCKETS } from './memory-store.ts';
 import { RedisBuckets, DEFAULT_REDIS_TIMEOUT_MS } from './redis-store.ts';
+import { SharedBuckets, type SharedBucketsMemory } from './shared-store.ts';
 import { limiterMetrics } from './metrics.ts';
 import type { RateDecision } from './gcra.ts';
 import type { Tier } from '../../tiers.ts';
@@ -28,6 +29,12 @@ export interface RateLimiterOptions {
   /** Bound on in-process buckets (the store itself for memory, the fallback for Redis). */
   maxBuckets?: number;
   /**
+   * Buckets shared by the worker threads of one host (src/workers/): used
+   * instead of this thread's own, for the memory store and Redis's fallback,
+   * so limits stay exact across workers. Its size bounds the buckets.
+   */
+  shared?: SharedBucketsMemory;
+  /**
    * Clock in Unix ms. Defaults to Date.now for memory buckets; with Redis the
    * default is Redis's own TIME (one clock for all processes) and an injected
    * clock is sent to the script instead (tests).
@@ -41,6 +48,12 @@ export interface RateLimiterOptions {
   onStoreError?: (err: unknown) => void;
   /** Where state-change lines go (default console.warn). */
   log?: (line: string) => void;
+}
+
+/** A store of buckets in this host's memory (this thread's own, or shared by its workers). */
+interface LocalBuckets {
+  consume(key: string, tier: Tier, now: number): RateDecision;
+  readonly size: number;
 }
 
 /** What the HTTP app holds: one consume() per counted request. */
@@ -63,7 +76,7 @@ export function isRedisUrl(store: string): boolean {
 /** Builds a rate limiter over the chosen store. */
 export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter {
   const store = options.store ?? 'memory';
-  const local = new MemoryBuckets(options.maxBuckets ?? DEFAULT_MAX_BUCKETS);
+  const local: LocalBuckets = options.shared ? new SharedBuckets(options.shared) : new MemoryBuckets(options.maxBuckets ?? DEFAULT_MAX_BUCKETS);
   const clock = options.now ?? Date.now;
   if (store === 'memory') return memoryLimiter(local, clock);
   if (!isRedisUrl(store)) throw new Error(`rate-limit store must be "memory" or a redis:// URL (got "${store}")`);
@@ -71,9 +84,9 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
 }
 
 /** The limiter for a server configuration, or null when limiting is off (IPINTEL_RATE_LIMITS=off). */
-export function createRateLimiterFromConfig(config: Pick<Config, 'rateLimits' | 'rateLimitStore'>): RateLimiter | null {
+export function createRateLimiterFromConfig(config: Pick<Config, 'rateLimits' | 'rateLimitStore'>, shared?: SharedBucketsMemory): RateLimiter | null {
   if (!config.rateLimits) return null;
-  return createRateLimiter({ store: config.rateLimitStore ?? 'memory' });
+  return createRateLimiter({ store: config.rateLimitStore ?? 'memory', shared });
 }
 
 /** Adds a decision to the process counters and passes it on. */
@@ -84,7 +97,7 @@ function count(d: RateDecision): RateDecision {
 }
 
 /** A limiter over in-process buckets only (synchronous). */
-function memoryLimiter(buckets: MemoryBuckets, clock: () => number): RateLimiter {
+function memoryLimiter(buckets: LocalBuckets, clock: () => number): RateLimiter {
   return {
     store: 'memory',
     consume: (key, tier) => count(buckets.consume(key, tier, clock())),
@@ -94,7 +107,7 @@ function memoryLimiter(buckets: MemoryBuckets, clock: () => number): RateLimiter
 }
 
 /** A limiter over Redis, falling back to `fallback` while Redis fails (see the policy above). */
-function redisLimiter(url: string, fallback: MemoryBuckets, clock: () => number, options: RateLimiterOptions): RateLimiter {
+function redisLimiter(url: string, fallback: LocalBuckets, clock: () => number, options: RateLimiterOptions): RateLimiter {
   const redis = new RedisBuckets(url, options.redisTimeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS);
   const fallbackMs = options.fallbackMs ?? DEFAULT_FALLBACK_MS;
   const log = options.log ?? ((line: string) => console.warn(line));

@@ -126,7 +126,7 @@ function enabledRoutes(deps: AuthRouteDeps, provider: OAuthProvider): Elysia {
       const previous = readCookie(request.headers.get('cookie'), SESSION_COOKIE);
       if (previous) await accounts.deleteSession(previous);
       const session = await accounts.createSession(result.user.id);
-      if (result.firstKey) accounts.holdKeyForReveal(session.token, result.firstKey.secret);
+      if (result.firstKey) await accounts.holdKeyForReveal(session.token, result.firstKey.secret);
       const headers = new Headers({ location: '/dashboard', 'cache-control': 'no-store' });
       headers.append('set-cookie', sessionCookie(session.token, session.expiresAt, now(), secure(request)));
       headers.append('set-cookie', clearOauth);

@@ -34,7 +34,7 @@ export function dashboardRoutes(deps: DashboardRouteDeps): Elysia {
         requestsPerMinute: TIERS[user.tier].requestsPerMinute,
         keys: (await accounts.listKeys(user.id)).map(keyView),
         usage: await accounts.usageReport(user.id),
-        revealed: accounts.takeKeyForReveal(s.token),
+        revealed: await accounts.takeKeyForReveal(s.token),
       },
       nonce,
     );

@@ -3,7 +3,7 @@
  * plain text by `format=text` / Accept, with a strong ETag on /{ip}.
  */
 import { Elysia, t } from 'elysia';
-import { legacyObject, legacyText } from '../../lookup/legacy.ts';
+import { legacyObject, legacyPlace, legacyText } from '../../lookup/legacy.ts';
 import { callerOf } from '../caller.ts';
 import { ApiError } from '../../errors.ts';
 import { textErrorResponse, wantsText } from '../negotiation.ts';
@@ -26,13 +26,18 @@ function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
   return ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
-async function legacy(
+/**
+ * One legacy answer. Synchronous for one-line text: that line reads the
+ * record alone, so it neither scores nor waits on a crawler's DNS proof (the
+ * operator and domain, which do, are only in the JSON and the detail text).
+ */
+function legacy(
   s: AppServices,
   request: Request,
   query: Record<string, string | undefined>,
   ipText: string | null,
   set: { headers: Record<string, string | number> },
-): Promise<Response | string> {
+): Response | string | Promise<Response | string> {
   const text = wantsText(query.format, request.headers.get('accept'));
   const current = ipText === null;
   try {
@@ -42,26 +47,40 @@ async function legacy(
     const ip = ipText ?? callerOf(request).ip;
     if (!ip) throw new ApiError('NO_CLIENT_IP', 'The caller IP address cannot be determined', {});
     const hit = lookupOrThrow(s, ip);
-    const obj = legacyObject(hit, { scoring: await scoringContextFor(s, hit), policy: s.policy.current }, s.now());
     const detail = query.detail === '1' || query.detail === 'true';
-    const contentType = text ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8';
-    const body = text ? legacyText(obj, detail, current) : JSON.stringify(obj);
-    const headers: Record<string, string> = { 'content-type': contentType, 'cache-control': current ? CURRENT_CACHE : EXPLICIT_CACHE, vary: 'Accept' };
-    if (!current) {
-      headers.etag = etagOf(contentType, body);
-      if (matchesEtag(request.headers.get('if-none-match'), headers.etag)) {
-        delete headers['content-type'];
-        return new Response(null, { status: 304, headers });
-      }
-    }
-    // A 200 goes back as text with headers on `set`: cheaper in Elysia than a Response it must merge CORS headers into.
-    Object.assign(set.headers, headers);
-    return body;
+    if (text && !detail) return answer(request, set, current, text, legacyText(legacyPlace(hit), false, current));
+    return scoringContextFor(s, hit).then(
+      (scoring) => {
+        const obj = legacyObject(hit, { scoring, policy: s.policy.current }, s.now());
+        return answer(request, set, current, text, text ? legacyText(obj, detail, current) : JSON.stringify(obj));
+      },
+      (e: unknown) => failure(e, text),
+    );
   } catch (e) {
-    if (!(e instanceof ApiError) || !text) throw e;
-    // Text errors keep the JSON route's status: one line "error: <message>".
-    return textErrorResponse(e);
+    return failure(e, text);
   }
+}
+
+/** A 200 (or 304 when If-None-Match matches on /{ip}) of a rendered body. */
+function answer(request: Request, set: { headers: Record<string, string | number> }, current: boolean, text: boolean, body: string): Response | string {
+  const contentType = text ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8';
+  const headers: Record<string, string> = { 'content-type': contentType, 'cache-control': current ? CURRENT_CACHE : EXPLICIT_CACHE, vary: 'Accept' };
+  if (!current) {
+    headers.etag = etagOf(contentType, body);
+    if (matchesEtag(request.headers.get('if-none-match'), headers.etag)) {
+      delete headers['content-type'];
+      return new Response(null, { status: 304, headers });
+    }
+  }
+  // A 200 goes back as text with headers on `set`: cheaper in Elysia than a Response it must merge CORS headers into.
+  Object.assign(set.headers, headers);
+  return body;
+}
+
+/** Text errors keep the JSON route's status: one line "error: <message>"; anything else is thrown on. */
+function failure(e: unknown, text: boolean): Response {
+  if (!(e instanceof ApiError) || !text) throw e;
+  return textErrorResponse(e);
 }
 
 const query = t.Object(

@@ -3,11 +3,11 @@
  * (admin), and the public /v1/data/status (spec 4.5, 4.7).
  */
 import { Elysia } from 'elysia';
-import { IndexFileError } from '../../index/index-file.ts';
-import { coverageOf, EVIDENCE_KINDS, loadPolicy, PolicyError, type Coverage } from '../../scoring/index.ts';
+import { coverageOf, EVIDENCE_KINDS, type Coverage } from '../../scoring/index.ts';
 import { isAdmin, requireAdmin } from '../admin.ts';
 import { adminFeedsView, publicFeedsView } from '../../feeds/status-view.ts';
 import { ApiError } from '../../errors.ts';
+import { reloadServer } from '../reload.ts';
 import type { AppServices } from '../services.ts';
 
 /** Public capability readiness: ready, stale or unavailable per evidence kind; names only, never source paths or vendors. */
@@ -36,6 +36,8 @@ export function opsRoutes(s: AppServices) {
       '/health',
       ({ set }) => {
         set.headers['cache-control'] = 'no-store';
+        // With several workers, ready only once all of them serve the same index (a reload reached every one).
+        if (s.host && !s.host.agreed()) throw new ApiError('SERVICE_UNAVAILABLE', 'Workers serve different index generations (a reload is in progress or failed in some)', { what: 'generation' });
         const m = s.index.current.meta;
         return { status: 'ok', index: { loaded: true, built_at: m.builtAt, generation: s.index.generation } };
       },
@@ -68,7 +70,7 @@ export function opsRoutes(s: AppServices) {
         requireAdmin(request, s.config.adminToken);
         set.headers['content-type'] = 'text/plain; version=0.0.4; charset=utf-8';
         set.headers['cache-control'] = 'no-store';
-        return s.metrics.text();
+        return s.host ? s.host.metricsText() : s.metrics.text();
       },
     )
     .post(
@@ -76,26 +78,7 @@ export function opsRoutes(s: AppServices) {
       async ({ request, set }) => {
         requireAdmin(request, s.config.adminToken);
         set.headers['cache-control'] = 'no-store';
-        // Load both first; swap only when both are good, so a bad file changes nothing.
-        let policy = s.policy.current;
-        try {
-          if (s.policy.path) policy = await loadPolicy(s.policy.path);
-        } catch (e) {
-          throw new ApiError('INVALID_REQUEST', `Policy refused, nothing reloaded: ${(e as PolicyError).message}`, { what: 'policy' });
-        }
-        let index;
-        try {
-          index = s.index.reload();
-        } catch (e) {
-          if (e instanceof IndexFileError) throw new ApiError('INVALID_REQUEST', `Index refused, the previous index keeps serving: ${e.reason}`, { what: 'index' });
-          throw e;
-        }
-        s.policy.current = policy;
-        return {
-          reloaded: true,
-          index: { built_at: index.builtAt, v4_intervals: index.v4Intervals, v6_intervals: index.v6Intervals, records: index.records, size_bytes: index.sizeBytes, generation: index.generation },
-          policy_version: policy.policy_version,
-        };
+        return reloadServer(s);
       },
     );
 }

@@ -249,12 +249,12 @@ export function storeBehaviour(fixture: () => StoreFixture): void {
       const { store, clock } = await clocked();
       const { user } = await store.signIn(profile(fresh('r'), `${fresh('r')}@example.test`));
       const s = await store.createSession(user.id);
-      store.holdKeyForReveal(s.token, 'ipi_secret');
-      expect(store.takeKeyForReveal(s.token)).toBe('ipi_secret');
-      expect(store.takeKeyForReveal(s.token)).toBeNull();
-      store.holdKeyForReveal(s.token, 'ipi_late');
+      await store.holdKeyForReveal(s.token, 'ipi_secret');
+      expect(await store.takeKeyForReveal(s.token)).toBe('ipi_secret');
+      expect(await store.takeKeyForReveal(s.token)).toBeNull();
+      await store.holdKeyForReveal(s.token, 'ipi_late');
       clock.t += 11 * 60_000;
-      expect(store.takeKeyForReveal(s.token)).toBeNull();
+      expect(await store.takeKeyForReveal(s.token)).toBeNull();
     });
   });
 

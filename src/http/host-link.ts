@@ -1,0 +1,19 @@
+/**
+ * What a server thread that is one of several workers of a host
+ * (src/workers/) can ask of the others, through the primary. Absent when
+ * one thread serves alone.
+ */
+import type { ReloadAnswer } from './reload.ts';
+
+export interface HostLink {
+  /** This worker's slot (0-based), for log lines. */
+  readonly slot: number;
+  /** Reloads the index and policy in every worker; the answer of the host (ApiError when refused). */
+  reloadAll(): Promise<ReloadAnswer>;
+  /** The host's metrics (every worker's series summed) in Prometheus text. */
+  metricsText(): Promise<string>;
+  /** Whether every serving worker serves the same index generation. */
+  agreed(): boolean;
+  /** Has every other worker re-read the keys after a key write here; resolves when they have (bounded). */
+  keysChanged(): Promise<void>;
+}

@@ -1,0 +1,222 @@
+/**
+ * The primary of a host serving with several workers (IPINTEL_WORKERS > 1):
+ * starts one worker thread per slot on one port (SO_REUSEPORT, so the
+ * kernel spreads connections), restarts a worker that exits unasked and
+ * counts the crash, carries /reload, /metrics and key revocations between
+ * the workers, and drains them all on stop. It serves no request itself.
+ * Why threads and not processes: docs/deployment.md ("Workers").
+ */
+import { Serial } from '../accounts/serial.ts';
+import type { Config } from '../config.ts';
+import { allocateSharedBuckets, type SharedBucketsMemory } from '../http/ratelimit/index.ts';
+import { DEFAULT_MAX_BUCKETS } from '../http/ratelimit/memory-store.ts';
+import type { ReloadAnswer } from '../http/reload.ts';
+import { embeddedMigrationsRoot } from '../open-accounts.ts';
+import { isCompiledBinary } from '../../tools/feeds/default-data.ts';
+import { hostMetricsText } from './host-metrics.ts';
+import { HostState } from './host-state.ts';
+import { RemoteError, Rpc } from './rpc.ts';
+import type { WorkerStart, WorkerStarted } from './worker-main.ts';
+
+/** A running pool. */
+export interface WorkerPool {
+  readonly url: string;
+  readonly port: number;
+  readonly state: HostState;
+  /** The thread in a slot right now (null while it restarts). */
+  worker(slot: number): Worker | null;
+  /** Resolves once the worker in `slot` (a restarted one too) serves. */
+  serving(slot: number): Promise<void>;
+  /** Drains every worker (requests in flight finish) and stops them. */
+  stop(): Promise<void>;
+}
+
+/** Bound on one worker's start (opening the index and the database). */
+const START_TIMEOUT_MS = 60_000;
+/** Bound on one worker draining at stop. */
+const STOP_TIMEOUT_MS = 30_000;
+/** First delay before restarting a crashed worker; doubles while it keeps crashing soon after start, up to the max. */
+const RESTART_DELAY_MS = 100;
+const MAX_RESTART_DELAY_MS = 10_000;
+/** A worker that served this long has its restart delay reset. */
+const STABLE_MS = 30_000;
+/** Bound on reload and metrics calls to one worker. */
+const CALL_TIMEOUT_MS = 110_000;
+
+/**
+ * The worker's module: beside this one in the source tree; in a compiled
+ * binary (where `bun run compile` embeds it as a second entry point, named
+ * from src/) under the binary's virtual root.
+ */
+function workerEntry(): string {
+  const here = import.meta.url;
+  if (here.includes('$bunfs') || here.includes('~BUN')) return new URL('./workers/worker-main.ts', here).href;
+  return new URL('./worker-main.ts', here).href;
+}
+
+interface Slot {
+  worker: Worker | null;
+  rpc: Rpc | null;
+  ready: Promise<void>;
+  startedAt: number;
+  restartDelay: number;
+}
+
+/** Starts `config.workers` workers; rejects (stopping those started) when the first start fails. */
+export async function startWorkerPool(config: Config, log: (line: string) => void = (l) => console.error(l)): Promise<WorkerPool> {
+  const count = config.workers;
+  const migrationsRoot = isCompiledBinary() ? embeddedMigrationsRoot() : null;
+  const state = HostState.create(count);
+  const buckets: SharedBucketsMemory | null = config.rateLimits ? allocateSharedBuckets(DEFAULT_MAX_BUCKETS) : null;
+  const reloads = new Serial();
+  const slots: Slot[] = [];
+  let generation = 1;
+  let port = config.port;
+  let stopping = false;
+  let started = false;
+
+  const live = () => slots.filter((s): s is Slot & { rpc: Rpc } => s.rpc !== null && s.worker !== null);
+
+  /** Answers a worker's calls to the host. */
+  const serveCall =
+    (from: number) =>
+    async (op: string, args: unknown): Promise<unknown> => {
+      switch (op) {
+        case 'reload-all':
+          return reloads.run(() => reloadAll());
+        case 'metrics-all': {
+          const perWorker = await Promise.all(live().map((s) => s.rpc.call<unknown[]>('metrics', null, CALL_TIMEOUT_MS)));
+          const serving = slots.filter((_, i) => state.generationOf(i) !== 0).length;
+          return hostMetricsText(perWorker, { workers: count, serving, crashes: state.crashes });
+        }
+        case 'reveal': {
+          // A first key held for (or taken by) a session's next dashboard view, which any worker may serve.
+          const others = live().filter((s) => s !== slots[from]);
+          await Promise.all(others.map((s) => s.rpc.call('mirror-reveal', args, CALL_TIMEOUT_MS)));
+          return null;
+        }
+        case 'keys-changed': {
+          const others = live().filter((s) => s !== slots[from]);
+          await Promise.all(others.map((s) => s.rpc.call('sync-keys', null, CALL_TIMEOUT_MS)));
+          return null;
+        }
+        default:
+          throw new Error(`unknown call ${op}`);
+      }
+    };
+
+  /** Reloads every worker onto the next generation; one answer for the host. */
+  async function reloadAll(): Promise<ReloadAnswer> {
+    const next = generation + 1;
+    const targets = live();
+    const results = await Promise.allSettled(targets.map((s) => s.rpc.call<ReloadAnswer>('reload', { generation: next }, CALL_TIMEOUT_MS)));
+    const done = results.filter((r): r is PromiseFulfilledResult<ReloadAnswer> => r.status === 'fulfilled');
+    const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (done.length > 0) generation = next;
+    if (failed.length === 0) return done[0]!.value;
+    // Every worker refused the same file: nothing changed anywhere, the refusal is the answer.
+    if (done.length === 0) throw failed[0]!.reason instanceof RemoteError ? failed[0]!.reason.wire : failed[0]!.reason;
+    throw {
+      code: 'SERVICE_UNAVAILABLE',
+      message: `Reloaded in ${done.length} of ${targets.length} workers; /health answers 503 until a reload succeeds in all`,
+      details: { what: 'workers', reloaded: done.length, workers: targets.length },
+    };
+  }
+
+  function spawn(slot: number): Promise<void> {
+    const worker = new Worker(workerEntry());
+    const s: Slot = slots[slot] ?? { worker: null, rpc: null, ready: Promise.resolve(), startedAt: 0, restartDelay: RESTART_DELAY_MS };
+    slots[slot] = s;
+    s.worker = worker;
+    s.startedAt = Date.now();
+    const rpc = new Rpc(worker, serveCall(slot));
+    let failStart: ((e: Error) => void) | null = null;
+    s.ready = new Promise<void>((resolve, reject) => {
+      failStart = reject;
+      const timer = setTimeout(() => reject(new Error(`worker ${slot} did not start within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
+      worker.onmessage = (event: MessageEvent) => {
+        if (rpc.receive(event.data)) return;
+        const first = event.data as WorkerStarted;
+        clearTimeout(timer);
+        failStart = null;
+        if (first.kind === 'failed') return reject(new Error(first.message));
+        port = first.port;
+        s.rpc = rpc;
+        resolve();
+      };
+    });
+    let lastError = '';
+    worker.addEventListener('error', (event) => {
+      lastError = (event as ErrorEvent).message ?? String(event);
+      log(`[primary] worker ${slot} error: ${lastError}`);
+    });
+    worker.addEventListener('close', () => {
+      rpc.abandon(`worker ${slot} exited`);
+      failStart?.(new Error(`worker ${slot} exited before serving${lastError ? `: ${lastError}` : ''}`));
+      if (s.worker !== worker) return;
+      s.worker = null;
+      s.rpc = null;
+      state.setGeneration(slot, 0);
+      // A pool still starting fails as a whole (startWorkerPool rejects) rather than retrying.
+      if (stopping || !started) return;
+      state.countCrash();
+      if (Date.now() - s.startedAt > STABLE_MS) s.restartDelay = RESTART_DELAY_MS;
+      const delay = s.restartDelay;
+      s.restartDelay = Math.min(MAX_RESTART_DELAY_MS, s.restartDelay * 2);
+      log(`[primary] worker ${slot} exited unasked (crash ${state.crashes}); restarting in ${delay} ms`);
+      setTimeout(() => {
+        if (stopping) return;
+        void spawn(slot).catch((e) => {
+          log(`[primary] worker ${slot} failed to restart: ${(e as Error).message}`);
+          // Its exit is counted and retried later, with a longer delay.
+          slots[slot]?.worker?.terminate();
+        });
+      }, delay);
+    });
+    const start: WorkerStart = { kind: 'start', slot, config: { ...config, port }, buckets, host: state.buffer, generation, migrationsRoot };
+    worker.postMessage(start);
+    // A worker that started on a generation a reload has since passed (it began during the reload) catches up.
+    return s.ready.then(() =>
+      reloads.run(async () => {
+        if (state.generationOf(slot) !== generation && s.rpc === rpc) await rpc.call('reload', { generation }, CALL_TIMEOUT_MS);
+      }),
+    );
+  }
+
+  const stopAll = async () => {
+    stopping = true;
+    await Promise.all(
+      slots.map(async (s) => {
+        const { worker, rpc } = s;
+        if (!worker) return;
+        try {
+          if (rpc) await rpc.call('stop', null, STOP_TIMEOUT_MS);
+        } catch (e) {
+          log(`[primary] worker did not drain: ${(e as Error).message}`);
+        }
+        s.worker = null;
+        s.rpc = null;
+        worker.terminate();
+      }),
+    );
+  };
+
+  try {
+    // The first worker binds the port (an ephemeral one when PORT=0); the others join it.
+    await spawn(0);
+    await Promise.all(Array.from({ length: count - 1 }, (_, i) => spawn(i + 1)));
+  } catch (e) {
+    await stopAll();
+    throw e;
+  }
+  started = true;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    port,
+    state,
+    worker: (slot) => slots[slot]?.worker ?? null,
+    serving: (slot) => slots[slot]!.ready,
+    stop: stopAll,
+  };
+}

@@ -1,0 +1,129 @@
+/**
+ * One serving worker thread (started by pool.ts): the whole server over the
+ * shared index file, listening with SO_REUSEPORT on the host's port, its
+ * rate limits in the host's shared buckets. Answers the primary's calls:
+ * reload, metrics, sync-keys, stop.
+ */
+import type { Config } from '../config.ts';
+import { ApiError, ERROR_STATUS, type ErrorCode } from '../errors.ts';
+import type { HostLink } from '../http/host-link.ts';
+import { createRateLimiterFromConfig, type SharedBucketsMemory } from '../http/ratelimit/index.ts';
+import { reloadLocally, reloadServer, type ReloadAnswer } from '../http/reload.ts';
+import { startServer, type RunningServer } from '../server.ts';
+import { HostState } from './host-state.ts';
+import { RemoteError, Rpc } from './rpc.ts';
+
+declare const self: Worker;
+
+/** The primary's first message to a worker. */
+export interface WorkerStart {
+  kind: 'start';
+  slot: number;
+  config: Config;
+  buckets: SharedBucketsMemory | null;
+  host: SharedArrayBuffer;
+  generation: number;
+  /** The compiled binary's embedded migrations (null from the source tree). */
+  migrationsRoot: string | null;
+}
+
+/** A worker's first message back. */
+export type WorkerStarted = { kind: 'ready'; port: number } | { kind: 'failed'; message: string };
+
+/** Bound on a reload across the host (every worker maps and verifies the file). */
+const RELOAD_TIMEOUT_MS = 120_000;
+/** Bound on collecting the host's metrics. */
+const METRICS_TIMEOUT_MS = 10_000;
+/** Bound on the other workers re-reading keys after a revocation. */
+const KEYS_TIMEOUT_MS = 5_000;
+
+/** An error the primary passed back, as the ApiError it was when thrown. */
+function asApiError(e: unknown): unknown {
+  if (!(e instanceof RemoteError)) return e;
+  const { code, message, details } = e.wire;
+  if (code !== null && code in ERROR_STATUS) return new ApiError(code as ErrorCode, message, (details ?? {}) as Record<string, unknown>);
+  return e;
+}
+
+/** Prefixes this thread's console lines with its slot, so the host's log says which worker. */
+function labelLogs(slot: number): void {
+  for (const method of ['log', 'info', 'warn', 'error'] as const) {
+    const original = console[method].bind(console);
+    console[method] = (...args: unknown[]) => original(`[worker ${slot}]`, ...args);
+  }
+}
+
+let server: RunningServer | null = null;
+let state: HostState | null = null;
+let slotOfThis = -1;
+
+const rpc = new Rpc(self, async (op, args) => {
+  if (!server || !state) throw new Error(`worker not started (${op})`);
+  const s = server.services;
+  switch (op) {
+    case 'reload': {
+      const answer = await reloadLocally(s, (args as { generation: number }).generation);
+      state.setGeneration(slotOfThis, answer.index.generation);
+      return answer;
+    }
+    case 'metrics':
+      return s.metrics.json();
+    case 'mirror-reveal': {
+      // A first key's secret held or forgotten by another worker (src/accounts/store.ts onRevealChange).
+      const { sessionHash, held } = args as { sessionHash: string; held: { secret: string; until: number } | null };
+      s.accounts.mirrorReveal(sessionHash, held);
+      return null;
+    }
+    case 'sync-keys':
+      return s.accounts.syncKeys();
+    case 'stop':
+      s.feeds?.refresher?.close(); // kills a background build
+      state.setGeneration(slotOfThis, 0);
+      await server.stop(true);
+      server = null;
+      return null;
+    default:
+      throw new Error(`unknown call ${op}`);
+  }
+});
+
+self.onmessage = (event: MessageEvent) => {
+  if (rpc.receive(event.data)) return;
+  const start = event.data as WorkerStart;
+  if (start?.kind === 'start') void begin(start);
+};
+
+async function begin(start: WorkerStart): Promise<void> {
+  slotOfThis = start.slot;
+  labelLogs(start.slot);
+  state = new HostState(start.host);
+  const host: HostLink = {
+    slot: start.slot,
+    reloadAll: () => rpc.call<ReloadAnswer>('reload-all', null, RELOAD_TIMEOUT_MS).catch((e) => Promise.reject(asApiError(e))),
+    metricsText: () => rpc.call<string>('metrics-all', null, METRICS_TIMEOUT_MS),
+    agreed: () => state!.agreed(),
+    keysChanged: () => rpc.call<void>('keys-changed', null, KEYS_TIMEOUT_MS),
+  };
+  try {
+    const { openAccountStore } = await import('../open-accounts.ts');
+    const accounts = await openAccountStore(start.config.dbPath, {
+      migrationsRoot: start.migrationsRoot ?? undefined,
+      onRevealChange: (sessionHash, held) =>
+        rpc
+          .call<void>('reveal', { sessionHash, held }, KEYS_TIMEOUT_MS)
+          .catch((e) => console.error(`first key not held by every worker: ${(e as Error).message}`)),
+      onKeyRevoked: () => host.keysChanged().catch((e) => console.error(`key revocation not confirmed by every worker: ${(e as Error).message}`)),
+    });
+    const limiter = createRateLimiterFromConfig(start.config, start.buckets ?? undefined);
+    server = await startServer(start.config, { accounts, limiter, host }, { reusePort: true });
+    server.services.index.generation = start.generation;
+    state.setGeneration(start.slot, start.generation);
+    // Every worker runs the feed refresher: the lock file lets one fetch and build at a time, its swap
+    // reaches every worker through the primary, and each worker's status reads the shared state file.
+    const s = server.services;
+    s.feeds = (await import('../feeds/start.ts')).startFeedRefresher(start.config, s.index, { reload: () => reloadServer(s) });
+    self.postMessage({ kind: 'ready', port: server.port } satisfies WorkerStarted);
+  } catch (e) {
+    self.postMessage({ kind: 'failed', message: (e as Error).message } satisfies WorkerStarted);
+  }
+}

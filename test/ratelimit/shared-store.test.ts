@@ -1,0 +1,62 @@
+/** The shared bucket table (src/http/ratelimit/shared-store.ts): same decisions as the in-process store, bounded, exact across threads. */
+import { describe, expect, test } from 'bun:test';
+import { MemoryBuckets } from '../../src/http/ratelimit/memory-store.ts';
+import { allocateSharedBuckets, SharedBuckets } from '../../src/http/ratelimit/shared-store.ts';
+import { prng } from '../helpers/prng.ts';
+
+describe('SharedBuckets', () => {
+  test('decides a random sequence exactly as the in-process buckets do', () => {
+    const shared = new SharedBuckets(allocateSharedBuckets(4096));
+    const memory = new MemoryBuckets(4096);
+    const rand = prng(20);
+    let now = 1_700_000_000_000;
+    for (let i = 0; i < 20_000; i++) {
+      now += Math.floor(rand() * 40);
+      const key = `ip:10.0.0.${Math.floor(rand() * 30)}`;
+      const tier = rand() < 0.5 ? 'anonymous' : 'free';
+      expect(shared.consume(key, tier, now)).toEqual(memory.consume(key, tier, now));
+    }
+  });
+
+  test('two views of one buffer share the buckets', () => {
+    const memory = allocateSharedBuckets(64);
+    const a = new SharedBuckets(memory);
+    const b = new SharedBuckets(memory);
+    let admitted = 0;
+    for (let i = 0; i < 100; i++) if ((i % 2 ? a : b).consume('ip:1.2.3.4', 'anonymous', 1_000).allowed) admitted++;
+    expect(admitted).toBe(60);
+  });
+
+  test('holds at most its slots however many callers come, and a flood cannot refuse anyone', () => {
+    const memory = allocateSharedBuckets(64);
+    const table = new SharedBuckets(memory);
+    for (let i = 0; i < 10_000; i++) expect(table.consume(`ip:caller-${i}`, 'anonymous', 5_000).allowed).toBe(true);
+    expect(table.size).toBe(64);
+    expect(memory.buffer.byteLength).toBeLessThan(64 * 16 + 64);
+  });
+
+  test('exact across worker threads hammering one key', async () => {
+    const memory = allocateSharedBuckets(1024);
+    const source = `
+      import { SharedBuckets } from ${JSON.stringify(new URL('../../src/http/ratelimit/shared-store.ts', import.meta.url).pathname)};
+      self.onmessage = (e) => {
+        const table = new SharedBuckets(e.data);
+        let ok = 0;
+        for (let i = 0; i < 5000; i++) if (table.consume('key:shared', 'pro', 42_000).allowed) ok++;
+        postMessage(ok);
+      };`;
+    const url = URL.createObjectURL(new Blob([source], { type: 'application/typescript' }));
+    const workers = Array.from({ length: 4 }, () => new Worker(url));
+    const counts = await Promise.all(
+      workers.map(
+        (w) =>
+          new Promise<number>((resolve) => {
+            w.onmessage = (e) => resolve(e.data as number);
+            w.postMessage(memory);
+          }),
+      ),
+    );
+    for (const w of workers) w.terminate();
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(600);
+  });
+});
