@@ -101,6 +101,42 @@ describe('several processes on one host', () => {
   }, 90_000);
 });
 
+describe('several workers in one server', () => {
+  test('two workers: one fetch and one build, the swap reaches both workers at one generation, nothing picked up twice', async () => {
+    const dir = join(tmp, 'workers');
+    const index = await serverIndex(dir);
+    writeTestCatalog(join(dir, 'catalog.json'), [TOR, CLOUDFLARE], publisher.url);
+    const sentBefore = publisher.sent.get(TOR) ?? 0;
+    const out: string[] = [];
+    const err: string[] = [];
+    spawn(['bun', 'src/main.ts'], {
+      IPINTEL_INDEX: index,
+      IPINTEL_FEEDS_DIR: join(dir, 'feeds'),
+      IPINTEL_FEEDS_CATALOG: join(dir, 'catalog.json'),
+      IPINTEL_DB: join(dir, 'accounts.sqlite'),
+      IPINTEL_WORKERS: '2',
+    }, out, err);
+    await until('the server to listen', () => err.some((l) => l.startsWith('ipintel listening on')));
+    const port = Number(/:(\d+) \(index/.exec(err.find((l) => l.startsWith('ipintel listening on'))!)![1]);
+    const url = `http://127.0.0.1:${port}`;
+    await until('the swap', () => err.some((l) => l.includes('feeds: swapped in')));
+    // New connections spread over both workers (reusePort): every one serves the refreshed index.
+    for (let i = 0; i < 20; i++) {
+      const res = await fetch(`${url}/v1/ip/${TOR_EXIT}`, { headers: { connection: 'close' } });
+      expect(((await res.json()) as { classification: { is_tor: boolean } }).classification.is_tor).toBe(true);
+    }
+    const health = await fetch(`${url}/health`);
+    expect(health.status).toBe(200); // 503 when the workers serve different generations
+    expect(((await health.json()) as { index: { generation: number } }).index.generation).toBe(2);
+    // Let the other worker's pickup timer run once: it must not reload what it already serves.
+    await Bun.sleep(1_000);
+    expect(err.filter((l) => l.includes('feeds: building'))).toHaveLength(1);
+    expect(err.filter((l) => l.includes('feeds: swapped in'))).toHaveLength(1);
+    expect(err.filter((l) => l.includes('feeds: picked up'))).toHaveLength(0);
+    expect((publisher.sent.get(TOR) ?? 0) - sentBefore).toBe(1);
+  }, 90_000);
+});
+
 describe('offline', () => {
   test('the catalog on a closed port: start-up does not wait for it, one log line, status says what is missing and when next', async () => {
     const dir = join(tmp, 'offline');

@@ -294,3 +294,32 @@ describe("an operator's own index", () => {
     }
   }, 60_000);
 });
+
+describe('picking up a file another refresher built', () => {
+  test('reloads a replaced file once, and not at all when this thread already serves it (a swap that reached every worker)', async () => {
+    const s = await setup('pickup', [CLOUDFLARE]);
+    try {
+      const index = join(s.dir, 'ipintel.idx');
+      const holder = s.server.services.index;
+      await s.refresher.refresh(); // the first round (fetch, build, swap) is over
+      // Another process replaces the file: picked up, one reload.
+      await smallServerIndex(index);
+      const g0 = holder.generation;
+      s.refresher.pickUp();
+      expect(holder.generation).toBe(g0 + 1);
+      expect(s.logs.filter((l) => l.includes('feeds: picked up'))).toHaveLength(1);
+      // The file is replaced again and this thread is reloaded with it (as the primary does for every worker): nothing to pick up.
+      await Bun.sleep(20); // the ctime of the new file, then this load, on the millisecond clock
+      await smallServerIndex(index);
+      await Bun.sleep(20);
+      holder.reload(index);
+      const g1 = holder.generation;
+      s.refresher.pickUp();
+      expect(holder.generation).toBe(g1);
+      expect(s.logs.filter((l) => l.includes('feeds: picked up'))).toHaveLength(1);
+    } finally {
+      await s.refresher.stop();
+      await s.server.stop();
+    }
+  }, 60_000);
+});
