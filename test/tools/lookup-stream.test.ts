@@ -124,3 +124,11 @@ test('answers are written chunk by chunk, before the rest of the input is read (
   expect(readAhead).toBe(50);
   expect(written.length).toBe(50);
 });
+
+test('progress is reported while streaming and once at the end with the final counts', async () => {
+  const seen: Array<{ lines: number; answered: number; bad: number }> = [];
+  const lines = Array.from({ length: 40_000 }, (_, i) => `10.0.${(i >> 8) & 255}.${i & 255}`).join('\n');
+  await runStream([lines, '\nbad\n'], { progress: (c) => void seen.push({ ...c }) });
+  expect(seen.length).toBeGreaterThan(1);
+  expect(seen.at(-1)).toEqual({ lines: 40_001, answered: 40_000, bad: 1 });
+});
