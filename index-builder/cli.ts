@@ -1,7 +1,8 @@
 /**
- * `bun run build-index --manifest <feeds.json> --out <file> [--no-defaults]`
+ * `bun run build-index --manifest <feeds.json> --out <file> [--no-defaults] [--mmdb <file>]`
  * `bun run build-index --default [--out <file>]` builds the embedded default
- * (data packages + IPINTEL_FEEDS_DIR/feeds.json when present).
+ * (data packages + IPINTEL_FEEDS_DIR/feeds.json when present); `--mmdb` also
+ * writes the index as a MaxMind DB (index-builder/mmdb/export.ts).
  * Exit 0 only when the file is complete and verified; 1 on a bad feed; 2 on usage.
  */
 import { parseArgs } from 'node:util';
@@ -9,10 +10,11 @@ import { FeedError } from './feed/source.ts';
 import { buildIndex, formatSummary } from './build.ts';
 import { defaultSources, packageSources, withDataDefaults } from './default-sources.ts';
 import { loadManifest, ManifestError, type ResolvedSource } from './manifest.ts';
+import { exportIndexFile } from './mmdb/export.ts';
 
 /** The --help text: every flag of CLI_OPTIONS. */
-export const USAGE = `usage: bun run build-index --manifest <feeds.json> [--out <file>] [--no-defaults] [--quiet]
-       bun run build-index --default [--out <file>] [--feeds-dir <dir>] [--quiet]
+export const USAGE = `usage: bun run build-index --manifest <feeds.json> [--out <file>] [--no-defaults] [--mmdb <file>] [--quiet]
+       bun run build-index --default [--out <file>] [--feeds-dir <dir>] [--mmdb <file>] [--quiet]
 
 Compiles feeds into one index file (written to a temp name, verified, then renamed into place).
 
@@ -24,6 +26,8 @@ Compiles feeds into one index file (written to a temp name, verified, then renam
   --default           build the embedded default: the data packages plus <feeds-dir>/feeds.json when present
   --feeds-dir <dir>   with --default: the folder whose feeds.json is added (default IPINTEL_FEEDS_DIR, else feeds)
   --out <file>        the index file to write (default IPINTEL_INDEX, else data/ipintel.idx)
+  --mmdb <file>       also write the index as a MaxMind DB (GeoIP2-City/ASN/Anonymous-IP field names plus
+                      ipintel's network, routing, score and classification; docs/deployment.md), atomically
   --quiet             no progress bar and no summary table
   --help              this text
 
@@ -36,6 +40,7 @@ export const CLI_OPTIONS = {
   default: { type: 'boolean' },
   'no-defaults': { type: 'boolean' },
   'feeds-dir': { type: 'string' },
+  mmdb: { type: 'string' },
   quiet: { type: 'boolean' },
   help: { type: 'boolean' },
 } as const;
@@ -72,6 +77,10 @@ export async function main(argv: string[], dataSources: () => ResolvedSource[] =
     // The embedded default is the index the server builds itself: its feed refresher may replace it (a manifest build is the operator's).
     const summary = await buildIndex({ sources, out, quiet: args.quiet, managedBy: args.default ? 'server' : undefined });
     if (!args.quiet) console.error(formatSummary(summary));
+    if (args.mmdb) {
+      const mmdb = exportIndexFile(out, args.mmdb);
+      if (!args.quiet) console.error(`MaxMind DB ${mmdb.path}: ${(mmdb.sizeBytes / 1048576).toFixed(1)} MiB, ${mmdb.nodeCount} nodes, ${mmdb.values} values`);
+    }
     console.log(out);
     return 0;
   } catch (e) {

@@ -7,6 +7,8 @@
  *   build-index  compile feeds into an index (as `bun run build-index`)
  *   keys         operator key management (as `bun run keys`)
  *   inspect      an index file's header, sources and records (as `bun run inspect`)
+ *   lookup       the v1 object of addresses from the index, without a server (as `bun run lookup`)
+ *   export       write the index as a MaxMind DB (`export --mmdb <file>`)
  *   feeds        refresh the public feeds and rebuild the index (as `bun run feeds`)
  *   healthcheck  exit 0 when the local server answers /health (container HEALTHCHECK)
  */
@@ -28,6 +30,10 @@ commands:
                                      compile feeds into an index file (atomic, verified)
   keys create --email <addr> --tier <free|pro> | keys list --email <addr> | keys revoke <id>
   inspect <index-file> [ip ...]      header, sources and raw records of an index
+  lookup <ip> [ip ...] [--fields a,b] | lookup --stdin [--format ndjson|csv] [--column N]
+                                     the API's v1 object from the index (IPINTEL_INDEX), without a server
+  export --mmdb <file> [--index <file>]
+                                     write the index as a MaxMind DB (GeoIP2 field names), atomically
   feeds update [--dir feeds/] [--reload <url>] | feeds list
                                      refresh the public feeds, rebuild the index, reload the server
   healthcheck [--url <url>]          exit 0 when http://127.0.0.1:$PORT/health answers 200
@@ -44,6 +50,8 @@ const COMMANDS: Record<string, Command> = {
   'build-index': buildIndexCommand,
   keys,
   inspect: async (argv) => (await import('../tools/inspect.ts')).main(argv),
+  lookup: async (argv) => (await import('../tools/lookup.ts')).main(argv),
+  export: async (argv) => (await import('../tools/export.ts')).main(argv),
   feeds: async (argv) => (await import('../tools/feeds/cli.ts')).main(argv),
   healthcheck,
   // Internal: the feed refresher's background build (src/feeds/build-child.ts runs it in a niced child).
@@ -80,15 +88,16 @@ async function buildIndexCommand(argv: string[]): Promise<number> {
     args = parseArgs({
       args: argv,
       strict: true,
-      options: { default: { type: 'boolean' }, out: { type: 'string' }, 'feeds-dir': { type: 'string' }, quiet: { type: 'boolean' } },
+      options: { default: { type: 'boolean' }, out: { type: 'string' }, 'feeds-dir': { type: 'string' }, mmdb: { type: 'string' }, quiet: { type: 'boolean' } },
     }).values;
   } catch (e) {
-    console.error(`${(e as Error).message}\nusage: ipintel build-index --default [--out <file>] [--feeds-dir <dir>] [--quiet]`);
+    console.error(`${(e as Error).message}\nusage: ipintel build-index --default [--out <file>] [--feeds-dir <dir>] [--mmdb <file>] [--quiet]`);
     return 2;
   }
   const out = args.out ?? process.env.IPINTEL_INDEX ?? 'data/ipintel.idx';
   try {
     await data.buildDefaultIndex(out, args['feeds-dir'] ?? process.env.IPINTEL_FEEDS_DIR ?? 'feeds', args.quiet, 'server');
+    if (args.mmdb) (await import('../index-builder/mmdb/export.ts')).exportIndexFile(out, args.mmdb);
   } catch (e) {
     console.error(`build failed: ${(e as Error).message}`);
     return 1;

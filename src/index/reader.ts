@@ -82,6 +82,18 @@ export class IndexReader {
   }
 
   /**
+   * Every interval of a family in address order: starts (IPv4: one number
+   * each; IPv6: four words each, most significant first) and record ids.
+   * For exports (the MMDB writer); the lookup path never uses it.
+   */
+  intervals(family: Family): { starts: Uint32Array; recordIds: Uint32Array } {
+    if (family === 6) return { starts: this.v6Starts, recordIds: this.v6Recs };
+    const recordIds = new Uint32Array(this.v4Starts.length);
+    for (let i = 0; i < recordIds.length; i++) recordIds[i] = this.v4RecordId(this.v4Starts[i]);
+    return { starts: this.v4Starts, recordIds };
+  }
+
+  /**
    * Record id of an IPv4 number: one read of the /24's direct entry, plus a
    * scan of its bucket (one cache line, usually 2-3 entries) for the 2% of
    * /24s split between intervals.

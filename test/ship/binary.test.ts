@@ -11,7 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import packageJson from '../../package.json' with { type: 'json' };
 import { IndexReader } from '../../src/index/reader.ts';
+import { Reader } from 'mmdb-lib';
+import { buildIndex } from '../../index-builder/build.ts';
 import { main as inspectMain } from '../../tools/inspect.ts';
+import { OfflineLookup } from '../../tools/lookup/answer.ts';
 import { fixtureIndexPath } from '../helpers/fixture-index.ts';
 import { FEEDS_DIR } from '../helpers/recording-sink.ts';
 import { compileBinary, run, serveBinary } from './binary-runner.ts';
@@ -45,7 +48,7 @@ describe('the compiled binary', () => {
   test('--help lists every command; no command or an unknown one is a usage error', async () => {
     const help = await run([bin, '--help'], { cwd: work });
     expect(help.code).toBe(0);
-    for (const command of ['serve', 'build-index', 'keys', 'inspect', 'feeds', 'healthcheck']) expect(help.stdout).toContain(`\n  ${command}`);
+    for (const command of ['serve', 'build-index', 'keys', 'inspect', 'lookup', 'export', 'feeds', 'healthcheck']) expect(help.stdout).toContain(`\n  ${command}`);
     expect((await run([bin], { cwd: work })).code).toBe(2);
     const unknown = await run([bin, 'frobnicate'], { cwd: work });
     expect(unknown.code).toBe(2);
@@ -70,6 +73,20 @@ describe('the compiled binary', () => {
     expect(fromBinary.stdout).toBe(lines.join('\n') + '\n');
     expect(fromBinary.stdout).toContain(`${IndexReader.open(fixture).meta.counts.v4Intervals} IPv4 intervals`);
     expect((await run([bin, 'inspect', join(work, 'missing.idx')], { cwd: work })).code).toBe(1);
+  });
+
+  test('lookup prints the v1 object and export --mmdb writes a MaxMind DB, inside the binary', async () => {
+    const csv = join(work, 'geo.csv');
+    writeFileSync(csv, '81.2.69.0,81.2.69.255,GB,England,,London,EC1A,51.5142,-0.0931,Europe/London\n');
+    const idx = join(work, 'small.idx');
+    await buildIndex({ sources: [{ options: { type: 'geo-csv', path: csv }, absPath: csv, displayPath: 'geo.csv' }], out: idx, quiet: true });
+    const looked = await run([bin, 'lookup', '81.2.69.160', '--fields', 'ip,location', '--index', idx], { cwd: work });
+    expect(looked.code).toBe(0);
+    expect(looked.stdout).toBe(`${(await OfflineLookup.open(idx)).answer('81.2.69.160', new Set(['ip', 'location']))}\n`);
+    const mmdb = join(work, 'small.mmdb');
+    const exported = await run([bin, 'export', '--index', idx, '--mmdb', mmdb], { cwd: work });
+    expect(exported.code).toBe(0);
+    expect((new Reader(readFileSync(mmdb)).get('81.2.69.160') as { city: { names: { en: string } } }).city.names.en).toBe('London');
   });
 
   test('serve answers /health on loopback, healthcheck agrees, SIGTERM stops it cleanly', async () => {

@@ -1,0 +1,44 @@
+/**
+ * `ipintel export --mmdb <file> [--index <file>]`: writes an existing index
+ * file as a MaxMind DB (index-builder/mmdb/export.ts), atomically.
+ */
+import { parseArgs } from 'node:util';
+import { exportIndexFile } from '../index-builder/mmdb/export.ts';
+import { IndexFileError } from '../src/index/index-file.ts';
+
+export const USAGE = `usage: ipintel export --mmdb <file> [--index <file>]
+
+Writes the index (--index, else IPINTEL_INDEX, else data/ipintel.idx) as a MaxMind DB: GeoIP2-City,
+GeoLite2-ASN and GeoIP2-Anonymous-IP field names plus ipintel's network, routing, score and classification
+(docs/deployment.md). The file is written to a temp name, fsynced, checked and renamed into place.`;
+
+/** Runs the command with argv (after the command name); resolves with the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  let args;
+  try {
+    args = parseArgs({ args: argv, strict: true, options: { mmdb: { type: 'string' }, index: { type: 'string' }, help: { type: 'boolean' } } }).values;
+  } catch (e) {
+    console.error(`${(e as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  if (args.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  if (!args.mmdb) {
+    console.error(`give --mmdb <file>\n${USAGE}`);
+    return 2;
+  }
+  const index = args.index ?? (process.env.IPINTEL_INDEX?.trim() || 'data/ipintel.idx');
+  try {
+    const s = exportIndexFile(index, args.mmdb);
+    console.error(`MaxMind DB ${s.path}: ${(s.sizeBytes / 1048576).toFixed(1)} MiB, ${s.nodeCount} nodes, ${s.values} values`);
+    console.log(s.path);
+    return 0;
+  } catch (e) {
+    console.error(`export failed: ${e instanceof IndexFileError ? e.message : (e as Error).message}`);
+    return 1;
+  }
+}
+
+if (import.meta.main) process.exit(await main(process.argv.slice(2)));

@@ -1,0 +1,130 @@
+/**
+ * `bun run lookup <ip> [--fields a,b]` and `bun run lookup --stdin [--format
+ * ndjson|csv] [--column N]`: the API's v1 object from the index file, without
+ * a server (tools/lookup/answer.ts builds it as the route does).
+ */
+import { once } from 'node:events';
+import { parseArgs } from 'node:util';
+import { ApiError } from '../src/errors.ts';
+import { invalidIp } from '../src/http/address-lookup.ts';
+import { IndexFileError } from '../src/index/index-file.ts';
+import { OfflineLookup, parseFields } from './lookup/answer.ts';
+import { lookupStream, type StreamCounts } from './lookup/stream.ts';
+
+export const USAGE = `usage: bun run lookup <ip> [ip ...] [--fields a,b] [--index <file>]
+       bun run lookup --stdin [--format ndjson|csv] [--column N] [--fields a,b] [--index <file>]
+
+Prints the v1 object the API returns for each address (one JSON object a line), from the index file
+(--index, else IPINTEL_INDEX, else data/ipintel.idx) and the policy (IPINTEL_POLICY, else the built-in one).
+No crawler DNS proof and no RDAP are asked for: is_verified_crawler is false, network.owner is the ASN's name.
+
+  --fields a,b      the top-level fields to print (as the API's fields parameter)
+  --stdin           read one address a line from standard input; bad lines are reported on standard error
+                    with their line number and skipped; progress is shown when standard error is a terminal
+  --column N        with --stdin: the address is field N (1-based) of a CSV line, or of a TSV line when the
+                    first line holds a tab ("..." quoting is read)
+  --format F        with --stdin: ndjson (default) or csv (a header, then one row an address: nested
+                    objects' members as columns named field.key, arrays and deeper objects as JSON)
+  --index <file>    the index file
+
+Exit status: 0 when every address was answered, 1 when one was not an IP address (or the index cannot be
+opened), 2 on usage errors.`;
+
+const OPTIONS = {
+  fields: { type: 'string' },
+  stdin: { type: 'boolean' },
+  format: { type: 'string' },
+  column: { type: 'string' },
+  index: { type: 'string' },
+  help: { type: 'boolean' },
+} as const;
+
+/** Runs the command with argv (after the command name); resolves with the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: true });
+  } catch (e) {
+    console.error(`${(e as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  const { values: args, positionals: ips } = parsed;
+  if (args.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const usage = usageError(args, ips);
+  if (usage) {
+    console.error(`${usage}\n${USAGE}`);
+    return 2;
+  }
+  let fields: Set<string> | null;
+  try {
+    fields = parseFields(args.fields);
+  } catch (e) {
+    if (!(e instanceof ApiError)) throw e;
+    console.error(JSON.stringify(e.toBody()));
+    return 2;
+  }
+  let lookup: OfflineLookup;
+  try {
+    lookup = await OfflineLookup.open(args.index ?? (process.env.IPINTEL_INDEX?.trim() || 'data/ipintel.idx'), process.env.IPINTEL_POLICY?.trim() || undefined);
+  } catch (e) {
+    console.error(`lookup: ${e instanceof IndexFileError ? e.message : (e as Error).message}`);
+    return 1;
+  }
+  if (!args.stdin) return answerArguments(lookup, ips, fields);
+  const counts = await lookupStream(lookup, Bun.stdin.stream(), {
+    format: (args.format ?? 'ndjson') as 'ndjson' | 'csv',
+    column: args.column === undefined ? null : Number(args.column),
+    fields,
+    write: writeStdout,
+    reportBad: (message) => process.stderr.write(`${message}\n`),
+    progress: process.stderr.isTTY ? progressLine() : undefined,
+  });
+  if (process.stderr.isTTY) process.stderr.write('\n');
+  return counts.bad > 0 ? 1 : 0;
+}
+
+/** Why the options do not go together, or null. */
+function usageError(args: { stdin?: boolean; format?: string; column?: string }, ips: string[]): string | null {
+  if (args.stdin && ips.length > 0) return 'give addresses as arguments or --stdin, not both';
+  if (!args.stdin && ips.length === 0) return 'give an address, or --stdin';
+  if (!args.stdin && (args.format !== undefined || args.column !== undefined)) return '--format and --column apply to --stdin';
+  if (args.format !== undefined && args.format !== 'ndjson' && args.format !== 'csv') return `--format must be ndjson or csv, not ${args.format}`;
+  if (args.column !== undefined && !/^[1-9][0-9]{0,5}$/.test(args.column)) return `--column must be a field number from 1, not ${args.column}`;
+  return null;
+}
+
+/** Addresses given as arguments: one line each; an invalid one prints the API's INVALID_IP error object on stderr. */
+function answerArguments(lookup: OfflineLookup, ips: string[], fields: ReadonlySet<string> | null): number {
+  let code = 0;
+  for (const ip of ips) {
+    const body = lookup.answer(ip, fields);
+    if (body === null) {
+      console.error(JSON.stringify(invalidIp(ip).toBody()));
+      code = 1;
+    } else console.log(body);
+  }
+  return code;
+}
+
+/** Writes to stdout, waiting for it to drain when its buffer is full (constant memory on a slow reader). */
+async function writeStdout(text: string): Promise<void> {
+  if (!process.stdout.write(text)) await once(process.stdout, 'drain');
+}
+
+/** A progress reporter for a terminal: counts and rate on one rewritten line, at most once a second. */
+function progressLine(): (counts: StreamCounts) => void {
+  const started = performance.now();
+  let last = 0;
+  return (c) => {
+    const now = performance.now();
+    if (now - last < 1000) return;
+    last = now;
+    const rate = Math.round(c.lines / Math.max((now - started) / 1000, 0.001));
+    process.stderr.write(`\r${c.lines} lines, ${c.answered} answered, ${c.bad} bad, ${rate}/s   `);
+  };
+}
+
+if (import.meta.main) process.exit(await main(process.argv.slice(2)));
