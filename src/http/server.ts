@@ -26,6 +26,7 @@ import { pathEnd, RequestTargets } from './request-target.ts';
 import { allowsMethod, OTHER_ROUTE, routeTableOf, type RouteEntry } from './route-table.ts';
 import type { AppServices } from './services.ts';
 import { lastSegmentParam } from './request-params.ts';
+import { LEGACY_LOOKUP_ROUTE, legacyLookupResponse } from './routes/legacy.ts';
 import { V1_LOOKUP_ROUTE, v1PipelineOf } from './v1-pipeline.ts';
 import { YoungGcPacer } from './young-gc-pacer.ts';
 
@@ -68,7 +69,7 @@ function callerWith(s: AppServices, request: Request, server: Server<unknown> | 
 }
 
 /** Legacy routes answer their errors as text when the request asked for text (spec 4.6 rule 6). */
-const LEGACY_ROUTES = new Set(['/', '/{ip}']);
+const LEGACY_ROUTES = new Set(['/', LEGACY_LOOKUP_ROUTE]);
 
 /**
  * An error raised here, before the route ran, in the representation the route
@@ -108,6 +109,8 @@ export function createFetchHandler(s: AppServices, app: App, pacer: { tick(): vo
   const routes = routeTableOf(app);
   // The route the lookup pipeline answers directly (a GET); compared by identity per request.
   const lookupRoute = routes.entry(V1_LOOKUP_ROUTE);
+  // The legacy explicit lookup, answered the same way before the framework.
+  const legacyLookupRoute = routes.entry(LEGACY_LOOKUP_ROUTE);
   const observeLookup = s.metrics.observer(V1_LOOKUP_ROUTE, 'GET', 200);
 
   /** Caller, rate limit, usage, then the route (the lookup pipeline for a GET lookup, else the app). */
@@ -128,6 +131,7 @@ export function createFetchHandler(s: AppServices, app: App, pacer: { tick(): vo
       if (decision && !decision.allowed) response = earlyError(rateLimitedError(decision, upgradeUrlFor(s.config.upgradeUrl)), request, route);
       else if (caller.refusal) response = earlyError(caller.refusal, request, route);
       else if (entry === lookupRoute && entry !== null && request.method === 'GET') response = await lookup.answer(request, lastSegmentParam(path), hasQuery, caller.tier, false);
+      else if (entry === legacyLookupRoute && entry !== null && request.method === 'GET') response = await legacyLookupResponse(s, request, lastSegmentParam(path), hasQuery);
       else response = unroutedResponse(entry, request, route) ?? (await app.handle(request));
     } catch (e) {
       response = failureResponse(e, request, route);
@@ -154,17 +158,20 @@ export function createFetchHandler(s: AppServices, app: App, pacer: { tick(): vo
     const path = url.slice(start, end);
     const hasQuery = end < url.length;
     const route = entry === null ? OTHER_ROUTE : entry.label;
-    // The fast case of the lookup: without an API key and with limits off there is no caller
+    // The fast case of the lookups (v1 and legacy /{ip}): without an API key and with limits off there is no caller
     // to resolve, no token to take and no usage to count, so nothing to await before the pipeline.
-    if (entry === lookupRoute && entry !== null && request.method === 'GET' && s.limiter === null && !request.headers.has('x-api-key')) {
+    if (entry !== null && (entry === lookupRoute || entry === legacyLookupRoute) && request.method === 'GET' && s.limiter === null && !request.headers.has('x-api-key')) {
       let response: Response | Promise<Response>;
       try {
-        response = lookup.answer(request, lastSegmentParam(path), hasQuery, 'anonymous', false);
+        response =
+          entry === lookupRoute
+            ? lookup.answer(request, lastSegmentParam(path), hasQuery, 'anonymous', false)
+            : legacyLookupResponse(s, request, lastSegmentParam(path), hasQuery);
       } catch (e) {
         response = failureResponse(e, request, route);
       }
       if (!(response instanceof Promise)) {
-        if (response.status === 200) observeLookup((performance.now() - t0) / 1000);
+        if (response.status === 200 && entry === lookupRoute) observeLookup((performance.now() - t0) / 1000);
         else s.metrics.observe(route, request.method, response.status, (performance.now() - t0) / 1000);
         return response;
       }

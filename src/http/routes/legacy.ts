@@ -6,6 +6,7 @@ import { Elysia, t } from 'elysia';
 import { legacyObject, legacyPlace, legacyText } from '../../lookup/legacy.ts';
 import { callerOf } from '../caller.ts';
 import { ApiError } from '../../errors.ts';
+import { CORS_RESPONSE_HEADERS } from '../cors.ts';
 import { textErrorResponse, wantsText } from '../negotiation.ts';
 import type { AppServices } from '../services.ts';
 import { lookupOrThrow, scoringContextFor } from '../address-lookup.ts';
@@ -81,6 +82,35 @@ function answer(request: Request, set: { headers: Record<string, string | number
 function failure(e: unknown, text: boolean): Response {
   if (!(e instanceof ApiError) || !text) throw e;
   return textErrorResponse(e);
+}
+
+/** The route label of the legacy explicit lookup (route-table.ts). */
+export const LEGACY_LOOKUP_ROUTE = '/{ip}';
+
+/** Only the last of a repeated query key counts, as in Elysia's parsed query. */
+function legacyQuery(url: string): Record<string, string | undefined> {
+  const q = new URL(url).searchParams;
+  return { format: q.getAll('format').at(-1), detail: q.getAll('detail').at(-1) };
+}
+
+const NO_QUERY: Record<string, string | undefined> = Object.freeze({});
+
+/** An answer of `legacy` as a Response with the CORS headers the app's plugin would add. */
+function withCors(out: Response | string, set: { headers: Record<string, string | number> }): Response {
+  if (typeof out === 'string') return new Response(out, { headers: { ...CORS_RESPONSE_HEADERS, ...(set.headers as Record<string, string>) } });
+  for (const name in CORS_RESPONSE_HEADERS) out.headers.set(name, CORS_RESPONSE_HEADERS[name]);
+  return out;
+}
+
+/**
+ * `GET /{ip}` as the request path answers it before the framework (as the
+ * v1 pipeline does for its route): the same `legacy` answer the app's route
+ * gives, on a Response. A thrown ApiError is the caller's to render.
+ */
+export function legacyLookupResponse(s: AppServices, request: Request, ipText: string, hasQuery: boolean): Response | Promise<Response> {
+  const set = { headers: {} as Record<string, string | number> };
+  const out = legacy(s, request, hasQuery ? legacyQuery(request.url) : NO_QUERY, ipText, set);
+  return out instanceof Promise ? out.then((o) => withCors(o, set)) : withCors(out, set);
 }
 
 const query = t.Object(

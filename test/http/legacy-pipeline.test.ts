@@ -1,0 +1,72 @@
+/**
+ * Legacy GET /{ip} is answered before the framework by the request wrapper
+ * (server.ts, as GET /v1/ip/{ip} is) through the route's own `legacy`
+ * function: both must give the same status, headers and bytes for every kind
+ * of request, and the one-line text without a key or limits is synchronous.
+ */
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { createApp } from '../../src/http/app.ts';
+import { createFetchHandler } from '../../src/http/server.ts';
+import type { RunningServer } from '../../src/server.ts';
+import { prng } from '../helpers/prng.ts';
+import { startTestServer } from '../helpers/test-server.ts';
+
+let server: RunningServer;
+let app: ReturnType<typeof createApp>;
+let handle: ReturnType<typeof createFetchHandler>;
+beforeAll(async () => {
+  server = await startTestServer({ IPINTEL_RATE_LIMITS: 'off' });
+  app = createApp(server.services);
+  handle = createFetchHandler(server.services, app, { tick() {} });
+}, 120_000);
+afterAll(() => server.stop());
+
+const headersOf = (r: Response) => [...r.headers].filter(([k]) => k !== 'date').sort();
+const request = (path: string, init?: RequestInit) => new Request(`http://127.0.0.1${path}`, init);
+
+async function expectSame(path: string, init?: RequestInit): Promise<void> {
+  const mine = await handle(request(path, init), null);
+  const theirs = await app.handle(request(path, init));
+  expect({ path, status: mine.status }).toEqual({ path, status: theirs.status });
+  expect({ path, headers: headersOf(mine) }).toEqual({ path, headers: headersOf(theirs) });
+  expect(await mine.text()).toBe(await theirs.text());
+}
+
+test('the wrapper and the Elysia route answer GET /{ip} the same, as text and JSON, for a spread of addresses', async () => {
+  const rnd = prng(11);
+  const byte = () => Math.floor(rnd() * 256);
+  const ips = ['8.8.8.8', '66.249.66.1', '10.0.0.1', '::1', '2001:db8::1', '::ffff:5.101.96.10'];
+  for (let i = 0; i < 150; i++) ips.push(`${byte()}.${byte()}.${byte()}.${byte()}`);
+  for (const ip of ips) {
+    await expectSame(`/${ip}?format=text`);
+    await expectSame(`/${ip}`);
+    await expectSame(`/${ip}?format=text&detail=1`);
+  }
+});
+
+test('the same for negotiation, repeated keys, conditional requests and errors', async () => {
+  const cases: Array<[string, RequestInit?]> = [
+    ['/8.8.8.8', { headers: { accept: 'text/plain' } }],
+    ['/8.8.8.8', { headers: { accept: 'text/plain;q=0.5, application/json' } }],
+    ['/8.8.8.8?format=json&format=text'],
+    ['/8.8.8.8?format=TEXT'],
+    ['/8.8.8.8?format=xml'],
+    ['/8.8.8.8?detail=true&format=text'],
+    ['/8.8.8.8?other=1'],
+    ['/not-an-ip?format=text'],
+    ['/not-an-ip'],
+    ['/%ZZ'],
+    ['/8%2E8.8.8?format=text'],
+  ];
+  for (const [path, init] of cases) await expectSame(path, init);
+  const first = await handle(request('/8.8.8.8?format=text'), null);
+  const etag = first.headers.get('etag')!;
+  await expectSame('/8.8.8.8?format=text', { headers: { 'if-none-match': etag } });
+  expect((await handle(request('/8.8.8.8?format=text', { headers: { 'if-none-match': etag } }), null)).status).toBe(304);
+});
+
+test('one-line text without a key or limits is answered synchronously, before the framework', async () => {
+  const answer = handle(request('/8.8.8.8?format=text'), null);
+  expect(answer).toBeInstanceOf(Response);
+  expect((await (answer as Response).text()).startsWith('8.8.8.8\t')).toBe(true);
+});
