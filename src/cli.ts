@@ -49,10 +49,10 @@ const COMMANDS: Record<string, Command> = {
   serve,
   'build-index': buildIndexCommand,
   keys,
-  inspect: async (argv) => (await import('../tools/inspect.ts')).main(argv),
-  lookup: async (argv) => (await import('../tools/lookup.ts')).main(argv),
-  export: async (argv) => (await import('../tools/export.ts')).main(argv),
-  feeds: async (argv) => (await import('../tools/feeds/cli.ts')).main(argv),
+  inspect: async (argv) => (await import('./commands/inspect.ts')).main(argv),
+  lookup: async (argv) => (await import('./commands/lookup.ts')).main(argv),
+  export: async (argv) => (await import('./commands/export.ts')).main(argv),
+  feeds: async (argv) => (await import('./commands/feeds/cli.ts')).main(argv),
   healthcheck,
   // Internal: the feed refresher's background build (src/feeds/build-child.ts runs it in a niced child).
   'refresh-build': async (argv) => (await import('./feeds/build-child.ts')).runRefreshBuild(argv),
@@ -77,10 +77,10 @@ export async function main(argv: string[]): Promise<number> {
   return command(rest);
 }
 
-/** `build-index`: `--default` finds the data wherever it lives (see tools/feeds/default-data.ts); the rest is the builder's CLI. */
+/** `build-index`: `--default` finds the data wherever it lives (see src/commands/feeds/default-data.ts); the rest is the builder's CLI. */
 async function buildIndexCommand(argv: string[]): Promise<number> {
   const builder = await import('../index-builder/cli.ts');
-  const data = await import('../tools/feeds/default-data.ts');
+  const data = await import('./commands/feeds/default-data.ts');
   const wantsDefault = argv.includes('--default') && !argv.includes('--help');
   if (!wantsDefault || (!data.isCompiledBinary() && !process.env.IPINTEL_DATA_DIR?.trim())) return builder.main(argv, () => data.findDataSources());
   let args;
@@ -114,7 +114,7 @@ async function serve(argv: string[]): Promise<number> {
   }
   const { loadConfig } = await import('./config.ts');
   const { startServer } = await import('./server.ts');
-  const data = await import('../tools/feeds/default-data.ts');
+  const data = await import('./commands/feeds/default-data.ts');
   let server: { port: number; stop(): Promise<void> };
   try {
     const config = loadConfig();
@@ -162,10 +162,10 @@ async function serve(argv: string[]): Promise<number> {
   return new Promise<number>(() => {});
 }
 
-/** `keys`: the operator key commands of tools/keys.ts over this binary's database access. */
+/** `keys`: the operator key commands of src/commands/keys.ts over this binary's database access. */
 async function keys(argv: string[]): Promise<number> {
   const { loadConfig } = await import('./config.ts');
-  const { runKeysCommand } = await import('../tools/keys.ts');
+  const { runKeysCommand } = await import('./commands/keys.ts');
   let store: AccountStore | null = null;
   try {
     const config = loadConfig();
@@ -175,7 +175,7 @@ async function keys(argv: string[]): Promise<number> {
     return 0;
   } catch (err) {
     process.stderr.write(`keys: ${(err as Error).message}\n`);
-    // tools/keys.ts marks usage errors with exitCode 2 and failed operations with 1.
+    // src/commands/keys.ts marks usage errors with exitCode 2 and failed operations with 1.
     const code = (err as { exitCode?: unknown }).exitCode;
     return code === 2 ? 2 : 1;
   } finally {

@@ -73,7 +73,7 @@ export async function runRefreshBuild(argv: string[]): Promise<number> {
   const { buildIndex } = await import('../../index-builder/build.ts');
   const { loadManifest } = await import('../../index-builder/manifest.ts');
   const { withDataDefaults } = await import('../../index-builder/default-sources.ts');
-  const { findDataSources, findDefaultSources } = await import('../../tools/feeds/default-data.ts');
+  const { findDataSources, findDefaultSources } = await import('../commands/feeds/default-data.ts');
   try {
     if (o.manifest) {
       // The operator's manifest: its own file stays theirs, so the result is not marked as the server's.

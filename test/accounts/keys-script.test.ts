@@ -1,4 +1,4 @@
-/** tools/keys.ts spawned as operators run it, against a temporary SQLite IPINTEL_DB. */
+/** src/commands/keys.ts spawned as operators run it, against a temporary SQLite IPINTEL_DB. */
 import { afterAll, expect, test } from 'bun:test';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

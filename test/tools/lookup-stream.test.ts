@@ -7,8 +7,8 @@ import { beforeAll, expect, test } from 'bun:test';
 import { IndexReader } from '../../src/index/reader.ts';
 import { buildV1 } from '../../src/lookup/v1.ts';
 import { loadPolicy, type Policy } from '../../src/scoring/index.ts';
-import { CSV_SUBKEYS, csvCell, csvColumns, csvField, csvRow } from '../../tools/lookup/csv.ts';
-import { lookupStream, MAX_LINE, type Answerer, type StreamOptions } from '../../tools/lookup/stream.ts';
+import { CSV_SUBKEYS, csvCell, csvColumns, csvField, csvRow } from '../../src/commands/lookup/csv.ts';
+import { lookupStream, MAX_LINE, type Answerer, type StreamOptions } from '../../src/commands/lookup/stream.ts';
 import { fixtureIndexPath } from '../helpers/fixture-index.ts';
 
 /** An RFC 4180 parser independent of the code under test (quoted fields may hold commas, quotes and newlines). */

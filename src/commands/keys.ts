@@ -9,10 +9,10 @@
  * alone on the last line of stdout; nothing else ever prints a secret.
  */
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/config.ts';
-import { openAccounts, type AccountStore } from '../src/accounts/store.ts';
-import { checkEmail, checkKeyName, checkKeyTier } from '../src/accounts/validation.ts';
-import { keyView } from '../src/accounts/views.ts';
+import { loadConfig } from '../config.ts';
+import { openAccounts, type AccountStore } from '../accounts/store.ts';
+import { checkEmail, checkKeyName, checkKeyTier } from '../accounts/validation.ts';
+import { keyView } from '../accounts/views.ts';
 
 const USAGE = `usage:
   bun run keys create --email <addr> --tier <free|pro> [--name <name>]

@@ -2,10 +2,10 @@
  * `bun run inspect <file> [ip...]`: prints an index file's header, sources
  * and counts, and for each IP the interval it falls in and its raw record.
  */
-import { IndexFileError } from '../src/index/index-file.ts';
-import { IndexReader } from '../src/index/reader.ts';
-import { FLAG_NAMES } from '../src/index/record.ts';
-import { formatTable } from '../index-builder/progress.ts';
+import { IndexFileError } from '../index/index-file.ts';
+import { IndexReader } from '../index/reader.ts';
+import { FLAG_NAMES } from '../index/record.ts';
+import { formatTable } from '../../index-builder/progress.ts';
 
 /** Names of the set flag bits. */
 function flagNames(flags: number): string[] {

@@ -3,11 +3,11 @@
  * scoring context, policy and body functions the lookup route uses
  * (src/http/v1-pipeline.ts), so `bun run lookup` prints the API's bytes.
  */
-import { IndexHolder } from '../../src/index/holder.ts';
-import { parseProjection } from '../../src/lookup/projection.ts';
-import { V1BodyCache, v1BodyText } from '../../src/lookup/v1-body.ts';
-import type { V1Context } from '../../src/lookup/v1.ts';
-import { loadPolicy, type Policy } from '../../src/scoring/index.ts';
+import { IndexHolder } from '../../index/holder.ts';
+import { parseProjection } from '../../lookup/projection.ts';
+import { V1BodyCache, v1BodyText } from '../../lookup/v1-body.ts';
+import type { V1Context } from '../../lookup/v1.ts';
+import { loadPolicy, type Policy } from '../../scoring/index.ts';
 
 /** A parsed `--fields` value: null for the whole object (throws the API's INVALID_FIELDS ApiError). */
 export function parseFields(fields: string | undefined): Set<string> | null {

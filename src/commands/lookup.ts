@@ -1,13 +1,13 @@
 /**
  * `bun run lookup <ip> [--fields a,b]` and `bun run lookup --stdin [--format
  * ndjson|csv] [--column N]`: the API's v1 object from the index file, without
- * a server (tools/lookup/answer.ts builds it as the route does).
+ * a server (src/commands/lookup/answer.ts builds it as the route does).
  */
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
-import { ApiError } from '../src/errors.ts';
-import { invalidIp } from '../src/http/address-lookup.ts';
-import { IndexFileError } from '../src/index/index-file.ts';
+import { ApiError } from '../errors.ts';
+import { invalidIp } from '../http/address-lookup.ts';
+import { IndexFileError } from '../index/index-file.ts';
 import { OfflineLookup, parseFields } from './lookup/answer.ts';
 import { lookupStream, type StreamCounts } from './lookup/stream.ts';
 

@@ -9,11 +9,11 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildIndex, formatSummary } from '../../index-builder/build.ts';
-import { loadManifest, ManifestError } from '../../index-builder/manifest.ts';
-import { FeedError } from '../../index-builder/feed/source.ts';
-import { formatTable } from '../../index-builder/progress.ts';
-import { acquireLock } from '../../src/feeds/lock.ts';
+import { buildIndex, formatSummary } from '../../../index-builder/build.ts';
+import { loadManifest, ManifestError } from '../../../index-builder/manifest.ts';
+import { FeedError } from '../../../index-builder/feed/source.ts';
+import { formatTable } from '../../../index-builder/progress.ts';
+import { acquireLock } from '../../feeds/lock.ts';
 import { CatalogError, loadCatalog, type CatalogFeed } from './catalog.ts';
 import { DefaultDataMissingError, findDefaultSources } from './default-data.ts';
 import { operatorEntries, writeFeedsManifest } from './manifest-writer.ts';

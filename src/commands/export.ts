@@ -3,8 +3,8 @@
  * file as a MaxMind DB (index-builder/mmdb/export.ts), atomically.
  */
 import { parseArgs } from 'node:util';
-import { exportIndexFile } from '../index-builder/mmdb/export.ts';
-import { IndexFileError } from '../src/index/index-file.ts';
+import { exportIndexFile } from '../../index-builder/mmdb/export.ts';
+import { IndexFileError } from '../index/index-file.ts';
 
 export const USAGE = `usage: ipintel export --mmdb <file> [--index <file>]
 

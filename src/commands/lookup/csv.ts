@@ -3,7 +3,7 @@
  * writing v1 objects as RFC 4180 rows with one column per leaf of the
  * fields asked for.
  */
-import { V1_FIELDS } from '../../src/lookup/v1.ts';
+import { V1_FIELDS } from '../../lookup/v1.ts';
 
 /**
  * Keys of the v1 objects whose members become their own columns
