@@ -39,7 +39,8 @@ function legacy(
   ipText: string | null,
   set: { headers: Record<string, string | number> },
 ): Response | string | Promise<Response | string> {
-  const text = wantsText(query.format, request.headers.get('accept'));
+  // The Accept header is read only when no format is given (reading headers builds them all).
+  const text = query.format ? wantsText(query.format, null) : wantsText(query.format, request.headers.get('accept'));
   const current = ipText === null;
   try {
     if (query.format !== undefined && !['text', 'json'].includes(query.format.toLowerCase())) {
@@ -87,10 +88,28 @@ function failure(e: unknown, text: boolean): Response {
 /** The route label of the legacy explicit lookup (route-table.ts). */
 export const LEGACY_LOOKUP_ROUTE = '/{ip}';
 
-/** Only the last of a repeated query key counts, as in Elysia's parsed query. */
-function legacyQuery(url: string): Record<string, string | undefined> {
-  const q = new URL(url).searchParams;
-  return { format: q.getAll('format').at(-1), detail: q.getAll('detail').at(-1) };
+/**
+ * `format` and `detail` of a URL's query; the last of a repeated key counts,
+ * as in Elysia's parsed query. A query with nothing encoded is split by hand
+ * (no URL parse on the text route's path); anything else as URLSearchParams reads it.
+ */
+export function legacyQuery(url: string): Record<string, string | undefined> {
+  const q = url.indexOf('?');
+  if (q < 0) return NO_QUERY;
+  const text = url.slice(q + 1);
+  if (text.includes('%') || text.includes('+')) {
+    const params = new URLSearchParams(text);
+    return { format: params.getAll('format').at(-1), detail: params.getAll('detail').at(-1) };
+  }
+  let format: string | undefined;
+  let detail: string | undefined;
+  for (const pair of text.split('&')) {
+    const eq = pair.indexOf('=');
+    const key = eq < 0 ? pair : pair.slice(0, eq);
+    if (key === 'format') format = eq < 0 ? '' : pair.slice(eq + 1);
+    else if (key === 'detail') detail = eq < 0 ? '' : pair.slice(eq + 1);
+  }
+  return { format, detail };
 }
 
 const NO_QUERY: Record<string, string | undefined> = Object.freeze({});
