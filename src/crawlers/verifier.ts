@@ -51,7 +51,7 @@ export interface CrawlerVerifier {
   /** Full verification for POST /v1/crawler/verify (may wait for DNS). */
   verify(input: VerifyInput): Promise<CrawlerVerification>;
   /** The cached DNS proof for an address, or null; never queries. */
-  proofFor(ip: string): CrawlerProof | null;
+  proofFor(address: string | LookupHit): CrawlerProof | null;
   /**
    * For GET lookups: the DNS proof of the hit's address (`hit.ip`, already
    * canonical: not parsed again) within `budgetMs`, or null. Only
@@ -128,9 +128,11 @@ export function createCrawlerVerifier(options: CrawlerVerifierOptions): CrawlerV
       return decideVerification({ rangeFamily, userAgent, dns });
     },
 
-    proofFor(text) {
+    proofFor(address) {
       if (proofs.size === 0) return null; // the common case, checked on every lookup: no parse
-      const ip = parseIp(text);
+      // A lookup hit is the parsed address: its canonical text is the key (IPv4 for mapped forms).
+      if (typeof address !== 'string') return proofs.get(address.ip) ?? null;
+      const ip = parseIp(address);
       if (!ip) return null;
       const plain = plainAddress(ip);
       return proofs.get(formatIp(plain.family, plain.value)) ?? null;

@@ -61,7 +61,7 @@ export class V1Pipeline {
     if (hasQuery) return this.projected(request, hit, tier, current);
     // A record the memo already answered wanted no DNS proof (only such records are memoised,
     // and the index is the same): its row need not be read to ask again.
-    const proof = this.bodies.holds(hit) ? this.s.crawlers.proofFor(hit.ip) : crawlerProofOf(this.s, hit);
+    const proof = this.bodies.holds(hit) ? this.s.crawlers.proofFor(hit) : crawlerProofOf(this.s, hit);
     if (proof instanceof Promise) return proof.then((p) => this.whole(hit, p, current));
     return this.whole(hit, proof, current);
   }
@@ -92,7 +92,7 @@ export class V1Pipeline {
    * (Pro include), else of a cached one; ownerFromRdap never yields a person.
    */
   private context(hit: LookupHit, scoring: ScoringContext, fetched: RdapResult | null): V1Context {
-    return { scoring, policy: this.s.policy.current, rdapOwner: ownerFromRdap(fetched ?? this.s.rdap.peek(hit.ip) ?? emptyRdap), now: this.s.now() };
+    return { scoring, policy: this.s.policy.current, rdapOwner: ownerFromRdap(fetched ?? this.s.rdap.peek(hit) ?? emptyRdap), now: this.s.now() };
   }
 }
 

@@ -5,6 +5,7 @@
  * and caches it (bounded LRU; failures cached briefly). It never throws and
  * never logs response content: any failure is `available: false`.
  */
+import type { LookupHit } from '../index/record.ts';
 import { readCappedBytes } from '../net/read-capped.ts';
 import { LRUCache } from 'lru-cache';
 import { canonicalAddress } from '../net/ip.ts';
@@ -55,7 +56,7 @@ export interface RdapClient {
    * The cached answer for an address without asking the registry (for hot
    * paths), without its contacts: what shared answers may use; null when none is cached.
    */
-  peek(ip: string): RdapResult | null;
+  peek(address: string | LookupHit): RdapResult | null;
 }
 
 /** Defaults of the client options: short timeout, generous cache for answers, brief one for failures. */
@@ -201,9 +202,10 @@ export function createRdapClient(options: RdapClientOptions = {}): RdapClient {
       }
       return structuredClone(await pending);
     },
-    peek(rawIp) {
+    peek(address) {
       if (cache.size === 0) return null; // no RDAP answer held (the common case, asked on every lookup): no parse
-      const ip = rdapQueryAddress(rawIp);
+      // A lookup hit is the parsed address: its canonical text is the key (IPv4 for mapped forms).
+      const ip = typeof address === 'string' ? rdapQueryAddress(address) : address.ip;
       const cached = ip === null ? undefined : cache.get(ip);
       // Contacts are for the Pro include alone: a shared answer is never handed them.
       return cached ? publicRdap(cached) : null;

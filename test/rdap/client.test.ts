@@ -223,6 +223,19 @@ describe('cache', () => {
     expect(mock.requests).toEqual(['/ip/1.1.1.1']);
   });
 
+  test('peek of a lookup hit reads its canonical text (the parsed address), IPv4 for a mapped form, without parsing again', async () => {
+    const mock = started(startMockRdap());
+    const client = createRdapClient({ base: mock.base });
+    await client.lookup('1.1.1.1');
+    const { IndexReader } = await import('../../src/index/reader.ts');
+    const { fixtureIndexPath } = await import('../helpers/fixture-index.ts');
+    const hit = IndexReader.open(await fixtureIndexPath()).lookup('::ffff:1.1.1.1')!;
+    expect(hit.ip).toBe('1.1.1.1');
+    expect(client.peek(hit)?.network?.name).toBe('APNIC-LABS');
+    // The hit's text is used as the key as it is: a hand-made hit with other text finds nothing.
+    expect(client.peek({ ...hit, ip: ' 1.1.1.1' })).toBeNull();
+  }, 120_000);
+
   test('peek never hands out contacts: only the Pro lookup gets them', async () => {
     const mock = started(startMockRdap());
     const client = createRdapClient({ base: mock.base });
