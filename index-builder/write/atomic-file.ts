@@ -90,8 +90,8 @@ export function writeFileAtomic(
   } catch {}
 }
 
-/** Whether a process id is alive (signal 0 probes without signalling). */
-function alive(pid: number): boolean {
+/** Whether a process id is alive on this host (signal 0 probes without signalling). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -118,7 +118,7 @@ export function removeStaleTempFiles(path: string): string[] {
   for (const name of names) {
     if (!name.startsWith(prefix)) continue;
     const pid = Number(name.slice(prefix.length).split('-')[0]);
-    if (!Number.isInteger(pid) || pid <= 0 || alive(pid)) continue;
+    if (!Number.isInteger(pid) || pid <= 0 || processAlive(pid)) continue;
     try {
       unlinkSync(join(dir, name));
       removed.push(name);

@@ -5,7 +5,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { AsnText, Closed, Named, Nullable, NullableString, StringEnum } from './schema-kit.ts';
-import { Score, UsageType, Verdict } from './v1.ts';
+import { Classification, Score, Verdict } from './v1.ts';
 
 
 export const ThreatDensity = Named('ThreatDensity', Closed({
@@ -33,12 +33,8 @@ export const StackAssessment = Named('StackAssessment', Closed({
   country_code: NullableString,
   asn: Nullable(AsnText),
   org: NullableString,
-  usage_type: Nullable(UsageType),
-  is_datacenter: Type.Boolean(),
-  is_vpn: Type.Boolean(),
-  is_proxy: Type.Boolean(),
-  is_tor: Type.Boolean(),
-  is_privacy_relay: Type.Boolean(),
+  // The same fields as the v1 classification's, declared there once.
+  ...Type.Pick(Classification, ['usage_type', 'is_datacenter', 'is_vpn', 'is_proxy', 'is_tor', 'is_privacy_relay']).properties,
   score: Score,
 }));
 export type StackAssessmentBody = Static<typeof StackAssessment>;

@@ -5,6 +5,7 @@
  * is gone (a crash) or that is older than STALE_LOCK_MS is taken over.
  */
 import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { processAlive } from '../../index-builder/write/atomic-file.ts';
 
 /** A refresh (downloads and a build) never legitimately holds the lock this long. */
 export const STALE_LOCK_MS = 3 * 3_600_000;
@@ -12,21 +13,11 @@ export const STALE_LOCK_MS = 3 * 3_600_000;
 /** A lock file still empty after this long was abandoned between its creation and its first write. */
 const UNWRITTEN_LOCK_MS = 10_000;
 
-/** Whether a process id is alive on this host. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Whether the lock at `path` is held by a live process within STALE_LOCK_MS. */
 function heldByOther(path: string, now: number): boolean {
   try {
     const { pid, at } = JSON.parse(readFileSync(path, 'utf8')) as { pid: number; at: number };
-    return pid !== process.pid && alive(pid) && now - at < STALE_LOCK_MS;
+    return pid !== process.pid && processAlive(pid) && now - at < STALE_LOCK_MS;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
     // Empty or garbled: its creator may be writing it this instant; only an old one is abandoned.
