@@ -5,24 +5,16 @@
  * of request, and the one-line text without a key or limits is synchronous.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { createApp } from '../../src/http/app.ts';
-import { createFetchHandler } from '../../src/http/server.ts';
-import type { RunningServer } from '../../src/server.ts';
 import { prng } from '../helpers/prng.ts';
-import { startTestServer } from '../helpers/test-server.ts';
+import { headersOf, request, startWrapperAndApp, type WrapperAndApp } from '../helpers/wrapper-and-app.ts';
 
-let server: RunningServer;
-let app: ReturnType<typeof createApp>;
-let handle: ReturnType<typeof createFetchHandler>;
+let server: WrapperAndApp['server'];
+let app: WrapperAndApp['app'];
+let handle: WrapperAndApp['handle'];
 beforeAll(async () => {
-  server = await startTestServer({ IPINTEL_RATE_LIMITS: 'off' });
-  app = createApp(server.services);
-  handle = createFetchHandler(server.services, app, { tick() {} });
+  ({ server, app, handle } = await startWrapperAndApp());
 }, 120_000);
 afterAll(() => server.stop());
-
-const headersOf = (r: Response) => [...r.headers].filter(([k]) => k !== 'date').sort();
-const request = (path: string, init?: RequestInit) => new Request(`http://127.0.0.1${path}`, init);
 
 async function expectSame(path: string, init?: RequestInit): Promise<void> {
   const mine = await handle(request(path, init), null);
