@@ -9,6 +9,7 @@ import { countryName } from './country.ts';
 import { operatorDomain } from './operator-domain.ts';
 import type { LegacyObjectBody } from '../contract/lookups.ts';
 import { utcOffset } from './timezone.ts';
+import { DirectMappedCache } from '../index/tables.ts';
 
 /** The legacy object (declared in src/contract/lookups.ts). */
 export type LegacyObject = LegacyObjectBody;
@@ -65,6 +66,36 @@ function locationText(o: LegacyPlace): string {
   return o.country ? `${parts.join(', ')} (${o.country})` : parts.join(', ');
 }
 
+/** The one-line text after the address: location, ASN and organisation, tab-separated (the record's part alone). */
+function lineAfterAddress(o: LegacyPlace): string {
+  return `${[locationText(o), dash(o.asn), dash(o.org ? o.org.replace(/^AS\d+ /, '') : null)].join('\t')}\n`;
+}
+
+/**
+ * The one-line texts of `GET /{ip}`: what follows the address is the same
+ * for every address of a record, so it is kept per record id (a fixed number
+ * of slots) for the index the hits come from, and only the address is joined
+ * per answer.
+ */
+export class LegacyLines {
+  private tails = new DirectMappedCache<string>(LINE_SLOTS_BITS);
+  private index: object | undefined;
+
+  /** The one line for a hit of an explicit lookup. */
+  line(hit: LookupHit): string {
+    // A hand-made hit has no index identity: nothing to key a cache by.
+    if (hit.index === undefined) return legacyText(legacyPlace(hit), false, false);
+    if (hit.index !== this.index) {
+      this.index = hit.index;
+      this.tails = new DirectMappedCache<string>(LINE_SLOTS_BITS);
+    }
+    return `${hit.ip}\t${this.tails.get(hit.recordId, () => lineAfterAddress(legacyPlace(hit)))}`;
+  }
+}
+
+/** 2^16 slots: a few MB of short strings at most. */
+const LINE_SLOTS_BITS = 16;
+
 /**
  * Text for a legacy route. Without detail: one line (the IP on the
  * current-IP route; ip, location, ASN and organisation tab-separated on
@@ -74,7 +105,7 @@ function locationText(o: LegacyPlace): string {
 export function legacyText(o: LegacyPlace & { domain?: string | null }, detail: boolean, currentRoute: boolean): string {
   if (!detail) {
     if (currentRoute) return `${o.ip}\n`;
-    return `${[o.ip, locationText(o), dash(o.asn), dash(o.org ? o.org.replace(/^AS\d+ /, '') : null)].join('\t')}\n`;
+    return `${o.ip}\t${lineAfterAddress(o)}`;
   }
   const lines = [
     `IP: ${o.ip}`,

@@ -52,3 +52,33 @@ describe('legacy one-line text', () => {
     expect(dns.queries.length).toBeGreaterThan(before);
   });
 });
+
+describe('the one-line memo (LegacyLines)', () => {
+  test('gives the line legacyText gives, for random addresses, repeated ones and across an index reload', async () => {
+    const { LegacyLines } = await import('../../src/lookup/legacy.ts');
+    const lines = new LegacyLines();
+    const s = server.services;
+    const rand = prng(9);
+    const ips: string[] = [];
+    for (let i = 0; i < 3_000; i++) ips.push(`${1 + Math.floor(rand() * 223)}.${Math.floor(rand() * 256)}.${Math.floor(rand() * 256)}.${1 + Math.floor(rand() * 254)}`);
+    const check = () => {
+      let n = 0;
+      // Twice over the same addresses: the second pass reads the memo.
+      for (const ip of [...ips, ...ips]) {
+        const hit = s.index.current.lookup(ip);
+        if (!hit) continue;
+        expect(lines.line(hit)).toBe(legacyText(legacyPlace(hit), false, false));
+        n++;
+      }
+      expect(n).toBeGreaterThan(2_000);
+    };
+    check();
+    // Another index (the same file reloaded): record ids may mean other records, the memo starts over.
+    s.index.reload();
+    check();
+    // A hand-made hit (no index identity) is rendered, never cached.
+    const hit = s.index.current.lookup('8.8.8.8')!;
+    const handMade = { family: hit.family, ip: '8.8.4.4', rangeStart: hit.rangeStart, rangeEnd: hit.rangeEnd, recordId: hit.recordId, record: hit.record };
+    expect(lines.line(handMade)).toBe(legacyText(legacyPlace(handMade), false, false));
+  });
+});

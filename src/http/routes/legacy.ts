@@ -3,7 +3,7 @@
  * plain text by `format=text` / Accept, with a strong ETag on /{ip}.
  */
 import { Elysia, t } from 'elysia';
-import { legacyObject, legacyPlace, legacyText } from '../../lookup/legacy.ts';
+import { LegacyLines, legacyObject, legacyPlace, legacyText } from '../../lookup/legacy.ts';
 import { callerOf } from '../caller.ts';
 import { ApiError } from '../../errors.ts';
 import { CORS_RESPONSE_HEADERS } from '../cors.ts';
@@ -25,6 +25,15 @@ function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
   if (!ifNoneMatch) return false;
   if (ifNoneMatch.trim() === '*') return true;
   return ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
+
+/** One line memo per set of services (the app's route and the direct path share it). */
+const LINES = new WeakMap<AppServices, LegacyLines>();
+
+function linesOf(s: AppServices): LegacyLines {
+  let lines = LINES.get(s);
+  if (!lines) LINES.set(s, (lines = new LegacyLines()));
+  return lines;
 }
 
 /**
@@ -50,7 +59,7 @@ function legacy(
     if (!ip) throw new ApiError('NO_CLIENT_IP', 'The caller IP address cannot be determined', {});
     const hit = lookupOrThrow(s, ip);
     const detail = query.detail === '1' || query.detail === 'true';
-    if (text && !detail) return answer(request, set, current, text, legacyText(legacyPlace(hit), false, current));
+    if (text && !detail) return answer(request, set, current, text, current ? legacyText(legacyPlace(hit), false, true) : linesOf(s).line(hit));
     return scoringContextFor(s, hit).then(
       (scoring) => {
         const obj = legacyObject(hit, { scoring, policy: s.policy.current }, s.now());
