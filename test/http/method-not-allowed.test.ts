@@ -8,18 +8,13 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { RunningServer } from '../../src/server.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { call, expectError } from './support.ts';
+import { UNREACHABLE_OIDC_ENV } from '../helpers/oauth-env.ts';
 
 let server: RunningServer;
 beforeAll(async () => {
   server = await startTestServer({
     IPINTEL_RATE_LIMITS: 'off',
-    IPINTEL_OAUTH_PROVIDER: 'oidc',
-    IPINTEL_OAUTH_CLIENT_ID: 'c',
-    IPINTEL_OAUTH_CLIENT_SECRET: 's',
-    IPINTEL_OAUTH_REDIRECT_URI: 'http://127.0.0.1/auth/callback',
-    IPINTEL_OAUTH_AUTHORIZE_URL: 'http://127.0.0.1:9/authorize',
-    IPINTEL_OAUTH_TOKEN_URL: 'http://127.0.0.1:9/token',
-    IPINTEL_OAUTH_USERINFO_URL: 'http://127.0.0.1:9/userinfo',
+    ...UNREACHABLE_OIDC_ENV,
   });
 }, 120_000);
 afterAll(() => server.stop());

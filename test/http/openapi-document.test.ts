@@ -12,16 +12,9 @@ import type { RunningServer } from '../../src/server.ts';
 import { createServices } from '../../src/server.ts';
 import { fixtureIndexPath } from '../helpers/fixture-index.ts';
 import { startTestServer } from '../helpers/test-server.ts';
+import { UNREACHABLE_OIDC_ENV } from '../helpers/oauth-env.ts';
 
-const OAUTH = {
-  IPINTEL_OAUTH_PROVIDER: 'oidc',
-  IPINTEL_OAUTH_CLIENT_ID: 'c',
-  IPINTEL_OAUTH_CLIENT_SECRET: 's',
-  IPINTEL_OAUTH_REDIRECT_URI: 'http://127.0.0.1/auth/callback',
-  IPINTEL_OAUTH_AUTHORIZE_URL: 'http://127.0.0.1:9/authorize',
-  IPINTEL_OAUTH_TOKEN_URL: 'http://127.0.0.1:9/token',
-  IPINTEL_OAUTH_USERINFO_URL: 'http://127.0.0.1:9/userinfo',
-};
+const OAUTH = UNREACHABLE_OIDC_ENV;
 
 type Json = Record<string, any>;
 const servers: RunningServer[] = [];

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { RunningServer } from '../../src/server.ts';
 import { startTestServer } from '../helpers/test-server.ts';
+import { UNREACHABLE_OIDC_ENV } from '../helpers/oauth-env.ts';
 
 let server: RunningServer;
 beforeAll(async () => {
@@ -36,13 +37,7 @@ test('health checks, metrics scrapes and preflights take none', async () => {
 test('sign-in and account routes take a token from the caller like any route', async () => {
   const withAuth = await startTestServer({
     IPINTEL_TRUST_PROXY: 'loopback',
-    IPINTEL_OAUTH_PROVIDER: 'oidc',
-    IPINTEL_OAUTH_CLIENT_ID: 'c',
-    IPINTEL_OAUTH_CLIENT_SECRET: 's',
-    IPINTEL_OAUTH_REDIRECT_URI: 'http://127.0.0.1/auth/callback',
-    IPINTEL_OAUTH_AUTHORIZE_URL: 'http://127.0.0.1:9/authorize',
-    IPINTEL_OAUTH_TOKEN_URL: 'http://127.0.0.1:9/token',
-    IPINTEL_OAUTH_USERINFO_URL: 'http://127.0.0.1:9/userinfo',
+    ...UNREACHABLE_OIDC_ENV,
   });
   try {
     const statuses = async (client: string, path: string, n: number) => {

@@ -11,16 +11,9 @@ import { createApp } from '../../src/http/app.ts';
 import { allowsMethod, NOT_ADDRESSES, OTHER_ROUTE, routeTableOf, type RouteTable } from '../../src/http/route-table.ts';
 import { createServices } from '../../src/server.ts';
 import { fixtureIndexPath } from '../helpers/fixture-index.ts';
+import { UNREACHABLE_OIDC_ENV } from '../helpers/oauth-env.ts';
 
-const OAUTH = {
-  IPINTEL_OAUTH_PROVIDER: 'oidc',
-  IPINTEL_OAUTH_CLIENT_ID: 'c',
-  IPINTEL_OAUTH_CLIENT_SECRET: 's',
-  IPINTEL_OAUTH_REDIRECT_URI: 'http://127.0.0.1/auth/callback',
-  IPINTEL_OAUTH_AUTHORIZE_URL: 'http://127.0.0.1:9/authorize',
-  IPINTEL_OAUTH_TOKEN_URL: 'http://127.0.0.1:9/token',
-  IPINTEL_OAUTH_USERINFO_URL: 'http://127.0.0.1:9/userinfo',
-};
+const OAUTH = UNREACHABLE_OIDC_ENV;
 
 interface Under {
   routes: Array<{ method: string; path: string }>;

@@ -21,6 +21,7 @@ import { prng } from '../helpers/prng.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { rawRequest, statusOf } from './raw-http.ts';
 import { ruleBreak } from './response-rules.ts';
+import { UNREACHABLE_OIDC_ENV } from '../helpers/oauth-env.ts';
 
 const ADMIN = 'hostile-admin';
 const NOISE_REQUESTS = 20_000;
@@ -38,13 +39,7 @@ beforeAll(async () => {
       IPINTEL_TRUST_PROXY: 'loopback',
       IPINTEL_ADMIN_TOKEN: ADMIN,
       IPINTEL_RDAP_BASE: 'http://127.0.0.1:9/',
-      IPINTEL_OAUTH_PROVIDER: 'oidc',
-      IPINTEL_OAUTH_CLIENT_ID: 'c',
-      IPINTEL_OAUTH_CLIENT_SECRET: 's',
-      IPINTEL_OAUTH_REDIRECT_URI: 'http://127.0.0.1/auth/callback',
-      IPINTEL_OAUTH_AUTHORIZE_URL: 'http://127.0.0.1:9/authorize',
-      IPINTEL_OAUTH_TOKEN_URL: 'http://127.0.0.1:9/token',
-      IPINTEL_OAUTH_USERINFO_URL: 'http://127.0.0.1:9/userinfo',
+      ...UNREACHABLE_OIDC_ENV,
     },
     { limiter: createRateLimiter({ now: () => Date.parse('2026-11-25T12:00:00Z') }) },
   );
