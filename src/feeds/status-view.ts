@@ -3,7 +3,7 @@
  * evidence kind (spec 4.5: detailed source readiness is internal); the
  * per-source view, with paths and failure reasons, is for the admin token.
  */
-import { kindsOfSource, type EvidenceKind } from '../index/evidence-kinds.ts';
+import { kindsOfSource } from '../index/evidence-kinds.ts';
 import { feedFetchState, type FeedFetchState } from './feed-state.ts';
 import type { FeedRefresher, FeedsMode } from './refresher.ts';
 import type { Static } from '@sinclair/typebox';

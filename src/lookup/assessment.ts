@@ -7,7 +7,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { LookupHit } from '../index/record.ts';
 import { assess } from '../scoring/index.ts';
-import type { AssessContext, Score } from '../scoring/index.ts';
+import type { AssessContext } from '../scoring/index.ts';
 import type { PairAssessment, StackAssessmentBody } from '../contract/lookups.ts';
 
 /** One address's part of the assessment (declared in src/contract/lookups.ts). */

@@ -4,7 +4,6 @@
  * The route table test checks these paths against the app's routes.
  */
 import { V1_FIELDS } from '../../lookup/v1.ts';
-import { SESSION_COOKIE } from '../../accounts/web/cookies.ts';
 import { ref } from './components.ts';
 import { errors, jsonBody, success, type ResponseTraits } from './responses.ts';
 

@@ -150,7 +150,7 @@ export function decide(
   coverage: Coverage = FULL_COVERAGE,
 ): DecisionObjects {
   const plan = planDecision(record, classification, evidence, score, policy, knownTrace, coverage);
-  const { trace, profile, because, subs, active, quality, general } = plan;
+  const { trace, profile, because, subs, quality, general } = plan;
   const profilePolicy = policy.profiles[profile];
 
   // Guardrails that constrained some surface, in priority order; those that had to yield are noted.
