@@ -52,6 +52,14 @@ export const AggregatedClaim = { DATACENTER: 1 << 27, VPN: 1 << 28, PROXY: 1 << 
 const AGGREGATED_MASK = AggregatedClaim.DATACENTER | AggregatedClaim.VPN | AggregatedClaim.PROXY | AggregatedClaim.PRIVACY_RELAY;
 
 /**
+ * Content and network-service ranges as their operators publish them (Google's
+ * goog.json, Cloudflare's, Fastly's, CloudFront's lists). Every such list in
+ * the catalog names its provider; an aggregated list of these categories, if
+ * one were added, would count the same.
+ */
+const PUBLISHED_EDGE = Flag.CONTENT | Flag.NETWORK_SERVICE_PROVIDER;
+
+/**
  * Which aggregated claims yield to which publisher declarations: the record
  * flag a claim becomes (an aggregated bit, or an ASN-level flag), and the
  * publisher uses (record flags from named lists and official crawler ranges)
@@ -62,9 +70,10 @@ const YIELDS: ReadonlyArray<readonly [claim: number, flag: number, overriddenBy:
   [AggregatedClaim.PROXY, Flag.PROXY, Flag.VPN | Flag.PRIVACY_RELAY | Flag.CRAWLER_RANGE],
   [AggregatedClaim.PRIVACY_RELAY, Flag.PRIVACY_RELAY, Flag.VPN | Flag.PROXY | Flag.CRAWLER_RANGE],
   [Flag.VPN_ASN, Flag.VPN_ASN, Flag.PROXY | Flag.PRIVACY_RELAY | Flag.CRAWLER_RANGE],
-  // Relay egress carries many ordinary users' traffic: not a hosting address, whatever a hosting list says.
-  [AggregatedClaim.DATACENTER, Flag.DATACENTER, Flag.PRIVACY_RELAY],
-  [Flag.DATACENTER_ASN, Flag.DATACENTER_ASN, Flag.PRIVACY_RELAY],
+  // Relay egress carries many ordinary users' traffic: not a hosting address, whatever a hosting list says;
+  // and a range its publisher declares as its content or network-service edge is that, not generic hosting.
+  [AggregatedClaim.DATACENTER, Flag.DATACENTER, Flag.PRIVACY_RELAY | PUBLISHED_EDGE],
+  [Flag.DATACENTER_ASN, Flag.DATACENTER_ASN, Flag.PRIVACY_RELAY | PUBLISHED_EDGE],
 ];
 
 /** Record flags of categories an aggregated list's claim is filed under a build-only bit. */

@@ -55,6 +55,12 @@ describe('resolveFlags', () => {
     expect(resolveFlags(Flag.DATACENTER | Flag.PRIVACY_RELAY)).toBe(Flag.DATACENTER | Flag.PRIVACY_RELAY);
     expect(resolveFlags(Flag.VPN | AggregatedClaim.VPN | Flag.PRIVACY_RELAY)).toBe(Flag.VPN | Flag.PRIVACY_RELAY);
   });
+  test("an aggregated hosting claim (range or ASN) yields to a publisher's content or network-service edge; a cloud's own hosting claim stands", () => {
+    expect(resolveFlags(AggregatedClaim.DATACENTER | Flag.DATACENTER_ASN | Flag.CONTENT)).toBe(Flag.CONTENT);
+    expect(resolveFlags(AggregatedClaim.DATACENTER | Flag.NETWORK_SERVICE_PROVIDER)).toBe(Flag.NETWORK_SERVICE_PROVIDER);
+    expect(resolveFlags(Flag.DATACENTER | Flag.CONTENT)).toBe(Flag.DATACENTER | Flag.CONTENT);
+    expect(resolveFlags(AggregatedClaim.DATACENTER | Flag.WEBHOOK)).toBe(Flag.DATACENTER | Flag.WEBHOOK);
+  });
   test('an aggregated relay claim yields to a publisher\'s VPN claim; the ASN-level VPN list agrees with it', () => {
     expect(resolveFlags(AggregatedClaim.PRIVACY_RELAY | Flag.VPN | Flag.VPN_ASN)).toBe(Flag.VPN | Flag.VPN_ASN);
   });

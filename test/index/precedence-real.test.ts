@@ -104,6 +104,20 @@ describe("the publisher speaks first (real snapshots)", () => {
     expect(wrong.map((o) => o.ip).slice(0, 5)).toEqual([]);
   });
 
+  test("Google's own ranges (goog.json, outside Google Cloud) on the combined datacenter list are Google's content edge, not generic hosting", () => {
+    const goog = v4Ranges(text('cloud/google-goog.json'));
+    const cloud = union(v4Ranges(text('cloud/google-cloud.json')));
+    const hosting = union(v4Ranges(text('cloud/x4bnet-datacenter-ipv4.txt')));
+    // Only ranges no cloud list claims: a cloud's own hosting claim stands.
+    const listed = goog.filter((r) => hosting.covers(r) && !cloud.meets(r));
+    expect(listed.length).toBeGreaterThan(0);
+    expect(listed.some((r) => r[0] <= 0x08080808 && 0x08080808 <= r[1])).toBe(true); // 8.8.8.0/24 is among them
+    // An official crawler range inside them (Googlebot) answers as the crawler, which outranks content.
+    const wrong = listed.map((r) => answer(r[0])).filter((o) => o.classification.is_datacenter || !['content_delivery', 'crawler'].includes(o.classification.usage_type));
+    expect(wrong.map((o) => `${o.ip} ${o.classification.usage_type}`).slice(0, 5)).toEqual([]);
+    expect(answer(0x08080808).network.operator).toBe('Google');
+  });
+
   test("Azure addresses in GitHub's Actions list name Microsoft Azure as the operator; GitHub shows as the service", () => {
     const azure = union(v4Ranges(text('cloud/azure-ServiceTags_Public.json.gz')));
     const actions = githubSection('actions').filter((r) => azure.covers(r));
