@@ -35,6 +35,8 @@ export interface BuildSummary {
   records: number;
   bytes: number;
   seconds: number;
+  /** The build process's peak resident memory so far, in bytes (what a host must have free for a build). */
+  peakRssBytes: number;
   /** Bogon claims that yielded to newer registry allocations (IndexMeta.bogonsYielded). */
   bogonsYielded: MergedIndex['bogonsYielded'];
   skippedSamples: { path: string; line: number; reason: string }[];
@@ -99,17 +101,53 @@ export async function buildIndex(options: BuildOptions): Promise<BuildSummary> {
     step: options.sources.length,
   });
   progress.stop();
-  return { ...written, out: options.out, sources: metas, seconds: Math.round((performance.now() - t0) / 100) / 10, skippedSamples: samples };
+  return {
+    ...written,
+    out: options.out,
+    sources: metas,
+    seconds: Math.round((performance.now() - t0) / 100) / 10,
+    // maxRSS is in KiB on Linux and macOS.
+    peakRssBytes: process.resourceUsage().maxRSS * 1024,
+    skippedSamples: samples,
+  };
 }
 
-/** Merges a filled collector and writes the index (atomically, verified). */
-export function writeCollected(
-  collector: Collector,
-  metas: SourceMeta[],
-  opts: { out: string; attributions: string[]; builtAtMs?: number; managedBy?: 'server'; progress?: ReturnType<typeof createProgress>; step?: number },
-): { v4Intervals: number; v6Intervals: number; records: number; bytes: number; bogonsYielded: MergedIndex['bogonsYielded'] } {
+type WriteOptions = { out: string; attributions: string[]; builtAtMs?: number; managedBy?: 'server'; progress?: ReturnType<typeof createProgress>; step?: number };
+type WriteResult = { v4Intervals: number; v6Intervals: number; records: number; bytes: number; bogonsYielded: MergedIndex['bogonsYielded'] };
+
+/**
+ * Merges a filled collector and writes the index (atomically, verified).
+ * Consumes the collector: its values are let go before the file is written,
+ * so the build's peak is not the merge's working set plus the file.
+ */
+export function writeCollected(collector: Collector, metas: SourceMeta[], opts: WriteOptions): WriteResult {
   const progress = opts.progress ?? createProgress(true);
   const step = opts.step ?? 0;
+  const builtAtMs = opts.builtAtMs ?? Date.now();
+  const { sections, meta, result } = encodeCollected(collector, metas, opts, builtAtMs, progress, step);
+  collector.release();
+  Bun.gc(true);
+
+  progress.source(step + 2, 'writing');
+  const bytes = writeIndexFile(opts.out, meta, sections, builtAtMs, (tmp) => {
+    // Verify what reached the disk before it replaces anything.
+    const counts = IndexReader.open(tmp).intervalCounts;
+    if (counts.v4 !== result.v4Intervals || counts.v6 !== result.v6Intervals) {
+      throw new Error(`verification of ${tmp} failed: interval counts differ from the build`);
+    }
+  });
+  return { ...result, bytes };
+}
+
+/** The merge and the encoding: the file's sections and META, with the counts the summary reports. */
+function encodeCollected(
+  collector: Collector,
+  metas: SourceMeta[],
+  opts: WriteOptions,
+  builtAtMs: number,
+  progress: ReturnType<typeof createProgress>,
+  step: number,
+): { sections: SectionData[]; meta: IndexMeta; result: Omit<WriteResult, 'bytes'> } {
   progress.source(step, 'merging layers');
   const merged = sweep(collector, (p) => progress.phase(p));
 
@@ -136,7 +174,6 @@ export function writeCollected(
     ...Object.entries(tables).map(([tag, u32]) => ({ tag, bytes: bytesOf(u32) })),
   ];
 
-  const builtAtMs = opts.builtAtMs ?? Date.now();
   const held = new Set(metas.flatMap((m) => m.kinds ?? []));
   // The built-in IANA registries give every address its registry-level allocation.
   held.add('allocation');
@@ -161,16 +198,8 @@ export function writeCollected(
     attributions: opts.attributions,
     ...(opts.managedBy ? { managedBy: opts.managedBy } : {}),
   };
-
-  progress.source(step + 2, 'writing');
-  const bytes = writeIndexFile(opts.out, meta, sections, builtAtMs, (tmp) => {
-    // Verify what reached the disk before it replaces anything.
-    const counts = IndexReader.open(tmp).intervalCounts;
-    if (counts.v4 !== merged.v4.count || counts.v6 !== merged.v6.count) {
-      throw new Error(`verification of ${tmp} failed: interval counts differ from the build`);
-    }
-  });
-  return { v4Intervals: merged.v4.count, v6Intervals: merged.v6.count, records: merged.recordCount, bytes, bogonsYielded: merged.bogonsYielded };
+  const result = { v4Intervals: merged.v4.count, v6Intervals: merged.v6.count, records: merged.recordCount, bogonsYielded: merged.bogonsYielded };
+  return { sections, meta, result };
 }
 
 /** The human summary printed at the end of a build. */
@@ -192,6 +221,7 @@ export function formatSummary(s: BuildSummary): string {
       ['bogon addresses yielded to newer allocations', `IPv4 ${s.bogonsYielded.v4.addresses}, IPv6 ${s.bogonsYielded.v6.addresses}`],
       ['file size', `${(s.bytes / 1048576).toFixed(1)} MiB`],
       ['seconds', s.seconds.toFixed(1)],
+      ['peak memory (RSS)', `${(s.peakRssBytes / 1048576).toFixed(0)} MiB`],
     ],
   );
   const skipped = s.skippedSamples.length

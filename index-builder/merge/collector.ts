@@ -170,6 +170,38 @@ export class Collector implements BuildSink {
     return source >= 0 ? this.sources[source].day : 0;
   }
 
+  /**
+   * Ends collection: the value tables' intern keys (a string per distinct
+   * value, millions in a full build) are let go before the sweep allocates.
+   */
+  seal(): void {
+    for (const t of this.valueTables()) t.seal();
+  }
+
+  private valueTables(): ValueTable<unknown>[] {
+    return [
+      this.geoValues,
+      this.asnValues,
+      this.allocationValues,
+      this.routeValues,
+      this.providerValues,
+      this.crawlerValues,
+      this.threatListValues,
+      this.threatFeedValues,
+      this.specialUseValues,
+    ] as ValueTable<unknown>[];
+  }
+
+  /** Lets every collected value go once the index is encoded (the caller's handle stays, empty). */
+  release(): void {
+    for (const t of this.valueTables()) t.values.length = 1;
+    this.asnNames.clear();
+    this.asnCategories.clear();
+    this.asnDrops.clear();
+    this.asnNetworkTypes.clear();
+    this.vrps.length = 0;
+  }
+
   private layers(family: Family): FamilyLayers {
     return family === 4 ? this.v4 : this.v6;
   }

@@ -104,13 +104,17 @@ export function normalizeMostSpecific(rows: RangeRows, rank?: (row: number) => n
   }
 
   const one: Addr = family === 4 ? 1 : 1n;
-  const size = (i: number): Addr =>
-    family === 4 ? (ends[i] as number) - (starts[i] as number) : (ends[i] as bigint) - (starts[i] as bigint);
+  // Sizes computed once per row: the heap compares them millions of times,
+  // and an IPv6 subtraction allocates a BigInt each time.
+  const sizes: Addr[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    sizes[i] = family === 4 ? (ends[i] as number) - (starts[i] as number) : (ends[i] as bigint) - (starts[i] as bigint);
+  }
   // Heap of active rows: the smallest range on top, then the higher rank, then later arrival.
   const heap: number[] = [];
   const better = (a: number, b: number): boolean => {
-    const sa = size(a);
-    const sb = size(b);
+    const sa = sizes[a];
+    const sb = sizes[b];
     if (sa !== sb) return sa < sb;
     if (rank) {
       const ra = rank(a);
@@ -125,7 +129,10 @@ export function normalizeMostSpecific(rows: RangeRows, rank?: (row: number) => n
     while (c > 0) {
       const p = (c - 1) >> 1;
       if (!better(heap[c], heap[p])) break;
-      [heap[c], heap[p]] = [heap[p], heap[c]];
+      // A temporary, not a destructuring swap: that allocates an array per step.
+      const t = heap[c];
+      heap[c] = heap[p];
+      heap[p] = t;
       c = p;
     }
   };
@@ -141,7 +148,9 @@ export function normalizeMostSpecific(rows: RangeRows, rank?: (row: number) => n
       if (l < heap.length && better(heap[l], heap[m])) m = l;
       if (r < heap.length && better(heap[r], heap[m])) m = r;
       if (m === p) break;
-      [heap[m], heap[p]] = [heap[p], heap[m]];
+      const t = heap[m];
+      heap[m] = heap[p];
+      heap[p] = t;
       p = m;
     }
   };

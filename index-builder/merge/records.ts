@@ -6,8 +6,8 @@
 import { Flag } from '../../src/index/record.ts';
 import { NETWORK_TYPE_CODES, NETWORK_TYPE_SHIFT, RecordCol } from '../../src/index/format.ts';
 import type { AllocationValue, Category } from '../sink.ts';
-import { ASN_CATEGORY_FLAG, type Collector, type RouteEntry, VALUE_LAYERS, type ValueLayer } from './collector.ts';
-import { GrowableU32 } from './growable.ts';
+import { ASN_CATEGORY_FLAG, type AsnValue, type Collector, type RouteEntry, VALUE_LAYERS, type ValueLayer } from './collector.ts';
+import { RowSet } from './row-set.ts';
 import { claimBit, resolveFlags, resolveProvider, type ResolvedProvider } from './precedence.ts';
 import { type StringTable, ValueTable } from './value-table.ts';
 
@@ -53,17 +53,19 @@ export function yieldsBogon(allocation: AllocationValue | undefined, bogonsAsOf:
 export class RecordTable {
   /** Set by combine when the last combined interval's bogon claim yielded (read and reset by the sweep). */
   bogonsYielded = false;
-  readonly rows = new GrowableU32(BUILD_RECORD_WIDTH * 1024);
+  private readonly set = new RowSet(BUILD_RECORD_WIDTH);
   readonly asnRows = new ValueTable<AsnRow>();
   /** Resolved provider rows (the file's TPRV), interned by content. */
   readonly providers = new ValueTable<ResolvedProvider>();
   /** Resolved provider id per `infrastructure|service|crawler` claim ids. */
-  private readonly providerIds = new Map<string, number>();
-  private readonly ids = new Map<string, number>();
+  private readonly providerIds = new Map<number | string, number>();
   private readonly asnFlagCache = new Map<number, number>();
   private readonly networkTypeCodes = new Map<number, number>();
   private readonly crawlerStringIds: number[];
   private readonly cols = new Array<number>(BUILD_RECORD_WIDTH).fill(0);
+  private readonly combined: Combined = { recordId: 0, flags: 0, announcing: undefined, hasRoute: false, hasAsnRange: false };
+  private readonly asnRowByValue = new Map<number, number>();
+  private readonly asnRowByOrigin = new Map<number, number>();
 
   constructor(
     private readonly collector: Collector,
@@ -76,7 +78,12 @@ export class RecordTable {
 
   /** Number of distinct records. */
   get count(): number {
-    return this.ids.size;
+    return this.set.size;
+  }
+
+  /** Flat record rows, BUILD_RECORD_WIDTH u32 each, in id order. */
+  get rows(): Uint32Array {
+    return this.set.rows.view();
   }
 
   /**
@@ -96,10 +103,10 @@ export class RecordTable {
     let asn: number | undefined;
     if (asnVal) {
       asn = asnVal.asn;
-      asnRowId = this.asnRows.intern({ asn, name: asnVal.org ?? c.asnNames.get(asn) }, `${asn}|${asnVal.org ?? ''}`);
+      asnRowId = this.asnRowOfRange(values[LAYER.asn], asnVal);
     } else if (routeOrigin !== undefined) {
       asn = routeOrigin;
-      asnRowId = this.asnRows.intern({ asn, name: c.asnNames.get(asn) }, `${asn}|`);
+      asnRowId = this.asnRowOfOrigin(routeOrigin);
     }
     const announcing = routeOrigin ?? asn;
     let claims = layerFlags;
@@ -121,18 +128,38 @@ export class RecordTable {
     cols[RecordCol.THREAT_FEED] = values[LAYER.threatFeed];
     cols[RecordCol.SPECIAL_USE] = values[LAYER.specialUse];
     cols[RecordCol.FLAGS] = (flags | (networkTypeCode << NETWORK_TYPE_SHIFT)) >>> 0;
-    return { recordId: this.recordId(cols), flags, announcing, hasRoute: routeVal !== undefined, hasAsnRange: asnVal !== undefined };
+    // One result object reused for every interval: the sweep reads it before the next call.
+    const out = this.combined;
+    out.recordId = this.recordId(cols);
+    out.flags = flags;
+    out.announcing = announcing;
+    out.hasRoute = routeVal !== undefined;
+    out.hasAsnRange = asnVal !== undefined;
+    return out;
+  }
+
+  /** The ASN row of an ASN-range value (by value id: the sweep asks once per interval). */
+  private asnRowOfRange(valueId: number, v: AsnValue): number {
+    let id = this.asnRowByValue.get(valueId);
+    if (id === undefined) {
+      id = this.asnRows.intern({ asn: v.asn, name: v.org ?? this.collector.asnNames.get(v.asn) }, `${v.asn}|${v.org ?? ''}`);
+      this.asnRowByValue.set(valueId, id);
+    }
+    return id;
+  }
+
+  /** The ASN row of a route origin with no ASN range. */
+  private asnRowOfOrigin(asn: number): number {
+    let id = this.asnRowByOrigin.get(asn);
+    if (id === undefined) {
+      id = this.asnRows.intern({ asn, name: this.collector.asnNames.get(asn) }, `${asn}|`);
+      this.asnRowByOrigin.set(asn, id);
+    }
+    return id;
   }
 
   private recordId(cols: readonly number[]): number {
-    const key = cols.join(',');
-    let id = this.ids.get(key);
-    if (id === undefined) {
-      id = this.ids.size;
-      this.ids.set(key, id);
-      for (let k = 0; k < BUILD_RECORD_WIDTH; k++) this.rows.push(cols[k]);
-    }
-    return id;
+    return this.set.idOf(cols);
   }
 
   /** The FLAGS column code of the network type an ASN declares (0: none). */
@@ -149,7 +176,11 @@ export class RecordTable {
   /** The resolved provider row of an interval's claims (0: no operator claim). */
   private providerId(infrastructure: number, service: number, crawler: number): number {
     if (infrastructure === 0 && service === 0 && crawler === 0) return 0;
-    const key = `${infrastructure}|${service}|${crawler}`;
+    // A number key where the ids fit 53 bits (always, in practice): no string per interval.
+    const key =
+      infrastructure < 2 ** 21 && service < 2 ** 21 && crawler < 2 ** 11
+        ? (infrastructure * 2 ** 21 + service) * 2 ** 11 + crawler
+        : `${infrastructure}|${service}|${crawler}`;
     let id = this.providerIds.get(key);
     if (id === undefined) {
       const c = this.collector;

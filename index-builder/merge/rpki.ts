@@ -9,38 +9,53 @@ import type { VrpValue } from '../sink.ts';
 
 /** VRPs indexed by (family, prefix length, prefix start) for covering-prefix lookups. */
 export class VrpIndex {
-  private readonly byPrefix = new Map<string, VrpValue[]>();
+  /**
+   * Per family, per prefix length: prefix start -> VRPs. Keyed by the start
+   * itself (numbers and BigInts compare by value in a Map), so the million
+   * covering lookups of a full build make no key strings.
+   */
+  private readonly byLength: Record<Family, Map<number, Map<Addr, VrpValue[]>>> = { 4: new Map(), 6: new Map() };
   /** Prefix lengths that occur, per family, so a lookup only tries those. */
   private readonly lengths: Record<Family, number[]> = { 4: [], 6: [] };
 
   constructor(vrps: readonly VrpValue[]) {
-    const lens: Record<Family, Set<number>> = { 4: new Set(), 6: new Set() };
     for (const v of vrps) {
-      const key = `${v.family}|${v.prefixLen}|${v.start}`;
-      let list = this.byPrefix.get(key);
-      if (!list) this.byPrefix.set(key, (list = []));
+      const byLen = this.byLength[v.family];
+      let starts = byLen.get(v.prefixLen);
+      if (!starts) byLen.set(v.prefixLen, (starts = new Map()));
+      const start = prefixRange(v.family, v.start, v.prefixLen).start;
+      let list = starts.get(start);
+      if (!list) starts.set(start, (list = []));
       list.push(v);
-      lens[v.family].add(v.prefixLen);
     }
-    this.lengths[4] = [...lens[4]].sort((a, b) => a - b);
-    this.lengths[6] = [...lens[6]].sort((a, b) => a - b);
+    this.lengths[4] = [...this.byLength[4].keys()].sort((a, b) => a - b);
+    this.lengths[6] = [...this.byLength[6].keys()].sort((a, b) => a - b);
   }
 
   get empty(): boolean {
-    return this.byPrefix.size === 0;
+    return this.lengths[4].length === 0 && this.lengths[6].length === 0;
   }
 
   /** VRPs whose prefix covers the route prefix (same or shorter length, containing it). */
   covering(family: Family, start: Addr, prefixLen: number): VrpValue[] {
     const out: VrpValue[] = [];
+    const byLen = this.byLength[family];
     for (const len of this.lengths[family]) {
       if (len > prefixLen) break;
-      const base = prefixRange(family, start, len).start;
-      const list = this.byPrefix.get(`${family}|${len}|${base}`);
-      if (list) out.push(...list);
+      const list = byLen.get(len)!.get(prefixStart(family, start, len));
+      if (list) for (const v of list) out.push(v);
     }
     return out;
   }
+}
+
+/** The first address of the /len prefix holding `addr`. */
+function prefixStart(family: Family, addr: Addr, len: number): Addr {
+  if (family === 4) {
+    const size = 2 ** (32 - len);
+    return Math.floor((addr as number) / size) * size;
+  }
+  return prefixRange(6, addr, len).start;
 }
 
 /**

@@ -46,6 +46,9 @@ export interface MergedIndex {
 
 /** Runs the sweep over both families and returns intervals and records. */
 export function sweep(collector: Collector, onProgress?: (phase: string) => void): MergedIndex {
+  collector.seal();
+  // Parsing leaves garbage behind (decoded files, line strings): collect it before the sweep allocates.
+  Bun.gc(true);
   const strings = new StringTable();
   const records = new RecordTable(collector, strings);
   const density = new DensityCounter();
@@ -81,10 +84,17 @@ export function sweep(collector: Collector, onProgress?: (phase: string) => void
     const recs = new GrowableU32();
 
     onProgress?.(`sweeping IPv${family}`);
+    const LAST: Addr = family === 4 ? 2 ** 32 - 1 : (1n << 128n) - 1n;
+    // Scratch for splitting an IPv6 start into words without a BigInt per word.
+    const words = new DataView(new ArrayBuffer(16));
     let pos: Addr = family === 4 ? 0 : 0n;
     for (;;) {
-      // Each layer's value at pos, and the nearest point where any layer changes.
-      let next: Addr = END;
+      // Each layer's value at pos, and the nearest point where any layer changes:
+      // just past the nearest end of a covering segment, or the nearest start of
+      // one ahead. Tracked as the two minima so IPv6 allocates one BigInt per
+      // step rather than one per layer.
+      let minEnd: Addr = LAST;
+      let minStart: Addr = END;
       let flags = 0;
       for (let i = 0; i < all.length; i++) {
         const s = all[i];
@@ -92,18 +102,18 @@ export function sweep(collector: Collector, onProgress?: (phase: string) => void
         let p = ptr[i];
         while (p < n && s.ends[p] < pos) p++;
         ptr[i] = p;
-        let change: Addr;
         let val = 0;
         if (p < n && s.starts[p] <= pos) {
           val = s.vals[p];
-          change = family === 4 ? (s.ends[p] as number) + 1 : (s.ends[p] as bigint) + 1n;
-        } else {
-          change = p < n ? s.starts[p] : END;
+          if (s.ends[p] < minEnd) minEnd = s.ends[p];
+        } else if (p < n && s.starts[p] < minStart) {
+          minStart = s.starts[p];
         }
         if (i < valueCount) values[slot[i]] = val;
         else flags |= val;
-        if (change < next) next = change;
       }
+      let next: Addr = family === 4 ? (minEnd as number) + 1 : (minEnd as bigint) + 1n;
+      if (minStart < next) next = minStart;
 
       const c = records.combine(values, flags, bogonsAsOf);
       if (records.bogonsYielded) {
@@ -121,10 +131,9 @@ export function sweep(collector: Collector, onProgress?: (phase: string) => void
         if (family === 4) startWords.push(pos as number);
         else {
           const v = pos as bigint;
-          startWords.push(Number(v >> 96n));
-          startWords.push(Number((v >> 64n) & 0xffffffffn));
-          startWords.push(Number((v >> 32n) & 0xffffffffn));
-          startWords.push(Number(v & 0xffffffffn));
+          words.setBigUint64(0, v >> 64n);
+          words.setBigUint64(8, BigInt.asUintN(64, v));
+          for (let w = 0; w < 16; w += 4) startWords.push(words.getUint32(w));
         }
         recs.push(c.recordId);
       }
@@ -139,5 +148,5 @@ export function sweep(collector: Collector, onProgress?: (phase: string) => void
   const v6 = runFamily(collector.v6);
   Bun.gc(true);
   const bogonsYielded = { v4: yielded.v4, v6: { intervals: yielded.v6.intervals, addresses: String(yielded.v6.addresses) } };
-  return { v4, v6, records: records.rows.view(), recordCount: records.count, asnRows: records.asnRows, providers: records.providers, strings, density: density.byAsn, bogonsYielded, routedFamilies };
+  return { v4, v6, records: records.rows, recordCount: records.count, asnRows: records.asnRows, providers: records.providers, strings, density: density.byAsn, bogonsYielded, routedFamilies };
 }

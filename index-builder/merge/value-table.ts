@@ -1,18 +1,25 @@
 /** Deduplicated values of one layer; id 0 is reserved for "none". */
 export class ValueTable<T> {
-  private readonly ids = new Map<string, number>();
+  private ids: Map<string, number> | undefined = new Map<string, number>();
   /** values[0] is unused so that 0 can mean "none" everywhere. */
   readonly values: (T | undefined)[] = [undefined];
 
   /** Returns the id of a value, adding it when new. `key` identifies equal values. */
   intern(value: T, key: string): number {
-    let id = this.ids.get(key);
+    const ids = this.ids;
+    if (!ids) throw new Error('ValueTable: intern after seal');
+    let id = ids.get(key);
     if (id === undefined) {
       id = this.values.length;
       this.values.push(value);
-      this.ids.set(key, id);
+      ids.set(key, id);
     }
     return id;
+  }
+
+  /** Ends interning: the keys are let go (the values and their ids stay). */
+  seal(): void {
+    this.ids = undefined;
   }
 
   /** The value of an id (undefined for 0). */

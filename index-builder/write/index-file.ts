@@ -16,17 +16,18 @@ export interface SectionData {
 
 /** Encodes the string table as offsets (u32[n+1]) and UTF-8 bytes. */
 export function encodeStrings(strings: StringTable): { offsets: Uint32Array; bytes: Uint8Array } {
-  const enc = new TextEncoder();
-  const parts = strings.strings.map((s) => enc.encode(s));
-  const offsets = new Uint32Array(parts.length + 1);
+  const list = strings.strings;
+  const offsets = new Uint32Array(list.length + 1);
   let total = 0;
-  for (let i = 0; i < parts.length; i++) {
+  for (let i = 0; i < list.length; i++) {
     offsets[i] = total;
-    total += parts[i].length;
+    total += Buffer.byteLength(list[i], 'utf8');
   }
-  offsets[parts.length] = total;
+  offsets[list.length] = total;
+  // One buffer filled in place: a buffer per string would be millions of small objects.
   const bytes = new Uint8Array(total);
-  for (let i = 0; i < parts.length; i++) bytes.set(parts[i], offsets[i]);
+  const enc = new TextEncoder();
+  for (let i = 0; i < list.length; i++) enc.encodeInto(list[i], bytes.subarray(offsets[i], offsets[i + 1]));
   return { offsets, bytes };
 }
 

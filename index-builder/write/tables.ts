@@ -29,13 +29,21 @@ import { GrowableU32 } from '../merge/growable.ts';
 
 type Cell = string | number | null | undefined;
 
-/** Encodes rows into a u32 table per its layout (strings interned, floats as f32 bits). */
-export function encodeTable(layout: readonly string[], rows: Cell[][], strings: StringTable): Uint32Array {
+/**
+ * Encodes rows into a u32 table per its layout (strings interned, floats as
+ * f32 bits). Rows are given by index (`rowAt`) so that a table of a million
+ * rows never exists as a million arrays at once.
+ */
+export function encodeTable(layout: readonly string[], count: number, rowAt: (r: number) => Cell[], strings: StringTable): Uint32Array {
   const width = layout.length;
-  const u32 = new Uint32Array(rows.length * width);
+  const u32 = new Uint32Array(count * width);
   const f32 = new Float32Array(u32.buffer);
-  for (let r = 0; r < rows.length; r++) {
-    const row = rows[r];
+  for (let r = 0; r < count; r++) {
+    // Formatting a million rows makes millions of short-lived strings; JSC sizes
+    // its heap by the machine's RAM and lets them pile up, so collect the young
+    // generation as we go (it keeps a full build's peak below the sweep's).
+    if ((r & 0xffff) === 0xffff) Bun.gc(false);
+    const row = rowAt(r);
     for (let c = 0; c < width; c++) {
       const kind = layout[c][0];
       const v = row[c];
@@ -216,62 +224,52 @@ function blockCidr(family: Family, start: Addr, end: Addr): string | null {
 
 /** The geo values as GEO_LAYOUT rows (row 0 unused), for encodeRecords. */
 export function encodeGeoRows(collector: Collector, strings: StringTable): Uint32Array {
-  const rows = collector.geoValues.values.map((g) =>
-    g === undefined ? [] : [g.countryCode, g.region, g.city, g.postalCode, g.latitude, g.longitude, g.timezone],
-  );
-  return encodeTable(GEO_LAYOUT, rows, strings);
+  const values = collector.geoValues.values;
+  return encodeTable(GEO_LAYOUT, values.length, (r) => {
+    const g = values[r];
+    return g === undefined ? [] : [g.countryCode, g.region, g.city, g.postalCode, g.latitude, g.longitude, g.timezone];
+  }, strings);
 }
 
 /** All sub-tables as encoded u32 arrays, keyed by section tag. */
 export function encodeSubTables(collector: Collector, merged: MergedIndex): Record<string, Uint32Array> {
   const s = merged.strings;
-  const rows = <T>(values: (T | undefined)[], f: (v: T) => Cell[]): Cell[][] =>
-    values.map((v) => (v === undefined ? [] : f(v)));
+  // A table over a value list: row r is f(values[r]); the reserved row 0 stays empty.
+  const table = <T>(layout: readonly string[], values: (T | undefined)[], f: (v: T) => Cell[]): Uint32Array =>
+    encodeTable(layout, values.length, (r) => (values[r] === undefined ? [] : f(values[r]!)), s);
 
   const vrpIndex = new VrpIndex(collector.vrps);
   const familyOf = (start: Addr): Family => (typeof start === 'bigint' ? 6 : 4);
 
   return {
-    TASN: encodeTable(TableLayout.TASN, rows(merged.asnRows.values, (a) => [a.asn, a.name]), s),
-    TALC: encodeTable(
-      TableLayout.TALC,
-      rows(collector.allocationValues.values, (a) => {
-        const fam = familyOf(a.blockStart);
-        return [
-          blockCidr(fam, a.blockStart, a.blockEnd),
-          `${formatIp(fam, a.blockStart)} - ${formatIp(fam, a.blockEnd)}`,
-          a.registry,
-          a.countryCode,
-          a.status,
-          a.date,
-        ];
-      }),
-      s,
-    ),
-    TRTE: encodeTable(
-      TableLayout.TRTE,
-      rows(collector.routeValues.values, (r) => {
-        const status = validateRoute(vrpIndex, r.family, r.start, r.prefixLen, r.origins, !!r.asSet);
-        const distinct = new Set(r.origins).size;
-        const flags = (distinct > 1 && !r.asSet ? RouteFlag.ORIGIN_CONFLICT : 0) | (r.asSet ? RouteFlag.AS_SET : 0);
-        return [formatCidr(r.family, r.start, r.prefixLen), r.origins.join(','), RPKI_CODES.indexOf(status), flags];
-      }),
-      s,
-    ),
-    TPRV: encodeTable(TableLayout.TPRV, rows(merged.providers.values, (p) => [p.name, p.category, p.service, p.region]), s),
-    TTHL: encodeTable(TableLayout.TTHL, rows(collector.threatListValues.values, (t) => [t.list, t.reference]), s),
-    TTHF: encodeTable(
-      TableLayout.TTHF,
-      rows(collector.threatFeedValues.values, (t) => [t.malware, t.firstSeen, t.lastSeen, t.port, t.status]),
-      s,
-    ),
-    TSPC: encodeTable(TableLayout.TSPC, rows(collector.specialUseValues.values, (v) => [v.name, v.cidr, v.rfc, v.kind, v.global ? 1 : 0]), s),
-    ASND: encodeTable(TableLayout.ASND, asnDetailRows(collector, merged), s),
+    TASN: table(TableLayout.TASN, merged.asnRows.values, (a) => [a.asn, a.name]),
+    TALC: table(TableLayout.TALC, collector.allocationValues.values, (a) => {
+      const fam = familyOf(a.blockStart);
+      return [
+        blockCidr(fam, a.blockStart, a.blockEnd),
+        `${formatIp(fam, a.blockStart)} - ${formatIp(fam, a.blockEnd)}`,
+        a.registry,
+        a.countryCode,
+        a.status,
+        a.date,
+      ];
+    }),
+    TRTE: table(TableLayout.TRTE, collector.routeValues.values, (r) => {
+      const status = validateRoute(vrpIndex, r.family, r.start, r.prefixLen, r.origins, !!r.asSet);
+      const distinct = new Set(r.origins).size;
+      const flags = (distinct > 1 && !r.asSet ? RouteFlag.ORIGIN_CONFLICT : 0) | (r.asSet ? RouteFlag.AS_SET : 0);
+      return [formatCidr(r.family, r.start, r.prefixLen), r.origins.join(','), RPKI_CODES.indexOf(status), flags];
+    }),
+    TPRV: table(TableLayout.TPRV, merged.providers.values, (p) => [p.name, p.category, p.service, p.region]),
+    TTHL: table(TableLayout.TTHL, collector.threatListValues.values, (t) => [t.list, t.reference]),
+    TTHF: table(TableLayout.TTHF, collector.threatFeedValues.values, (t) => [t.malware, t.firstSeen, t.lastSeen, t.port, t.status]),
+    TSPC: table(TableLayout.TSPC, collector.specialUseValues.values, (v) => [v.name, v.cidr, v.rfc, v.kind, v.global ? 1 : 0]),
+    ASND: asnDetails(collector, merged, s),
   };
 }
 
-/** One row per ASN known to the build, sorted by ASN. */
-function asnDetailRows(collector: Collector, merged: MergedIndex): Cell[][] {
+/** The ASND table: one row per ASN known to the build, sorted by ASN. */
+function asnDetails(collector: Collector, merged: MergedIndex, strings: StringTable): Uint32Array {
   const orgs = new Map<number, string>();
   for (const v of collector.asnValues.values) if (v?.org && !orgs.has(v.asn)) orgs.set(v.asn, v.org);
   const asns = new Set<number>([
@@ -282,7 +280,8 @@ function asnDetailRows(collector: Collector, merged: MergedIndex): Cell[][] {
     ...merged.density.keys(),
   ]);
   const sorted = [...asns].filter((a) => a > 0).sort((a, b) => a - b);
-  return sorted.map((asn) => {
+  return encodeTable(TableLayout.ASND, sorted.length, (r) => {
+    const asn = sorted[r];
     const d = merged.density.get(asn);
     const drop = collector.asnDrops.get(asn);
     let flags = drop ? ASN_DETAIL_DROP : 0;
@@ -299,5 +298,5 @@ function asnDetailRows(collector: Collector, merged: MergedIndex): Cell[][] {
       drop?.countryCode,
       flags,
     ];
-  });
+  }, strings);
 }

@@ -38,6 +38,10 @@ test('a good manifest: exit 0, summary table, a verified file with its sources',
   const r = await buildIndexCli(['--manifest', manifest, '--out', out, '--no-defaults']);
   expect(r.code).toBe(0);
   expect(r.stderr).toContain('IPv4 intervals');
+  // The summary says how much memory the build took (what a host needs free for it).
+  const peak = /peak memory \(RSS\)\s+(\d+) MiB/.exec(r.stderr);
+  expect(peak).not.toBeNull();
+  expect(Number(peak![1])).toBeGreaterThan(0);
   const reader = IndexReader.open(out);
   expect(reader.meta.sources.map((s) => s.type)).toEqual(['tor-exits', 'crawler-ranges']);
   // An operator's manifest build: the server's feed refresher never replaces it.
