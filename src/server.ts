@@ -36,7 +36,7 @@ export interface ListenOptions {
 export async function createServices(config: Config, overrides: Partial<AppServices> = {}): Promise<AppServices> {
   const index = overrides.index ?? IndexHolder.open(config.indexPath, overrides.now ?? Date.now);
   const policyPath = config.policyPath;
-  return {
+  const services: AppServices = {
     config,
     index,
     policy: overrides.policy ?? { current: await loadPolicy(policyPath ?? undefined), path: policyPath },
@@ -45,11 +45,12 @@ export async function createServices(config: Config, overrides: Partial<AppServi
     limiter: overrides.limiter !== undefined ? overrides.limiter : createRateLimiterFromConfig(config),
     rdap: overrides.rdap ?? createRdapClient({ base: config.rdapBase }),
     radar: overrides.radar ?? createRadarClient({ url: config.radarUrl, token: config.radarToken }),
-    metrics: overrides.metrics ?? new HttpMetrics(index),
+    metrics: overrides.metrics ?? new HttpMetrics(index, () => services.feeds),
     trusted: overrides.trusted ?? new TrustedProxies(config.trustProxy, config.trustProxyHeader),
     now: overrides.now ?? Date.now,
     host: overrides.host,
   };
+  return services;
 }
 
 /** Starts the HTTP server. */

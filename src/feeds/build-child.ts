@@ -22,6 +22,10 @@ export interface ChildBuildResult {
   ok: boolean;
   /** The child's last stderr lines when it failed. */
   detail: string;
+  /** Wall-clock seconds the build took. */
+  seconds?: number;
+  /** The child's peak resident memory in bytes (null when the platform does not say). */
+  peakRssBytes?: number | null;
 }
 
 /** A build taking longer than this is killed (the previous index keeps serving). */
@@ -41,15 +45,17 @@ export function childCommand(req: ChildBuildRequest, compiled: boolean): string[
 /** Runs the build in a child process; resolves when it exits (never rejects). `signal` kills it (the server stopping). */
 export async function buildInChild(req: ChildBuildRequest, compiled: boolean, signal?: AbortSignal): Promise<ChildBuildResult> {
   if (signal?.aborted) return { ok: false, detail: 'build not started: the server is stopping' };
+  const t0 = performance.now();
   const child = Bun.spawn(childCommand(req, compiled), { stdin: 'ignore', stdout: 'ignore', stderr: 'pipe', env: process.env });
   const killer = setTimeout(() => child.kill('SIGKILL'), BUILD_DEADLINE_MS);
   const onAbort = () => child.kill('SIGTERM');
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
     const [stderr, code] = await Promise.all([new Response(child.stderr).text(), child.exited]);
-    if (code === 0) return { ok: true, detail: '' };
+    const measured = { seconds: Math.round((performance.now() - t0) / 100) / 10, peakRssBytes: child.resourceUsage()?.maxRSS ?? null };
+    if (code === 0) return { ok: true, detail: '', ...measured };
     const tail = stderr.trim().split('\n').slice(-3).join(' | ').slice(0, 500);
-    return { ok: false, detail: `build exited ${code}${tail ? `: ${tail}` : ''}` };
+    return { ok: false, detail: `build exited ${code}${tail ? `: ${tail}` : ''}`, ...measured };
   } finally {
     clearTimeout(killer);
     signal?.removeEventListener('abort', onAbort);

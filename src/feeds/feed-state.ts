@@ -37,6 +37,8 @@ export interface RefreshState {
   lastRefreshAt: number | null;
   /** Why the last build failed (null after a good one). */
   buildError: string | null;
+  /** The last build (either outcome): when it ended, how long it took, its peak memory. */
+  lastBuild?: { at: number; ok: boolean; seconds: number | null; peakRssBytes: number | null } | null;
 }
 
 /** A feed never attempted: due now. */

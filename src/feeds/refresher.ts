@@ -57,7 +57,15 @@ const OFFLINE_AFTER = 3;
 /** Longest timer Node accepts. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/** What this process's refresher has done since start (the host's totals are the sum over processes). */
+export interface RefresherCounters {
+  /** Feed fetches by outcome: a new copy, a 304, a download equal to the copy, or a failure (the copy kept). */
+  fetches: Record<'updated' | 'not_modified' | 'unchanged' | 'failed', number>;
+  builds: Record<'ok' | 'failed', number>;
+}
+
 export class FeedRefresher {
+  readonly counters: RefresherCounters = { fetches: { updated: 0, not_modified: 0, unchanged: 0, failed: 0 }, builds: { ok: 0, failed: 0 } };
   private state: RefreshState;
   private running: Promise<void> | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
@@ -207,7 +215,14 @@ export class FeedRefresher {
       outcomes.push(o);
     }
     const at = this.opts.now();
-    for (const o of outcomes) this.record(o, at);
+    for (const o of outcomes) {
+      this.record(o, at);
+      const f = this.counters.fetches;
+      if (o.status === 'updated') f.updated++;
+      else if (o.status === 'unchanged' && o.notModified) f.not_modified++;
+      else if (o.status === 'unchanged') f.unchanged++;
+      else f.failed++;
+    }
     this.logOutcomes(outcomes);
     if (outcomes.some((o) => o.status === 'updated')) this.state.buildPending = true;
     if (this.opts.manifest === null) {
@@ -263,6 +278,8 @@ export class FeedRefresher {
     this.opts.log(`feeds: building ${indexPath} in the background`);
     const result = await this.opts.build({ out: indexPath, feedsDir, manifest, withDefaults }, this.closing.signal);
     if (this.closing.signal.aborted) return;
+    this.state.lastBuild = { at: this.opts.now(), ok: result.ok, seconds: result.seconds ?? null, peakRssBytes: result.peakRssBytes ?? null };
+    this.counters.builds[result.ok ? 'ok' : 'failed']++;
     if (!result.ok) {
       this.state.buildError = result.detail;
       this.opts.log(`feeds: build failed, the current index keeps serving: ${result.detail}`);
@@ -280,7 +297,9 @@ export class FeedRefresher {
     this.state.buildError = null;
     const coverage = coverageOf(this.opts.holder.current.meta, this.opts.now());
     const kinds = EVIDENCE_KINDS.map((k) => `${k}=${coverage.kinds[k].state}`).join(' ');
-    this.opts.log(`feeds: swapped in ${indexPath} (generation ${this.opts.holder.generation}); coverage: ${kinds}`);
+    const took = result.seconds !== undefined ? `built in ${result.seconds} s` : 'built';
+    const peak = result.peakRssBytes ? `, peak memory ${Math.round(result.peakRssBytes / 1048576)} MiB` : '';
+    this.opts.log(`feeds: swapped in ${indexPath} (generation ${this.opts.holder.generation}, ${took}${peak}); coverage: ${kinds}`);
   }
 
   /** The catalog with the state of each feed, for the status views. */

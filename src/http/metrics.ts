@@ -1,7 +1,7 @@
 /**
  * Operator metrics in Prometheus text (prom-client): HTTP traffic by route
  * and status, latency, lookups by family, index age and size, rate-limit
- * rejections. One registry per app so tests can run several apps.
+ * rejections, the feed refresher (src/feeds/metrics.ts). One registry per app so tests can run several apps.
  *
  * The request path only adds to plain counters here (a Map entry per
  * route/method/status, a bucket array per route): prom-client's label
@@ -13,6 +13,8 @@
  */
 import type { Registry } from 'prom-client';
 import type { IndexHolder } from '../index/holder.ts';
+import { registerFeedMetrics } from '../feeds/metrics.ts';
+import type { FeedsStatus } from '../feeds/status-view.ts';
 import { limiterMetrics } from './ratelimit/index.ts';
 
 type Prom = typeof import('prom-client');
@@ -155,7 +157,8 @@ function latencyMetric(counters: Counters) {
 class PromMetrics {
   readonly registry: Registry;
 
-  constructor({ Counter, Gauge, Registry }: Prom, index: IndexHolder, counters: Counters) {
+  constructor(prom: Prom, index: IndexHolder, counters: Counters, feeds: () => FeedsStatus | undefined) {
+    const { Counter, Gauge, Registry } = prom;
     this.registry = new Registry();
     const registers = [this.registry];
     new Counter({
@@ -233,6 +236,7 @@ class PromMetrics {
         this.set(limiterMetrics.redisErrors);
       },
     });
+    registerFeedMetrics(prom, this.registry, feeds);
   }
 }
 
@@ -241,11 +245,15 @@ export class HttpMetrics {
   private readonly counters = new Counters();
   private loading: Promise<PromMetrics> | null = null;
 
-  constructor(private readonly index: IndexHolder) {}
+  /** `feeds` gives the feed refresher's state at scrape time (absent: no feed series values). */
+  constructor(
+    private readonly index: IndexHolder,
+    private readonly feeds: () => FeedsStatus | undefined = () => undefined,
+  ) {}
 
   /** Loads prom-client and builds the registry over the counters (idempotent). */
   init(): Promise<PromMetrics> {
-    this.loading ??= import('prom-client').then((m) => new PromMetrics(m, this.index, this.counters));
+    this.loading ??= import('prom-client').then((m) => new PromMetrics(m, this.index, this.counters, this.feeds));
     return this.loading;
   }
 

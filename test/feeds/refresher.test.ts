@@ -148,6 +148,30 @@ describe('first start: serve the small index at once, then swap to the refreshed
     expect(s.builds).toHaveLength(1);
   }, 60_000);
 
+  test('/metrics counts the fetches and builds, and reports the last build and the feeds by state', async () => {
+    const res = await fetch(`${s.server.url}/metrics`, { headers: { authorization: 'Bearer admin-token' } });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    const value = (series: string) => {
+      const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+      return line === undefined ? undefined : Number(line.slice(series.length + 1));
+    };
+    // Two feeds fetched anew on the first refresh, both answered 304 on the second; one build, which worked.
+    expect(value('ipintel_feed_fetches_total{result="updated"}')).toBe(2);
+    expect(value('ipintel_feed_fetches_total{result="not_modified"}')).toBe(2);
+    expect(value('ipintel_feed_fetches_total{result="failed"}')).toBe(0);
+    expect(value('ipintel_feed_builds_total{result="ok"}')).toBe(1);
+    expect(value('ipintel_feed_builds_total{result="failed"}')).toBe(0);
+    expect(value('ipintel_feed_sources{state="fresh"}')).toBe(2);
+    expect(value('ipintel_feed_sources{state="missing"}')).toBe(0);
+    expect(value('ipintel_feed_last_build_success')).toBe(1);
+    expect(value('ipintel_feed_last_build_duration_seconds')).toBeGreaterThan(0);
+    // The child's own peak (a bun process holds tens of MiB at least), not this process's.
+    expect(value('ipintel_feed_last_build_peak_rss_bytes')).toBeGreaterThan(16 * 1048576);
+    expect(value('ipintel_feed_next_attempt_timestamp_seconds')).toBeGreaterThan(s.clock.now / 1000);
+    expect(s.logs.some((l) => /swapped in .*built in [\d.]+ s, peak memory \d+ MiB/.test(l))).toBe(true);
+  });
+
   test('a changed feed is fetched at its own cadence and triggers exactly one rebuild', async () => {
     const sentCloud = publisher.sent.get(CLOUDFLARE);
     appendFileSync(join(publisher.root, TOR), '203.0.113.77\n');
