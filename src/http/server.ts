@@ -112,6 +112,7 @@ export function createFetchHandler(s: AppServices, app: App, pacer: { tick(): vo
   // The legacy explicit lookup, answered the same way before the framework.
   const legacyLookupRoute = routes.entry(LEGACY_LOOKUP_ROUTE);
   const observeLookup = s.metrics.observer(V1_LOOKUP_ROUTE, 'GET', 200);
+  const observeLegacy = s.metrics.observer(LEGACY_LOOKUP_ROUTE, 'GET', 200);
 
   /** Caller, rate limit, usage, then the route (the lookup pipeline for a GET lookup, else the app). */
   async function answer(request: Request, server: Server<unknown> | null, path: string, hasQuery: boolean, route: string, entry: RouteEntry | null): Promise<Response> {
@@ -171,7 +172,7 @@ export function createFetchHandler(s: AppServices, app: App, pacer: { tick(): vo
         response = failureResponse(e, request, route);
       }
       if (!(response instanceof Promise)) {
-        if (response.status === 200 && entry === lookupRoute) observeLookup((performance.now() - t0) / 1000);
+        if (response.status === 200) (entry === lookupRoute ? observeLookup : observeLegacy)((performance.now() - t0) / 1000);
         else s.metrics.observe(route, request.method, response.status, (performance.now() - t0) / 1000);
         return response;
       }

@@ -9,7 +9,7 @@ import { countryName } from './country.ts';
 import { operatorDomain } from './operator-domain.ts';
 import type { LegacyObjectBody } from '../contract/lookups.ts';
 import { utcOffset } from './timezone.ts';
-import { DirectMappedCache } from '../index/tables.ts';
+import { RecordMemo } from './record-memo.ts';
 
 /** The legacy object (declared in src/contract/lookups.ts). */
 export type LegacyObject = LegacyObjectBody;
@@ -78,7 +78,8 @@ function lineAfterAddress(o: LegacyPlace): string {
  * per answer.
  */
 export class LegacyLines {
-  private tails = new DirectMappedCache<string>(LINE_SLOTS_BITS);
+  /** Kept like the v1 body tails (record-memo.ts): the records asked most often stay. */
+  private tails = new RecordMemo<string>(LINE_SLOTS);
   private index: object | undefined;
 
   /** The one line for a hit of an explicit lookup. */
@@ -87,14 +88,24 @@ export class LegacyLines {
     if (hit.index === undefined) return legacyText(legacyPlace(hit), false, false);
     if (hit.index !== this.index) {
       this.index = hit.index;
-      this.tails = new DirectMappedCache<string>(LINE_SLOTS_BITS);
+      this.tails = new RecordMemo<string>(LINE_SLOTS);
     }
-    return `${hit.ip}\t${this.tails.get(hit.recordId, () => lineAfterAddress(legacyPlace(hit)))}`;
+    const id = hit.recordId;
+    const tails = this.tails;
+    tails.touch(id);
+    let at = tails.find(id);
+    let tail = at >= 0 ? tails.value(at, 0) : undefined;
+    if (tail === undefined) {
+      tail = lineAfterAddress(legacyPlace(hit));
+      at = tails.admit(id, 0);
+      if (at >= 0) tails.set(at, 0, tail);
+    }
+    return `${hit.ip}\t${tail}`;
   }
 }
 
-/** 2^16 slots: a few MB of short strings at most. */
-const LINE_SLOTS_BITS = 16;
+/** 2^17 slots, as many as the v1 body memo's: ~10 MB of short strings at most. */
+const LINE_SLOTS = 1 << 17;
 
 /**
  * Text for a legacy route. Without detail: one line (the IP on the

@@ -66,7 +66,7 @@ test('one-line text without a key or limits is answered synchronously, before th
 test('the legacy query read by hand gives what URLSearchParams gives (last of a repeated key), for generated queries', async () => {
   const { legacyQuery } = await import('../../src/http/routes/legacy.ts');
   const rnd = prng(3);
-  const parts = ['format=text', 'format=json', 'format=', 'format', 'detail=1', 'detail=true', 'detail', 'x=1', 'formats=text', 'detail=0', '', 'format=te%78t', 'format=a+b', 'fo%72mat=text'];
+  const parts = ['format=text', 'format=json', 'format=', 'format', 'detail=1', 'detail=true', 'detail', 'x=1', 'formats=text', 'xformat=text', 'format=text=1', 'detail==1', 'detail=0', '', 'format=te%78t', 'format=a+b', 'fo%72mat=text'];
   for (let i = 0; i < 2_000; i++) {
     const n = Math.floor(rnd() * 4);
     const query = Array.from({ length: n }, () => parts[Math.floor(rnd() * parts.length)]).join('&');

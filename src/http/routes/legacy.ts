@@ -15,9 +15,14 @@ import { pathParam } from '../request-params.ts';
 const CURRENT_CACHE = 'no-store, no-cache, must-revalidate';
 const EXPLICIT_CACHE = 'public, max-age=86400';
 
+/** Hash seeds per media type, so an ETag covers the type without hashing it with every body. */
+const TYPE_SEEDS = new Map<string, bigint>();
+
 /** A strong validator over the exact bytes and their media type. */
 function etagOf(contentType: string, body: string): string {
-  return `"${Bun.hash.wyhash(`${contentType}\n${body}`).toString(16)}"`;
+  let seed = TYPE_SEEDS.get(contentType);
+  if (seed === undefined) TYPE_SEEDS.set(contentType, (seed = BigInt(Bun.hash.wyhash(contentType))));
+  return `"${Bun.hash.wyhash(body, seed).toString(16)}"`;
 }
 
 /** Whether If-None-Match matches an ETag (weak comparison, RFC 9110 13.1.2). */
@@ -49,17 +54,20 @@ function legacy(
   set: { headers: Record<string, string | number> },
 ): Response | string | Promise<Response | string> {
   // The Accept header is read only when no format is given (reading headers builds them all).
-  const text = query.format ? wantsText(query.format, null) : wantsText(query.format, request.headers.get('accept'));
+  const format = query.format?.toLowerCase();
+  const text = format ? format === 'text' : wantsText(query.format, request.headers.get('accept'));
   const current = ipText === null;
   try {
-    if (query.format !== undefined && !['text', 'json'].includes(query.format.toLowerCase())) {
+    if (format !== undefined && format !== 'text' && format !== 'json') {
       throw new ApiError('INVALID_REQUEST', 'format must be text or json', { provided: query.format, allowed: ['text', 'json'] });
     }
     const ip = ipText ?? callerOf(request).ip;
     if (!ip) throw new ApiError('NO_CLIENT_IP', 'The caller IP address cannot be determined', {});
     const hit = lookupOrThrow(s, ip);
     const detail = query.detail === '1' || query.detail === 'true';
-    if (text && !detail) return answer(request, set, current, text, current ? legacyText(legacyPlace(hit), false, true) : linesOf(s).line(hit));
+    // The explicit one-line text, the route's busiest answer: its headers are one prebuilt set plus the ETag.
+    if (text && !detail && !current) return textLineResponse(request, linesOf(s).line(hit));
+    if (text && !detail) return answer(request, set, current, text, legacyText(legacyPlace(hit), false, true));
     return scoringContextFor(s, hit).then(
       (scoring) => {
         const obj = legacyObject(hit, { scoring, policy: s.policy.current }, s.now());
@@ -74,13 +82,14 @@ function legacy(
 
 /** A 200 (or 304 when If-None-Match matches on /{ip}) of a rendered body. */
 function answer(request: Request, set: { headers: Record<string, string | number> }, current: boolean, text: boolean, body: string): Response | string {
-  const contentType = text ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8';
+  const contentType = text ? TEXT_TYPE : 'application/json; charset=utf-8';
   const headers: Record<string, string> = { 'content-type': contentType, 'cache-control': current ? CURRENT_CACHE : EXPLICIT_CACHE, vary: 'Accept' };
   if (!current) {
     headers.etag = etagOf(contentType, body);
     if (matchesEtag(request.headers.get('if-none-match'), headers.etag)) {
       delete headers['content-type'];
-      return new Response(null, { status: 304, headers });
+      // Every Response `legacy` makes carries the CORS headers (the plugin sets the same values again on the app's path).
+      return new Response(null, { status: 304, headers: { ...CORS_RESPONSE_HEADERS, ...headers } });
     }
   }
   // A 200 goes back as text with headers on `set`: cheaper in Elysia than a Response it must merge CORS headers into.
@@ -88,10 +97,30 @@ function answer(request: Request, set: { headers: Record<string, string | number
   return body;
 }
 
+const TEXT_TYPE = 'text/plain; charset=utf-8';
+
+/** Headers of an explicit one-line answer but its ETag (with the CORS headers the app's plugin would add). */
+const TEXT_LINE_HEADERS = new Headers({ ...CORS_RESPONSE_HEADERS, 'content-type': TEXT_TYPE, 'cache-control': EXPLICIT_CACHE, vary: 'Accept' });
+
+/** The 200 (or 304) of `GET /{ip}`'s one-line text: what `answer` gives, built from one header set. */
+function textLineResponse(request: Request, line: string): Response {
+  const etag = etagOf(TEXT_TYPE, line);
+  // A Response copies the Headers it is given: the shared set is never changed.
+  const headers = new Headers(TEXT_LINE_HEADERS);
+  headers.set('etag', etag);
+  if (matchesEtag(request.headers.get('if-none-match'), etag)) {
+    headers.delete('content-type');
+    return new Response(null, { status: 304, headers });
+  }
+  return new Response(line, { headers });
+}
+
 /** Text errors keep the JSON route's status: one line "error: <message>"; anything else is thrown on. */
 function failure(e: unknown, text: boolean): Response {
   if (!(e instanceof ApiError) || !text) throw e;
-  return textErrorResponse(e);
+  const response = textErrorResponse(e);
+  for (const name in CORS_RESPONSE_HEADERS) response.headers.set(name, CORS_RESPONSE_HEADERS[name]);
+  return response;
 }
 
 /** The route label of the legacy explicit lookup (route-table.ts). */
@@ -112,11 +141,16 @@ export function legacyQuery(url: string): Record<string, string | undefined> {
   }
   let format: string | undefined;
   let detail: string | undefined;
-  for (const pair of text.split('&')) {
-    const eq = pair.indexOf('=');
-    const key = eq < 0 ? pair : pair.slice(0, eq);
-    if (key === 'format') format = eq < 0 ? '' : pair.slice(eq + 1);
-    else if (key === 'detail') detail = eq < 0 ? '' : pair.slice(eq + 1);
+  // Pairs read in place (no array of pairs): [at, end) is one `key[=value]`.
+  for (let at = 0; at <= text.length; ) {
+    let end = text.indexOf('&', at);
+    if (end < 0) end = text.length;
+    const eq = text.indexOf('=', at);
+    const keyEnd = eq < 0 || eq > end ? end : eq;
+    const value = keyEnd === end ? '' : text.slice(keyEnd + 1, end);
+    if (keyEnd - at === 6 && text.startsWith('format', at)) format = value;
+    else if (keyEnd - at === 6 && text.startsWith('detail', at)) detail = value;
+    at = end + 1;
   }
   return { format, detail };
 }
@@ -142,11 +176,9 @@ function directHeaders(own: Record<string, string | number>): Headers {
   return out;
 }
 
-/** An answer of `legacy` as a Response with the CORS headers the app's plugin would add. */
+/** An answer of `legacy` as a Response with the CORS headers the app's plugin would add (a Response of `legacy` has them). */
 function withCors(out: Response | string, set: { headers: Record<string, string | number> }): Response {
-  if (typeof out === 'string') return new Response(out, { headers: directHeaders(set.headers) });
-  for (const name in CORS_RESPONSE_HEADERS) out.headers.set(name, CORS_RESPONSE_HEADERS[name]);
-  return out;
+  return typeof out === 'string' ? new Response(out, { headers: directHeaders(set.headers) }) : out;
 }
 
 /**
