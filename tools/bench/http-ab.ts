@@ -1,5 +1,6 @@
 /**
- * A/B of GET /v1/ip/{ip} (random IPv4, full object) between two checkouts or
+ * A/B of GET /v1/ip/{ip} (random IPv4, full object; `--route text`: GET
+ * /{ip}?format=text) between two checkouts or
  * two environments, for changes smaller than this machine's run-to-run noise
  * (±10 %). Both servers run at once and are warmed up; then short wrk runs
  * alternate between them, so a drift in the machine's load hits both alike.
@@ -7,7 +8,7 @@
  *
  *   bun tools/bench/http-ab.ts [--index f] [--rounds 10] [--duration 2] [--connections 64]
  *                              [--a-root dir] [--b-root dir] [--a-env K=V,K=V] [--b-env K=V]
- *                              [--a-index f] [--b-index f]
+ *                              [--a-index f] [--b-index f] [--route v1|text]
  *
  * `--a-index`/`--b-index` give a side its own index file, for a base that
  * reads an older index format (build it with that checkout's builder).
@@ -53,7 +54,10 @@ const sides: Side[] = [
   { name: 'B', root: option(argv, '--b-root') ?? here, env: parseEnv(option(argv, '--b-env')), index: option(argv, '--b-index') ?? index },
 ];
 
-const script = randomIpScript('/v1/ip/', '');
+// --route text: the legacy one-line text (GET /{ip}?format=text) instead of the v1 object.
+const route = option(argv, '--route') ?? 'v1';
+if (route !== 'v1' && route !== 'text') throw new Error(`--route is v1 or text, got "${route}"`);
+const script = route === 'v1' ? randomIpScript('/v1/ip/', '') : randomIpScript('/', '?format=text');
 const targets: Target[] = [];
 process.on('exit', () => targets.forEach((t) => t.child.kill('SIGTERM')));
 for (const side of sides) targets.push(await startTarget(side.name, ['ipintel', side.index], join(side.root, 'tools/bench/http-target.ts'), side.env));
