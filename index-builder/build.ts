@@ -13,6 +13,7 @@ import type { ResolvedSource } from './manifest.ts';
 import { Collector } from './merge/collector.ts';
 import { sweep, type MergedIndex } from './merge/sweep.ts';
 import { PARSERS } from './parsers/index.ts';
+import { peakRssBytes } from './peak-memory.ts';
 import { createProgress, formatTable } from './progress.ts';
 import { encodeGeoRows, encodeL1, encodeRecords, encodeSubTables, encodeV4Direct, encodeV6Direct } from './write/tables.ts';
 import { bytesOf, encodeStrings, writeIndexFile, type SectionData } from './write/index-file.ts';
@@ -106,8 +107,7 @@ export async function buildIndex(options: BuildOptions): Promise<BuildSummary> {
     out: options.out,
     sources: metas,
     seconds: Math.round((performance.now() - t0) / 100) / 10,
-    // maxRSS is in KiB on Linux and macOS.
-    peakRssBytes: process.resourceUsage().maxRSS * 1024,
+    peakRssBytes: peakRssBytes(),
     skippedSamples: samples,
   };
 }

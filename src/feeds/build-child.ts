@@ -46,13 +46,16 @@ export function childCommand(req: ChildBuildRequest, compiled: boolean): string[
 export async function buildInChild(req: ChildBuildRequest, compiled: boolean, signal?: AbortSignal): Promise<ChildBuildResult> {
   if (signal?.aborted) return { ok: false, detail: 'build not started: the server is stopping' };
   const t0 = performance.now();
-  const child = Bun.spawn(childCommand(req, compiled), { stdin: 'ignore', stdout: 'ignore', stderr: 'pipe', env: process.env });
+  // stdout carries one line from a good build: its own peak memory (see runRefreshBuild).
+  const child = Bun.spawn(childCommand(req, compiled), { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe', env: process.env });
   const killer = setTimeout(() => child.kill('SIGKILL'), BUILD_DEADLINE_MS);
   const onAbort = () => child.kill('SIGTERM');
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    const [stderr, code] = await Promise.all([new Response(child.stderr).text(), child.exited]);
-    const measured = { seconds: Math.round((performance.now() - t0) / 100) / 10, peakRssBytes: child.resourceUsage()?.maxRSS ?? null };
+    const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+    // Not the child's resourceUsage(): a spawned process starts with its parent's peak (peak-memory.ts).
+    const reported = /^peak-rss-bytes=(\d+)$/m.exec(stdout);
+    const measured = { seconds: Math.round((performance.now() - t0) / 100) / 10, peakRssBytes: reported ? Number(reported[1]) : null };
     if (code === 0) return { ok: true, detail: '', ...measured };
     const tail = stderr.trim().split('\n').slice(-3).join(' | ').slice(0, 500);
     return { ok: false, detail: `build exited ${code}${tail ? `: ${tail}` : ''}`, ...measured };
@@ -80,17 +83,20 @@ export async function runRefreshBuild(argv: string[]): Promise<number> {
   const { loadManifest } = await import('../../index-builder/manifest.ts');
   const { withDataDefaults } = await import('../../index-builder/default-sources.ts');
   const { findDataSources, findDefaultSources } = await import('../commands/feeds/default-data.ts');
+  let summary: Awaited<ReturnType<typeof buildIndex>>;
   try {
     if (o.manifest) {
       // The operator's manifest: its own file stays theirs, so the result is not marked as the server's.
       const manifest = loadManifest(o.manifest);
-      await buildIndex({ sources: o['no-defaults'] ? manifest : withDataDefaults(manifest, () => findDataSources()), out: o.out, quiet: true });
+      summary = await buildIndex({ sources: o['no-defaults'] ? manifest : withDataDefaults(manifest, () => findDataSources()), out: o.out, quiet: true });
     } else {
       const manifestPath = join(o['feeds-dir']!, 'feeds.json');
       const sources = o['no-defaults'] ? (existsSync(manifestPath) ? loadManifest(manifestPath) : []) : findDefaultSources(o['feeds-dir']!);
       if (sources.length === 0) throw new Error(`${manifestPath}: no feed has a good copy; nothing to build`);
-      await buildIndex({ sources, out: o.out, quiet: true, managedBy: 'server' });
+      summary = await buildIndex({ sources, out: o.out, quiet: true, managedBy: 'server' });
     }
+    // For the parent (buildInChild): this build's own peak.
+    console.log(`peak-rss-bytes=${summary.peakRssBytes}`);
     return 0;
   } catch (e) {
     console.error(`refresh-build: ${(e as Error).message}`);

@@ -1,9 +1,10 @@
 /** The refresher's child build: niced command line, the child's own checks, and its exit codes. */
 import { afterAll, expect, test } from 'bun:test';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildInChild, childCommand } from '../../src/feeds/build-child.ts';
+import { FEEDS_DIR } from '../helpers/recording-sink.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ipintel-child-build-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -41,3 +42,21 @@ test('a build is not started once the server stops, and one under way is killed,
   expect(result.detail).toMatch(/^build exited/);
   expect(existsSync(out)).toBe(false);
 }, 30_000);
+
+test("a good build reports the child's own peak memory, not its parent's (a spawned process starts with the parent's maxRSS)", async () => {
+  const feeds = join(dir, 'peak-feeds');
+  mkdirSync(feeds, { recursive: true });
+  const tor = join(FEEDS_DIR, 'tor/torbulkexitlist');
+  writeFileSync(join(feeds, 'feeds.json'), JSON.stringify({ sources: [{ type: 'tor-exits', path: tor }] }));
+  // This process holds far more than a build of one Tor list ever needs.
+  const ballast = new Uint8Array(768 * 1048576).fill(1);
+  const parentRss = process.memoryUsage().rss;
+  const result = await buildInChild({ out: join(dir, 'peak.idx'), feedsDir: feeds, manifest: null, withDefaults: false }, false);
+  expect(ballast[ballast.length - 1]).toBe(1);
+  expect(result.ok).toBe(true);
+  expect(parentRss).toBeGreaterThan(768 * 1048576);
+  // A bun process holds tens of MiB; this build far less than the parent's ballast.
+  expect(result.peakRssBytes!).toBeGreaterThan(16 * 1048576);
+  expect(result.peakRssBytes!).toBeLessThan(512 * 1048576);
+  expect(result.seconds!).toBeGreaterThan(0);
+}, 60_000);

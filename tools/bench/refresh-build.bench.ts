@@ -4,7 +4,7 @@
  * alone, then while a background build runs exactly as the refresher starts
  * it (src/feeds/build-child.ts: the same niced child command line), in
  * windows until the build ends (their mean req/s, median p50/p99 and worst
- * p99). Also the build's peak RSS and duration.
+ * p99). Also the build's peak RSS (as the child reports it: its VmHWM) and duration.
  *
  *   bun tools/bench/refresh-build.bench.ts [--index f] [--manifest ../shared/feeds/feeds.json]
  *                                          [--window 5] [--connections 64]
@@ -55,7 +55,9 @@ try {
   // The short check leaves the default data out: with it the build takes minutes on a loaded machine.
   const cmd = childCommand({ out, feedsDir: tmp, manifest: resolve(manifest), withDefaults: !short }, false);
   const t0 = performance.now();
-  const build = Bun.spawn(cmd, { stdout: 'ignore', stderr: 'inherit' });
+  // The child prints its own peak (VmHWM) on stdout; its resourceUsage() would start from this process's peak.
+  const build = Bun.spawn(cmd, { stdout: 'pipe', stderr: 'inherit' });
+  const buildOut = new Response(build.stdout).text();
   let done = false;
   void build.exited.then(() => (done = true));
   const windows: WrkResult[] = [];
@@ -79,7 +81,8 @@ try {
   const seconds = (performance.now() - t0) / 1000;
   row('after the build', wrk(url, { connections, duration: windowS * 2 }, script, target.child.pid!));
   printTable(rows);
-  const peak = build.resourceUsage()?.maxRSS;
+  const reported = /^peak-rss-bytes=(\d+)$/m.exec(await buildOut);
+  const peak = reported ? Number(reported[1]) : null;
   console.log(`\nbuild: ${cmd.join(' ')}`);
   console.log(`build exit ${code}, ${seconds.toFixed(1)} s wall (windows of ${windowS} s round it up), peak RSS ${peak ? mib(Number(peak)) : 'unknown'}`);
   if (code !== 0) process.exitCode = 1;
