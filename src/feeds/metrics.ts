@@ -16,30 +16,26 @@ const STATES: readonly FeedFetchState[] = ['fresh', 'stale', 'missing', 'failed'
 export function registerFeedMetrics({ Counter, Gauge }: Prom, registry: Registry, feeds: () => FeedsStatus | undefined): void {
   const registers = [registry];
   const refresher = () => feeds()?.refresher ?? null;
-  new Counter({
-    name: 'ipintel_feed_fetches_total',
-    help: 'Feed fetches by outcome: updated (a new copy), not_modified (HTTP 304), unchanged (same bytes), failed (the previous copy kept)',
-    labelNames: ['result'],
-    registers,
-    collect() {
-      const r = refresher();
-      if (!r) return;
-      this.reset();
-      for (const [result, n] of Object.entries(r.counters.fetches)) this.inc({ result }, n);
-    },
-  });
-  new Counter({
-    name: 'ipintel_feed_builds_total',
-    help: 'Background index builds by outcome',
-    labelNames: ['result'],
-    registers,
-    collect() {
-      const r = refresher();
-      if (!r) return;
-      this.reset();
-      for (const [result, n] of Object.entries(r.counters.builds)) this.inc({ result }, n);
-    },
-  });
+  // A counter by outcome, read whole from the refresher's counts at each scrape.
+  const byOutcome = (name: string, help: string, counts: (r: NonNullable<ReturnType<typeof refresher>>) => Record<string, number>) =>
+    new Counter({
+      name,
+      help,
+      labelNames: ['result'],
+      registers,
+      collect() {
+        const r = refresher();
+        if (!r) return;
+        this.reset();
+        for (const [result, n] of Object.entries(counts(r))) this.inc({ result }, n);
+      },
+    });
+  byOutcome(
+    'ipintel_feed_fetches_total',
+    'Feed fetches by outcome: updated (a new copy), not_modified (HTTP 304), unchanged (same bytes), failed (the previous copy kept)',
+    (r) => r.counters.fetches,
+  );
+  byOutcome('ipintel_feed_builds_total', 'Background index builds by outcome', (r) => r.counters.builds);
   new Gauge({
     name: 'ipintel_feed_sources',
     help: 'Catalog feeds by state (fresh, stale, missing, failed)',
