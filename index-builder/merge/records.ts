@@ -57,7 +57,7 @@ export class RecordTable {
   readonly asnRows = new ValueTable<AsnRow>();
   /** Resolved provider rows (the file's TPRV), interned by content. */
   readonly providers = new ValueTable<ResolvedProvider>();
-  /** Resolved provider id per `infrastructure|service|crawler` claim ids. */
+  /** Resolved provider id per (infrastructure, service, crawler) claim ids (providerId's key). */
   private readonly providerIds = new Map<number | string, number>();
   private readonly asnFlagCache = new Map<number, number>();
   private readonly networkTypeCodes = new Map<number, number>();

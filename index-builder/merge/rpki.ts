@@ -42,20 +42,11 @@ export class VrpIndex {
     const byLen = this.byLength[family];
     for (const len of this.lengths[family]) {
       if (len > prefixLen) break;
-      const list = byLen.get(len)!.get(prefixStart(family, start, len));
+      const list = byLen.get(len)!.get(prefixRange(family, start, len).start);
       if (list) for (const v of list) out.push(v);
     }
     return out;
   }
-}
-
-/** The first address of the /len prefix holding `addr`. */
-function prefixStart(family: Family, addr: Addr, len: number): Addr {
-  if (family === 4) {
-    const size = 2 ** (32 - len);
-    return Math.floor((addr as number) / size) * size;
-  }
-  return prefixRange(6, addr, len).start;
 }
 
 /**

@@ -14,16 +14,28 @@ import { pathParam } from '../request-params.ts';
 
 const CURRENT_CACHE = 'no-store, no-cache, must-revalidate';
 const EXPLICIT_CACHE = 'public, max-age=86400';
+const TEXT_TYPE = 'text/plain; charset=utf-8';
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Hash seeds per media type, so an ETag covers the type without hashing it with every body. */
-const TYPE_SEEDS = new Map<string, bigint>();
+const TEXT_SEED = BigInt(Bun.hash.wyhash(TEXT_TYPE));
+const JSON_SEED = BigInt(Bun.hash.wyhash(JSON_TYPE));
 
 /** A strong validator over the exact bytes and their media type. */
-function etagOf(contentType: string, body: string): string {
-  let seed = TYPE_SEEDS.get(contentType);
-  if (seed === undefined) TYPE_SEEDS.set(contentType, (seed = BigInt(Bun.hash.wyhash(contentType))));
-  return `"${Bun.hash.wyhash(body, seed).toString(16)}"`;
+function etagOf(text: boolean, body: string): string {
+  return `"${Bun.hash.wyhash(body, text ? TEXT_SEED : JSON_SEED).toString(16)}"`;
 }
+
+/**
+ * The four header sets of a legacy answer (media type x caching), with the
+ * CORS headers the app's plugin would add. A Response copies the Headers it
+ * is given, and copying one costs about half of building it.
+ */
+const headerSet = (type: string, caching: string) => new Headers({ ...CORS_RESPONSE_HEADERS, 'content-type': type, 'cache-control': caching, vary: 'Accept' });
+const HEADER_SETS = {
+  text: { current: headerSet(TEXT_TYPE, CURRENT_CACHE), explicit: headerSet(TEXT_TYPE, EXPLICIT_CACHE) },
+  json: { current: headerSet(JSON_TYPE, CURRENT_CACHE), explicit: headerSet(JSON_TYPE, EXPLICIT_CACHE) },
+};
 
 /** Whether If-None-Match matches an ETag (weak comparison, RFC 9110 13.1.2). */
 function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
@@ -46,13 +58,7 @@ function linesOf(s: AppServices): LegacyLines {
  * record alone, so it neither scores nor waits on a crawler's DNS proof (the
  * operator and domain, which do, are only in the JSON and the detail text).
  */
-function legacy(
-  s: AppServices,
-  request: Request,
-  query: Record<string, string | undefined>,
-  ipText: string | null,
-  set: { headers: Record<string, string | number> },
-): Response | string | Promise<Response | string> {
+function legacy(s: AppServices, request: Request, query: Record<string, string | undefined>, ipText: string | null): Response | Promise<Response> {
   // The Accept header is read only when no format is given (reading headers builds them all).
   const format = query.format?.toLowerCase();
   const text = format ? format === 'text' : wantsText(query.format, request.headers.get('accept'));
@@ -65,13 +71,11 @@ function legacy(
     if (!ip) throw new ApiError('NO_CLIENT_IP', 'The caller IP address cannot be determined', {});
     const hit = lookupOrThrow(s, ip);
     const detail = query.detail === '1' || query.detail === 'true';
-    // The explicit one-line text, the route's busiest answer: its headers are one prebuilt set plus the ETag.
-    if (text && !detail && !current) return textLineResponse(request, linesOf(s).line(hit));
-    if (text && !detail) return answer(request, set, current, text, legacyText(legacyPlace(hit), false, true));
+    if (text && !detail) return answer(request, current, text, current ? legacyText(legacyPlace(hit), false, true) : linesOf(s).line(hit));
     return scoringContextFor(s, hit).then(
       (scoring) => {
         const obj = legacyObject(hit, { scoring, policy: s.policy.current }, s.now());
-        return answer(request, set, current, text, text ? legacyText(obj, detail, current) : JSON.stringify(obj));
+        return answer(request, current, text, text ? legacyText(obj, detail, current) : JSON.stringify(obj));
       },
       (e: unknown) => failure(e, text),
     );
@@ -80,39 +84,19 @@ function legacy(
   }
 }
 
-/** A 200 (or 304 when If-None-Match matches on /{ip}) of a rendered body. */
-function answer(request: Request, set: { headers: Record<string, string | number> }, current: boolean, text: boolean, body: string): Response | string {
-  const contentType = text ? TEXT_TYPE : 'application/json; charset=utf-8';
-  const headers: Record<string, string> = { 'content-type': contentType, 'cache-control': current ? CURRENT_CACHE : EXPLICIT_CACHE, vary: 'Accept' };
+/** A 200 (or 304 when If-None-Match matches on /{ip}) of a rendered body: one prebuilt header set, plus the ETag on /{ip}. */
+function answer(request: Request, current: boolean, text: boolean, body: string): Response {
+  const set = HEADER_SETS[text ? 'text' : 'json'];
+  const headers = new Headers(current ? set.current : set.explicit);
   if (!current) {
-    headers.etag = etagOf(contentType, body);
-    if (matchesEtag(request.headers.get('if-none-match'), headers.etag)) {
-      delete headers['content-type'];
-      // Every Response `legacy` makes carries the CORS headers (the plugin sets the same values again on the app's path).
-      return new Response(null, { status: 304, headers: { ...CORS_RESPONSE_HEADERS, ...headers } });
+    const etag = etagOf(text, body);
+    headers.set('etag', etag);
+    if (matchesEtag(request.headers.get('if-none-match'), etag)) {
+      headers.delete('content-type');
+      return new Response(null, { status: 304, headers });
     }
   }
-  // A 200 goes back as text with headers on `set`: cheaper in Elysia than a Response it must merge CORS headers into.
-  Object.assign(set.headers, headers);
-  return body;
-}
-
-const TEXT_TYPE = 'text/plain; charset=utf-8';
-
-/** Headers of an explicit one-line answer but its ETag (with the CORS headers the app's plugin would add). */
-const TEXT_LINE_HEADERS = new Headers({ ...CORS_RESPONSE_HEADERS, 'content-type': TEXT_TYPE, 'cache-control': EXPLICIT_CACHE, vary: 'Accept' });
-
-/** The 200 (or 304) of `GET /{ip}`'s one-line text: what `answer` gives, built from one header set. */
-function textLineResponse(request: Request, line: string): Response {
-  const etag = etagOf(TEXT_TYPE, line);
-  // A Response copies the Headers it is given: the shared set is never changed.
-  const headers = new Headers(TEXT_LINE_HEADERS);
-  headers.set('etag', etag);
-  if (matchesEtag(request.headers.get('if-none-match'), etag)) {
-    headers.delete('content-type');
-    return new Response(null, { status: 304, headers });
-  }
-  return new Response(line, { headers });
+  return new Response(body, { headers });
 }
 
 /** Text errors keep the JSON route's status: one line "error: <message>"; anything else is thrown on. */
@@ -158,38 +142,12 @@ export function legacyQuery(url: string): Record<string, string | undefined> {
 const NO_QUERY: Record<string, string | undefined> = Object.freeze({});
 
 /**
- * Header sets of direct answers by media type and caching (at most four: the
- * values come from `answer`, never from a client). A Response copies the
- * Headers it is given, and copying one costs about half of building it.
- */
-const DIRECT_HEADERS = new Map<string, Headers>();
-
-/** The headers of a direct answer: the CORS headers the app's plugin would add, then the answer's own. */
-function directHeaders(own: Record<string, string | number>): Headers {
-  const type = String(own['content-type']);
-  const caching = String(own['cache-control']);
-  const key = `${type}|${caching}`;
-  let base = DIRECT_HEADERS.get(key);
-  if (!base) DIRECT_HEADERS.set(key, (base = new Headers({ ...CORS_RESPONSE_HEADERS, 'content-type': type, 'cache-control': caching })));
-  const out = new Headers(base);
-  for (const name in own) if (name !== 'content-type' && name !== 'cache-control') out.set(name, String(own[name]));
-  return out;
-}
-
-/** An answer of `legacy` as a Response with the CORS headers the app's plugin would add (a Response of `legacy` has them). */
-function withCors(out: Response | string, set: { headers: Record<string, string | number> }): Response {
-  return typeof out === 'string' ? new Response(out, { headers: directHeaders(set.headers) }) : out;
-}
-
-/**
  * `GET /{ip}` as the request path answers it before the framework (as the
  * v1 pipeline does for its route): the same `legacy` answer the app's route
- * gives, on a Response. A thrown ApiError is the caller's to render.
+ * gives. A thrown ApiError is the caller's to render.
  */
 export function legacyLookupResponse(s: AppServices, request: Request, ipText: string, hasQuery: boolean): Response | Promise<Response> {
-  const set = { headers: {} as Record<string, string | number> };
-  const out = legacy(s, request, hasQuery ? legacyQuery(request.url) : NO_QUERY, ipText, set);
-  return out instanceof Promise ? out.then((o) => withCors(o, set)) : withCors(out, set);
+  return legacy(s, request, hasQuery ? legacyQuery(request.url) : NO_QUERY, ipText);
 }
 
 const query = t.Object(
@@ -200,10 +158,10 @@ const query = t.Object(
 /** The legacy routes (register last: /{ip} is a catch-all). */
 export function legacyRoutes(s: AppServices) {
   return new Elysia({ name: 'legacy' })
-    .get('/', ({ request, query, set }) => legacy(s, request, query as Record<string, string | undefined>, null, set), {
+    .get('/', ({ request, query }) => legacy(s, request, query as Record<string, string | undefined>, null), {
       query,
     })
-    .get('/:ip', ({ request, params, query, set }) => legacy(s, request, query as Record<string, string | undefined>, pathParam(params.ip, request), set), {
+    .get('/:ip', ({ request, params, query }) => legacy(s, request, query as Record<string, string | undefined>, pathParam(params.ip, request)), {
       query,
     });
 }
