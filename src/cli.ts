@@ -77,10 +77,10 @@ export async function main(argv: string[]): Promise<number> {
   return command(rest);
 }
 
-/** `build-index`: `--default` finds the data wherever it lives (see src/commands/feeds/default-data.ts); the rest is the builder's CLI. */
+/** `build-index`: `--default` finds the data wherever it lives (see src/feeds/default-data.ts); the rest is the builder's CLI. */
 async function buildIndexCommand(argv: string[]): Promise<number> {
   const builder = await import('../index-builder/cli.ts');
-  const data = await import('./commands/feeds/default-data.ts');
+  const data = await import('./feeds/default-data.ts');
   const wantsDefault = argv.includes('--default') && !argv.includes('--help');
   if (!wantsDefault || (!data.isCompiledBinary() && !process.env.IPINTEL_DATA_DIR?.trim())) return builder.main(argv, () => data.findDataSources());
   let args;
@@ -114,7 +114,7 @@ async function serve(argv: string[]): Promise<number> {
   }
   const { loadConfig } = await import('./config.ts');
   const { startServer } = await import('./server.ts');
-  const data = await import('./commands/feeds/default-data.ts');
+  const data = await import('./feeds/default-data.ts');
   let server: { port: number; stop(): Promise<void> };
   try {
     const config = loadConfig();

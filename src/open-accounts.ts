@@ -11,7 +11,7 @@ import type { AccountsOptions, AccountStore } from './accounts/store.ts';
  */
 export async function openAccountStore(dbPath: string, options: AccountsOptions = {}): Promise<AccountStore> {
   const store = await import('./accounts/store.ts');
-  const data = await import('./commands/feeds/default-data.ts');
+  const data = await import('./feeds/default-data.ts');
   if (!data.isCompiledBinary()) return store.openAccounts(dbPath, options);
   // A worker thread's Bun.main is its own module: the primary passes the root it found.
   const root = options.migrationsRoot ?? embeddedMigrationsRoot();

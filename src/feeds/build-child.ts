@@ -82,7 +82,7 @@ export async function runRefreshBuild(argv: string[]): Promise<number> {
   const { buildIndex } = await import('../../index-builder/build.ts');
   const { loadManifest } = await import('../../index-builder/manifest.ts');
   const { withDataDefaults } = await import('../../index-builder/default-sources.ts');
-  const { findDataSources, findDefaultSources } = await import('../commands/feeds/default-data.ts');
+  const { findDataSources, findDefaultSources } = await import('./default-data.ts');
   let summary: Awaited<ReturnType<typeof buildIndex>>;
   try {
     if (o.manifest) {

@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../../index-builder/write/atomic-file.ts';
-import type { Validators } from '../commands/feeds/download.ts';
+import type { Validators } from './download.ts';
 
 /** How a feed stands: a good recent copy, an old one, none, or a last attempt that failed (the previous copy, if any, serves). */
 export type FeedFetchState = 'fresh' | 'stale' | 'missing' | 'failed';

@@ -1,6 +1,6 @@
 /**
  * The feed refresher: on a schedule, fetch the catalog's feeds that are due
- * (conditionally), validate them with their parsers (src/commands/feeds/update.ts,
+ * (conditionally), validate them with their parsers (src/feeds/update.ts,
  * the code `feeds update` runs), rebuild the index in a niced child process
  * when a feed changed, and swap it in with the holder's atomic reload (the
  * one /reload uses). One refresh at a time per host (a lock file beside the
@@ -11,10 +11,10 @@ import { join, resolve } from 'node:path';
 import type { IndexHolder } from '../index/holder.ts';
 import { coverageOf } from '../scoring/coverage.ts';
 import { EVIDENCE_KINDS } from '../index/evidence-kinds.ts';
-import { localPathOf, type CatalogFeed } from '../commands/feeds/catalog.ts';
-import type { DownloadLimits } from '../commands/feeds/download.ts';
-import { operatorEntries, writeFeedsManifest } from '../commands/feeds/manifest-writer.ts';
-import { hasGoodCopy, updateFeeds, type FeedOutcome } from '../commands/feeds/update.ts';
+import { localPathOf, type CatalogFeed } from './catalog.ts';
+import type { DownloadLimits } from './download.ts';
+import { operatorEntries, writeFeedsManifest } from './manifest-writer.ts';
+import { hasGoodCopy, updateFeeds, type FeedOutcome } from './update.ts';
 import type { ChildBuildRequest, ChildBuildResult } from './build-child.ts';
 import { formatDuration } from './duration.ts';
 import { loadRefreshState, newFeedRecord, saveRefreshState, type FeedRecord, type RefreshState } from './feed-state.ts';

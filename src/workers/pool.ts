@@ -12,7 +12,7 @@ import { allocateSharedBuckets, type SharedBucketsMemory } from '../http/ratelim
 import { DEFAULT_MAX_BUCKETS } from '../http/ratelimit/memory-store.ts';
 import type { ReloadAnswer } from '../http/reload.ts';
 import { embeddedMigrationsRoot } from '../open-accounts.ts';
-import { isCompiledBinary } from '../commands/feeds/default-data.ts';
+import { isCompiledBinary } from '../feeds/default-data.ts';
 import { hostMetricsText } from './host-metrics.ts';
 import { HostState } from './host-state.ts';
 import { RemoteError, Rpc } from './rpc.ts';

@@ -7,8 +7,8 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CatalogError, loadCatalog, sourceUrlOf, type CatalogFeed } from '../../src/commands/feeds/catalog.ts';
-import { countRows, refusal } from '../../src/commands/feeds/validate.ts';
+import { CatalogError, loadCatalog, sourceUrlOf, type CatalogFeed } from '../../src/feeds/catalog.ts';
+import { countRows, refusal } from '../../src/feeds/validate.ts';
 import { FEEDS_DIR } from '../helpers/recording-sink.ts';
 
 const catalog = loadCatalog();

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { packageSources } from '../../index-builder/default-sources.ts';
-import { DATA_PACKAGE_FILES, DefaultDataMissingError, findDataSources, isCompiledBinary } from '../../src/commands/feeds/default-data.ts';
+import { DATA_PACKAGE_FILES, DefaultDataMissingError, findDataSources, isCompiledBinary } from '../../src/feeds/default-data.ts';
 import { writeSmallDefaultData } from './small-default-data.ts';
 
 describe('default data', () => {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { IndexReader } from '../../src/index/reader.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
-import { loadCatalog } from '../../src/commands/feeds/catalog.ts';
+import { loadCatalog } from '../../src/feeds/catalog.ts';
 import { main } from '../../src/commands/feeds/cli.ts';
 import { FEEDS_DIR } from '../helpers/recording-sink.ts';
 import { snapshotText, startFeedMirror, type FeedMirror } from './feed-mirror.ts';

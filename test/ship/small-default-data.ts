@@ -5,7 +5,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { DATA_PACKAGE_FILES } from '../../src/commands/feeds/default-data.ts';
+import { DATA_PACKAGE_FILES } from '../../src/feeds/default-data.ts';
 import { Float, writeMmdb } from '../parsers/mmdb-writer.ts';
 
 const NODE_MODULES = resolve(import.meta.dir, '../../node_modules');

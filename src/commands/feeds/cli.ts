@@ -14,11 +14,11 @@ import { loadManifest, ManifestError } from '../../../index-builder/manifest.ts'
 import { FeedError } from '../../../index-builder/feed/source.ts';
 import { formatTable } from '../../../index-builder/progress.ts';
 import { acquireLock } from '../../feeds/lock.ts';
-import { CatalogError, loadCatalog, type CatalogFeed } from './catalog.ts';
-import { DefaultDataMissingError, findDefaultSources } from './default-data.ts';
-import { operatorEntries, writeFeedsManifest } from './manifest-writer.ts';
-import { requestReload } from './reload.ts';
-import { hasGoodCopy, updateFeeds, type FeedOutcome } from './update.ts';
+import { CatalogError, loadCatalog, type CatalogFeed } from '../../feeds/catalog.ts';
+import { DefaultDataMissingError, findDefaultSources } from '../../feeds/default-data.ts';
+import { operatorEntries, writeFeedsManifest } from '../../feeds/manifest-writer.ts';
+import { requestReload } from '../../feeds/reload.ts';
+import { hasGoodCopy, updateFeeds, type FeedOutcome } from '../../feeds/update.ts';
 
 const USAGE = `usage: feeds update [--dir <feeds dir>] [--index <file>] [--reload <url>] [--mirror <url>]
                     [--catalog <file>] [--no-defaults] [--no-build] [--force]

@@ -5,11 +5,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { isAbsolute, normalize, resolve } from 'node:path';
-import { parseDuration } from '../../feeds/duration.ts';
-import { isKnownType } from '../../../index-builder/parsers/index.ts';
-import type { ManifestSource } from '../../../index-builder/sink.ts';
+import { parseDuration } from './duration.ts';
+import { isKnownType } from '../../index-builder/parsers/index.ts';
+import type { ManifestSource } from '../../index-builder/sink.ts';
 // Imported (not read at run time) so the compiled binary carries the catalog.
-import bundledCatalog from '../../../feeds/catalog.json' with { type: 'json' };
+import bundledCatalog from '../../feeds/catalog.json' with { type: 'json' };
 
 /** Largest fraction of the previous copy's rows a new copy may lose, unless an entry says otherwise. */
 export const DEFAULT_MAX_SHRINK = 0.5;

@@ -6,8 +6,8 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { DATA_PACKAGE_FILES, defaultSources, packageSources, withFeedsDir } from '../../../index-builder/default-sources.ts';
-import type { ResolvedSource } from '../../../index-builder/manifest.ts';
+import { DATA_PACKAGE_FILES, defaultSources, packageSources, withFeedsDir } from '../../index-builder/default-sources.ts';
+import type { ResolvedSource } from '../../index-builder/manifest.ts';
 
 export { DATA_PACKAGE_FILES };
 
@@ -75,7 +75,7 @@ export function findDefaultSources(feedsDir: string, env: Record<string, string 
 
 /** Builds the default index (data packages + feeds) at `out`, with progress on stderr unless `quiet`; `managedBy` marks the server's own. */
 export async function buildDefaultIndex(out: string, feedsDir: string, quiet = false, managedBy?: 'server'): Promise<void> {
-  const { buildIndex, formatSummary } = await import('../../../index-builder/build.ts');
+  const { buildIndex, formatSummary } = await import('../../index-builder/build.ts');
   const summary = await buildIndex({ sources: findDefaultSources(feedsDir), out, quiet, managedBy });
   if (!quiet) console.error(formatSummary(summary));
 }

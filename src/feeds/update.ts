@@ -10,7 +10,7 @@ import { fsyncDir } from './fsync-dir.ts';
 import { localPathOf, sourceUrlOf, type CatalogFeed } from './catalog.ts';
 import { DownloadError, downloadToFile, sha256OfFile, type DownloadLimits, type Validators } from './download.ts';
 import { countRows, countRowsOrNull, refusal, type RowCount } from './validate.ts';
-import { FeedError } from '../../../index-builder/feed/source.ts';
+import { FeedError } from '../../index-builder/feed/source.ts';
 
 /** What happened to one feed. */
 export type FeedStatus =

@@ -3,9 +3,9 @@
  * a copy is good when it parses, has at least the catalog's minimum rows and
  * did not shrink too much against the previous copy.
  */
-import { FeedError, SourceContext } from '../../../index-builder/feed/source.ts';
-import { PARSERS } from '../../../index-builder/parsers/index.ts';
-import type { BuildSink } from '../../../index-builder/sink.ts';
+import { FeedError, SourceContext } from '../../index-builder/feed/source.ts';
+import { PARSERS } from '../../index-builder/parsers/index.ts';
+import type { BuildSink } from '../../index-builder/sink.ts';
 import { manifestEntryOf, type CatalogFeed } from './catalog.ts';
 
 export interface RowCount {
