@@ -5,6 +5,7 @@
  */
 import { statSync } from 'node:fs';
 import { unpack } from 'msgpackr';
+import { mapFileReadOnly } from './map-read-only.ts';
 import { DIR_ENTRY_SIZE, FORMAT_VERSION, HEADER_SIZE, MAGIC, SECTION_ALIGN, Section, type IndexMeta } from './format.ts';
 
 /** Why an index file was refused. */
@@ -40,16 +41,30 @@ export interface OpenOptions {
   verifyChecksums?: boolean;
 }
 
-/** Maps (Bun.mmap) and verifies an index file; throws IndexFileError when it is unusable. */
+/** Errors of Bun.mmap's read-write open that a read-only mapping can get past. */
+const READ_ONLY_CODES = new Set(['EROFS', 'EACCES', 'EPERM']);
+
+/** Maps (Bun.mmap, or read-only where the file cannot be opened for writing) and verifies an index file; throws IndexFileError when it is unusable. */
 export function mapIndexFile(path: string, options: OpenOptions = {}): MappedIndex {
   let data: Uint8Array;
   try {
-    if (!statSync(path).isFile()) throw new Error('not a regular file');
-    data = statSync(path).size === 0 ? new Uint8Array(0) : Bun.mmap(path, { shared: false });
+    const stat = statSync(path);
+    if (!stat.isFile()) throw new Error('not a regular file');
+    data = stat.size === 0 ? new Uint8Array(0) : mapFile(path, stat.size);
   } catch (e) {
     throw new IndexFileError(path, `cannot open: ${(e as Error).message}`);
   }
   return parseIndexBytes(path, data, options);
+}
+
+/** Bun.mmap (private, copy-on-write) where it can open the file; a read-only mapping on a read-only volume or a file owned by another user. */
+function mapFile(path: string, size: number): Uint8Array {
+  try {
+    return Bun.mmap(path, { shared: false });
+  } catch (e) {
+    if (!READ_ONLY_CODES.has((e as NodeJS.ErrnoException).code ?? '')) throw e;
+    return mapFileReadOnly(path, size);
+  }
 }
 
 /** Verifies and indexes the sections of index bytes (mapped or in memory). */
