@@ -5,7 +5,7 @@
  * index so a restart does not refetch fresh feeds, and so every process on
  * the host reports the same state.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../../index-builder/write/atomic-file.ts';
 import type { Validators } from './download.ts';
 
@@ -39,6 +39,36 @@ export interface RefreshState {
   buildError: string | null;
   /** The last build (either outcome): when it ended, how long it took, its peak memory. */
   lastBuild?: { at: number; ok: boolean; seconds: number | null; peakRssBytes: number | null } | null;
+  /** The last refresh child (either outcome): when it ended, why it failed, its peak memory. */
+  lastRun?: RefreshRun | null;
+  /** The host's totals since the state file was created (every process reports these). */
+  counters?: RefreshCounters;
+}
+
+/** How a refresh child ended: done, failed (an error, a crash), or stopped at its memory cap or time budget. */
+export type RunOutcome = 'ok' | 'failed' | 'memory_cap' | 'time_budget';
+
+export interface RefreshRun {
+  at: number;
+  outcome: RunOutcome;
+  /** Why it failed (null when ok). */
+  reason: string | null;
+  seconds: number;
+  peakRssBytes: number | null;
+}
+
+/** Fetches, builds and refresh children by outcome. */
+export interface RefreshCounters {
+  /** A new copy, a 304, a download equal to the copy, or a failure (the copy kept). */
+  fetches: Record<'updated' | 'not_modified' | 'unchanged' | 'failed', number>;
+  builds: Record<'ok' | 'failed', number>;
+  runs: Record<RunOutcome, number>;
+}
+
+/** The state's counters (created at zero when the file has none). */
+export function countersOf(state: RefreshState): RefreshCounters {
+  state.counters ??= { fetches: { updated: 0, not_modified: 0, unchanged: 0, failed: 0 }, builds: { ok: 0, failed: 0 }, runs: { ok: 0, failed: 0, memory_cap: 0, time_budget: 0 } };
+  return state.counters;
 }
 
 /** A feed never attempted: due now. */
@@ -46,12 +76,18 @@ export function newFeedRecord(hasCopy: boolean): FeedRecord {
   return { lastAttemptAt: null, lastFetchAt: null, lastChangeAt: null, failures: 0, reason: null, hasCopy, validators: null, nextAttemptAt: 0 };
 }
 
-/** Reads the state file; a missing or unreadable one starts over (every feed due). */
+/** Reads the state file; a missing or garbled one starts over (every feed due). Throws on an I/O error (EMFILE, EIO): the caller keeps what it had. */
 export function loadRefreshState(path: string): RefreshState {
   const empty: RefreshState = { feeds: {}, buildPending: false, lastRefreshAt: null, buildError: null };
-  if (!existsSync(path)) return empty;
+  let text: string;
   try {
-    const doc = JSON.parse(readFileSync(path, 'utf8')) as Partial<RefreshState>;
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return empty;
+    throw e;
+  }
+  try {
+    const doc = JSON.parse(text) as Partial<RefreshState>;
     if (typeof doc !== 'object' || doc === null || typeof doc.feeds !== 'object' || doc.feeds === null) return empty;
     return { ...empty, ...doc } as RefreshState;
   } catch {

@@ -12,7 +12,8 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildIndex } from '../../index-builder/build.ts';
-import { buildInChild, type ChildBuildRequest } from '../../src/feeds/build-child.ts';
+import { runRefreshChild } from '../../src/feeds/refresh-child.ts';
+import type { RefreshEvent, RefreshRequest } from '../../src/feeds/refresh-round.ts';
 import { startFeedRefresher } from '../../src/feeds/start.ts';
 import type { FeedRefresher } from '../../src/feeds/refresher.ts';
 import type { RunningServer } from '../../src/server.ts';
@@ -51,8 +52,23 @@ interface Setup {
   refresher: FeedRefresher;
   dir: string;
   logs: string[];
-  builds: ChildBuildRequest[];
+  builds: RefreshRequest[];
   clock: { now: number };
+}
+
+/** The real refresh child (a generous cap), recording each round that built into `builds`. */
+export function countingBuilds(builds: RefreshRequest[]) {
+  return (req: RefreshRequest, signal: AbortSignal, onEvent: (e: RefreshEvent) => void) =>
+    runRefreshChild(req, {
+      compiled: false,
+      memoryCapBytes: 2048 * 1048576,
+      timeBudgetMs: 120_000,
+      signal,
+      onEvent: (e) => {
+        if (e.kind === 'building') builds.push(req);
+        onEvent(e);
+      },
+    });
 }
 
 /** A server over a fresh small index with a refresher over `paths`; the clock is the test's. */
@@ -64,7 +80,7 @@ async function setup(name: string, paths: string[]): Promise<Setup> {
   writeTestCatalog(join(dir, 'catalog.json'), paths, publisher.url);
   const server = await startTestServer({ IPINTEL_INDEX: index, IPINTEL_FEEDS_DIR: join(dir, 'feeds'), IPINTEL_FEEDS_CATALOG: join(dir, 'catalog.json'), IPINTEL_ADMIN_TOKEN: 'admin-token' });
   const logs: string[] = [];
-  const builds: ChildBuildRequest[] = [];
+  const builds: RefreshRequest[] = [];
   const clock = { now: Date.now() };
   const status = startFeedRefresher(server.services.config, server.services.index, {
     withDefaults: false,
@@ -73,10 +89,7 @@ async function setup(name: string, paths: string[]): Promise<Setup> {
     pickupMs: 60_000,
     log: (line) => logs.push(line),
     now: () => clock.now,
-    build: (req, signal) => {
-      builds.push(req);
-      return buildInChild(req, false, signal);
-    },
+    runChild: countingBuilds(builds),
   });
   server.services.feeds = status;
   return { server, refresher: status.refresher!, dir, logs, builds, clock };
@@ -128,7 +141,10 @@ describe('first start: serve the small index at once, then swap to the refreshed
     expect(status.coverage.tor.state).toBe('ready');
     expect(status.feeds.managed_by).toBe('server');
     expect(status.feeds.kinds.tor.state).toBe('fresh');
-    expect(status.feeds.kinds.tor.last_fetch_at).toBe(new Date(s.clock.now).toISOString());
+    // On the test's clock (the child runs it forward from the parent's reading).
+    const fetchedAt = Date.parse(status.feeds.kinds.tor.last_fetch_at);
+    expect(fetchedAt).toBeGreaterThanOrEqual(s.clock.now);
+    expect(fetchedAt).toBeLessThan(s.clock.now + 60_000);
     // Public: kinds only, no paths or publishers.
     expect(status.feeds.sources).toBeUndefined();
     expect(JSON.stringify(status.feeds)).not.toContain('torbulkexitlist');
@@ -289,15 +305,12 @@ describe("an operator's own index", () => {
     await buildIndex({ sources: [{ options: { type: 'cidr-list', category: 'vpn', path: 'own.txt' }, absPath: join(dir, 'own.txt'), displayPath: 'own.txt' }], out: index, quiet: true });
     writeTestCatalog(join(dir, 'catalog.json'), [TOR, CLOUDFLARE], publisher.url);
     const server = await startTestServer({ IPINTEL_INDEX: index, IPINTEL_FEEDS_CATALOG: join(dir, 'catalog.json'), IPINTEL_FEEDS_MANIFEST: join(dir, 'feeds.json') });
-    const builds: ChildBuildRequest[] = [];
+    const builds: RefreshRequest[] = [];
     try {
       const status = startFeedRefresher(server.services.config, server.services.index, {
         withDefaults: false,
         log: () => {},
-        build: (req, signal) => {
-          builds.push(req);
-          return buildInChild(req, false, signal);
-        },
+        runChild: countingBuilds(builds),
       });
       server.services.feeds = status;
       expect(status.mode).toBe('manifest');
@@ -329,7 +342,7 @@ describe('picking up a file another refresher built', () => {
       // Another process replaces the file: picked up, one reload.
       await smallServerIndex(index);
       const g0 = holder.generation;
-      s.refresher.pickUp();
+      await s.refresher.pickUp();
       expect(holder.generation).toBe(g0 + 1);
       expect(s.logs.filter((l) => l.includes('feeds: picked up'))).toHaveLength(1);
       // The file is replaced again and this thread is reloaded with it (as the primary does for every worker): nothing to pick up.
@@ -338,7 +351,7 @@ describe('picking up a file another refresher built', () => {
       await Bun.sleep(20);
       holder.reload(index);
       const g1 = holder.generation;
-      s.refresher.pickUp();
+      await s.refresher.pickUp();
       expect(holder.generation).toBe(g1);
       expect(s.logs.filter((l) => l.includes('feeds: picked up'))).toHaveLength(1);
     } finally {

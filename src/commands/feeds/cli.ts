@@ -13,7 +13,7 @@ import { buildIndex, formatSummary } from '../../../index-builder/build.ts';
 import { loadManifest, ManifestError } from '../../../index-builder/manifest.ts';
 import { FeedError } from '../../../index-builder/feed/source.ts';
 import { formatTable } from '../../../index-builder/progress.ts';
-import { acquireLock } from '../../feeds/lock.ts';
+import { acquireLock, HEARTBEAT_MS } from '../../feeds/lock.ts';
 import { CatalogError, loadCatalog, type CatalogFeed } from '../../feeds/catalog.ts';
 import { DefaultDataMissingError, findDefaultSources } from '../../feeds/default-data.ts';
 import { operatorEntries, writeFeedsManifest } from '../../feeds/manifest-writer.ts';
@@ -124,15 +124,28 @@ interface RunOptions {
 async function runUpdate(r: RunOptions): Promise<number> {
   const lockPath = `${resolve(r.indexPath)}.feeds.lock`;
   mkdirSync(dirname(lockPath), { recursive: true });
-  const release = acquireLock(lockPath);
-  if (!release) {
+  let lock;
+  try {
+    lock = acquireLock(lockPath);
+  } catch (e) {
+    console.error(`cannot take the refresh lock ${lockPath}: ${(e as Error).message}`);
+    return 1;
+  }
+  if (!lock) {
     console.error(`another refresh of ${r.indexPath} is running (${lockPath}); try again when it is done`);
     return 1;
   }
+  // Touched while the update runs, so the server's refresher does not take it over as abandoned.
+  const heartbeat = setInterval(() => {
+    try {
+      lock.heartbeat();
+    } catch {}
+  }, HEARTBEAT_MS);
   try {
     return await updateUnlocked(r);
   } finally {
-    release();
+    clearInterval(heartbeat);
+    lock.release();
   }
 }
 
