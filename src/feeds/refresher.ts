@@ -89,7 +89,8 @@ export class FeedRefresher extends FeedStateView {
   private nextRoundAt(): number {
     let due = Infinity;
     try {
-      due = this.nextAttemptAt();
+      // A build that failed (or was never swapped in) is retried as soon as the back-off allows.
+      due = this.snapshot.buildPending ? this.opts.now() : this.nextAttemptAt();
     } catch {
       // The state cannot be read now: the back-off decides.
     }
@@ -141,7 +142,8 @@ export class FeedRefresher extends FeedStateView {
     this.failedRounds++;
     const wait = Math.min(this.opts.refreshMs, this.opts.retryBaseMs * 2 ** Math.min(this.failedRounds - 1, 20));
     this.retryAt = this.opts.now() + wait;
-    this.opts.log(`feeds: ${what}; the current index keeps serving; next attempt in ${formatDuration(wait)}`);
+    const after = wait < 60_000 ? `${Math.round(wait / 100) / 10} s` : formatDuration(wait);
+    this.opts.log(`feeds: ${what}; the current index keeps serving; next attempt in ${after}`);
   }
 
   /** Swaps in the index file when another process replaced it. */
@@ -226,6 +228,8 @@ export class FeedRefresher extends FeedStateView {
         swapError = (e as Error).message;
       }
     }
+    // One failure line per round: the child's, the build's, or the state file's (when nothing else failed).
+    let failure = result.outcome !== 'ok' ? `refresh child failed: ${result.detail}` : swap && !swap.ok ? `build failed for ${indexPath}: ${swap.detail}` : null;
     // The child wrote the state; this process adds how the child ended and what the swap did.
     try {
       const state = loadRefreshState(this.statePath);
@@ -240,10 +244,10 @@ export class FeedRefresher extends FeedStateView {
       if (outcome === 'ok') state.lastRefreshAt = this.opts.now();
       saveRefreshState(this.statePath, state);
     } catch (e) {
-      return this.backOff(`cannot write the refresh state ${this.statePath} (${errorText(e)})`);
+      const cannot = `cannot write the refresh state ${this.statePath} (${errorText(e)})`;
+      failure = failure ? `${failure}; ${cannot}` : cannot;
     }
-    if (result.outcome !== 'ok') return this.backOff(`refresh child failed: ${result.detail}`);
-    if (swap && !swap.ok) return this.backOff(`build failed: ${swap.detail}`);
+    if (failure) return this.backOff(failure);
     this.failedRounds = 0;
     this.retryAt = 0;
     if (swapError) return this.opts.log(`feeds: the new index was refused, the current one keeps serving: ${swapError}`);

@@ -12,14 +12,14 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildIndex } from '../../index-builder/build.ts';
-import { runRefreshChild } from '../../src/feeds/refresh-child.ts';
-import type { RefreshEvent, RefreshRequest } from '../../src/feeds/refresh-round.ts';
+import type { RefreshRequest } from '../../src/feeds/refresh-round.ts';
 import { startFeedRefresher } from '../../src/feeds/start.ts';
 import type { FeedRefresher } from '../../src/feeds/refresher.ts';
 import type { RunningServer } from '../../src/server.ts';
 import { FEEDS_DIR } from '../helpers/recording-sink.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { startPublisher, writeTestCatalog, type Publisher } from './publisher.ts';
+import { countingBuilds, smallServerIndex } from './refresh-kit.ts';
 
 const TOR = 'tor/torbulkexitlist';
 const CLOUDFLARE = 'cloud/cloudflare-ips-v4.txt';
@@ -41,12 +41,6 @@ afterAll(() => {
   rmSync(tmp, { recursive: true, force: true });
 });
 
-/** A small index the server built itself (one cloud list), as a first start leaves it. */
-export async function smallServerIndex(out: string): Promise<void> {
-  const src = join(FEEDS_DIR, CLOUDFLARE);
-  await buildIndex({ sources: [{ options: { type: 'cidr-list', category: 'content', path: src }, absPath: src, displayPath: CLOUDFLARE }], out, quiet: true, managedBy: 'server' });
-}
-
 interface Setup {
   server: RunningServer;
   refresher: FeedRefresher;
@@ -54,21 +48,6 @@ interface Setup {
   logs: string[];
   builds: RefreshRequest[];
   clock: { now: number };
-}
-
-/** The real refresh child (a generous cap), recording each round that built into `builds`. */
-export function countingBuilds(builds: RefreshRequest[]) {
-  return (req: RefreshRequest, signal: AbortSignal, onEvent: (e: RefreshEvent) => void) =>
-    runRefreshChild(req, {
-      compiled: false,
-      memoryCapBytes: 2048 * 1048576,
-      timeBudgetMs: 120_000,
-      signal,
-      onEvent: (e) => {
-        if (e.kind === 'building') builds.push(req);
-        onEvent(e);
-      },
-    });
 }
 
 /** A server over a fresh small index with a refresher over `paths`; the clock is the test's. */
