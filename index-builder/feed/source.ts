@@ -3,6 +3,7 @@
  * text for small JSON documents, and error reporting by file and line.
  */
 import { createReadStream, readFileSync, statSync } from 'node:fs';
+import { Transform } from 'node:stream';
 import { createGunzip, gunzipSync } from 'node:zlib';
 import { createInterface } from 'node:readline';
 import type { ManifestSource } from '../sink.ts';
@@ -43,6 +44,23 @@ export function dateMs(value: Date | number | string): number {
   return Date.parse(iso);
 }
 
+/**
+ * Bounds on reading one untrusted copy (the feed updater's validation sets
+ * them; a build of accepted copies reads without). A copy past a bound fails
+ * as a FeedError whose reason is a fixed category, never the copy's bytes.
+ */
+export interface ReadLimits {
+  /** Most bytes the parser reads (after gunzip for `.gz`). */
+  maxBytes: number;
+  /** A `.gz` copy inflating to more than this many times its size is refused (a gzip bomb). */
+  maxRatio: number;
+  /** Longest line read, in bytes (a line-based parser buffers a whole line). */
+  maxLineBytes: number;
+}
+
+/** Floor of the ratio bound, so a tiny .gz of a sparse file is not refused. */
+const MIN_INFLATED_ALLOWANCE = 1 << 20;
+
 /** The most skipped lines a source may report before they are only counted. */
 const MAX_SKIP_SAMPLES = 20;
 
@@ -54,6 +72,8 @@ export class SourceContext {
   readonly skipSamples: SkippedLine[] = [];
   /** Newest date the file itself states (epoch ms), NaN until a parser reports one. */
   private fileDateMs = NaN;
+  /** Read bounds of an untrusted copy (null: a trusted build input, unbounded). */
+  readLimits: ReadLimits | null = null;
 
   constructor(
     /** Absolute path of the file. */
@@ -106,10 +126,34 @@ export class SourceContext {
     return v;
   }
 
+  /** Most bytes this copy may yield once inflated, or Infinity when unbounded. */
+  private maxReadBytes(): number {
+    const l = this.readLimits;
+    if (!l) return Infinity;
+    if (!this.path.endsWith('.gz')) return l.maxBytes;
+    let compressed = 0;
+    try {
+      compressed = statSync(this.path).size;
+    } catch {
+      // Unreadable: the read fails with its own message.
+    }
+    return Math.min(l.maxBytes, Math.max(MIN_INFLATED_ALLOWANCE, compressed * l.maxRatio));
+  }
+
+  /** The failure of a copy past its read bound (no byte of the copy in it). */
+  private tooLarge(max: number, line?: number): never {
+    this.fail(`${this.path.endsWith('.gz') ? 'decompresses to' : 'is'} more than ${max} bytes (the bound for this feed)`, line);
+  }
+
   /** Streams the file's lines (1-based numbers), gunzipping `.gz` files. */
   async *lines(): AsyncGenerator<[text: string, lineNo: number]> {
     const raw = createReadStream(this.path);
-    const input = this.path.endsWith('.gz') ? raw.pipe(createGunzip()) : raw;
+    let input: NodeJS.ReadableStream = this.path.endsWith('.gz') ? raw.pipe(createGunzip()) : raw;
+    let bounded: BoundedReader | null = null;
+    if (this.readLimits) {
+      bounded = new BoundedReader(this.maxReadBytes(), this.readLimits.maxLineBytes);
+      input = input.pipe(bounded);
+    }
     const rl = createInterface({ input, crlfDelay: Infinity });
     let n = 0;
     try {
@@ -118,28 +162,50 @@ export class SourceContext {
         yield [line, n];
       }
     } catch (e) {
+      if (bounded?.exceeded === 'bytes') this.tooLarge(bounded.maxBytes, n + 1);
+      if (bounded?.exceeded === 'line') this.fail(`a line longer than ${bounded.maxLineBytes} bytes`, n + 1);
       this.fail(`cannot read: ${(e as Error).message}`, n || undefined);
+    } finally {
+      // An early stop (a refusal, a parse error) must not leave the gunzip running.
+      raw.destroy();
+    }
+    if (bounded?.exceeded === 'bytes') this.tooLarge(bounded.maxBytes, n + 1);
+    if (bounded?.exceeded === 'line') this.fail(`a line longer than ${bounded.maxLineBytes} bytes`, n + 1);
+  }
+
+  /** The first character that is not white space (a format sniff that reads no more than the first data line); '' for a blank file. */
+  async firstDataChar(): Promise<string> {
+    for await (const [line] of this.lines()) {
+      const text = line.trimStart();
+      if (text !== '') return text[0];
+    }
+    return '';
+  }
+
+  /** The whole file as bytes, gunzipped for `.gz`, within the read bound. */
+  private readBounded(): Buffer {
+    const max = this.maxReadBytes();
+    let buf: Buffer;
+    try {
+      if (Number.isFinite(max) && !this.path.endsWith('.gz') && statSync(this.path).size > max) this.tooLarge(max);
+      buf = readFileSync(this.path);
+      if (!this.path.endsWith('.gz')) return buf;
+      return Number.isFinite(max) ? gunzipSync(buf, { maxOutputLength: max }) : gunzipSync(buf);
+    } catch (e) {
+      if (e instanceof FeedError) throw e;
+      if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') this.tooLarge(max);
+      this.fail(`cannot read: ${(e as Error).message}`);
     }
   }
 
   /** The whole file as text (for small JSON documents), gunzipping `.gz` files. */
   readText(): string {
-    try {
-      const buf = readFileSync(this.path);
-      return (this.path.endsWith('.gz') ? gunzipSync(buf) : buf).toString('utf8');
-    } catch (e) {
-      this.fail(`cannot read: ${(e as Error).message}`);
-    }
+    return this.readBounded().toString('utf8');
   }
 
   /** The whole file as bytes (binary formats such as MMDB). */
   readBytes(): Uint8Array {
-    try {
-      const buf = readFileSync(this.path);
-      return this.path.endsWith('.gz') ? gunzipSync(buf) : buf;
-    } catch (e) {
-      this.fail(`cannot read: ${(e as Error).message}`);
-    }
+    return this.readBounded();
   }
 
   /** Parses the file as one JSON document; a syntax error names the file. */
@@ -150,6 +216,40 @@ export class SourceContext {
     } catch (e) {
       this.fail(`invalid JSON: ${(e as Error).message}`);
     }
+  }
+}
+
+/** Passes bytes through while they stay within a byte budget and a line length; stops the stream past either. */
+class BoundedReader extends Transform {
+  private seen = 0;
+  private run = 0;
+  exceeded: 'bytes' | 'line' | null = null;
+
+  constructor(
+    readonly maxBytes: number,
+    readonly maxLineBytes: number,
+  ) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, done: (e?: Error | null, data?: Buffer) => void): void {
+    this.seen += chunk.length;
+    if (this.seen > this.maxBytes) {
+      this.exceeded = 'bytes';
+      return done(new Error('read bound exceeded'));
+    }
+    let from = 0;
+    for (let nl = chunk.indexOf(10); nl >= 0; nl = chunk.indexOf(10, from)) {
+      if (this.run + nl - from > this.maxLineBytes) break;
+      this.run = 0;
+      from = nl + 1;
+    }
+    this.run += chunk.length - from;
+    if (this.run > this.maxLineBytes) {
+      this.exceeded = 'line';
+      return done(new Error('line bound exceeded'));
+    }
+    done(null, chunk);
   }
 }
 
