@@ -20,6 +20,14 @@ export class FeedError extends Error {
   }
 }
 
+/** A copy past one of its read bounds (size, inflation, line length, count): the reason is a category and numbers, never the copy's bytes. */
+export class FeedLimitError extends FeedError {
+  constructor(file: string, line: number | undefined, reason: string) {
+    super(file, line, reason);
+    this.name = 'FeedLimitError';
+  }
+}
+
 /** A line skipped as malformed, kept for the build summary. */
 export interface SkippedLine {
   line: number;
@@ -142,7 +150,12 @@ export class SourceContext {
 
   /** The failure of a copy past its read bound (no byte of the copy in it). */
   private tooLarge(max: number, line?: number): never {
-    this.fail(`${this.path.endsWith('.gz') ? 'decompresses to' : 'is'} more than ${max} bytes (the bound for this feed)`, line);
+    throw new FeedLimitError(this.displayPath, line, `${this.path.endsWith('.gz') ? 'decompresses to' : 'is'} more than ${max} bytes (the bound for this feed)`);
+  }
+
+  /** The failure of a line past the line bound. */
+  private lineTooLong(max: number, line: number): never {
+    throw new FeedLimitError(this.displayPath, line, `a line longer than ${max} bytes`);
   }
 
   /** Streams the file's lines (1-based numbers), gunzipping `.gz` files. */
@@ -163,23 +176,35 @@ export class SourceContext {
       }
     } catch (e) {
       if (bounded?.exceeded === 'bytes') this.tooLarge(bounded.maxBytes, n + 1);
-      if (bounded?.exceeded === 'line') this.fail(`a line longer than ${bounded.maxLineBytes} bytes`, n + 1);
+      if (bounded?.exceeded === 'line') this.lineTooLong(bounded.maxLineBytes, n + 1);
       this.fail(`cannot read: ${(e as Error).message}`, n || undefined);
     } finally {
       // An early stop (a refusal, a parse error) must not leave the gunzip running.
       raw.destroy();
     }
     if (bounded?.exceeded === 'bytes') this.tooLarge(bounded.maxBytes, n + 1);
-    if (bounded?.exceeded === 'line') this.fail(`a line longer than ${bounded.maxLineBytes} bytes`, n + 1);
+    if (bounded?.exceeded === 'line') this.lineTooLong(bounded.maxLineBytes, n + 1);
   }
 
-  /** The first character that is not white space (a format sniff that reads no more than the first data line); '' for a blank file. */
+  /** The first character that is not white space (a format sniff that reads no further than it); '' for a blank file. */
   async firstDataChar(): Promise<string> {
-    for await (const [line] of this.lines()) {
-      const text = line.trimStart();
-      if (text !== '') return text[0];
+    const raw = createReadStream(this.path);
+    const input = this.path.endsWith('.gz') ? raw.pipe(createGunzip()) : raw;
+    let first = true;
+    try {
+      for await (const chunk of input as AsyncIterable<Buffer>) {
+        // A UTF-8 byte order mark is not data.
+        const text = chunk.toString('latin1', first && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf ? 3 : 0);
+        first = false;
+        const m = /\S/.exec(text);
+        if (m) return m[0];
+      }
+      return '';
+    } catch (e) {
+      this.fail(`cannot read: ${(e as Error).message}`);
+    } finally {
+      raw.destroy();
     }
-    return '';
   }
 
   /** The whole file as bytes, gunzipped for `.gz`, within the read bound. */

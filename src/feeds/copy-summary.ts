@@ -42,8 +42,17 @@ export class CoverageSink {
   readonly v4 = noCoverage();
   readonly v6 = noCoverage();
 
+  /** `onTooMany` runs (and should throw) when the ranges pass `maxRanges`: a parse stops there. */
+  constructor(
+    private readonly maxRanges = Infinity,
+    private readonly onTooMany: (maxRanges: number) => never = () => {
+      throw new Error('too many ranges');
+    },
+  ) {}
+
   /** Adds one inclusive range. */
   add(family: Family, start: Addr, end: Addr): void {
+    if (this.v4.ranges + this.v6.ranges >= this.maxRanges) this.onTooMany(this.maxRanges);
     if (family === 4) {
       const size = (end as number) - (start as number) + 1;
       const c = this.v4;

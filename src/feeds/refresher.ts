@@ -14,10 +14,10 @@ import { EVIDENCE_KINDS } from '../index/evidence-kinds.ts';
 import { localPathOf, type CatalogFeed } from './catalog.ts';
 import type { DownloadLimits } from './download.ts';
 import { operatorEntries, writeFeedsManifest } from './manifest-writer.ts';
-import { hasGoodCopy, updateFeeds, type FeedOutcome } from './update.ts';
+import { updateFeeds, type FeedOutcome } from './update.ts';
 import type { ChildBuildRequest, ChildBuildResult } from './build-child.ts';
 import { formatDuration } from './duration.ts';
-import { loadRefreshState, newFeedRecord, saveRefreshState, type FeedRecord, type RefreshState } from './feed-state.ts';
+import { loadRefreshState, newFeedRecord, recordOutcome, saveRefreshState, statePathOf, type FeedRecord, type RefreshState } from './feed-state.ts';
 import { acquireLock } from './lock.ts';
 
 /** Who manages the served index: the server itself, the operator (left alone), the operator's manifest (refreshed), or nobody (off). */
@@ -60,12 +60,12 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 /** What this process's refresher has done since start (the host's totals are the sum over processes). */
 export interface RefresherCounters {
   /** Feed fetches by outcome: a new copy, a 304, a download equal to the copy, or a failure (the copy kept). */
-  fetches: Record<'updated' | 'not_modified' | 'unchanged' | 'failed', number>;
+  fetches: Record<'updated' | 'not_modified' | 'unchanged' | 'refused' | 'failed', number>;
   builds: Record<'ok' | 'failed', number>;
 }
 
 export class FeedRefresher {
-  readonly counters: RefresherCounters = { fetches: { updated: 0, not_modified: 0, unchanged: 0, failed: 0 }, builds: { ok: 0, failed: 0 } };
+  readonly counters: RefresherCounters = { fetches: { updated: 0, not_modified: 0, unchanged: 0, refused: 0, failed: 0 }, builds: { ok: 0, failed: 0 } };
   private state: RefreshState;
   private running: Promise<void> | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
@@ -79,7 +79,7 @@ export class FeedRefresher {
   readonly lockPath: string;
 
   constructor(readonly opts: RefresherOptions) {
-    this.statePath = `${opts.indexPath}.feeds-state.json`;
+    this.statePath = statePathOf(opts.indexPath);
     this.lockPath = `${opts.indexPath}.feeds.lock`;
     this.state = loadRefreshState(this.statePath);
     this.seenFile = fileKey(opts.indexPath);
@@ -210,6 +210,7 @@ export class FeedRefresher {
         limits: this.opts.limits,
         log: () => {},
         validatorsOf: (f) => this.recordOf(f).validators,
+        previousOf: (f) => this.recordOf(f).copy ?? null,
       });
       if (UNREACHABLE.test(o.reason ?? '')) unreachable++;
       outcomes.push(o);
@@ -221,6 +222,7 @@ export class FeedRefresher {
       if (o.status === 'updated') f.updated++;
       else if (o.status === 'unchanged' && o.notModified) f.not_modified++;
       else if (o.status === 'unchanged') f.unchanged++;
+      else if (o.refused) f.refused++;
       else f.failed++;
     }
     this.logOutcomes(outcomes);
@@ -242,20 +244,10 @@ export class FeedRefresher {
   private record(o: FeedOutcome, at: number): void {
     const r = this.recordOf(o.feed);
     const cadence = this.cadenceOf(o.feed);
-    r.lastAttemptAt = at;
-    r.hasCopy = hasGoodCopy(o);
-    if (o.status === 'updated' || o.status === 'unchanged') {
-      r.lastFetchAt = at;
-      if (o.status === 'updated') r.lastChangeAt = at;
-      if (o.validators) r.validators = o.validators;
-      r.failures = 0;
-      r.reason = null;
-      r.nextAttemptAt = at + cadence;
-    } else {
-      r.failures++;
-      r.reason = o.reason ?? o.status;
-      r.nextAttemptAt = at + Math.min(cadence, this.opts.retryBaseMs * 2 ** Math.min(r.failures - 1, 20));
-    }
+    recordOutcome(r, o, at);
+    const ok = o.status === 'updated' || o.status === 'unchanged';
+    // A refused copy is not retried sooner than the feed's cadence would: the publisher's next copy is what may differ.
+    r.nextAttemptAt = at + (ok || o.refused ? cadence : Math.min(cadence, this.opts.retryBaseMs * 2 ** Math.min(r.failures - 1, 20)));
   }
 
   /** One line per feed; a single line when no publisher could be reached at all (offline). */
