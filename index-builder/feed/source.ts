@@ -64,6 +64,8 @@ export interface ReadLimits {
   maxRatio: number;
   /** Longest line read, in bytes (a line-based parser buffers a whole line). */
   maxLineBytes: number;
+  /** Most ranges (or entries a parser holds before reporting them) a copy may have. */
+  maxRanges: number;
 }
 
 /** Floor of the ratio bound, so a tiny .gz of a sparse file is not refused. */
@@ -114,6 +116,12 @@ export class SourceContext {
       // An unreadable file fails in the parser with a clear message; its date does not matter.
     }
     return { at: new Date(mtime).toISOString(), from: 'mtime' };
+  }
+
+  /** Fails the copy when a parser that aggregates before reporting holds more than its range bound (the bound of an untrusted copy only). */
+  checkHeld(entries: number, line?: number): void {
+    const max = this.readLimits?.maxRanges;
+    if (max !== undefined && entries > max) throw new FeedLimitError(this.displayPath, line, `more than ${max} ranges (the bound for ${this.options.type})`);
   }
 
   /** Records a malformed line that is skipped (the build continues). */
@@ -175,15 +183,15 @@ export class SourceContext {
         yield [line, n];
       }
     } catch (e) {
-      if (bounded?.exceeded === 'bytes') this.tooLarge(bounded.maxBytes, n + 1);
-      if (bounded?.exceeded === 'line') this.lineTooLong(bounded.maxLineBytes, n + 1);
+      if (bounded?.exceeded === 'bytes') this.tooLarge(bounded.maxBytes);
+      if (bounded?.exceeded === 'line') this.lineTooLong(bounded.maxLineBytes, bounded.lineNo);
       this.fail(`cannot read: ${(e as Error).message}`, n || undefined);
     } finally {
       // An early stop (a refusal, a parse error) must not leave the gunzip running.
       raw.destroy();
     }
-    if (bounded?.exceeded === 'bytes') this.tooLarge(bounded.maxBytes, n + 1);
-    if (bounded?.exceeded === 'line') this.lineTooLong(bounded.maxLineBytes, n + 1);
+    if (bounded?.exceeded === 'bytes') this.tooLarge(bounded.maxBytes);
+    if (bounded?.exceeded === 'line') this.lineTooLong(bounded.maxLineBytes, bounded.lineNo);
   }
 
   /** The first character that is not white space (a format sniff that reads no further than it); '' for a blank file. */
@@ -248,7 +256,14 @@ export class SourceContext {
 class BoundedReader extends Transform {
   private seen = 0;
   private run = 0;
+  /** Newlines passed so far: the over-long line is the next one. */
+  private newlines = 0;
   exceeded: 'bytes' | 'line' | null = null;
+
+  /** The 1-based number of the line being read. */
+  get lineNo(): number {
+    return this.newlines + 1;
+  }
 
   constructor(
     readonly maxBytes: number,
@@ -267,6 +282,7 @@ class BoundedReader extends Transform {
     for (let nl = chunk.indexOf(10); nl >= 0; nl = chunk.indexOf(10, from)) {
       if (this.run + nl - from > this.maxLineBytes) break;
       this.run = 0;
+      this.newlines++;
       from = nl + 1;
     }
     this.run += chunk.length - from;

@@ -98,7 +98,7 @@ export function maxBytesOf(feed: CatalogFeed, ceiling = Infinity): number {
 
 /** The read bounds of a new copy's validation. */
 export function readLimitsOf(feed: CatalogFeed): ReadLimits {
-  return { maxBytes: maxBytesOf(feed), maxRatio: MAX_INFLATE_RATIO, maxLineBytes: MAX_LINE_BYTES };
+  return { maxBytes: maxBytesOf(feed), maxRatio: MAX_INFLATE_RATIO, maxLineBytes: MAX_LINE_BYTES, maxRanges: maxRangesOf(feed) };
 }
 
 /** Most ranges a copy of this feed may list (a type without ranges: none, its rows are ASNs). */

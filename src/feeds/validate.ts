@@ -6,7 +6,7 @@
 import { FeedError, FeedLimitError, SourceContext, type ReadLimits } from '../../index-builder/feed/source.ts';
 import { PARSERS } from '../../index-builder/parsers/index.ts';
 import { manifestEntryOf, type CatalogFeed } from './catalog.ts';
-import { maxRangesOf, readLimitsOf } from './bounds.ts';
+import { readLimitsOf } from './bounds.ts';
 import { CoverageSink, type CopySummary } from './copy-summary.ts';
 
 /** Parses one copy; counts parses (a refresh of an unchanged feed must not parse; tests read it). */
@@ -21,8 +21,7 @@ export async function summarizeCopy(feed: CatalogFeed, path: string, displayPath
   parseCounter.parses++;
   const ctx = new SourceContext(path, displayPath, manifestEntryOf(feed));
   ctx.readLimits = limits;
-  const maxRanges = maxRangesOf(feed);
-  const coverage = new CoverageSink(limits ? maxRanges : Infinity, (ranges) => {
+  const coverage = new CoverageSink(limits?.maxRanges ?? Infinity, (ranges) => {
     throw new FeedLimitError(displayPath, undefined, `more than ${ranges} ranges (the bound for ${feed.type})`);
   });
   const mod = await PARSERS[feed.type]();
