@@ -17,7 +17,7 @@ export const Health = Named('Health', Closed({
 
 const KindState = StringEnum(['ready', 'stale', 'unavailable']);
 const kindMap = <S extends Parameters<typeof Closed>[0][string]>(value: S) => Closed(Object.fromEntries(EVIDENCE_KINDS.map((k) => [k, value])) as Record<(typeof EVIDENCE_KINDS)[number], S>);
-const FeedFetchState = StringEnum(['fresh', 'stale', 'missing', 'failed']);
+const FeedFetchState = StringEnum(['fresh', 'stale', 'missing', 'refused', 'failed']);
 const Seconds = Type.Integer({ minimum: 0 });
 
 /** Per evidence kind: the fetch state of the catalog feeds that provide it (no paths, no publishers). */
@@ -27,6 +27,7 @@ const FeedKind = Closed({
   fresh: Seconds,
   stale: Seconds,
   missing: Seconds,
+  refused: Seconds,
   failed: Seconds,
   last_fetch_at: NullableDateTime,
   last_change_at: NullableDateTime,

@@ -11,7 +11,7 @@ import type { FeedsStatus } from './status-view.ts';
 
 type Prom = typeof import('prom-client');
 
-const STATES: readonly FeedFetchState[] = ['fresh', 'stale', 'missing', 'failed'];
+const STATES: readonly FeedFetchState[] = ['fresh', 'stale', 'missing', 'refused', 'failed'];
 
 /** Registers the feed series on a registry; `feeds` is read at each scrape (undefined or no refresher: no values). */
 export function registerFeedMetrics({ Counter, Gauge }: Prom, registry: Registry, feeds: () => FeedsStatus | undefined): void {
@@ -34,7 +34,7 @@ export function registerFeedMetrics({ Counter, Gauge }: Prom, registry: Registry
     });
   byOutcome(
     'ipintel_feed_fetches_total',
-    'Feed fetches by outcome: updated (a new copy), not_modified (HTTP 304), unchanged (same bytes), failed (the previous copy kept)',
+    'Feed fetches by outcome: updated (a new copy), not_modified (HTTP 304), unchanged (same bytes), refused (the copy failed its checks), failed (download failed); the previous copy is kept on both',
     (c) => c.fetches,
   );
   byOutcome('ipintel_feed_builds_total', 'Background index builds by outcome', (c) => c.builds);
@@ -45,7 +45,7 @@ export function registerFeedMetrics({ Counter, Gauge }: Prom, registry: Registry
   );
   new Gauge({
     name: 'ipintel_feed_sources',
-    help: 'Catalog feeds by state (fresh, stale, missing, failed)',
+    help: 'Catalog feeds by state (fresh, stale, missing, refused, failed)',
     labelNames: ['state'],
     registers,
     // Every worker reads the same state file: the host's count is any worker's.

@@ -14,8 +14,9 @@ import { mapIndexFile } from '../index/index-file.ts';
 import { localPathOf, type CatalogFeed } from './catalog.ts';
 import type { DownloadLimits } from './download.ts';
 import { operatorEntries, writeFeedsManifest } from './manifest-writer.ts';
-import { hasGoodCopy, updateFeeds, type FeedOutcome, type FeedStatus } from './update.ts';
-import { countersOf, loadRefreshState, newFeedRecord, saveRefreshState, type FeedRecord, type RefreshState } from './feed-state.ts';
+import { updateFeeds, type FeedOutcome, type FeedStatus } from './update.ts';
+import { parseCounter } from './validate.ts';
+import { countersOf, loadRefreshState, newFeedRecord, recordOutcome, saveRefreshState, type FeedRecord, type RefreshState } from './feed-state.ts';
 
 /** What the parent asks the child to do. */
 export interface RefreshRequest {
@@ -50,7 +51,8 @@ export interface FeedOutcomeLine {
 
 /** The child's events, one JSON line each on its stdout. */
 export type RefreshEvent =
-  | { kind: 'fetched'; outcomes: FeedOutcomeLine[] }
+  /** `parses`: feed copies the checks parsed in this child (an unchanged feed parses none). */
+  | { kind: 'fetched'; outcomes: FeedOutcomeLine[]; parses: number }
   | { kind: 'building' }
   | { kind: 'built'; ok: boolean; detail: string; seconds: number; coverage: string | null }
   | { kind: 'done'; peakRssBytes: number | null };
@@ -108,6 +110,7 @@ async function fetchDue(req: RefreshRequest, state: RefreshState, now: () => num
       limits: req.limits,
       log: () => {},
       validatorsOf: (f) => recordOf(req, state, f).validators,
+      previousOf: (f) => recordOf(req, state, f).copy ?? null,
     });
     if (UNREACHABLE.test(o.reason ?? '')) unreachable++;
     outcomes.push(o);
@@ -119,6 +122,7 @@ async function fetchDue(req: RefreshRequest, state: RefreshState, now: () => num
     if (o.status === 'updated') fetches.updated++;
     else if (o.status === 'unchanged' && o.notModified) fetches.not_modified++;
     else if (o.status === 'unchanged') fetches.unchanged++;
+    else if (o.refused) fetches.refused++;
     else fetches.failed++;
   }
   if (outcomes.some((o) => o.status === 'updated')) state.buildPending = true;
@@ -133,26 +137,17 @@ async function fetchDue(req: RefreshRequest, state: RefreshState, now: () => num
     }
   }
   saveRefreshState(req.statePath, state);
-  emit({ kind: 'fetched', outcomes: outcomes.map((o) => ({ path: o.feed.path, status: o.status, notModified: o.notModified, rows: o.rows, reason: o.reason })) });
+  const lines = outcomes.map((o) => ({ path: o.feed.path, status: o.status, notModified: o.notModified, rows: o.rows, reason: o.reason }));
+  emit({ kind: 'fetched', outcomes: lines, parses: parseCounter.parses });
 }
 
 /** Updates a feed's record from its outcome: success schedules the next check at its cadence, failure backs off. */
 function record(req: RefreshRequest, r: FeedRecord, o: FeedOutcome, at: number): void {
   const cadence = o.feed.cadenceMs ?? req.refreshMs;
-  r.lastAttemptAt = at;
-  r.hasCopy = hasGoodCopy(o);
-  if (o.status === 'updated' || o.status === 'unchanged') {
-    r.lastFetchAt = at;
-    if (o.status === 'updated') r.lastChangeAt = at;
-    if (o.validators) r.validators = o.validators;
-    r.failures = 0;
-    r.reason = null;
-    r.nextAttemptAt = at + cadence;
-  } else {
-    r.failures++;
-    r.reason = o.reason ?? o.status;
-    r.nextAttemptAt = at + Math.min(cadence, req.retryBaseMs * 2 ** Math.min(r.failures - 1, 20));
-  }
+  recordOutcome(r, o, at);
+  const ok = o.status === 'updated' || o.status === 'unchanged';
+  // A refused copy is not retried sooner than the feed's cadence would: the publisher's next copy is what may differ.
+  r.nextAttemptAt = at + (ok || o.refused ? cadence : Math.min(cadence, req.retryBaseMs * 2 ** Math.min(r.failures - 1, 20)));
 }
 
 /** Builds the index from the feeds folder (or the operator's manifest); the builder writes it atomically. */

@@ -6,7 +6,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { localPathOf, type CatalogFeed } from './catalog.ts';
-import { loadRefreshState, newFeedRecord, type FeedRecord, type RefreshState } from './feed-state.ts';
+import { loadRefreshState, newFeedRecord, statePathOf, type FeedRecord, type RefreshState } from './feed-state.ts';
 import { LOCK_LAPSE_MS, readLock, type LockView } from './lock.ts';
 
 /** What a view reads. */
@@ -21,8 +21,7 @@ export interface StateViewOptions {
   now: () => number;
 }
 
-/** Where the state and lock files of an index live. */
-export const statePathOf = (indexPath: string) => `${indexPath}.feeds-state.json`;
+/** Where the lock file of an index lives (the state file: statePathOf). */
 export const lockPathOf = (indexPath: string) => `${indexPath}.feeds.lock`;
 
 /** A read-only view of the refresh state (FeedRefresher adds the refreshing). */

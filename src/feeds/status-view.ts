@@ -14,7 +14,7 @@ import type { FeedsStatus as FeedsStatusSchema } from '../contract/service.ts';
 type FeedsStatusBody = Static<typeof FeedsStatusSchema>;
 
 /** Worst first: a kind is as good as its weakest feed. */
-const SEVERITY: readonly FeedFetchState[] = ['missing', 'failed', 'stale', 'fresh'];
+const SEVERITY: readonly FeedFetchState[] = ['missing', 'refused', 'failed', 'stale', 'fresh'];
 
 /** The refresher as the status route sees it (null refresher: mode off or operator). */
 export interface FeedsStatus {
@@ -38,7 +38,7 @@ export function publicFeedsView(s: FeedsStatus, now: number): FeedsStatusBody {
   for (const { feed, record, cadenceMs } of r.feeds()) {
     const state = feedFetchState(record, cadenceMs, now);
     for (const kind of kindsOfSource(feed.type, feed.options.category)) {
-      const k = (kinds[kind] ??= { state: 'fresh', sources: 0, fresh: 0, stale: 0, missing: 0, failed: 0, last_fetch_at: null, last_change_at: null, age_seconds: null });
+      const k = (kinds[kind] ??= { state: 'fresh', sources: 0, fresh: 0, stale: 0, missing: 0, refused: 0, failed: 0, last_fetch_at: null, last_change_at: null, age_seconds: null });
       k.sources++;
       k[state]++;
       if (SEVERITY.indexOf(state) < SEVERITY.indexOf(k.state)) k.state = state;

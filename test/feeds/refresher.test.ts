@@ -19,12 +19,13 @@ import type { RunningServer } from '../../src/server.ts';
 import { FEEDS_DIR } from '../helpers/recording-sink.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { startPublisher, writeTestCatalog, type Publisher } from './publisher.ts';
-import { countingBuilds, smallServerIndex } from './refresh-kit.ts';
+import { childParses, countingBuilds, smallServerIndex } from './refresh-kit.ts';
 
 const TOR = 'tor/torbulkexitlist';
 const CLOUDFLARE = 'cloud/cloudflare-ips-v4.txt';
 const DROP = 'threat/spamhaus-drop_v4.json';
 const GOOGLEBOT = 'crawlers/googlebot.json';
+const VPN = 'vpn/x4bnet-vpn-ipv4.txt';
 const TOR_EXIT = '185.241.208.232';
 const HOUR = 3_600_000;
 
@@ -33,7 +34,7 @@ let publisher: Publisher;
 
 beforeAll(() => {
   tmp = mkdtempSync(join(tmpdir(), 'ipintel-refresher-'));
-  publisher = startPublisher(join(tmp, 'publisher'), [TOR, CLOUDFLARE, DROP, GOOGLEBOT]);
+  publisher = startPublisher(join(tmp, 'publisher'), [TOR, CLOUDFLARE, DROP, GOOGLEBOT, VPN]);
 });
 
 afterAll(() => {
@@ -210,7 +211,8 @@ describe('failure paths keep the previous data serving', () => {
     const admin = await getJson(s.server, '/v1/data/status', { authorization: 'Bearer admin-token' });
     const byPath = Object.fromEntries(admin.feeds.sources.map((x: { path: string }) => [x.path, x]));
     expect(byPath[TOR].state).toBe('failed');
-    expect(byPath[TOR].reason).toBe('HTTP 404 Not Found');
+    // The status number only: a status text is the publisher's bytes.
+    expect(byPath[TOR].reason).toBe('HTTP 404');
     expect(byPath[DROP].reason).toMatch(/^refused: /);
     expect(byPath[GOOGLEBOT].reason).toMatch(/^refused: /);
     expect(byPath[CLOUDFLARE].reason).toMatch(/timed out/);
@@ -338,4 +340,60 @@ describe('picking up a file another refresher built', () => {
       await s.server.stop();
     }
   }, 60_000);
+});
+
+describe('a poisoned third-party list', () => {
+  test('0.0.0.0/0 in a VPN list: refused with its reason in one log line, status and metrics; the previous copy builds and answers stay', async () => {
+    const s = await setup('poisoned', [TOR, VPN]);
+    const original = readFileSync(join(publisher.root, VPN), 'utf8');
+    try {
+      await s.refresher.refresh();
+      expect(s.builds).toHaveLength(1);
+      const answers = async () => Promise.all(['8.8.8.8', '1.1.1.1', '52.95.110.1'].map(async (ip) => (await getJson(s.server, `/v1/ip/${ip}`)).classification));
+      const before = await answers();
+      for (const c of before) expect(c.is_vpn).toBe(false);
+
+      // The poison, and a real change elsewhere so that a build runs.
+      appendFileSync(join(publisher.root, VPN), '0.0.0.0/0\n');
+      appendFileSync(join(publisher.root, TOR), '203.0.113.78\n');
+      s.clock.now += 25 * HOUR;
+      await s.refresher.refresh();
+      expect(s.builds).toHaveLength(2);
+      expect((await getJson(s.server, '/v1/ip/203.0.113.78')).classification.is_tor).toBe(true);
+      expect(await answers()).toEqual(before);
+      expect(readFileSync(join(s.dir, 'feeds', VPN), 'utf8')).toBe(original);
+
+      const lines = s.logs.filter((l) => l.includes(VPN));
+      expect(lines.filter((l) => l.includes('refused'))).toEqual([`feeds: ${VPN} kept-previous 10862 rows: refused: lists the whole IPv4 space (/0)`]);
+      const admin = await getJson(s.server, '/v1/data/status', { authorization: 'Bearer admin-token' });
+      const vpn = admin.feeds.sources.find((x: { path: string }) => x.path === VPN);
+      expect(vpn.state).toBe('refused');
+      expect(vpn.reason).toBe('refused: lists the whole IPv4 space (/0)');
+      expect(admin.feeds.kinds.vpn.state).toBe('refused');
+      expect(admin.feeds.kinds.vpn.refused).toBe(1);
+      const pub = await getJson(s.server, '/v1/data/status');
+      expect(pub.feeds.kinds.vpn.state).toBe('refused');
+      expect(JSON.stringify(pub.feeds)).not.toContain('0.0.0.0');
+      const metrics = await (await fetch(`${s.server.url}/metrics`, { headers: { authorization: 'Bearer admin-token' } })).text();
+      expect(metrics).toContain('ipintel_feed_sources{state="refused"} 1');
+      expect(metrics).toContain('ipintel_feed_fetches_total{result="refused"} 1');
+
+      // The publisher goes back to the accepted bytes: a 304 (the accepted copy's validators were kept), nothing parsed, fresh again.
+      writeFileSync(join(publisher.root, VPN), original);
+      const parses = childParses.parses;
+      expect(parses).toBeGreaterThan(0); // the poisoned copy was parsed, in the child
+      const notModified = publisher.notModified.get(VPN) ?? 0;
+      s.clock.now += 25 * HOUR;
+      await s.refresher.refresh();
+      expect(publisher.notModified.get(VPN)).toBe(notModified + 1);
+      expect(childParses.parses).toBe(parses);
+      const again = await getJson(s.server, '/v1/data/status', { authorization: 'Bearer admin-token' });
+      expect(again.feeds.sources.find((x: { path: string }) => x.path === VPN).state).toBe('fresh');
+      expect(s.builds).toHaveLength(2);
+    } finally {
+      writeFileSync(join(publisher.root, VPN), original);
+      await s.refresher.stop();
+      await s.server.stop();
+    }
+  }, 90_000);
 });
