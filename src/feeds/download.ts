@@ -101,6 +101,12 @@ export async function downloadToFile(url: string, dest: string, limits: Download
         await res.body?.cancel().catch(() => {});
         throw e;
       }
+      // This host's disk, not the network: the reason names the file (a full disk, a read-only folder).
+      const code = (e as NodeJS.ErrnoException)?.code;
+      if (typeof code === 'string' && /^E(NOSPC|DQUOT|ROFS|ACCES|PERM|IO|MFILE|NFILE)$/.test(code)) {
+        await res.body?.cancel().catch(() => {});
+        throw new DownloadError(`cannot write ${dest}: ${code}`);
+      }
       throw new DownloadError(describeFetchError(e, limits.timeoutMs));
     }
     await file.sync();
