@@ -18,10 +18,9 @@ import { updateFeeds, type FeedOutcome, type FeedStatus } from './update.ts';
 import { parseCounter } from './validate.ts';
 import { countersOf, loadRefreshState, newFeedRecord, recordOutcome, saveRefreshState, type FeedRecord, type RefreshState } from './feed-state.ts';
 
-/** What the parent asks the child to do. */
-export interface RefreshRequest {
+/** What a round works on: the refresher's settings, as it passes them to the child. */
+export interface RoundSettings {
   indexPath: string;
-  statePath: string;
   /** Where the feed copies live: the feeds folder, or the operator manifest's folder. */
   feedsDir: string;
   catalog: CatalogFeed[];
@@ -29,15 +28,20 @@ export interface RefreshRequest {
   refreshMs: number;
   /** The operator's manifest (mode `manifest`), else null. */
   manifest: string | null;
+  /** Build with the embedded default data (false: the feeds only; tests). */
   withDefaults: boolean;
+  /** Fetch `<mirror>/<path>` instead of each publisher's URL. */
   mirror: string | null;
   limits: DownloadLimits;
   /** First retry delay of a failed feed; doubles per consecutive failure up to its cadence. */
   retryBaseMs: number;
+}
+
+/** What the parent asks the child to do. */
+export interface RefreshRequest extends RoundSettings {
+  statePath: string;
   /** The parent's clock minus the real one (the refresher may run on a test's clock). */
   clockOffsetMs: number;
-  /** Build even when no feed changed (the build benchmark). */
-  forceBuild?: boolean;
 }
 
 /** One feed's outcome as the child reports it. */
@@ -67,7 +71,7 @@ export async function runRefreshRound(req: RefreshRequest, emit: (e: RefreshEven
   const now = () => Date.now() + req.clockOffsetMs;
   const state = loadRefreshState(req.statePath);
   await fetchDue(req, state, now, emit);
-  if (!state.buildPending && !req.forceBuild) return;
+  if (!state.buildPending) return;
   emit({ kind: 'building' });
   const t0 = performance.now();
   let detail = '';

@@ -12,9 +12,8 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { localPathOf, type CatalogFeed } from './catalog.ts';
-import type { DownloadLimits } from './download.ts';
 import type { ChildResult } from './refresh-child.ts';
-import { UNREACHABLE, type FeedOutcomeLine, type RefreshEvent, type RefreshRequest } from './refresh-round.ts';
+import { UNREACHABLE, type FeedOutcomeLine, type RefreshEvent, type RefreshRequest, type RoundSettings } from './refresh-round.ts';
 import { formatDuration } from './duration.ts';
 import { countersOf, loadRefreshState, saveRefreshState, type RunOutcome } from './feed-state.ts';
 import { acquireLock, type HeldLock } from './lock.ts';
@@ -31,23 +30,8 @@ export interface ServedIndex {
   swap(path: string): Promise<{ generation: number; builtAt: string }>;
 }
 
-export interface RefresherOptions {
+export interface RefresherOptions extends RoundSettings {
   served: ServedIndex;
-  indexPath: string;
-  /** Where the feed copies live: the feeds folder, or the operator manifest's folder. */
-  feedsDir: string;
-  catalog: CatalogFeed[];
-  /** Cadence of feeds whose catalog entry names none. */
-  refreshMs: number;
-  /** The operator's manifest (mode `manifest`), else null. */
-  manifest: string | null;
-  /** Build with the embedded default data (false: the feeds only; tests). */
-  withDefaults: boolean;
-  /** Fetch `<mirror>/<path>` instead of each publisher's URL. */
-  mirror: string | null;
-  limits: DownloadLimits;
-  /** First retry delay after a failure; doubles per consecutive failure up to the feed's cadence. */
-  retryBaseMs: number;
   /** How often a process without the lock looks for a newer index file. */
   pickupMs: number;
   /** How often the lock's holder touches it, and after how long untouched it is taken over. */
@@ -121,7 +105,7 @@ export class FeedRefresher extends FeedStateView {
   /** One refresh now (joins the one under way); resolves when it is done, never rejects. */
   refresh(): Promise<void> {
     this.running ??= this.round()
-      .catch((e) => this.opts.log(`feeds: refresh failed, the current index keeps serving: ${(e as Error).message}`))
+      .catch((e) => this.backOff(`refresh failed: ${errorText(e)}`))
       .finally(() => {
         this.running = null;
         this.schedule();
@@ -196,20 +180,9 @@ export class FeedRefresher extends FeedStateView {
 
   /** One round in the child, then the swap and the state's last word. */
   private async runRound(signal: AbortSignal): Promise<void> {
-    const { indexPath, feedsDir, manifest, withDefaults } = this.opts;
-    const req: RefreshRequest = {
-      indexPath,
-      statePath: this.statePath,
-      feedsDir,
-      catalog: this.opts.catalog,
-      refreshMs: this.opts.refreshMs,
-      manifest,
-      withDefaults,
-      mirror: this.opts.mirror,
-      limits: this.opts.limits,
-      retryBaseMs: this.opts.retryBaseMs,
-      clockOffsetMs: this.opts.now() - Date.now(),
-    };
+    const { indexPath, feedsDir, catalog, refreshMs, manifest, withDefaults, mirror, limits, retryBaseMs } = this.opts;
+    const settings: RoundSettings = { indexPath, feedsDir, catalog, refreshMs, manifest, withDefaults, mirror, limits, retryBaseMs };
+    const req: RefreshRequest = { ...settings, statePath: this.statePath, clockOffsetMs: this.opts.now() - Date.now() };
     let built = null as Extract<RefreshEvent, { kind: 'built' }> | null;
     const result = await this.opts.runChild(req, signal, (e) => {
       if (e.kind === 'fetched') this.logOutcomes(e.outcomes);

@@ -191,62 +191,35 @@ describe('the file system refuses', () => {
     }
   }, 30_000);
 
-  test('a full disk on the lock path: no lock is left behind, the old index serves, one line per attempt', async () => {
-    const data = join(tmp, 'full-lock');
-    if (!mountTmpfs(data, 131_072)) return;
-    await smallServerIndex(join(data, 'ipintel.idx'));
-    fillLeaving(data, 0);
-    const s = await serve(data, join(tmp, 'full-lock-feeds'));
-    try {
-      s.refresher.start();
-      await Bun.sleep(3_200);
-      expectBackOff(s.logs.filter((l) => !l.startsWith('feeds: refreshing')), /^feeds: cannot take the refresh lock .*ENOSPC.*next attempt in [\d.]+ s$/);
-      expect(readdirSync(data).filter((f) => f.endsWith('.lock'))).toEqual([]);
-      expect(await isTor(s)).toBe(false);
-    } finally {
-      await stopAll(s);
-    }
-  }, 30_000);
-
-  test('a full disk on the state path (room for the lock only): the child fails, one line per attempt, the old index serves', async () => {
-    const data = join(tmp, 'full-state');
-    if (!mountTmpfs(data, 131_072)) return;
-    await smallServerIndex(join(data, 'ipintel.idx'));
-    fillLeaving(data, 1);
-    const s = await serve(data, join(tmp, 'full-state-feeds'));
-    try {
-      s.refresher.start();
-      await Bun.sleep(4_000);
-      const failures = s.logs.filter((l) => l.includes('keeps serving'));
-      expectBackOff(failures, /^feeds: refresh child failed: .*ENOSPC.*feeds-state\.json.*next attempt in [\d.]+ s$/);
-      expect(await isTor(s)).toBe(false);
-    } finally {
-      await stopAll(s);
-    }
-  }, 30_000);
-
-  test('a full disk on the index path (room for lock and state): the build fails, one line per attempt, the old index serves', async () => {
-    const data = join(tmp, 'full-index');
-    if (!mountTmpfs(data, 131_072)) return;
-    await smallServerIndex(join(data, 'ipintel.idx'));
-    fillLeaving(data, 4);
-    const s = await serve(data, join(tmp, 'full-index-feeds'));
-    try {
-      const generation = s.server.services.index.generation;
-      s.refresher.start();
-      await until('two failed builds', () => s.logs.filter((l) => l.includes('keeps serving')).length >= 2, 25_000).catch((e) => {
-        console.error(s.logs);
-        throw e;
-      });
-      const failures = s.logs.filter((l) => l.includes('keeps serving'));
-      expectBackOff(failures, /^feeds: build failed for .*ipintel\.idx: .*ENOSPC.*next attempt in [\d.]+ s$/);
-      expect(s.server.services.index.generation).toBe(generation);
-      expect(await isTor(s)).toBe(false);
-      expect(readdirSync(data).filter((f) => f.includes('.tmp'))).toEqual([]);
-    } finally {
-      await stopAll(s);
-    }
-  }, 40_000);
+  // Pages left free after the old index: none (the lock's write fails), one (the lock fits, the state does not), four (lock and state fit, the index does not).
+  const FULL_DISK = [
+    { path: 'lock', pagesLeft: 0, line: /^feeds: cannot take the refresh lock .*ENOSPC.*next attempt in [\d.]+ s$/ },
+    { path: 'state', pagesLeft: 1, line: /^feeds: refresh child failed: .*ENOSPC.*feeds-state\.json.*next attempt in [\d.]+ s$/ },
+    { path: 'index', pagesLeft: 4, line: /^feeds: build failed for .*ipintel\.idx: .*ENOSPC.*next attempt in [\d.]+ s$/ },
+  ];
+  for (const c of FULL_DISK) {
+    test(`a full disk on the ${c.path} path: the old index serves, one line per round with doubling waits, nothing left behind`, async () => {
+      const data = join(tmp, `full-${c.path}`);
+      if (!mountTmpfs(data, 131_072)) return;
+      await smallServerIndex(join(data, 'ipintel.idx'));
+      fillLeaving(data, c.pagesLeft);
+      const s = await serve(data, join(tmp, `full-${c.path}-feeds`));
+      try {
+        const generation = s.server.services.index.generation;
+        s.refresher.start();
+        const failures = () => s.logs.filter((l) => l.includes('keeps serving'));
+        await until('two failed rounds', () => failures().length >= 2, 25_000);
+        await Bun.sleep(1_000);
+        expectBackOff(failures(), c.line);
+        expect(s.server.services.index.generation).toBe(generation);
+        expect(await isTor(s)).toBe(false);
+      } finally {
+        await stopAll(s);
+      }
+      // No empty lock for others to wait on, no temp file of the state or the index.
+      expect(readdirSync(data).filter((f) => f.endsWith('.lock') || f.includes('.tmp'))).toEqual([]);
+    }, 40_000);
+  }
 
   test('a full disk on the download temp path: the feed fails, the old index serves, no hot retry', async () => {
     const feeds = join(tmp, 'full-temp');
