@@ -60,7 +60,7 @@ export class FeedRefresher extends FeedStateView {
   private retryAt = 0;
 
   constructor(readonly opts: RefresherOptions) {
-    super({ ...opts, lockLapseMs: opts.lockLapseMs });
+    super(opts);
     this.seenFile = fileKey(opts.indexPath);
   }
 

@@ -127,6 +127,7 @@ describe('several processes on one host', () => {
       TEST_RETRY_MS: '200',
       TEST_HEARTBEAT_MS: String(HEARTBEAT),
       TEST_LOCK_LAPSE_MS: String(LAPSE),
+      IPINTEL_ADMIN_TOKEN: 'admin',
     };
     publisher.delayMs = 2_000;
     try {
@@ -140,6 +141,10 @@ describe('several processes on one host', () => {
       const b = spawn(HOST, env, outB, errB);
       const urlB = await listeningUrl(outB, 'process B');
       await Bun.sleep(500); // B has tried the held lock at least once
+      // B serves meanwhile, and its admin status names the holder: A, not itself.
+      const seen = (await (await fetch(`${urlB}/v1/data/status`, { headers: { authorization: 'Bearer admin' } })).json()) as any;
+      expect(seen.feeds.lock).toMatchObject({ pid: a.pid, this_process: false, live: true });
+      expect(seen.feeds.refresh).toBe('running');
       a.kill('SIGKILL');
       const killedAt = Date.now();
       // Meanwhile B keeps trying every 200 ms and is refused until the heartbeat lapses.
