@@ -54,8 +54,8 @@ const COMMANDS: Record<string, Command> = {
   export: async (argv) => (await import('./commands/export.ts')).main(argv),
   feeds: async (argv) => (await import('./commands/feeds/cli.ts')).main(argv),
   healthcheck,
-  // Internal: the feed refresher's background build (src/feeds/build-child.ts runs it in a niced child).
-  'refresh-build': async (argv) => (await import('./feeds/build-child.ts')).runRefreshBuild(argv),
+  // Internal: the feed refresher's child (src/feeds/refresh-child.ts runs it niced, the request on stdin).
+  'refresh-run': async () => (await import('./feeds/refresh-child.ts')).runRefreshChildMain(),
 };
 
 /** Dispatches argv (without the runtime and script) to a command; resolves with the exit code. */
@@ -112,8 +112,9 @@ async function serve(argv: string[]): Promise<number> {
     console.error('usage: ipintel serve (configuration comes from the environment; see docs/deployment.md)');
     return argv[0] === '--help' ? 0 : 2;
   }
+  // A task that forgot its catch logs a line; the server keeps serving.
+  (await import('./process-guards.ts')).installProcessGuards();
   const { loadConfig } = await import('./config.ts');
-  const { startServer } = await import('./server.ts');
   const data = await import('./feeds/default-data.ts');
   let server: { port: number; stop(): Promise<void> };
   try {
@@ -122,28 +123,7 @@ async function serve(argv: string[]): Promise<number> {
       console.error(`no index at ${config.indexPath}: building it from the embedded default sources`);
       await data.buildDefaultIndex(config.indexPath, config.feedsDir, false, 'server');
     }
-    if (config.workers > 1 && config.dbPath === ':memory:') {
-      // Each thread would open its own empty database: keys made through one worker unknown to the others.
-      console.error(`IPINTEL_DB=:memory: is one database per thread, not shareable by ${config.workers} workers: serving with 1`);
-      config.workers = 1;
-    }
-    if (config.workers > 1) {
-      // Migrations run here once, not in every worker at the same moment.
-      await (await openAccountStore(config.dbPath, { flushIntervalMs: 0, syncIntervalMs: 0 })).close();
-      const { startWorkerPool } = await import('./workers/pool.ts');
-      server = await startWorkerPool(config);
-    } else {
-      const single = await startServer(config, { accounts: await openAccountStore(config.dbPath) });
-      // Each worker starts its own refresher (workers/worker-main.ts); serving alone, this thread does.
-      single.services.feeds = (await import('./feeds/start.ts')).startFeedRefresher(config, single.services.index);
-      server = {
-        port: single.port,
-        async stop() {
-          single.services.feeds?.refresher?.close(); // kills a background build
-          await single.stop();
-        },
-      };
-    }
+    server = await (await import('./serve-host.ts')).startHost(config);
     console.error(`ipintel listening on ${config.host}:${server.port} (index ${config.indexPath}, ${config.workers} worker${config.workers === 1 ? '' : 's'})`);
   } catch (e) {
     // One clear line (the index file, the database, the setting at fault), no stack trace.

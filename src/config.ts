@@ -44,6 +44,8 @@ export interface Config {
   feedsCatalog: string | null;
   /** An operator's manifest the refresher rebuilds from (IPINTEL_FEEDS_MANIFEST); null: only the server's own index. */
   feedsManifest: string | null;
+  /** Memory cap of the refresh child, MiB (IPINTEL_FEEDS_MEMORY_MB; default DEFAULT_FEEDS_MEMORY_MB). */
+  feedsMemoryMb: number;
   /** Serving worker threads on one port (IPINTEL_WORKERS; default the CPUs this process may use; 1: one thread, no pool). */
   workers: number;
 }
@@ -92,6 +94,23 @@ function trustProxyHeader(v: string | undefined): TrustProxyHeader {
   return text as TrustProxyHeader;
 }
 
+/**
+ * Default cap of the refresh child: a full default build's measured peak
+ * (BENCHMARKS.md, refresh-build.bench.ts) with room to spare.
+ */
+export const DEFAULT_FEEDS_MEMORY_MB = 3584;
+/** Below this a bun process with the builder loaded cannot run at all. */
+const MIN_FEEDS_MEMORY_MB = 128;
+
+/** IPINTEL_FEEDS_MEMORY_MB: a whole number of MiB, at least MIN_FEEDS_MEMORY_MB; unset: the default. */
+function feedsMemoryMb(v: string | undefined): number {
+  const text = str(v);
+  if (text === null) return DEFAULT_FEEDS_MEMORY_MB;
+  const n = Number(text);
+  if (!/^[0-9]+$/.test(text) || n < MIN_FEEDS_MEMORY_MB) throw new Error(`IPINTEL_FEEDS_MEMORY_MB must be a whole number of MiB, at least ${MIN_FEEDS_MEMORY_MB} (got "${v}")`);
+  return n;
+}
+
 /** IPINTEL_FEEDS_REFRESH: a duration (`30m`, `6h`, `24h`), or off/false/0/no; unset: 24h. */
 function feedsRefresh(v: string | undefined): number | null {
   const text = str(v)?.toLowerCase() ?? '24h';
@@ -136,6 +155,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     feedsRefreshMs: feedsRefresh(env.IPINTEL_FEEDS_REFRESH),
     feedsCatalog: str(env.IPINTEL_FEEDS_CATALOG),
     feedsManifest: str(env.IPINTEL_FEEDS_MANIFEST),
+    feedsMemoryMb: feedsMemoryMb(env.IPINTEL_FEEDS_MEMORY_MB),
     workers: workerCount(env.IPINTEL_WORKERS),
   };
 }

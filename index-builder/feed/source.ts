@@ -3,6 +3,7 @@
  * text for small JSON documents, and error reporting by file and line.
  */
 import { createReadStream, readFileSync, statSync } from 'node:fs';
+import { Transform } from 'node:stream';
 import { createGunzip, gunzipSync } from 'node:zlib';
 import { createInterface } from 'node:readline';
 import type { ManifestSource } from '../sink.ts';
@@ -16,6 +17,14 @@ export class FeedError extends Error {
   ) {
     super(line === undefined ? `${file}: ${reason}` : `${file}:${line}: ${reason}`);
     this.name = 'FeedError';
+  }
+}
+
+/** A copy past one of its read bounds (size, inflation, line length, count): the reason is a category and numbers, never the copy's bytes. */
+export class FeedLimitError extends FeedError {
+  constructor(file: string, line: number | undefined, reason: string) {
+    super(file, line, reason);
+    this.name = 'FeedLimitError';
   }
 }
 
@@ -43,6 +52,25 @@ export function dateMs(value: Date | number | string): number {
   return Date.parse(iso);
 }
 
+/**
+ * Bounds on reading one untrusted copy (the feed updater's validation sets
+ * them; a build of accepted copies reads without). A copy past a bound fails
+ * as a FeedError whose reason is a fixed category, never the copy's bytes.
+ */
+export interface ReadLimits {
+  /** Most bytes the parser reads (after gunzip for `.gz`). */
+  maxBytes: number;
+  /** A `.gz` copy inflating to more than this many times its size is refused (a gzip bomb). */
+  maxRatio: number;
+  /** Longest line read, in bytes (a line-based parser buffers a whole line). */
+  maxLineBytes: number;
+  /** Most ranges (or entries a parser holds before reporting them) a copy may have. */
+  maxRanges: number;
+}
+
+/** Floor of the ratio bound, so a tiny .gz of a sparse file is not refused. */
+const MIN_INFLATED_ALLOWANCE = 1 << 20;
+
 /** The most skipped lines a source may report before they are only counted. */
 const MAX_SKIP_SAMPLES = 20;
 
@@ -54,6 +82,8 @@ export class SourceContext {
   readonly skipSamples: SkippedLine[] = [];
   /** Newest date the file itself states (epoch ms), NaN until a parser reports one. */
   private fileDateMs = NaN;
+  /** Read bounds of an untrusted copy (null: a trusted build input, unbounded). */
+  readLimits: ReadLimits | null = null;
 
   constructor(
     /** Absolute path of the file. */
@@ -88,6 +118,12 @@ export class SourceContext {
     return { at: new Date(mtime).toISOString(), from: 'mtime' };
   }
 
+  /** Fails the copy when a parser that aggregates before reporting holds more than its range bound (the bound of an untrusted copy only). */
+  checkHeld(entries: number, line?: number): void {
+    const max = this.readLimits?.maxRanges;
+    if (max !== undefined && entries > max) throw new FeedLimitError(this.displayPath, line, `more than ${max} ranges (the bound for ${this.options.type})`);
+  }
+
   /** Records a malformed line that is skipped (the build continues). */
   skip(line: number, reason: string): void {
     this.skipped++;
@@ -106,10 +142,39 @@ export class SourceContext {
     return v;
   }
 
+  /** Most bytes this copy may yield once inflated, or Infinity when unbounded. */
+  private maxReadBytes(): number {
+    const l = this.readLimits;
+    if (!l) return Infinity;
+    if (!this.path.endsWith('.gz')) return l.maxBytes;
+    let compressed = 0;
+    try {
+      compressed = statSync(this.path).size;
+    } catch {
+      // Unreadable: the read fails with its own message.
+    }
+    return Math.min(l.maxBytes, Math.max(MIN_INFLATED_ALLOWANCE, compressed * l.maxRatio));
+  }
+
+  /** The failure of a copy past its read bound (no byte of the copy in it). */
+  private tooLarge(max: number, line?: number): never {
+    throw new FeedLimitError(this.displayPath, line, `${this.path.endsWith('.gz') ? 'decompresses to' : 'is'} more than ${max} bytes (the bound for this feed)`);
+  }
+
+  /** The failure of a line past the line bound. */
+  private lineTooLong(max: number, line: number): never {
+    throw new FeedLimitError(this.displayPath, line, `a line longer than ${max} bytes`);
+  }
+
   /** Streams the file's lines (1-based numbers), gunzipping `.gz` files. */
   async *lines(): AsyncGenerator<[text: string, lineNo: number]> {
     const raw = createReadStream(this.path);
-    const input = this.path.endsWith('.gz') ? raw.pipe(createGunzip()) : raw;
+    let input: NodeJS.ReadableStream = this.path.endsWith('.gz') ? raw.pipe(createGunzip()) : raw;
+    let bounded: BoundedReader | null = null;
+    if (this.readLimits) {
+      bounded = new BoundedReader(this.maxReadBytes(), this.readLimits.maxLineBytes);
+      input = input.pipe(bounded);
+    }
     const rl = createInterface({ input, crlfDelay: Infinity });
     let n = 0;
     try {
@@ -118,28 +183,62 @@ export class SourceContext {
         yield [line, n];
       }
     } catch (e) {
+      if (bounded?.exceeded === 'bytes') this.tooLarge(bounded.maxBytes);
+      if (bounded?.exceeded === 'line') this.lineTooLong(bounded.maxLineBytes, bounded.lineNo);
       this.fail(`cannot read: ${(e as Error).message}`, n || undefined);
+    } finally {
+      // An early stop (a refusal, a parse error) must not leave the gunzip running.
+      raw.destroy();
+    }
+    if (bounded?.exceeded === 'bytes') this.tooLarge(bounded.maxBytes);
+    if (bounded?.exceeded === 'line') this.lineTooLong(bounded.maxLineBytes, bounded.lineNo);
+  }
+
+  /** The first character that is not white space (a format sniff that reads no further than it); '' for a blank file. */
+  async firstDataChar(): Promise<string> {
+    const raw = createReadStream(this.path);
+    const input = this.path.endsWith('.gz') ? raw.pipe(createGunzip()) : raw;
+    let first = true;
+    try {
+      for await (const chunk of input as AsyncIterable<Buffer>) {
+        // A UTF-8 byte order mark is not data.
+        const text = chunk.toString('latin1', first && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf ? 3 : 0);
+        first = false;
+        const m = /\S/.exec(text);
+        if (m) return m[0];
+      }
+      return '';
+    } catch (e) {
+      this.fail(`cannot read: ${(e as Error).message}`);
+    } finally {
+      raw.destroy();
+    }
+  }
+
+  /** The whole file as bytes, gunzipped for `.gz`, within the read bound. */
+  private readBounded(): Buffer {
+    const max = this.maxReadBytes();
+    let buf: Buffer;
+    try {
+      if (Number.isFinite(max) && !this.path.endsWith('.gz') && statSync(this.path).size > max) this.tooLarge(max);
+      buf = readFileSync(this.path);
+      if (!this.path.endsWith('.gz')) return buf;
+      return Number.isFinite(max) ? gunzipSync(buf, { maxOutputLength: max }) : gunzipSync(buf);
+    } catch (e) {
+      if (e instanceof FeedError) throw e;
+      if ((e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') this.tooLarge(max);
+      this.fail(`cannot read: ${(e as Error).message}`);
     }
   }
 
   /** The whole file as text (for small JSON documents), gunzipping `.gz` files. */
   readText(): string {
-    try {
-      const buf = readFileSync(this.path);
-      return (this.path.endsWith('.gz') ? gunzipSync(buf) : buf).toString('utf8');
-    } catch (e) {
-      this.fail(`cannot read: ${(e as Error).message}`);
-    }
+    return this.readBounded().toString('utf8');
   }
 
   /** The whole file as bytes (binary formats such as MMDB). */
   readBytes(): Uint8Array {
-    try {
-      const buf = readFileSync(this.path);
-      return this.path.endsWith('.gz') ? gunzipSync(buf) : buf;
-    } catch (e) {
-      this.fail(`cannot read: ${(e as Error).message}`);
-    }
+    return this.readBounded();
   }
 
   /** Parses the file as one JSON document; a syntax error names the file. */
@@ -150,6 +249,48 @@ export class SourceContext {
     } catch (e) {
       this.fail(`invalid JSON: ${(e as Error).message}`);
     }
+  }
+}
+
+/** Passes bytes through while they stay within a byte budget and a line length; stops the stream past either. */
+class BoundedReader extends Transform {
+  private seen = 0;
+  private run = 0;
+  /** Newlines passed so far: the over-long line is the next one. */
+  private newlines = 0;
+  exceeded: 'bytes' | 'line' | null = null;
+
+  /** The 1-based number of the line being read. */
+  get lineNo(): number {
+    return this.newlines + 1;
+  }
+
+  constructor(
+    readonly maxBytes: number,
+    readonly maxLineBytes: number,
+  ) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, done: (e?: Error | null, data?: Buffer) => void): void {
+    this.seen += chunk.length;
+    if (this.seen > this.maxBytes) {
+      this.exceeded = 'bytes';
+      return done(new Error('read bound exceeded'));
+    }
+    let from = 0;
+    for (let nl = chunk.indexOf(10); nl >= 0; nl = chunk.indexOf(10, from)) {
+      if (this.run + nl - from > this.maxLineBytes) break;
+      this.run = 0;
+      this.newlines++;
+      from = nl + 1;
+    }
+    this.run += chunk.length - from;
+    if (this.run > this.maxLineBytes) {
+      this.exceeded = 'line';
+      return done(new Error('line bound exceeded'));
+    }
+    done(null, chunk);
   }
 }
 

@@ -18,8 +18,8 @@ const CRAWLER_KEY = /^[a-z0-9-]+$/;
 export const parse: FeedParser = async (ctx, sink) => {
   const key = ctx.requireOption('crawler');
   if (!CRAWLER_KEY.test(key)) ctx.fail(`crawler key ${quoted(key)} must match ${CRAWLER_KEY}`);
-  const text = ctx.readText();
-  if (text.trimStart().startsWith('{')) {
+  // Sniffed from the first data line: the whole document is read (and parsed) once, by the branch that needs it.
+  if ((await ctx.firstDataChar()) === '{') {
     reportGoogleStyle(ctx, sink, key);
   } else {
     for await (const cidr of cidrLines(ctx)) {

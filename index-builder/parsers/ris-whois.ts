@@ -74,6 +74,8 @@ export const parse: FeedParser = async (ctx, sink) => {
     if (!entry) {
       entry = { cidr, origins: [], asSet: false };
       byPrefix.set(f[1], entry);
+      // Aggregated before reporting: the bound on ranges is checked on what is held.
+      ctx.checkHeld(byPrefix.size, n);
     }
     if (origin.asSet) entry.asSet = true;
     for (const asn of origin.asns) if (!entry.origins.includes(asn)) entry.origins.push(asn);

@@ -110,7 +110,7 @@ function parseJson(ctx: SourceContext, sink: BuildSink): void {
 
 /** Parses a `threat-feed` source (CSV or JSON, told apart by the first character). */
 export const parse: FeedParser = async (ctx, sink) => {
-  if (ctx.readText().trimStart().startsWith('[')) parseJson(ctx, sink);
+  if ((await ctx.firstDataChar()) === '[') parseJson(ctx, sink);
   else await parseCsv(ctx, sink);
   failIfEmpty(ctx, 'blocklist entries');
 };

@@ -17,7 +17,7 @@ export const Health = Named('Health', Closed({
 
 const KindState = StringEnum(['ready', 'stale', 'unavailable']);
 const kindMap = <S extends Parameters<typeof Closed>[0][string]>(value: S) => Closed(Object.fromEntries(EVIDENCE_KINDS.map((k) => [k, value])) as Record<(typeof EVIDENCE_KINDS)[number], S>);
-const FeedFetchState = StringEnum(['fresh', 'stale', 'missing', 'failed']);
+const FeedFetchState = StringEnum(['fresh', 'stale', 'missing', 'refused', 'failed']);
 const Seconds = Type.Integer({ minimum: 0 });
 
 /** Per evidence kind: the fetch state of the catalog feeds that provide it (no paths, no publishers). */
@@ -27,6 +27,7 @@ const FeedKind = Closed({
   fresh: Seconds,
   stale: Seconds,
   missing: Seconds,
+  refused: Seconds,
   failed: Seconds,
   last_fetch_at: NullableDateTime,
   last_change_at: NullableDateTime,
@@ -46,6 +47,25 @@ const FeedSource = Closed({
   reason: NullableString,
 });
 
+/** The refresh lock's holder, for the admin token only. */
+const RefreshLock = Closed({
+  pid: Type.Integer({ minimum: 0 }),
+  process_started_at: NullableDateTime,
+  this_process: Type.Boolean({ description: 'Whether the process answering holds it' }),
+  since: DateTime,
+  heartbeat_at: DateTime,
+  live: Type.Boolean({ description: 'false: the heartbeat lapsed, the next round takes it over' }),
+});
+
+/** How the last refresh child ended, for the admin token only. */
+const RefreshRun = Closed({
+  at: DateTime,
+  outcome: StringEnum(['ok', 'failed', 'memory_cap', 'time_budget']),
+  reason: NullableString,
+  seconds: Type.Number({ minimum: 0 }),
+  peak_rss_bytes: Nullable(Type.Integer({ minimum: 0 })),
+});
+
 /** The refresher's part of the data status (src/feeds/status-view.ts). */
 export const FeedsStatus = Named('FeedsStatus', Closed({
   managed_by: StringEnum(['server', 'operator', 'operator-manifest']),
@@ -56,6 +76,8 @@ export const FeedsStatus = Named('FeedsStatus', Closed({
   build: Type.Optional(StringEnum(['failed', 'pending', 'current'])),
   kinds: Type.Partial(kindMap(FeedKind)),
   sources: Type.Optional(Type.Array(FeedSource, { description: 'Per feed; only with the admin bearer token' })),
+  lock: Type.Optional(Nullable(RefreshLock, { description: 'Who refreshes on this host and since when (null: nobody now); only with the admin bearer token' })),
+  last_run: Type.Optional(Nullable(RefreshRun, { description: 'The last refresh child; only with the admin bearer token' })),
 }));
 
 /** GET /v1/data/status. */

@@ -30,6 +30,10 @@ export interface CatalogFeed {
   maxShrink: number;
   /** How often the server's refresher checks this feed (`cadence`, e.g. `1h`); null: the refresh interval. */
   cadenceMs: number | null;
+  /** Most megabytes of a copy (downloaded and inflated); absent: its type's bound (src/feeds/bounds.ts). */
+  maxMb?: number;
+  /** Hosts besides the URL's own that a redirect may lead to (https only, public addresses only). */
+  allowHosts?: string[];
 }
 
 /** A catalog problem, naming the file and the entry. */
@@ -103,7 +107,17 @@ function checkFeed(raw: unknown, at: string): CatalogFeed {
       throw new CatalogError(`${at}: ${(e as Error).message}`);
     }
   }
-  return { type, options: options as Record<string, string>, path, url, publisher: str('publisher'), licence: str('licence'), minRows, maxShrink, cadenceMs };
+  const feed: CatalogFeed = { type, options: options as Record<string, string>, path, url, publisher: str('publisher'), licence: str('licence'), minRows, maxShrink, cadenceMs };
+  if (f.maxMb !== undefined) {
+    if (typeof f.maxMb !== 'number' || !(f.maxMb > 0)) throw new CatalogError(`${at}: maxMb must be a positive number`);
+    feed.maxMb = f.maxMb;
+  }
+  if (f.allowHosts !== undefined) {
+    const hosts = f.allowHosts;
+    if (!Array.isArray(hosts) || hosts.some((h) => typeof h !== 'string' || !/^[a-z0-9.-]+$/i.test(h))) throw new CatalogError(`${at}: allowHosts must be a list of host names`);
+    feed.allowHosts = hosts as string[];
+  }
+  return feed;
 }
 
 /** Absolute path of a feed's local copy. */

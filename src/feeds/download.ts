@@ -1,8 +1,12 @@
 /**
  * Downloading one feed to a temp file: bounded in time and size, written
- * with fsync so a later rename publishes complete bytes only.
+ * with fsync so a later rename publishes complete bytes only. Redirects are
+ * followed by hand under the redirect policy (redirect-policy.ts). A failure
+ * reason is a category and numbers only: nothing the publisher sent (status
+ * text, headers, body, a redirect's target) reaches the log or the state file.
  */
 import { open, unlink } from 'node:fs/promises';
+import { addressVerdict, MAX_REDIRECTS, redirectScope, redirectVerdict, type RedirectScope } from './redirect-policy.ts';
 
 /** Why a download failed (HTTP status, timeout, size, network). */
 export class DownloadError extends Error {
@@ -19,6 +23,8 @@ export interface DownloadLimits {
   maxBytes: number;
   /** Deadline for the response headers (an unreachable host fails fast); default the whole deadline. */
   connectTimeoutMs?: number;
+  /** Hosts besides the URL's own a redirect may lead to (the catalog entry's `allowHosts`). */
+  allowHosts?: readonly string[];
 }
 
 /** What the publisher said identifies its copy, sent back as If-None-Match / If-Modified-Since. */
@@ -60,9 +66,9 @@ export async function downloadToFile(url: string, dest: string, limits: Download
       const headers: Record<string, string> = { 'user-agent': USER_AGENT };
       if (validators?.etag) headers['if-none-match'] = validators.etag;
       if (validators?.lastModified) headers['if-modified-since'] = validators.lastModified;
-      const init = { signal, redirect: 'follow', headers, decompress: !dest.endsWith('.gz') };
-      res = await fetch(url, init as RequestInit);
+      res = await fetchFollowing(url, { signal, headers, decompress: !dest.endsWith('.gz') }, redirectScope(url, limits.allowHosts));
     } catch (e) {
+      if (e instanceof DownloadError) throw e;
       throw new DownloadError(describeFetchError(e, headersDeadline.signal.aborted ? connectMs : limits.timeoutMs));
     } finally {
       clearTimeout(headersTimer);
@@ -73,7 +79,13 @@ export async function downloadToFile(url: string, dest: string, limits: Download
     }
     if (res.status !== 200) {
       await res.body?.cancel();
-      throw new DownloadError(`HTTP ${res.status} ${res.statusText}`.trim());
+      // The number only: the status text is the publisher's.
+      throw new DownloadError(`HTTP ${res.status}`);
+    }
+    const declared = Number(res.headers.get('content-length'));
+    if (Number.isFinite(declared) && declared > limits.maxBytes) {
+      await res.body?.cancel();
+      throw new DownloadError(`larger than ${limits.maxBytes} bytes (declared)`);
     }
     const hasher = new Bun.CryptoHasher('sha256');
     let bytes = 0;
@@ -85,23 +97,73 @@ export async function downloadToFile(url: string, dest: string, limits: Download
         await file.write(chunk);
       }
     } catch (e) {
-      if (e instanceof DownloadError) throw e;
+      if (e instanceof DownloadError) {
+        await res.body?.cancel().catch(() => {});
+        throw e;
+      }
+      // This host's disk, not the network: the reason names the file (a full disk, a read-only folder).
+      const code = (e as NodeJS.ErrnoException)?.code;
+      if (typeof code === 'string' && /^E(NOSPC|DQUOT|ROFS|ACCES|PERM|IO|MFILE|NFILE)$/.test(code)) {
+        await res.body?.cancel().catch(() => {});
+        throw new DownloadError(`cannot write ${dest}: ${code}`);
+      }
       throw new DownloadError(describeFetchError(e, limits.timeoutMs));
     }
     await file.sync();
     ok = true;
-    return { notModified: false, bytes, sha256: hasher.digest('hex'), etag: res.headers.get('etag'), lastModified: res.headers.get('last-modified') };
+    return { notModified: false, bytes, sha256: hasher.digest('hex'), etag: headerValue(res, 'etag'), lastModified: headerValue(res, 'last-modified') };
   } finally {
     await file.close();
     if (!ok) await unlink(dest).catch(() => {});
   }
 }
 
-/** A short reason for a network-level failure. */
+/** Longest validator kept (it is sent back to the publisher and stored in the state file). */
+const MAX_VALIDATOR_CHARS = 200;
+
+/** A validator header, or null when absent or not a plain short token. */
+function headerValue(res: Response, name: string): string | null {
+  const v = res.headers.get(name);
+  return v !== null && v.length <= MAX_VALIDATOR_CHARS && /^[\x20-\x7e]*$/.test(v) ? v : null;
+}
+
+type FetchInit = { signal: AbortSignal; headers: Record<string, string>; decompress: boolean };
+
+/** GETs `url`, following at most MAX_REDIRECTS redirects that the policy allows; throws DownloadError naming the category of a refused one. */
+async function fetchFollowing(url: string, init: FetchInit, scope: RedirectScope): Promise<Response> {
+  let current = new URL(url);
+  for (let hop = 0; ; hop++) {
+    const res = await fetch(current, { ...init, redirect: 'manual' } as RequestInit);
+    if (![301, 302, 303, 307, 308].includes(res.status)) return res;
+    await res.body?.cancel();
+    if (hop >= MAX_REDIRECTS) throw new DownloadError(`redirect refused: more than ${MAX_REDIRECTS} redirects`);
+    let next: URL;
+    try {
+      next = new URL(res.headers.get('location') ?? '', current);
+    } catch {
+      throw new DownloadError('redirect refused: no usable location');
+    }
+    if (!res.headers.get('location')) throw new DownloadError('redirect refused: no usable location');
+    const verdict = redirectVerdict(current, next, scope);
+    if (verdict !== null && verdict !== 'same-origin') throw new DownloadError(verdict);
+    if (verdict === null) {
+      const refused = await addressVerdict(next.hostname);
+      if (refused) throw new DownloadError(refused);
+    }
+    current = next;
+  }
+}
+
+/** A short reason for a network-level failure: a fixed category (an error's own message may quote what was received). */
 function describeFetchError(e: unknown, timeoutMs: number): string {
-  const err = e as Error;
+  const err = e as Error & { code?: string };
   if (err?.name === 'TimeoutError' || err?.name === 'AbortError') return `timed out after ${Math.round(timeoutMs / 1000)} s`;
-  return `download failed: ${err?.message ?? String(e)}`;
+  const code = typeof err?.code === 'string' ? err.code : '';
+  if (/ConnectionRefused|ECONNREFUSED/i.test(code)) return 'download failed: connection refused';
+  if (/ENOTFOUND|EAI_|DNS|FailedToOpenSocket|Unable to connect/i.test(code)) return 'download failed: host unreachable or unknown';
+  if (/CERT|TLS|SSL/i.test(code)) return 'download failed: TLS error';
+  if (/ECONNRESET|ConnectionClosed|EPIPE/i.test(code)) return 'download failed: connection closed early';
+  return 'download failed: network error';
 }
 
 /** SHA-256 of a file on disk, streamed. */

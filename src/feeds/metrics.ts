@@ -1,44 +1,51 @@
 /**
- * The feed refresher's series on /metrics: fetches and builds by outcome
- * (this process's counts; a host's workers add up), the feeds by state,
- * the next attempt, and the last build's duration and peak memory (from
- * the state file every process of the host shares, so workers agree).
+ * The feed refresher's series on /metrics: fetches, builds and refresh
+ * children by outcome, the feeds by state, the next attempt, and the last
+ * build's and child's figures. All of it comes from the state file every
+ * process of the host shares (the host's totals), so workers agree and a
+ * host's series are any one worker's (aggregator max).
  */
 import type { Registry } from 'prom-client';
-import { feedFetchState, type FeedFetchState } from './feed-state.ts';
+import { countersOf, feedFetchState, type FeedFetchState, type RefreshCounters } from './feed-state.ts';
 import type { FeedsStatus } from './status-view.ts';
 
 type Prom = typeof import('prom-client');
 
-const STATES: readonly FeedFetchState[] = ['fresh', 'stale', 'missing', 'failed'];
+const STATES: readonly FeedFetchState[] = ['fresh', 'stale', 'missing', 'refused', 'failed'];
 
 /** Registers the feed series on a registry; `feeds` is read at each scrape (undefined or no refresher: no values). */
 export function registerFeedMetrics({ Counter, Gauge }: Prom, registry: Registry, feeds: () => FeedsStatus | undefined): void {
   const registers = [registry];
   const refresher = () => feeds()?.refresher ?? null;
   // A counter by outcome, read whole from the refresher's counts at each scrape.
-  const byOutcome = (name: string, help: string, counts: (r: NonNullable<ReturnType<typeof refresher>>) => Record<string, number>) =>
+  const byOutcome = (name: string, help: string, counts: (c: RefreshCounters) => Record<string, number>) =>
     new Counter({
       name,
       help,
       labelNames: ['result'],
       registers,
+      aggregator: 'max',
       collect() {
         const r = refresher();
         if (!r) return;
         this.reset();
-        for (const [result, n] of Object.entries(counts(r))) this.inc({ result }, n);
+        for (const [result, n] of Object.entries(counts(countersOf(r.snapshot)))) this.inc({ result }, n);
       },
     });
   byOutcome(
     'ipintel_feed_fetches_total',
-    'Feed fetches by outcome: updated (a new copy), not_modified (HTTP 304), unchanged (same bytes), failed (the previous copy kept)',
-    (r) => r.counters.fetches,
+    'Feed fetches by outcome: updated (a new copy), not_modified (HTTP 304), unchanged (same bytes), refused (the copy failed its checks), failed (download failed); the previous copy is kept on both',
+    (c) => c.fetches,
   );
-  byOutcome('ipintel_feed_builds_total', 'Background index builds by outcome', (r) => r.counters.builds);
+  byOutcome('ipintel_feed_builds_total', 'Background index builds by outcome', (c) => c.builds);
+  byOutcome(
+    'ipintel_feed_refresh_runs_total',
+    'Refresh children by outcome: ok, failed (an error or a crash), memory_cap (stopped at IPINTEL_FEEDS_MEMORY_MB), time_budget (stopped at its time budget)',
+    (c) => c.runs,
+  );
   new Gauge({
     name: 'ipintel_feed_sources',
-    help: 'Catalog feeds by state (fresh, stale, missing, failed)',
+    help: 'Catalog feeds by state (fresh, stale, missing, refused, failed)',
     labelNames: ['state'],
     registers,
     // Every worker reads the same state file: the host's count is any worker's.
@@ -46,7 +53,7 @@ export function registerFeedMetrics({ Counter, Gauge }: Prom, registry: Registry
     collect() {
       const r = refresher();
       if (!r) return;
-      const now = r.opts.now();
+      const now = r.now();
       const counts = Object.fromEntries(STATES.map((s) => [s, 0])) as Record<FeedFetchState, number>;
       for (const { record, cadenceMs } of r.feeds()) counts[feedFetchState(record, cadenceMs, now)]++;
       for (const state of STATES) this.set({ state }, counts[state]);
@@ -78,6 +85,26 @@ export function registerFeedMetrics({ Counter, Gauge }: Prom, registry: Registry
   lastBuild('ipintel_feed_last_build_success', 'Whether the last background build succeeded (1) or failed (0)', (b) => (b.ok ? 1 : 0));
   lastBuild('ipintel_feed_last_build_duration_seconds', 'Wall-clock seconds of the last background build', (b) => b.seconds);
   lastBuild('ipintel_feed_last_build_peak_rss_bytes', 'Peak resident memory of the last background build', (b) => b.peakRssBytes);
+  new Gauge({
+    name: 'ipintel_feed_last_run_success',
+    help: 'Whether the last refresh child ended well (1) or failed or was stopped at a cap (0)',
+    registers,
+    aggregator: 'max',
+    collect() {
+      const run = refresher()?.snapshot.lastRun;
+      if (run) this.set(run.outcome === 'ok' ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'ipintel_feed_last_run_peak_rss_bytes',
+    help: 'Peak resident memory of the last refresh child (download, checks and build)',
+    registers,
+    aggregator: 'max',
+    collect() {
+      const peak = refresher()?.snapshot.lastRun?.peakRssBytes;
+      if (peak) this.set(peak);
+    },
+  });
 }
 
 function lastBuildOf(r: NonNullable<FeedsStatus['refresher']> | null) {

@@ -5,7 +5,8 @@
  */
 import { kindsOfSource } from '../index/evidence-kinds.ts';
 import { feedFetchState, type FeedFetchState } from './feed-state.ts';
-import type { FeedRefresher, FeedsMode } from './refresher.ts';
+import type { FeedsMode } from './refresher.ts';
+import type { FeedStateView } from './state-view.ts';
 import type { Static } from '@sinclair/typebox';
 import type { FeedsStatus as FeedsStatusSchema } from '../contract/service.ts';
 
@@ -13,14 +14,15 @@ import type { FeedsStatus as FeedsStatusSchema } from '../contract/service.ts';
 type FeedsStatusBody = Static<typeof FeedsStatusSchema>;
 
 /** Worst first: a kind is as good as its weakest feed. */
-const SEVERITY: readonly FeedFetchState[] = ['missing', 'failed', 'stale', 'fresh'];
+const SEVERITY: readonly FeedFetchState[] = ['missing', 'refused', 'failed', 'stale', 'fresh'];
 
 /** The refresher as the status route sees it (null refresher: mode off or operator). */
 export interface FeedsStatus {
   mode: FeedsMode;
   /** Who manages the index file: the server built it itself, or an operator did. */
   managedBy: 'server' | 'operator';
-  refresher: FeedRefresher | null;
+  /** The refresher (the primary process), or a worker's read-only view of the same state files. */
+  refresher: FeedStateView | null;
 }
 
 /** ISO time, or null for none (an empty catalog has no next attempt: Infinity). */
@@ -36,7 +38,7 @@ export function publicFeedsView(s: FeedsStatus, now: number): FeedsStatusBody {
   for (const { feed, record, cadenceMs } of r.feeds()) {
     const state = feedFetchState(record, cadenceMs, now);
     for (const kind of kindsOfSource(feed.type, feed.options.category)) {
-      const k = (kinds[kind] ??= { state: 'fresh', sources: 0, fresh: 0, stale: 0, missing: 0, failed: 0, last_fetch_at: null, last_change_at: null, age_seconds: null });
+      const k = (kinds[kind] ??= { state: 'fresh', sources: 0, fresh: 0, stale: 0, missing: 0, refused: 0, failed: 0, last_fetch_at: null, last_change_at: null, age_seconds: null });
       k.sources++;
       k[state]++;
       if (SEVERITY.indexOf(state) < SEVERITY.indexOf(k.state)) k.state = state;
@@ -51,12 +53,26 @@ export function publicFeedsView(s: FeedsStatus, now: number): FeedsStatusBody {
   return {
     managed_by: s.mode === 'manifest' ? 'operator-manifest' : s.managedBy,
     refresh: r.busy ? 'running' : 'scheduled',
-    refresh_seconds: Math.round(r.opts.refreshMs / 1000),
+    refresh_seconds: Math.round(r.refreshMs / 1000),
     last_refresh_at: iso(snap.lastRefreshAt),
     next_attempt_at: iso(r.nextAttemptAt()),
-    build: snap.buildError ? 'failed' : snap.buildPending ? 'pending' : 'current',
+    build: snap.buildError || (snap.lastRun && snap.lastRun.outcome !== 'ok') ? 'failed' : snap.buildPending ? 'pending' : 'current',
     kinds,
   };
+}
+
+/** The admin's view of the lock (who refreshes and since when) and of the last refresh child. */
+export function adminRefreshView(s: FeedsStatus): Pick<FeedsStatusBody, 'lock' | 'last_run'> {
+  const r = s.refresher;
+  if (!r) return {};
+  const seen = r.lock();
+  const h = seen?.holder;
+  const lock = seen && h
+    ? { pid: h.pid, process_started_at: iso(h.processStartedAt), this_process: h.pid === process.pid, since: iso(h.since)!, heartbeat_at: iso(seen.heartbeatAt)!, live: seen.live }
+    : null;
+  const run = r.snapshot.lastRun;
+  const last_run = run ? { at: iso(run.at)!, outcome: run.outcome, reason: run.reason, seconds: run.seconds, peak_rss_bytes: run.peakRssBytes } : null;
+  return { lock, last_run };
 }
 
 /** The admin's per-source view: each feed's path, state, dates and reason. */

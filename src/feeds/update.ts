@@ -1,15 +1,20 @@
 /**
  * Updating the local copies of the catalog's feeds: download each one to a
- * temp file beside its copy, validate it with the real parser, and rename it
- * over the copy only when it is good. A failed feed keeps its previous copy;
- * one feed's failure never stops the others.
+ * temp file beside its copy within the feed's size bound, compare its sha256
+ * with the accepted copy's (equal: done, nothing parsed), validate it with
+ * the real parser (streamed, bounded) into a summary, check that against the
+ * previous copy's summary and the feed's bounds (bounds.ts), and rename it
+ * over the copy only when it is good. A failed or refused feed keeps its
+ * previous copy; one feed's failure never stops the others.
  */
 import { existsSync, mkdirSync, renameSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fsyncDir } from './fsync-dir.ts';
 import { localPathOf, sourceUrlOf, type CatalogFeed } from './catalog.ts';
 import { DownloadError, downloadToFile, sha256OfFile, type DownloadLimits, type Validators } from './download.ts';
-import { countRows, countRowsOrNull, refusal, type RowCount } from './validate.ts';
+import { parseFailureReason, summarizeCopy } from './validate.ts';
+import { copyRefusal, maxBytesOf } from './bounds.ts';
+import type { CopySummary } from './copy-summary.ts';
 import { FeedError } from '../../index-builder/feed/source.ts';
 
 /** What happened to one feed. */
@@ -36,6 +41,10 @@ export interface FeedOutcome {
   validators?: Validators;
   /** Whether the publisher answered 304 to a conditional request. */
   notModified?: boolean;
+  /** The copy on disk, summarised (absent: unknown, e.g. a 304 or a copy from before summaries were kept). */
+  summary?: CopySummary;
+  /** The download arrived but its content was refused (a parse failure or a bound), not a network or HTTP failure. */
+  refused?: boolean;
 }
 
 export interface UpdateOptions {
@@ -48,6 +57,10 @@ export interface UpdateOptions {
   log: (line: string) => void;
   /** The validators remembered for a feed's copy: the request is then conditional. */
   validatorsOf?: (feed: CatalogFeed) => Validators | null;
+  /** The accepted copy's summary, kept in the feed state (null: unknown; the copy is then parsed once as the baseline). */
+  previousOf?: (feed: CatalogFeed) => CopySummary | null;
+  /** Feed paths whose new copy is taken however far it moved from the previous one (`feeds update --accept`). */
+  accept?: ReadonlySet<string>;
 }
 
 /** Whether a feed has a good copy on disk after the update. */
@@ -83,26 +96,21 @@ async function updateOne(feed: CatalogFeed, url: string, opts: UpdateOptions): P
   // Same folder (atomic rename) and same extension (the parser gunzips by name).
   const temp = join(dirname(target), `.download-${process.pid}-${basename(target)}`);
   const hasCopy = existsSync(target);
-  let previousCount: Promise<RowCount | null> | null = null;
-  // Counted only when needed: a 304 must not cost a parse of the copy.
-  const countPrevious = (): Promise<RowCount | null> =>
-    (previousCount ??= hasCopy ? countRowsOrNull(feed, target, feed.path) : Promise.resolve(null));
-  const failed = async (reason: string): Promise<FeedOutcome> => {
-    const previous = await countPrevious();
-    return {
-      feed,
-      status: previous ? 'kept-previous' : 'missing',
-      rows: previous?.rows ?? null,
-      previousRows: previous?.rows ?? null,
-      bytes: null,
-      reason,
-    };
+  const known = hasCopy ? (opts.previousOf?.(feed) ?? null) : null;
+  let baseline: Promise<CopySummary | null> | null = null;
+  // The previous copy is parsed only when no summary of it was kept (a copy from before summaries), once.
+  const previous = (): Promise<CopySummary | null> =>
+    (baseline ??= known ? Promise.resolve(known) : hasCopy ? summarizeOrNull(feed, target) : Promise.resolve(null));
+  // The copy on disk stays; it is good when its summary is known, or (a copy from before summaries) when it still parses.
+  const failed = async (reason: string, refused = false): Promise<FeedOutcome> => {
+    const kept = await previous();
+    return { feed, status: kept ? 'kept-previous' : 'missing', rows: kept?.rows ?? null, previousRows: kept?.rows ?? null, bytes: null, reason, refused, summary: kept ?? undefined };
   };
 
   const validators = hasCopy ? (opts.validatorsOf?.(feed) ?? undefined) : undefined;
   let downloaded;
   try {
-    downloaded = await downloadToFile(url, temp, opts.limits, validators);
+    downloaded = await downloadToFile(url, temp, { ...opts.limits, maxBytes: maxBytesOf(feed, opts.limits.maxBytes), allowHosts: feed.allowHosts }, validators);
   } catch (e) {
     if (e instanceof DownloadError) return failed(e.message);
     throw e;
@@ -110,22 +118,33 @@ async function updateOne(feed: CatalogFeed, url: string, opts: UpdateOptions): P
   if (downloaded.notModified) return { feed, status: 'unchanged', rows: null, previousRows: null, bytes: 0, validators, notModified: true };
   const fresh: Validators = { etag: downloaded.etag, lastModified: downloaded.lastModified };
   try {
-    let next: RowCount;
+    // Hash first: the same bytes as the accepted copy need no parse at all.
+    const sameBytes = known ? known.sha256 === downloaded.sha256 : hasCopy && (await sha256OfFile(target)) === downloaded.sha256;
+    if (sameBytes) return { feed, status: 'unchanged', rows: known?.rows ?? null, previousRows: known?.rows ?? null, bytes: downloaded.bytes, validators: fresh, summary: known ?? undefined };
+    let next: CopySummary;
     try {
-      next = await countRows(feed, temp, `${feed.path} (download)`);
+      next = await summarizeCopy(feed, temp, `${feed.path} (download)`, downloaded.sha256);
     } catch (e) {
-      if (e instanceof FeedError) return failed(`refused: ${e.message}`);
+      if (e instanceof FeedError) return failed(`refused: ${parseFailureReason(feed, e)}`, true);
       throw e;
     }
-    const previous = await countPrevious();
-    const refused = refusal(feed, next, previous);
-    if (refused) return failed(`refused: ${refused}`);
-    const base = { feed, rows: next.rows, previousRows: previous?.rows ?? null, bytes: downloaded.bytes, validators: fresh };
-    if (previous && (await sha256OfFile(target)) === downloaded.sha256) return { ...base, status: 'unchanged' };
+    const before = await previous();
+    const refused = copyRefusal(feed, next, before, opts.accept?.has(feed.path) ?? false);
+    if (refused) return failed(`refused: ${refused}`, true);
     renameSync(temp, target);
     fsyncDir(dirname(target));
-    return { ...base, status: 'updated' };
+    return { feed, status: 'updated', rows: next.rows, previousRows: before?.rows ?? null, bytes: downloaded.bytes, validators: fresh, summary: next };
   } finally {
     if (existsSync(temp)) unlinkSync(temp);
+  }
+}
+
+/** The summary of a copy already on disk (hashed and parsed within its bounds), or null when it no longer parses (not a baseline). */
+async function summarizeOrNull(feed: CatalogFeed, path: string): Promise<CopySummary | null> {
+  try {
+    return await summarizeCopy(feed, path, feed.path, await sha256OfFile(path));
+  } catch (e) {
+    if (e instanceof FeedError) return null;
+    throw e;
   }
 }

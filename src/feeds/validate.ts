@@ -1,49 +1,36 @@
 /**
- * Validating a feed copy with the index builder's own parser for its type:
- * a copy is good when it parses, has at least the catalog's minimum rows and
- * did not shrink too much against the previous copy.
+ * Validating a feed copy with the index builder's own parser for its type,
+ * streamed within the feed's read bounds, into a CopySummary (rows and
+ * coverage per family) that bounds.ts judges against the previous copy's.
  */
-import { FeedError, SourceContext } from '../../index-builder/feed/source.ts';
+import { FeedError, FeedLimitError, SourceContext, type ReadLimits } from '../../index-builder/feed/source.ts';
 import { PARSERS } from '../../index-builder/parsers/index.ts';
-import type { BuildSink } from '../../index-builder/sink.ts';
 import { manifestEntryOf, type CatalogFeed } from './catalog.ts';
+import { readLimitsOf } from './bounds.ts';
+import { CoverageSink, type CopySummary } from './copy-summary.ts';
 
-export interface RowCount {
-  rows: number;
-  skipped: number;
-}
+/** Parses one copy; counts parses (a refresh of an unchanged feed must not parse; tests read it). */
+export const parseCounter = { parses: 0 };
 
-/** A sink that accepts everything and keeps nothing: the parser's own row counter is what counts. */
-const discardingSink: BuildSink = new Proxy({} as BuildSink, { get: () => () => {} });
-
-/** Parses `path` as the feed's type; throws FeedError (naming `displayPath` and the line) when it does not parse. */
-export async function countRows(feed: CatalogFeed, path: string, displayPath: string): Promise<RowCount> {
+/**
+ * Parses `path` as the feed's type within `limits` (null: unbounded, a
+ * trusted copy); throws FeedError (naming `displayPath` and the line) when it
+ * does not parse, FeedLimitError when it passes a bound.
+ */
+export async function summarizeCopy(feed: CatalogFeed, path: string, displayPath: string, sha256: string, limits: ReadLimits | null = readLimitsOf(feed)): Promise<CopySummary> {
+  parseCounter.parses++;
   const ctx = new SourceContext(path, displayPath, manifestEntryOf(feed));
+  ctx.readLimits = limits;
+  const coverage = new CoverageSink(limits?.maxRanges ?? Infinity, (ranges) => {
+    throw new FeedLimitError(displayPath, undefined, `more than ${ranges} ranges (the bound for ${feed.type})`);
+  });
   const mod = await PARSERS[feed.type]();
-  await mod.parse(ctx, discardingSink);
-  return { rows: ctx.rows, skipped: ctx.skipped };
+  await mod.parse(ctx, coverage.asBuildSink());
+  return { sha256, rows: ctx.rows, skipped: ctx.skipped, v4: coverage.v4, v6: coverage.v6 };
 }
 
-/** Why a new copy is refused, or null when it is good. */
-export function refusal(feed: CatalogFeed, next: RowCount, previous: RowCount | null): string | null {
-  if (next.rows < feed.minRows) return `${next.rows} rows, fewer than the minimum ${feed.minRows}`;
-  // More malformed lines than data: an error page or a different format that happens to half-parse.
-  if (next.skipped > next.rows) return `${next.skipped} malformed lines against ${next.rows} rows`;
-  if (previous && previous.rows > 0) {
-    const lost = (previous.rows - next.rows) / previous.rows;
-    if (lost > feed.maxShrink) {
-      return `shrank from ${previous.rows} to ${next.rows} rows (${Math.round(lost * 100)}% lost, at most ${Math.round(feed.maxShrink * 100)}% allowed)`;
-    }
-  }
-  return null;
-}
-
-/** Counts a copy's rows, or null when the copy does not parse (a previous copy that went bad is not a baseline). */
-export async function countRowsOrNull(feed: CatalogFeed, path: string, displayPath: string): Promise<RowCount | null> {
-  try {
-    return await countRows(feed, path, displayPath);
-  } catch (e) {
-    if (e instanceof FeedError) return null;
-    throw e;
-  }
+/** The refusal reason of a copy that failed to parse: the bound it passed, or the type and line only (a parser's message may quote the copy). */
+export function parseFailureReason(feed: CatalogFeed, e: FeedError): string {
+  if (e instanceof FeedLimitError) return e.reason + (e.line === undefined ? '' : ` (line ${e.line})`);
+  return `does not parse as ${feed.type}${e.line === undefined || e.line === 0 ? '' : ` (line ${e.line})`}`;
 }

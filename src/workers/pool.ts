@@ -27,6 +27,12 @@ export interface WorkerPool {
   worker(slot: number): Worker | null;
   /** Resolves once the worker in `slot` (a restarted one too) serves. */
   serving(slot: number): Promise<void>;
+  /** Whose index the workers serve, by its header (the first worker's answer). */
+  readonly managedBy: 'server' | 'operator';
+  /** When the index every worker serves was loaded (the pool's start or its last reload), ms. */
+  loadedAt(): number;
+  /** Reloads every worker onto the index file (as /reload does); rejects when refused. */
+  reloadAll(): Promise<ReloadAnswer>;
   /** Drains every worker (requests in flight finish) and stops them. */
   stop(): Promise<void>;
 }
@@ -74,6 +80,8 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
   let port = config.port;
   let stopping = false;
   let started = false;
+  let managedBy: 'server' | 'operator' = 'operator';
+  let loadedAt = Date.now();
 
   const live = () => slots.filter((s): s is Slot & { rpc: Rpc } => s.rpc !== null && s.worker !== null);
 
@@ -112,7 +120,10 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
     const results = await Promise.allSettled(targets.map((s) => s.rpc.call<ReloadAnswer>('reload', { generation: next }, CALL_TIMEOUT_MS)));
     const done = results.filter((r): r is PromiseFulfilledResult<ReloadAnswer> => r.status === 'fulfilled');
     const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (done.length > 0) generation = next;
+    if (done.length > 0) {
+      generation = next;
+      loadedAt = Date.now();
+    }
     if (failed.length === 0) return done[0]!.value;
     // Every worker refused the same file: nothing changed anywhere, the refusal is the answer.
     if (done.length === 0) throw failed[0]!.reason instanceof RemoteError ? failed[0]!.reason.wire : failed[0]!.reason;
@@ -141,6 +152,7 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
         failStart = null;
         if (first.kind === 'failed') return reject(new Error(first.message));
         port = first.port;
+        managedBy = first.managedBy;
         s.rpc = rpc;
         resolve();
       };
@@ -217,6 +229,9 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
     state,
     worker: (slot) => slots[slot]?.worker ?? null,
     serving: (slot) => slots[slot]!.ready,
+    managedBy,
+    loadedAt: () => loadedAt,
+    reloadAll: () => reloads.run(() => reloadAll()),
     stop: stopAll,
   };
 }

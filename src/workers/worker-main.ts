@@ -8,9 +8,10 @@ import type { Config } from '../config.ts';
 import { ApiError, ERROR_STATUS, type ErrorCode } from '../errors.ts';
 import type { HostLink } from '../http/host-link.ts';
 import { createRateLimiterFromConfig, type SharedBucketsMemory } from '../http/ratelimit/index.ts';
-import { reloadLocally, reloadServer, type ReloadAnswer } from '../http/reload.ts';
+import { reloadLocally, type ReloadAnswer } from '../http/reload.ts';
 import { startServer, type RunningServer } from '../server.ts';
 import { HostState } from './host-state.ts';
+import { installProcessGuards } from '../process-guards.ts';
 import { RemoteError, Rpc } from './rpc.ts';
 
 declare const self: Worker;
@@ -28,7 +29,7 @@ export interface WorkerStart {
 }
 
 /** A worker's first message back. */
-export type WorkerStarted = { kind: 'ready'; port: number } | { kind: 'failed'; message: string };
+export type WorkerStarted = { kind: 'ready'; port: number; managedBy: 'server' | 'operator' } | { kind: 'failed'; message: string };
 
 /** Bound on a reload across the host (every worker maps and verifies the file). */
 const RELOAD_TIMEOUT_MS = 120_000;
@@ -77,7 +78,6 @@ const rpc = new Rpc(self, async (op, args) => {
     case 'sync-keys':
       return s.accounts.syncKeys();
     case 'stop':
-      s.feeds?.refresher?.close(); // kills a background build
       state.setGeneration(slotOfThis, 0);
       await server.stop(true);
       server = null;
@@ -96,6 +96,7 @@ self.onmessage = (event: MessageEvent) => {
 async function begin(start: WorkerStart): Promise<void> {
   slotOfThis = start.slot;
   labelLogs(start.slot);
+  installProcessGuards();
   state = new HostState(start.host);
   const host: HostLink = {
     slot: start.slot,
@@ -118,11 +119,11 @@ async function begin(start: WorkerStart): Promise<void> {
     server = await startServer(start.config, { accounts, limiter, host }, { reusePort: true });
     server.services.index.generation = start.generation;
     state.setGeneration(start.slot, start.generation);
-    // Every worker runs the feed refresher: the lock file lets one fetch and build at a time, its swap
-    // reaches every worker through the primary, and each worker's status reads the shared state file.
+    // The primary refreshes (src/cli.ts) and swaps every worker; a worker only reports the shared state files.
     const s = server.services;
-    s.feeds = (await import('../feeds/start.ts')).startFeedRefresher(start.config, s.index, { reload: () => reloadServer(s) });
-    self.postMessage({ kind: 'ready', port: server.port } satisfies WorkerStarted);
+    s.feeds = (await import('../feeds/start.ts')).feedsStatusView(start.config, s.index);
+    const managedBy = s.index.current.meta.managedBy === 'server' ? 'server' : 'operator';
+    self.postMessage({ kind: 'ready', port: server.port, managedBy } satisfies WorkerStarted);
   } catch (e) {
     self.postMessage({ kind: 'failed', message: (e as Error).message } satisfies WorkerStarted);
   }

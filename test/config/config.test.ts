@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultSources, packageSources, withDataDefaults } from '../../index-builder/default-sources.ts';
-import { loadConfig, MAX_WORKERS } from '../../src/config.ts';
+import { DEFAULT_FEEDS_MEMORY_MB, loadConfig, MAX_WORKERS } from '../../src/config.ts';
 import { FEEDS_DIR } from '../helpers/recording-sink.ts';
 
 describe('loadConfig', () => {
@@ -100,6 +100,12 @@ describe('feed refresher settings', () => {
     const c = loadConfig({ IPINTEL_FEEDS_CATALOG: '/srv/mirror/catalog.json', IPINTEL_FEEDS_MANIFEST: '/srv/feeds.json' });
     expect(c.feedsCatalog).toBe('/srv/mirror/catalog.json');
     expect(c.feedsManifest).toBe('/srv/feeds.json');
+  });
+
+  test('IPINTEL_FEEDS_MEMORY_MB: the refresh child\'s cap in MiB, the measured default when unset, a bad one refused with its name', () => {
+    expect(loadConfig({}).feedsMemoryMb).toBe(DEFAULT_FEEDS_MEMORY_MB);
+    expect(loadConfig({ IPINTEL_FEEDS_MEMORY_MB: '6144' }).feedsMemoryMb).toBe(6144);
+    for (const bad of ['3G', '-1', '1.5', '64']) expect(() => loadConfig({ IPINTEL_FEEDS_MEMORY_MB: bad })).toThrow(/IPINTEL_FEEDS_MEMORY_MB must be a whole number of MiB, at least 128/);
   });
 });
 

@@ -1,49 +1,78 @@
-/** The refresh lock file: one holder per host, dead or abandoned holders taken over. */
+/** The refresh lock file: one holder per host (threads of one process too), kept by a heartbeat, taken over only when it lapsed. */
 import { afterAll, expect, test } from 'bun:test';
-import { existsSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { acquireLock, STALE_LOCK_MS } from '../../src/feeds/lock.ts';
+import { acquireLock, processStartedAt, readLock } from '../../src/feeds/lock.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ipintel-lock-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-test('a free lock is taken and released; a second taker in the same round is refused while it is held by a live process', async () => {
-  const path = join(dir, 'a.lock');
-  const release = acquireLock(path);
-  expect(release).not.toBeNull();
-  expect(existsSync(path)).toBe(true);
-  release!();
-  expect(existsSync(path)).toBe(false);
+const LAPSE = 60_000;
+/** Sets a file's mtime `ago` ms in the past. */
+const age = (path: string, ago: number) => utimesSync(path, (Date.now() - ago) / 1000, (Date.now() - ago) / 1000);
 
-  const other = Bun.spawn(['sleep', '30']);
-  try {
-    writeFileSync(path, JSON.stringify({ pid: other.pid, at: Date.now() }));
-    expect(acquireLock(path)).toBeNull();
-    // Held too long: a stuck holder does not block refreshes for ever.
-    writeFileSync(path, JSON.stringify({ pid: other.pid, at: Date.now() - STALE_LOCK_MS - 1 }));
-    expect(acquireLock(path)).not.toBeNull();
-  } finally {
-    other.kill();
-    await other.exited;
-  }
+test('a free lock is taken and released; a second taker in the same process (another thread) is refused while it is held', () => {
+  const path = join(dir, 'a.lock');
+  const lock = acquireLock(path, Date.now(), LAPSE);
+  expect(lock).not.toBeNull();
+  // Same pid, another taker: refused (threads share a pid; the token tells them apart).
+  expect(acquireLock(path, Date.now(), LAPSE)).toBeNull();
+  const written = JSON.parse(readFileSync(path, 'utf8'));
+  expect(written.pid).toBe(process.pid);
+  expect(written.token).toBe(lock!.holder.token);
+  expect(written.token).toMatch(/^[0-9a-f]{24}$/);
+  // The process start time names this process (within the tick of /proc): before now, after the machine booted.
+  expect(written.processStartedAt).toBe(processStartedAt(process.pid));
+  expect(written.processStartedAt).toBeLessThanOrEqual(Date.now());
+  expect(Math.abs(written.processStartedAt - (Date.now() - performance.now()))).toBeLessThan(60_000);
+  lock!.release();
+  expect(existsSync(path)).toBe(false);
 });
 
-test("a dead process's lock is taken over", async () => {
+test('liveness is the heartbeat: a dead holder is not taken over before the lapse, a live process whose heartbeat lapsed is', async () => {
   const path = join(dir, 'b.lock');
   const gone = Bun.spawn(['true']);
   await gone.exited;
-  writeFileSync(path, JSON.stringify({ pid: gone.pid, at: Date.now() }));
-  const release = acquireLock(path);
-  expect(release).not.toBeNull();
-  release!();
+  writeFileSync(path, JSON.stringify({ pid: gone.pid, processStartedAt: null, token: 'x'.repeat(24), since: Date.now() }));
+  // Its process is gone, but its child could still be at work until the heartbeat lapses.
+  expect(acquireLock(path, Date.now(), LAPSE)).toBeNull();
+  age(path, LAPSE - 5_000);
+  expect(acquireLock(path, Date.now(), LAPSE)).toBeNull();
+  // This very process "holds" it but stopped touching it (hung): taken over after the lapse.
+  writeFileSync(path, JSON.stringify({ pid: process.pid, processStartedAt: processStartedAt(process.pid), token: 'y'.repeat(24), since: Date.now() - 3_600_000 }));
+  age(path, LAPSE + 1);
+  const lock = acquireLock(path, Date.now(), LAPSE);
+  expect(lock).not.toBeNull();
+  expect(JSON.parse(readFileSync(path, 'utf8')).token).toBe(lock!.holder.token);
+  lock!.release();
 });
 
-test('an empty lock file is being written: respected while new, taken when old', () => {
+test('a heartbeat keeps the lock; one taken over after a lapse reports lost, and its release leaves the new holder alone', () => {
   const path = join(dir, 'c.lock');
+  const first = acquireLock(path, Date.now(), LAPSE)!;
+  age(path, LAPSE + 1);
+  expect(readLock(path, Date.now(), LAPSE)!.live).toBe(false);
+  expect(first.heartbeat()).toBe(true);
+  expect(readLock(path, Date.now(), LAPSE)!.live).toBe(true);
+  expect(acquireLock(path, Date.now(), LAPSE)).toBeNull();
+  age(path, LAPSE + 1);
+  const second = acquireLock(path, Date.now(), LAPSE)!;
+  expect(second).not.toBeNull();
+  expect(first.heartbeat()).toBe(false);
+  first.release();
+  expect(existsSync(path)).toBe(true);
+  expect(readLock(path, Date.now(), LAPSE)!.holder!.token).toBe(second.holder.token);
+  second.release();
+  expect(existsSync(path)).toBe(false);
+});
+
+test('an empty lock file is being written: respected while new, taken when its heartbeat lapsed', () => {
+  const path = join(dir, 'd.lock');
   writeFileSync(path, '');
-  expect(acquireLock(path)).toBeNull();
-  const old = (Date.now() - 60_000) / 1000;
-  utimesSync(path, old, old);
-  expect(acquireLock(path)).not.toBeNull();
+  expect(acquireLock(path, Date.now(), LAPSE)).toBeNull();
+  age(path, LAPSE + 1);
+  const lock = acquireLock(path, Date.now(), LAPSE);
+  expect(lock).not.toBeNull();
+  lock!.release();
 });

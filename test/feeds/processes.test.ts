@@ -5,7 +5,7 @@
  * before, logs one line about it and reports the missing sources.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildIndex } from '../../index-builder/build.ts';
@@ -77,20 +77,33 @@ async function isTor(url: string): Promise<boolean> {
   return ((await res.json()) as { classification: { is_tor: boolean } }).classification.is_tor;
 }
 
+/** The URL a test/feeds/serve-host.ts process printed. */
+async function listeningUrl(out: string[], what: string): Promise<string> {
+  await until(`${what} to listen`, () => out.some((l) => l.startsWith('listening ')));
+  return out.find((l) => l.startsWith('listening '))!.slice('listening '.length);
+}
+
+/** The lock file's holder pid (null: none). */
+function lockHolder(index: string): number | null {
+  try {
+    return JSON.parse(readFileSync(`${index}.feeds.lock`, 'utf8')).pid;
+  } catch {
+    return null;
+  }
+}
+
+const HOST = ['bun', 'test/feeds/serve-host.ts'];
+
 describe('several processes on one host', () => {
-  test('two processes started together: one fetch and one build, both serve the new index', async () => {
+  test('two processes started together: one fetch and one build, both serve the new index (the second picks it up)', async () => {
     const dir = join(tmp, 'two');
     const index = await serverIndex(dir);
     writeTestCatalog(join(dir, 'catalog.json'), [TOR, CLOUDFLARE], publisher.url);
-    const env = { IPINTEL_INDEX: index, IPINTEL_FEEDS_DIR: join(dir, 'feeds'), IPINTEL_FEEDS_CATALOG: join(dir, 'catalog.json') };
+    const env = { IPINTEL_INDEX: index, IPINTEL_FEEDS_DIR: join(dir, 'feeds'), IPINTEL_FEEDS_CATALOG: join(dir, 'catalog.json'), IPINTEL_WORKERS: '1', TEST_RETRY_MS: '300' };
     const outs: string[][] = [[], []];
     const errs: string[][] = [[], []];
-    for (let i = 0; i < 2; i++) spawn(['bun', 'test/feeds/serve-process.ts'], env, outs[i], errs[i]);
-    const urls: string[] = [];
-    for (let i = 0; i < 2; i++) {
-      await until(`process ${i} to listen`, () => outs[i].some((l) => l.startsWith('listening ')));
-      urls.push(outs[i].find((l) => l.startsWith('listening '))!.slice('listening '.length));
-    }
+    for (let i = 0; i < 2; i++) spawn(HOST, env, outs[i], errs[i]);
+    const urls = [await listeningUrl(outs[0], 'process 0'), await listeningUrl(outs[1], 'process 1')];
     await until('both processes to serve the refreshed index', async () => (await isTor(urls[0])) && (await isTor(urls[1])));
     const logs = errs.flat();
     expect(logs.filter((l) => l.includes('feeds: building'))).toHaveLength(1);
@@ -99,41 +112,106 @@ describe('several processes on one host', () => {
     expect(publisher.sent.get(TOR)).toBe(1);
     expect(publisher.sent.get(CLOUDFLARE)).toBe(1);
   }, 90_000);
-});
 
-describe('several workers in one server', () => {
-  test('two workers: one fetch and one build, the swap reaches both workers at one generation, nothing picked up twice', async () => {
-    const dir = join(tmp, 'workers');
+  test('the lock holder killed mid-refresh: another process takes over only once the heartbeat lapsed, then serves the result', async () => {
+    const dir = join(tmp, 'takeover');
     const index = await serverIndex(dir);
     writeTestCatalog(join(dir, 'catalog.json'), [TOR, CLOUDFLARE], publisher.url);
-    const sentBefore = publisher.sent.get(TOR) ?? 0;
-    const out: string[] = [];
-    const err: string[] = [];
-    spawn(['bun', 'src/main.ts'], {
+    const HEARTBEAT = 200;
+    const LAPSE = 3_000;
+    const env = {
       IPINTEL_INDEX: index,
       IPINTEL_FEEDS_DIR: join(dir, 'feeds'),
       IPINTEL_FEEDS_CATALOG: join(dir, 'catalog.json'),
-      IPINTEL_DB: join(dir, 'accounts.sqlite'),
-      IPINTEL_WORKERS: '2',
-    }, out, err);
-    await until('the server to listen', () => err.some((l) => l.startsWith('ipintel listening on')));
-    const port = Number(/:(\d+) \(index/.exec(err.find((l) => l.startsWith('ipintel listening on'))!)![1]);
-    const url = `http://127.0.0.1:${port}`;
-    await until('the swap', () => err.some((l) => l.includes('feeds: swapped in')));
-    // New connections spread over both workers (reusePort): every one serves the refreshed index.
-    for (let i = 0; i < 20; i++) {
+      IPINTEL_WORKERS: '1',
+      TEST_RETRY_MS: '200',
+      TEST_HEARTBEAT_MS: String(HEARTBEAT),
+      TEST_LOCK_LAPSE_MS: String(LAPSE),
+      IPINTEL_ADMIN_TOKEN: 'admin',
+    };
+    publisher.delayMs = 2_000;
+    try {
+      const outA: string[] = [];
+      const errA: string[] = [];
+      const a = spawn(HOST, env, outA, errA);
+      await listeningUrl(outA, 'process A');
+      await until('A to hold the lock', () => lockHolder(index) === a.pid);
+      const outB: string[] = [];
+      const errB: string[] = [];
+      const b = spawn(HOST, env, outB, errB);
+      const urlB = await listeningUrl(outB, 'process B');
+      await Bun.sleep(500); // B has tried the held lock at least once
+      // B serves meanwhile, and its admin status names the holder: A, not itself.
+      const seen = (await (await fetch(`${urlB}/v1/data/status`, { headers: { authorization: 'Bearer admin' } })).json()) as any;
+      expect(seen.feeds.lock).toMatchObject({ pid: a.pid, this_process: false, live: true });
+      expect(seen.feeds.refresh).toBe('running');
+      a.kill('SIGKILL');
+      const killedAt = Date.now();
+      // Meanwhile B keeps trying every 200 ms and is refused until the heartbeat lapses.
+      await until('B to take the lock over', () => lockHolder(index) === b.pid, 30_000);
+      const tookOverAfter = Date.now() - killedAt;
+      expect(tookOverAfter).toBeGreaterThanOrEqual(LAPSE - HEARTBEAT - 100);
+      await until('B to serve the refreshed index', () => isTor(urlB), 60_000);
+      expect(errB.filter((l) => l.includes('feeds: swapped in'))).toHaveLength(1);
+    } finally {
+      publisher.delayMs = 0;
+    }
+  }, 90_000);
+});
+
+describe('several workers in one server', () => {
+  test('four workers and a slow publisher: one download per feed and one build, by the primary; every worker serves the swap', async () => {
+    const dir = join(tmp, 'workers');
+    const index = await serverIndex(dir);
+    writeTestCatalog(join(dir, 'catalog.json'), [TOR, CLOUDFLARE], publisher.url);
+    const sentBefore = { tor: publisher.sent.get(TOR) ?? 0, cloud: publisher.sent.get(CLOUDFLARE) ?? 0 };
+    const out: string[] = [];
+    const err: string[] = [];
+    publisher.delayMs = 1_500;
+    try {
+      spawn(HOST, {
+        IPINTEL_INDEX: index,
+        IPINTEL_FEEDS_DIR: join(dir, 'feeds'),
+        IPINTEL_FEEDS_CATALOG: join(dir, 'catalog.json'),
+        IPINTEL_DB: join(dir, 'accounts.sqlite'),
+        IPINTEL_WORKERS: '4',
+        IPINTEL_ADMIN_TOKEN: 'admin',
+        TEST_RETRY_MS: '200',
+      }, out, err);
+      const url = await listeningUrl(out, 'the server');
+      // While the primary's child downloads, an admin status names the holder: this process, since a moment ago.
+      await until('the lock', () => lockHolder(index) !== null);
+      const during = (await (await fetch(`${url}/v1/data/status`, { headers: { authorization: 'Bearer admin' } })).json()) as any;
+      expect(during.feeds.refresh).toBe('running');
+      expect(during.feeds.lock.this_process).toBe(true);
+      expect(during.feeds.lock.live).toBe(true);
+      expect(Date.now() - Date.parse(during.feeds.lock.since)).toBeLessThan(30_000);
+      await until('the swap', () => err.some((l) => l.includes('feeds: swapped in')), 60_000);
+    } finally {
+      publisher.delayMs = 0;
+    }
+    const url = out.find((l) => l.startsWith('listening '))!.slice('listening '.length);
+    // New connections spread over the workers (reusePort): every one serves the refreshed index.
+    for (let i = 0; i < 40; i++) {
       const res = await fetch(`${url}/v1/ip/${TOR_EXIT}`, { headers: { connection: 'close' } });
       expect(((await res.json()) as { classification: { is_tor: boolean } }).classification.is_tor).toBe(true);
     }
     const health = await fetch(`${url}/health`);
     expect(health.status).toBe(200); // 503 when the workers serve different generations
     expect(((await health.json()) as { index: { generation: number } }).index.generation).toBe(2);
-    // Let the other worker's pickup timer run once: it must not reload what it already serves.
-    await Bun.sleep(1_000);
+    await Bun.sleep(1_000); // a pickup tick: nothing to pick up, the swap reached every worker
+    // The primary refreshes (its lines carry no worker label), once.
+    const feedLines = err.filter((l) => l.includes('feeds: '));
+    expect(feedLines.every((l) => !l.startsWith('[worker'))).toBe(true);
     expect(err.filter((l) => l.includes('feeds: building'))).toHaveLength(1);
     expect(err.filter((l) => l.includes('feeds: swapped in'))).toHaveLength(1);
     expect(err.filter((l) => l.includes('feeds: picked up'))).toHaveLength(0);
-    expect((publisher.sent.get(TOR) ?? 0) - sentBefore).toBe(1);
+    expect((publisher.sent.get(TOR) ?? 0) - sentBefore.tor).toBe(1);
+    expect((publisher.sent.get(CLOUDFLARE) ?? 0) - sentBefore.cloud).toBe(1);
+    // Every worker reports the same state (the shared file): fresh, built once.
+    const metrics = await (await fetch(`${url}/metrics`, { headers: { authorization: 'Bearer admin' } })).text();
+    expect(metrics).toContain('ipintel_feed_builds_total{result="ok"} 1');
+    expect(metrics).toContain('ipintel_feed_fetches_total{result="updated"} 2');
   }, 90_000);
 });
 

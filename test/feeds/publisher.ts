@@ -18,6 +18,8 @@ export interface Publisher {
   sent: Map<string, number>;
   notModified: Map<string, number>;
   modes: Map<string, Mode>;
+  /** Every answer waits this long first (a slow publisher). */
+  delayMs: number;
   stop(): void;
 }
 
@@ -31,12 +33,14 @@ export function startPublisher(root: string, paths: string[]): Publisher {
   const notModified = new Map<string, number>();
   const modes = new Map<string, Mode>();
   const bump = (m: Map<string, number>, p: string) => m.set(p, (m.get(p) ?? 0) + 1);
+  const publisher = { url: '', root, sent, notModified, modes, delayMs: 0, stop: () => server.stop(true) };
   const server = Bun.serve({
     port: 0,
     hostname: '127.0.0.1',
     async fetch(req) {
       const path = new URL(req.url).pathname.replace(/^\/+/, '');
       const mode = modes.get(path) ?? 'ok';
+      if (publisher.delayMs > 0) await Bun.sleep(publisher.delayMs);
       if (mode === 'hang') return new Promise<Response>(() => {});
       if (mode === '404') return new Response('not found', { status: 404 });
       if (mode === 'html') return new Response('<html><body>Service unavailable</body></html>\n', { headers: { 'content-type': 'text/html' } });
@@ -57,7 +61,8 @@ export function startPublisher(root: string, paths: string[]): Publisher {
       return new Response(bytes, { headers: { etag, 'last-modified': lastModified } });
     },
   });
-  return { url: `http://127.0.0.1:${server.port}/`, root, sent, notModified, modes, stop: () => server.stop(true) };
+  publisher.url = `http://127.0.0.1:${server.port}/`;
+  return publisher;
 }
 
 /** A catalog file with the real entries of feeds/catalog.json for `paths`, each URL pointing at `base`. */

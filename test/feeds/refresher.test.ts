@@ -12,18 +12,20 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildIndex } from '../../index-builder/build.ts';
-import { buildInChild, type ChildBuildRequest } from '../../src/feeds/build-child.ts';
+import type { RefreshRequest } from '../../src/feeds/refresh-round.ts';
 import { startFeedRefresher } from '../../src/feeds/start.ts';
 import type { FeedRefresher } from '../../src/feeds/refresher.ts';
 import type { RunningServer } from '../../src/server.ts';
 import { FEEDS_DIR } from '../helpers/recording-sink.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { startPublisher, writeTestCatalog, type Publisher } from './publisher.ts';
+import { childParses, countingBuilds, smallServerIndex } from './refresh-kit.ts';
 
 const TOR = 'tor/torbulkexitlist';
 const CLOUDFLARE = 'cloud/cloudflare-ips-v4.txt';
 const DROP = 'threat/spamhaus-drop_v4.json';
 const GOOGLEBOT = 'crawlers/googlebot.json';
+const VPN = 'vpn/x4bnet-vpn-ipv4.txt';
 const TOR_EXIT = '185.241.208.232';
 const HOUR = 3_600_000;
 
@@ -32,7 +34,7 @@ let publisher: Publisher;
 
 beforeAll(() => {
   tmp = mkdtempSync(join(tmpdir(), 'ipintel-refresher-'));
-  publisher = startPublisher(join(tmp, 'publisher'), [TOR, CLOUDFLARE, DROP, GOOGLEBOT]);
+  publisher = startPublisher(join(tmp, 'publisher'), [TOR, CLOUDFLARE, DROP, GOOGLEBOT, VPN]);
 });
 
 afterAll(() => {
@@ -40,18 +42,12 @@ afterAll(() => {
   rmSync(tmp, { recursive: true, force: true });
 });
 
-/** A small index the server built itself (one cloud list), as a first start leaves it. */
-export async function smallServerIndex(out: string): Promise<void> {
-  const src = join(FEEDS_DIR, CLOUDFLARE);
-  await buildIndex({ sources: [{ options: { type: 'cidr-list', category: 'content', path: src }, absPath: src, displayPath: CLOUDFLARE }], out, quiet: true, managedBy: 'server' });
-}
-
 interface Setup {
   server: RunningServer;
   refresher: FeedRefresher;
   dir: string;
   logs: string[];
-  builds: ChildBuildRequest[];
+  builds: RefreshRequest[];
   clock: { now: number };
 }
 
@@ -64,7 +60,7 @@ async function setup(name: string, paths: string[]): Promise<Setup> {
   writeTestCatalog(join(dir, 'catalog.json'), paths, publisher.url);
   const server = await startTestServer({ IPINTEL_INDEX: index, IPINTEL_FEEDS_DIR: join(dir, 'feeds'), IPINTEL_FEEDS_CATALOG: join(dir, 'catalog.json'), IPINTEL_ADMIN_TOKEN: 'admin-token' });
   const logs: string[] = [];
-  const builds: ChildBuildRequest[] = [];
+  const builds: RefreshRequest[] = [];
   const clock = { now: Date.now() };
   const status = startFeedRefresher(server.services.config, server.services.index, {
     withDefaults: false,
@@ -73,10 +69,7 @@ async function setup(name: string, paths: string[]): Promise<Setup> {
     pickupMs: 60_000,
     log: (line) => logs.push(line),
     now: () => clock.now,
-    build: (req, signal) => {
-      builds.push(req);
-      return buildInChild(req, false, signal);
-    },
+    runChild: countingBuilds(builds),
   });
   server.services.feeds = status;
   return { server, refresher: status.refresher!, dir, logs, builds, clock };
@@ -128,7 +121,10 @@ describe('first start: serve the small index at once, then swap to the refreshed
     expect(status.coverage.tor.state).toBe('ready');
     expect(status.feeds.managed_by).toBe('server');
     expect(status.feeds.kinds.tor.state).toBe('fresh');
-    expect(status.feeds.kinds.tor.last_fetch_at).toBe(new Date(s.clock.now).toISOString());
+    // On the test's clock (the child runs it forward from the parent's reading).
+    const fetchedAt = Date.parse(status.feeds.kinds.tor.last_fetch_at);
+    expect(fetchedAt).toBeGreaterThanOrEqual(s.clock.now);
+    expect(fetchedAt).toBeLessThan(s.clock.now + 60_000);
     // Public: kinds only, no paths or publishers.
     expect(status.feeds.sources).toBeUndefined();
     expect(JSON.stringify(status.feeds)).not.toContain('torbulkexitlist');
@@ -215,7 +211,8 @@ describe('failure paths keep the previous data serving', () => {
     const admin = await getJson(s.server, '/v1/data/status', { authorization: 'Bearer admin-token' });
     const byPath = Object.fromEntries(admin.feeds.sources.map((x: { path: string }) => [x.path, x]));
     expect(byPath[TOR].state).toBe('failed');
-    expect(byPath[TOR].reason).toBe('HTTP 404 Not Found');
+    // The status number only: a status text is the publisher's bytes.
+    expect(byPath[TOR].reason).toBe('HTTP 404');
     expect(byPath[DROP].reason).toMatch(/^refused: /);
     expect(byPath[GOOGLEBOT].reason).toMatch(/^refused: /);
     expect(byPath[CLOUDFLARE].reason).toMatch(/timed out/);
@@ -289,15 +286,12 @@ describe("an operator's own index", () => {
     await buildIndex({ sources: [{ options: { type: 'cidr-list', category: 'vpn', path: 'own.txt' }, absPath: join(dir, 'own.txt'), displayPath: 'own.txt' }], out: index, quiet: true });
     writeTestCatalog(join(dir, 'catalog.json'), [TOR, CLOUDFLARE], publisher.url);
     const server = await startTestServer({ IPINTEL_INDEX: index, IPINTEL_FEEDS_CATALOG: join(dir, 'catalog.json'), IPINTEL_FEEDS_MANIFEST: join(dir, 'feeds.json') });
-    const builds: ChildBuildRequest[] = [];
+    const builds: RefreshRequest[] = [];
     try {
       const status = startFeedRefresher(server.services.config, server.services.index, {
         withDefaults: false,
         log: () => {},
-        build: (req, signal) => {
-          builds.push(req);
-          return buildInChild(req, false, signal);
-        },
+        runChild: countingBuilds(builds),
       });
       server.services.feeds = status;
       expect(status.mode).toBe('manifest');
@@ -329,7 +323,7 @@ describe('picking up a file another refresher built', () => {
       // Another process replaces the file: picked up, one reload.
       await smallServerIndex(index);
       const g0 = holder.generation;
-      s.refresher.pickUp();
+      await s.refresher.pickUp();
       expect(holder.generation).toBe(g0 + 1);
       expect(s.logs.filter((l) => l.includes('feeds: picked up'))).toHaveLength(1);
       // The file is replaced again and this thread is reloaded with it (as the primary does for every worker): nothing to pick up.
@@ -338,7 +332,7 @@ describe('picking up a file another refresher built', () => {
       await Bun.sleep(20);
       holder.reload(index);
       const g1 = holder.generation;
-      s.refresher.pickUp();
+      await s.refresher.pickUp();
       expect(holder.generation).toBe(g1);
       expect(s.logs.filter((l) => l.includes('feeds: picked up'))).toHaveLength(1);
     } finally {
@@ -346,4 +340,60 @@ describe('picking up a file another refresher built', () => {
       await s.server.stop();
     }
   }, 60_000);
+});
+
+describe('a poisoned third-party list', () => {
+  test('0.0.0.0/0 in a VPN list: refused with its reason in one log line, status and metrics; the previous copy builds and answers stay', async () => {
+    const s = await setup('poisoned', [TOR, VPN]);
+    const original = readFileSync(join(publisher.root, VPN), 'utf8');
+    try {
+      await s.refresher.refresh();
+      expect(s.builds).toHaveLength(1);
+      const answers = async () => Promise.all(['8.8.8.8', '1.1.1.1', '52.95.110.1'].map(async (ip) => (await getJson(s.server, `/v1/ip/${ip}`)).classification));
+      const before = await answers();
+      for (const c of before) expect(c.is_vpn).toBe(false);
+
+      // The poison, and a real change elsewhere so that a build runs.
+      appendFileSync(join(publisher.root, VPN), '0.0.0.0/0\n');
+      appendFileSync(join(publisher.root, TOR), '203.0.113.78\n');
+      s.clock.now += 25 * HOUR;
+      await s.refresher.refresh();
+      expect(s.builds).toHaveLength(2);
+      expect((await getJson(s.server, '/v1/ip/203.0.113.78')).classification.is_tor).toBe(true);
+      expect(await answers()).toEqual(before);
+      expect(readFileSync(join(s.dir, 'feeds', VPN), 'utf8')).toBe(original);
+
+      const lines = s.logs.filter((l) => l.includes(VPN));
+      expect(lines.filter((l) => l.includes('refused'))).toEqual([`feeds: ${VPN} kept-previous 10862 rows: refused: lists the whole IPv4 space (/0)`]);
+      const admin = await getJson(s.server, '/v1/data/status', { authorization: 'Bearer admin-token' });
+      const vpn = admin.feeds.sources.find((x: { path: string }) => x.path === VPN);
+      expect(vpn.state).toBe('refused');
+      expect(vpn.reason).toBe('refused: lists the whole IPv4 space (/0)');
+      expect(admin.feeds.kinds.vpn.state).toBe('refused');
+      expect(admin.feeds.kinds.vpn.refused).toBe(1);
+      const pub = await getJson(s.server, '/v1/data/status');
+      expect(pub.feeds.kinds.vpn.state).toBe('refused');
+      expect(JSON.stringify(pub.feeds)).not.toContain('0.0.0.0');
+      const metrics = await (await fetch(`${s.server.url}/metrics`, { headers: { authorization: 'Bearer admin-token' } })).text();
+      expect(metrics).toContain('ipintel_feed_sources{state="refused"} 1');
+      expect(metrics).toContain('ipintel_feed_fetches_total{result="refused"} 1');
+
+      // The publisher goes back to the accepted bytes: a 304 (the accepted copy's validators were kept), nothing parsed, fresh again.
+      writeFileSync(join(publisher.root, VPN), original);
+      const parses = childParses.parses;
+      expect(parses).toBeGreaterThan(0); // the poisoned copy was parsed, in the child
+      const notModified = publisher.notModified.get(VPN) ?? 0;
+      s.clock.now += 25 * HOUR;
+      await s.refresher.refresh();
+      expect(publisher.notModified.get(VPN)).toBe(notModified + 1);
+      expect(childParses.parses).toBe(parses);
+      const again = await getJson(s.server, '/v1/data/status', { authorization: 'Bearer admin-token' });
+      expect(again.feeds.sources.find((x: { path: string }) => x.path === VPN).state).toBe('fresh');
+      expect(s.builds).toHaveLength(2);
+    } finally {
+      writeFileSync(join(publisher.root, VPN), original);
+      await s.refresher.stop();
+      await s.server.stop();
+    }
+  }, 90_000);
 });

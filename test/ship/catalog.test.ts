@@ -8,7 +8,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CatalogError, loadCatalog, sourceUrlOf, type CatalogFeed } from '../../src/feeds/catalog.ts';
-import { countRows, refusal } from '../../src/feeds/validate.ts';
+import { summarizeCopy } from '../../src/feeds/validate.ts';
+import { copyRefusal } from '../../src/feeds/bounds.ts';
+import { noCoverage, type CopySummary } from '../../src/feeds/copy-summary.ts';
 import { FEEDS_DIR } from '../helpers/recording-sink.ts';
 
 const catalog = loadCatalog();
@@ -24,12 +26,14 @@ describe('the bundled catalog', () => {
     }
   });
 
-  test('every entry with a real snapshot in ../shared/feeds parses with its parser and meets its minimum rows', async () => {
+  test('every entry with a real snapshot in ../shared/feeds parses within its bounds and passes every check, alone and against itself', async () => {
     const withSnapshot = catalog.filter((f) => existsSync(join(FEEDS_DIR, f.path)));
     expect(withSnapshot.length).toBeGreaterThan(35);
     for (const f of withSnapshot) {
-      const { rows } = await countRows(f, join(FEEDS_DIR, f.path), f.path);
-      expect({ path: f.path, ok: rows >= f.minRows }).toEqual({ path: f.path, ok: true });
+      const summary = await summarizeCopy(f, join(FEEDS_DIR, f.path), f.path, 'sha');
+      expect({ path: f.path, ok: summary.rows >= f.minRows }).toEqual({ path: f.path, ok: true });
+      expect({ path: f.path, refused: copyRefusal(f, summary, null) }).toEqual({ path: f.path, refused: null });
+      expect({ path: f.path, refused: copyRefusal(f, summary, summary) }).toEqual({ path: f.path, refused: null });
     }
   }, 60_000);
 
@@ -92,19 +96,20 @@ describe('cadence', () => {
   });
 });
 
-describe('refusal', () => {
-  const feed: CatalogFeed = { type: 'cidr-list', options: {}, path: 'x', url: 'https://x', publisher: 'p', licence: 'l', minRows: 10, maxShrink: 0.5, cadenceMs: null };
+describe('copyRefusal: rows against the minimum and the previous copy', () => {
+  const feed: CatalogFeed = { type: 'cidr-list', options: { category: 'content' }, path: 'x', url: 'https://x', publisher: 'p', licence: 'l', minRows: 10, maxShrink: 0.5, cadenceMs: null };
+  const copy = (rows: number, skipped = 0): CopySummary => ({ sha256: 's', rows, skipped, v4: { ranges: rows, units: rows, widest: 32 }, v6: noCoverage() });
 
   test('accepts a copy at the limits and refuses one just past them', () => {
-    expect(refusal(feed, { rows: 10, skipped: 0 }, null)).toBeNull();
-    expect(refusal(feed, { rows: 9, skipped: 0 }, null)).toBe('9 rows, fewer than the minimum 10');
-    expect(refusal(feed, { rows: 50, skipped: 0 }, { rows: 100, skipped: 0 })).toBeNull();
-    expect(refusal(feed, { rows: 49, skipped: 0 }, { rows: 100, skipped: 0 })).toMatch(/^shrank from 100 to 49 rows \(51% lost/);
-    expect(refusal(feed, { rows: 500, skipped: 0 }, { rows: 100, skipped: 0 })).toBeNull();
+    expect(copyRefusal(feed, copy(10), null)).toBeNull();
+    expect(copyRefusal(feed, copy(9), null)).toBe('9 rows, fewer than the minimum 10');
+    expect(copyRefusal(feed, copy(50), copy(100))).toBeNull();
+    expect(copyRefusal(feed, copy(49), copy(100))).toMatch(/^shrank from 100 to 49 rows \(51% lost/);
+    expect(copyRefusal(feed, copy(500), copy(100))).toBeNull();
   });
 
   test('refuses a copy with more malformed lines than rows', () => {
-    expect(refusal(feed, { rows: 20, skipped: 21 }, null)).toBe('21 malformed lines against 20 rows');
-    expect(refusal(feed, { rows: 20, skipped: 20 }, null)).toBeNull();
+    expect(copyRefusal(feed, copy(20, 21), null)).toBe('21 malformed lines against 20 rows');
+    expect(copyRefusal(feed, copy(20, 20), null)).toBeNull();
   });
 });

@@ -13,16 +13,17 @@ import { buildIndex, formatSummary } from '../../../index-builder/build.ts';
 import { loadManifest, ManifestError } from '../../../index-builder/manifest.ts';
 import { FeedError } from '../../../index-builder/feed/source.ts';
 import { formatTable } from '../../../index-builder/progress.ts';
-import { acquireLock } from '../../feeds/lock.ts';
+import { acquireLock, HEARTBEAT_MS } from '../../feeds/lock.ts';
 import { CatalogError, loadCatalog, type CatalogFeed } from '../../feeds/catalog.ts';
 import { DefaultDataMissingError, findDefaultSources } from '../../feeds/default-data.ts';
 import { operatorEntries, writeFeedsManifest } from '../../feeds/manifest-writer.ts';
 import { requestReload } from '../../feeds/reload.ts';
 import { hasGoodCopy, updateFeeds, type FeedOutcome } from '../../feeds/update.ts';
+import { loadRefreshState, newFeedRecord, recordOutcome, saveRefreshState, statePathOf } from '../../feeds/feed-state.ts';
 
 const USAGE = `usage: feeds update [--dir <feeds dir>] [--index <file>] [--reload <url>] [--mirror <url>]
                     [--catalog <file>] [--no-defaults] [--no-build] [--force]
-                    [--timeout <seconds>] [--max-mb <n>] [--quiet]
+                    [--accept <feed path>]... [--timeout <seconds>] [--max-mb <n>] [--quiet]
        feeds list [--catalog <file>]
 
   --dir        feeds folder (default IPINTEL_FEEDS_DIR or feeds); copies and feeds.json go here
@@ -34,8 +35,10 @@ const USAGE = `usage: feeds update [--dir <feeds dir>] [--index <file>] [--reloa
   --no-defaults  build the index from the feeds only, without the embedded default data
   --no-build   only refresh the copies and feeds.json
   --force      rebuild even when no copy changed
+  --accept     take this feed's new copy however far it moved from the previous one (rows, coverage);
+               the bounds every copy meets still hold (docs/feeds-update.md); repeatable
   --timeout    per-download deadline in seconds (default 300)
-  --max-mb     refuse a download larger than this (default 1024)`;
+  --max-mb     a ceiling on every feed's own size bound (default: the feed's bound)`;
 
 /** Runs the feeds command with argv (after `feeds`); resolves with the exit code. */
 export async function main(argv: string[]): Promise<number> {
@@ -54,6 +57,7 @@ export async function main(argv: string[]): Promise<number> {
         'no-defaults': { type: 'boolean' },
         'no-build': { type: 'boolean' },
         force: { type: 'boolean' },
+        accept: { type: 'string', multiple: true },
         timeout: { type: 'string' },
         'max-mb': { type: 'string' },
         quiet: { type: 'boolean' },
@@ -87,9 +91,15 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const timeoutS = Number(o.timeout ?? 300);
-  const maxMb = Number(o['max-mb'] ?? 1024);
+  const maxMb = o['max-mb'] === undefined ? Infinity : Number(o['max-mb']);
   if (!(timeoutS > 0) || !(maxMb > 0)) {
     console.error(`--timeout and --max-mb must be positive numbers\n${USAGE}`);
+    return 2;
+  }
+  const accept = new Set(o.accept ?? []);
+  const unknown = [...accept].filter((p) => !catalog.some((f) => f.path === p));
+  if (unknown.length > 0) {
+    console.error(`--accept names no catalog feed: ${unknown.join(', ')} (see feeds list)`);
     return 2;
   }
   return runUpdate({
@@ -101,6 +111,7 @@ export async function main(argv: string[]): Promise<number> {
     withDefaults: !o['no-defaults'],
     build: !o['no-build'],
     force: o.force ?? false,
+    accept,
     limits: { timeoutMs: timeoutS * 1000, maxBytes: maxMb * 1048576 },
     quiet: o.quiet ?? false,
   });
@@ -116,6 +127,7 @@ interface RunOptions {
   withDefaults: boolean;
   build: boolean;
   force: boolean;
+  accept: ReadonlySet<string>;
   limits: { timeoutMs: number; maxBytes: number };
   quiet: boolean;
 }
@@ -124,15 +136,28 @@ interface RunOptions {
 async function runUpdate(r: RunOptions): Promise<number> {
   const lockPath = `${resolve(r.indexPath)}.feeds.lock`;
   mkdirSync(dirname(lockPath), { recursive: true });
-  const release = acquireLock(lockPath);
-  if (!release) {
+  let lock;
+  try {
+    lock = acquireLock(lockPath);
+  } catch (e) {
+    console.error(`cannot take the refresh lock ${lockPath}: ${(e as Error).message}`);
+    return 1;
+  }
+  if (!lock) {
     console.error(`another refresh of ${r.indexPath} is running (${lockPath}); try again when it is done`);
     return 1;
   }
+  // Touched while the update runs, so the server's refresher does not take it over as abandoned.
+  const heartbeat = setInterval(() => {
+    try {
+      lock.heartbeat();
+    } catch {}
+  }, HEARTBEAT_MS);
   try {
     return await updateUnlocked(r);
   } finally {
-    release();
+    clearInterval(heartbeat);
+    lock.release();
   }
 }
 
@@ -148,7 +173,29 @@ async function updateUnlocked(r: RunOptions): Promise<number> {
     return 1;
   }
   log(`updating ${r.catalog.length} feeds in ${r.feedsDir}${r.mirror ? ` from mirror ${r.mirror}` : ''}`);
-  const outcomes = await updateFeeds({ feedsDir: r.feedsDir, catalog: r.catalog, mirror: r.mirror, limits: r.limits, log });
+  // The feed state the server's refresher keeps beside the index: the accepted copies' summaries are the baselines, and what this run accepts or refuses is recorded there.
+  const statePath = statePathOf(r.indexPath);
+  const state = loadRefreshState(statePath);
+  const recordOf = (f: CatalogFeed) => (state.feeds[f.path] ??= newFeedRecord(existsSync(join(r.feedsDir, f.path))));
+  const outcomes = await updateFeeds({
+    feedsDir: r.feedsDir,
+    catalog: r.catalog,
+    mirror: r.mirror,
+    limits: r.limits,
+    log,
+    previousOf: (f) => recordOf(f).copy ?? null,
+    accept: r.accept,
+  });
+  const at = Date.now();
+  for (const x of outcomes) recordOutcome(recordOf(x.feed), x, at);
+  // Without a build here, the server's refresher must build (it rebuilds on its next refresh).
+  if (!r.build && outcomes.some((x) => x.status === 'updated')) state.buildPending = true;
+  try {
+    mkdirSync(dirname(statePath), { recursive: true });
+    saveRefreshState(statePath, state);
+  } catch (e) {
+    console.error(`feed state: ${statePath} not written: ${(e as Error).message}`);
+  }
   const manifest = writeFeedsManifest(r.feedsDir, outcomes.filter(hasGoodCopy).map((x) => x.feed), kept);
   console.error(`\n${summaryTable(outcomes)}\n`);
   console.error(`manifest: ${manifest.path} (${manifest.changed ? 'rewritten' : 'unchanged'})`);

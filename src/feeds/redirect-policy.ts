@@ -1,0 +1,68 @@
+/**
+ * Where a feed download may be redirected. A publisher's redirect is input
+ * like its bytes: it is followed only https -> https, only to the catalog
+ * entry's own host (or a host the entry names in `allowHosts`), and never to
+ * an address that is not public unicast (loopback, private, link-local,
+ * unique-local, CGNAT, reserved...), checked on the resolved address before
+ * connecting. The origin the operator configured (the catalog URL's or the
+ * mirror's) is the one exception: a redirect back to that exact origin is
+ * followed as the first request was, whatever its scheme and address.
+ */
+import { lookup } from 'node:dns/promises';
+import ipaddr from 'ipaddr.js';
+
+/** Most redirects one download follows. */
+export const MAX_REDIRECTS = 5;
+
+/** What a download may be redirected to. */
+export interface RedirectScope {
+  /** The origin the operator configured (scheme://host:port of the first request). */
+  configuredOrigin: string;
+  /** Host names a redirect may lead to (the entry's host and its `allowHosts`), lower case. */
+  hosts: ReadonlySet<string>;
+}
+
+/** The scope of a download that starts at `url`; `extraHosts` are the entry's named hosts. */
+export function redirectScope(url: string, extraHosts: readonly string[] = []): RedirectScope {
+  const u = new URL(url);
+  return { configuredOrigin: u.origin, hosts: new Set([u.hostname.toLowerCase(), ...extraHosts.map((h) => h.toLowerCase())]) };
+}
+
+/** Why a redirect from `from` to `to` is refused before any lookup, or null when the address check is what remains ('same-origin' skips it). */
+export function redirectVerdict(from: URL, to: URL, scope: RedirectScope): string | 'same-origin' | null {
+  if (to.origin === scope.configuredOrigin && from.protocol === to.protocol) return 'same-origin';
+  if (to.protocol !== 'https:') return from.protocol === 'https:' ? 'redirect refused: https to a plain-http URL' : 'redirect refused: to a URL that is not https';
+  if (to.username || to.password) return 'redirect refused: URL with credentials';
+  if (!scope.hosts.has(to.hostname.toLowerCase())) return "redirect refused: to a host other than the catalog entry's";
+  return null;
+}
+
+/** Whether an address is public unicast (the only kind a redirect may reach). */
+export function isPublicAddress(address: string): boolean {
+  let ip: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    ip = ipaddr.parse(address);
+  } catch {
+    return false;
+  }
+  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
+  return ip.range() === 'unicast';
+}
+
+/** Resolves a host name; the reason it may not be connected to, or null when every address it resolves to is public. */
+export async function addressVerdict(hostname: string): Promise<string | null> {
+  const bare = hostname.replace(/^\[|\]$/g, '');
+  let addresses: string[];
+  if (ipaddr.isValid(bare)) addresses = [bare];
+  else {
+    try {
+      addresses = (await lookup(bare, { all: true, verbatim: true })).map((a) => a.address);
+    } catch {
+      return 'redirect refused: the host does not resolve';
+    }
+  }
+  if (addresses.length === 0) return 'redirect refused: the host does not resolve';
+  // Every address: the connection may use any of them.
+  if (!addresses.every(isPublicAddress)) return 'redirect refused: to a loopback, private, link-local or reserved address';
+  return null;
+}

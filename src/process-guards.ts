@@ -1,0 +1,16 @@
+/**
+ * The serving process's last line of defence: an unhandled rejection or an
+ * uncaught exception (a timer's task that forgot its catch) is logged and
+ * the process keeps serving, rather than Bun's default of exiting. Every
+ * task should catch its own errors; this only keeps a missed one from
+ * taking the server down.
+ */
+
+/** Installs the handlers once per process or worker thread; `log` gets one line per event. */
+export function installProcessGuards(log: (line: string) => void = (line) => console.error(line)): void {
+  if ((globalThis as { __ipintelGuards?: boolean }).__ipintelGuards) return;
+  (globalThis as { __ipintelGuards?: boolean }).__ipintelGuards = true;
+  const describe = (e: unknown) => (e instanceof Error ? `${e.name}: ${e.message}` : String(e));
+  process.on('unhandledRejection', (reason) => log(`unhandled rejection (kept serving): ${describe(reason)}`));
+  process.on('uncaughtException', (error) => log(`uncaught exception (kept serving): ${describe(error)}`));
+}

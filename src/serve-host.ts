@@ -1,0 +1,57 @@
+/**
+ * A serving host as `serve` starts it: one thread, or a pool of worker
+ * threads (IPINTEL_WORKERS) behind a primary; in either case one feed
+ * refresher, in this (the primary) thread, which swaps the index in
+ * wherever it is served.
+ */
+import type { Config } from './config.ts';
+import type { RefresherOptions } from './feeds/refresher.ts';
+import { startFeedRefresher } from './feeds/start.ts';
+import { openAccountStore } from './open-accounts.ts';
+import { startServer } from './server.ts';
+
+/** A running host. */
+export interface RunningHost {
+  port: number;
+  /** Stops the refresher, drains the workers, flushes usage counters and closes the database. */
+  stop(): Promise<void>;
+}
+
+/** Starts serving `config`; `feeds` overrides the refresher's options (tests: small builds, short timers). */
+export async function startHost(config: Config, feeds: Partial<RefresherOptions> & { timeBudgetMs?: number } = {}): Promise<RunningHost> {
+  if (config.workers > 1 && config.dbPath === ':memory:') {
+    // Each thread would open its own empty database: keys made through one worker unknown to the others.
+    console.error(`IPINTEL_DB=:memory: is one database per thread, not shareable by ${config.workers} workers: serving with 1`);
+    config.workers = 1;
+  }
+  if (config.workers === 1) {
+    const single = await startServer(config, { accounts: await openAccountStore(config.dbPath) });
+    // Serving alone, this thread refreshes.
+    const status = startFeedRefresher(config, single.services.index, feeds);
+    single.services.feeds = status;
+    return {
+      port: single.port,
+      async stop() {
+        status.refresher?.close(); // kills a refresh child under way
+        await single.stop();
+      },
+    };
+  }
+  // Migrations run here once, not in every worker at the same moment.
+  await (await openAccountStore(config.dbPath, { flushIntervalMs: 0, syncIntervalMs: 0 })).close();
+  const { startWorkerPool } = await import('./workers/pool.ts');
+  const pool = await startWorkerPool(config);
+  // One refresher per host, here in the primary: it swaps every worker at once (the workers only report its state).
+  const swapAll = async () => {
+    const answer = await pool.reloadAll();
+    return { generation: answer.index.generation, builtAt: answer.index.built_at };
+  };
+  const status = startFeedRefresher(config, { managedBy: pool.managedBy, loadedAt: () => pool.loadedAt(), swap: swapAll }, feeds);
+  return {
+    port: pool.port,
+    async stop() {
+      status.refresher?.close(); // kills a refresh child under way
+      await pool.stop();
+    },
+  };
+}

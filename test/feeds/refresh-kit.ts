@@ -1,0 +1,33 @@
+/** Shared by the refresher tests: a small server-built index and the real refresh child with a build counter. */
+import { join } from 'node:path';
+import { buildIndex } from '../../index-builder/build.ts';
+import { runRefreshChild } from '../../src/feeds/refresh-child.ts';
+import type { RefreshEvent, RefreshRequest } from '../../src/feeds/refresh-round.ts';
+import { FEEDS_DIR } from '../helpers/recording-sink.ts';
+
+const CLOUDFLARE = 'cloud/cloudflare-ips-v4.txt';
+
+/** A small index the server built itself (one cloud list), as a first start leaves it. */
+export async function smallServerIndex(out: string): Promise<void> {
+  const src = join(FEEDS_DIR, CLOUDFLARE);
+  await buildIndex({ sources: [{ options: { type: 'cidr-list', category: 'content', path: src }, absPath: src, displayPath: CLOUDFLARE }], out, quiet: true, managedBy: 'server' });
+}
+
+/** Feed copies parsed by the refresh children of countingBuilds (the checks run there, not in the test process). */
+export const childParses = { parses: 0 };
+
+/** The real refresh child (a generous cap), recording each round that built into `builds` (and the child's parses in childParses). */
+export function countingBuilds(builds: RefreshRequest[]) {
+  return (req: RefreshRequest, signal: AbortSignal, onEvent: (e: RefreshEvent) => void) =>
+    runRefreshChild(req, {
+      compiled: false,
+      memoryCapBytes: 2048 * 1048576,
+      timeBudgetMs: 120_000,
+      signal,
+      onEvent: (e) => {
+        if (e.kind === 'building') builds.push(req);
+        if (e.kind === 'fetched') childParses.parses += e.parses;
+        onEvent(e);
+      },
+    });
+}
