@@ -11,7 +11,7 @@
  * 429). The limiter's clock is frozen so no token refills mid-test: the
  * counts do not depend on how fast a busy machine runs the test.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { createApp } from '../../src/http/app.ts';
 import { createRateLimiter } from '../../src/http/ratelimit/index.ts';
@@ -22,6 +22,8 @@ import { startTestServer } from '../helpers/test-server.ts';
 import { rawRequest, statusOf } from './raw-http.ts';
 import { ruleBreak } from './response-rules.ts';
 import { UNREACHABLE_OIDC_ENV } from '../helpers/oauth-env.ts';
+import { spawnServer } from '../helpers/spawned-server.ts';
+import { bloatedPtrReply, startDnsTestServer } from '../crawlers/dns-test-server.ts';
 
 const ADMIN = 'hostile-admin';
 const NOISE_REQUESTS = 20_000;
@@ -198,3 +200,67 @@ async function send(p: Planned): Promise<{ status: number; problem: string | nul
     return { status: 0, problem: `${p.init.method ?? 'GET'} ${p.path.slice(0, 120)}: ${(e as Error).message}` };
   }
 }
+
+// ---- Issue 26: round 2, against the server as operators run it (its own process) ----
+
+/** Sends `count` requests made by `make(i)`, `concurrency` at a time; `every(done)` runs after each batch and may stop the run by returning false. */
+async function flood(count: number, concurrency: number, make: (i: number) => Promise<unknown>, every?: (done: number) => boolean): Promise<number> {
+  let next = 0;
+  let stop = false;
+  const batch = 500;
+  while (next < count && !stop) {
+    const end = Math.min(count, next + batch);
+    const lanes = Array.from({ length: concurrency }, async () => {
+      while (next < end) await make(next++);
+    });
+    await Promise.all(lanes);
+    if (every && !every(next)) stop = true;
+  }
+  return next;
+}
+
+describe('reverse DNS answers a zone owner makes huge (issue 26 #1)', () => {
+  /** Distinct addresses verified; the bound on the server's resident growth over them. */
+  const ADDRESSES = 10_000;
+  const RSS_GROWTH_LIMIT_MB = 64;
+
+  test(
+    `${ADDRESSES} distinct verify addresses with 64 KB PTR answers: resident memory grows less than ${RSS_GROWTH_LIMIT_MB} MB`,
+    async () => {
+      const zone = await startDnsTestServer();
+      // Every reverse name answers with a PTR set of 64 KB (over 3 000 compressed names of 243 characters), every
+      // fifth with one just inside the size cap (kept: its first names, in a cache bounded by bytes).
+      let asked = 0;
+      zone.setDefault('PTR', { raw: (q) => bloatedPtrReply(q, ++asked % 5 === 0 ? 4000 : 65_000) });
+      const server = await spawnServer({ IPINTEL_DNS_SERVERS: zone.address, IPINTEL_RATE_LIMITS: 'off', IPINTEL_WORKERS: '1' });
+      try {
+        const verify = (i: number) =>
+          fetch(`${server.url}/v1/crawler/verify`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ ip: `2a01:4f8:${(i >> 16).toString(16)}:${(i & 0xffff).toString(16)}::1`, user_agent: 'Googlebot/2.1' }),
+          }).then(async (r) => {
+            if (r.status !== 200) throw new Error(`verify answered ${r.status}: ${await r.text()}`);
+            await r.arrayBuffer();
+          });
+        // Warm up on other addresses (code paths compiled, pools allocated), then measure.
+        await flood(500, 16, (i) => verify(ADDRESSES + i));
+        const before = server.rssMb();
+        let peak = before;
+        const done = await flood(ADDRESSES, 16, verify, () => {
+          peak = Math.max(peak, server.rssMb());
+          // Over the bound already: stop rather than grow without limit (the unbounded cache grew 1.3 MB per address).
+          return peak - before < RSS_GROWTH_LIMIT_MB;
+        });
+        console.log(`verify x ${done}: RSS ${before.toFixed(0)} MB -> peak ${peak.toFixed(0)} MB (+${(peak - before).toFixed(1)} MB); ${zone.queries.length} DNS questions`);
+        expect(done).toBe(ADDRESSES);
+        expect(peak - before).toBeLessThan(RSS_GROWTH_LIMIT_MB);
+        expect(server.alive()).toBe(true);
+      } finally {
+        await server.stop();
+        await zone.close();
+      }
+    },
+    180_000,
+  );
+});
