@@ -12,7 +12,9 @@
  * counts do not depend on how fast a busy machine runs the test.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createApp } from '../../src/http/app.ts';
 import { createRateLimiter } from '../../src/http/ratelimit/index.ts';
 import { routeTableOf } from '../../src/http/route-table.ts';
@@ -23,6 +25,9 @@ import { rawRequest, statusOf } from './raw-http.ts';
 import { ruleBreak } from './response-rules.ts';
 import { UNREACHABLE_OIDC_ENV } from '../helpers/oauth-env.ts';
 import { spawnServer } from '../helpers/spawned-server.ts';
+import { TestClient } from '../accounts/helpers/client.ts';
+import { startMockIdp } from '../accounts/helpers/mock-idp.ts';
+import { oidcEnv } from '../accounts/helpers/test-app.ts';
 import { bloatedPtrReply, startDnsTestServer } from '../crawlers/dns-test-server.ts';
 
 const ADMIN = 'hostile-admin';
@@ -262,5 +267,52 @@ describe('reverse DNS answers a zone owner makes huge (issue 26 #1)', () => {
       }
     },
     180_000,
+  );
+});
+
+describe('the 25-key cap across workers (issue 26 #2)', () => {
+  test(
+    '200 concurrent key creates on a server with 2 workers: exactly 25 active keys',
+    async () => {
+      const idp = startMockIdp();
+      const dir = mkdtempSync(join(tmpdir(), 'ipintel-keycap-'));
+      const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() });
+      const port = String(probe.port);
+      await probe.stop(true);
+      const server = await spawnServer({
+        PORT: port,
+        IPINTEL_WORKERS: '2',
+        IPINTEL_DB: join(dir, 'accounts.sqlite'),
+        IPINTEL_RATE_LIMITS: 'off',
+        ...oidcEnv(idp.url, idp.clientId, idp.clientSecret),
+        IPINTEL_OAUTH_REDIRECT_URI: `http://127.0.0.1:${port}/auth/callback`,
+      });
+      try {
+        idp.user = { sub: 'racer', email: 'racer@example.test', email_verified: true, name: 'Racer' };
+        const client = new TestClient();
+        const { hops } = await client.follow(`${server.url}/auth/idp`, { headers: { connection: 'close' } });
+        expect(new URL(hops.at(-1)!.url).pathname).toBe('/dashboard');
+        // A new connection per request, so the kernel spreads them over both workers.
+        const statuses = await Promise.all(
+          Array.from({ length: 200 }, (_, i) =>
+            client
+              .fetch(`${server.url}/auth/keys`, { method: 'POST', headers: { connection: 'close', 'content-type': 'application/json', origin: server.url }, body: JSON.stringify({ name: `race ${i}` }) })
+              .then(async (r) => (await r.arrayBuffer(), r.status)),
+          ),
+        );
+        const keys = (await (await client.fetch(`${server.url}/auth/keys`)).json()) as { keys: { revoked_at: string | null }[] };
+        const active = keys.keys.filter((k) => k.revoked_at === null).length;
+        console.log(`key race: ${statuses.filter((s) => s === 201).length} created, ${statuses.filter((s) => s === 400).length} refused; ${active} active`);
+        expect(active).toBe(25);
+        expect(statuses.filter((s) => s === 201)).toHaveLength(24); // the sign-in's first key is the 25th
+        expect(statuses.every((s) => s === 201 || s === 400)).toBe(true);
+        expect(server.alive()).toBe(true);
+      } finally {
+        await server.stop();
+        idp.stop();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    120_000,
   );
 });
