@@ -14,7 +14,7 @@ import { loadPolicy } from './scoring/index.ts';
 import { createApp } from './http/app.ts';
 import { TrustedProxies } from './http/client-ip.ts';
 import { HttpMetrics } from './http/metrics.ts';
-import { createRateLimiterFromConfig } from './http/ratelimit/index.ts';
+import { createAdminFailureBudget, createRateLimiterFromConfig } from './http/ratelimit/index.ts';
 import { createFetchHandler } from './http/server.ts';
 import type { AppServices } from './http/services.ts';
 
@@ -43,6 +43,7 @@ export async function createServices(config: Config, overrides: Partial<AppServi
     crawlers: overrides.crawlers ?? createCrawlerVerifier({ dnsServers: config.dnsServers }),
     accounts: overrides.accounts ?? (await openAccounts(config.dbPath)),
     limiter: overrides.limiter !== undefined ? overrides.limiter : createRateLimiterFromConfig(config),
+    adminFailures: overrides.adminFailures ?? createAdminFailureBudget(),
     rdap: overrides.rdap ?? createRdapClient({ base: config.rdapBase }),
     radar: overrides.radar ?? createRadarClient({ url: config.radarUrl, token: config.radarToken }),
     metrics: overrides.metrics ?? new HttpMetrics(index, () => services.feeds),

@@ -8,6 +8,7 @@
  */
 import { Serial } from '../accounts/serial.ts';
 import type { Config } from '../config.ts';
+import { ADMIN_BUDGET_BUCKETS } from '../http/ratelimit/admin-budget.ts';
 import { allocateSharedBuckets, type SharedBucketsMemory } from '../http/ratelimit/index.ts';
 import { DEFAULT_MAX_BUCKETS } from '../http/ratelimit/memory-store.ts';
 import type { ReloadAnswer } from '../http/reload.ts';
@@ -68,6 +69,7 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
   const migrationsRoot = isCompiledBinary() ? embeddedMigrationsRoot() : null;
   const state = HostState.create(count);
   const buckets: SharedBucketsMemory | null = config.rateLimits ? allocateSharedBuckets(DEFAULT_MAX_BUCKETS) : null;
+  const adminBuckets = allocateSharedBuckets(ADMIN_BUDGET_BUCKETS);
   const reloads = new Serial();
   const slots: Slot[] = [];
   let generation = 1;
@@ -173,7 +175,7 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
         });
       }, delay);
     });
-    const start: WorkerStart = { kind: 'start', slot, config: { ...config, port }, buckets, host: state.buffer, generation, migrationsRoot };
+    const start: WorkerStart = { kind: 'start', slot, config: { ...config, port }, buckets, adminBuckets, host: state.buffer, generation, migrationsRoot };
     worker.postMessage(start);
     // A worker that started on a generation a reload has since passed (it began during the reload) catches up.
     return s.ready.then(() =>

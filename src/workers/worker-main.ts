@@ -7,7 +7,7 @@
 import type { Config } from '../config.ts';
 import { ApiError, ERROR_STATUS, type ErrorCode } from '../errors.ts';
 import type { HostLink } from '../http/host-link.ts';
-import { createRateLimiterFromConfig, type SharedBucketsMemory } from '../http/ratelimit/index.ts';
+import { createAdminFailureBudget, createRateLimiterFromConfig, type SharedBucketsMemory } from '../http/ratelimit/index.ts';
 import { reloadLocally, reloadServer, type ReloadAnswer } from '../http/reload.ts';
 import { startServer, type RunningServer } from '../server.ts';
 import { HostState } from './host-state.ts';
@@ -21,6 +21,8 @@ export interface WorkerStart {
   slot: number;
   config: Config;
   buckets: SharedBucketsMemory | null;
+  /** The host's budget of refused admin tokens (http/ratelimit/admin-budget.ts). */
+  adminBuckets: SharedBucketsMemory;
   host: SharedArrayBuffer;
   generation: number;
   /** The compiled binary's embedded migrations (null from the source tree). */
@@ -115,7 +117,7 @@ async function begin(start: WorkerStart): Promise<void> {
       onKeyRevoked: () => host.keysChanged().catch((e) => console.error(`key revocation not confirmed by every worker: ${(e as Error).message}`)),
     });
     const limiter = createRateLimiterFromConfig(start.config, start.buckets ?? undefined);
-    server = await startServer(start.config, { accounts, limiter, host }, { reusePort: true });
+    server = await startServer(start.config, { accounts, limiter, host, adminFailures: createAdminFailureBudget(start.adminBuckets) }, { reusePort: true });
     server.services.index.generation = start.generation;
     state.setGeneration(start.slot, start.generation);
     // Every worker runs the feed refresher: the lock file lets one fetch and build at a time, its swap

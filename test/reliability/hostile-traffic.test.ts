@@ -16,7 +16,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp } from '../../src/http/app.ts';
-import { createRateLimiter } from '../../src/http/ratelimit/index.ts';
+import { ADMIN_FAILURES_PER_MINUTE, createRateLimiter } from '../../src/http/ratelimit/index.ts';
 import { routeTableOf } from '../../src/http/route-table.ts';
 import type { RunningServer } from '../../src/server.ts';
 import { prng } from '../helpers/prng.ts';
@@ -315,4 +315,57 @@ describe('the 25-key cap across workers (issue 26 #2)', () => {
     },
     120_000,
   );
+});
+
+describe('no free oracles on routes that take no token (issue 26 #3)', () => {
+  const randomKey = () => `ipi_${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url')}`;
+
+  test('300 random API keys on /health, /docs, /openapi.json and OPTIONS: never a 401, no token taken', async () => {
+    const paths = ['/health', '/docs', '/openapi.json'];
+    const statuses: number[] = [];
+    for (let i = 0; i < 300; i++) {
+      const options = i % 4 === 3;
+      const res = await fetch(`${server.url}${options ? '/v1/ip/1.1.1.1' : paths[i % 3]}`, {
+        method: options ? 'OPTIONS' : 'GET',
+        headers: { 'x-api-key': randomKey(), 'x-forwarded-for': '198.51.100.61', ...(options ? { origin: 'https://a.example', 'access-control-request-method': 'GET' } : {}) },
+      });
+      await res.arrayBuffer();
+      statuses.push(res.status);
+      expect(res.headers.has('x-ratelimit-limit')).toBe(false);
+    }
+    expect(statuses.filter((s) => s === 401)).toEqual([]);
+    expect(statuses.every((s) => s === 200 || s === 204)).toBe(true);
+  });
+
+  test('300 wrong admin tokens from one caller: 10 answered 403, then 429; other callers and the real token unaffected', async () => {
+    const statuses: number[] = [];
+    const logged: string[] = [];
+    const warn = console.warn;
+    console.warn = (...args: unknown[]) => void logged.push(args.join(' '));
+    try {
+      for (let i = 0; i < 300; i++) {
+        const path = ['/metrics', '/reload', '/v1/data/status'][i % 3];
+        const res = await fetch(`${server.url}${path}`, {
+          method: path === '/reload' ? 'POST' : 'GET',
+          headers: { authorization: `Bearer guess-${i}`, 'x-forwarded-for': '198.51.100.62' },
+        });
+        await res.arrayBuffer();
+        statuses.push(res.status);
+      }
+    } finally {
+      console.warn = warn;
+    }
+    // /v1/data/status answers its public view (200) to a wrong token; the admin routes 403.
+    expect(statuses.slice(0, ADMIN_FAILURES_PER_MINUTE).every((s) => s === 403 || s === 200)).toBe(true);
+    expect(statuses.slice(ADMIN_FAILURES_PER_MINUTE).every((s) => s === 429)).toBe(true);
+    // Logged, bounded, and never the token.
+    expect(logged.length).toBeGreaterThan(0);
+    expect(logged.length).toBeLessThanOrEqual(ADMIN_FAILURES_PER_MINUTE);
+    expect(logged.some((l) => l.includes('guess-'))).toBe(false);
+    const other = await fetch(`${server.url}/metrics`, { headers: { authorization: 'Bearer guess-x', 'x-forwarded-for': '198.51.100.63' } });
+    expect(other.status).toBe(403);
+    const real = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN}`, 'x-forwarded-for': '198.51.100.62' } });
+    expect(real.status).toBe(200);
+    await Promise.all([other.arrayBuffer(), real.arrayBuffer()]);
+  });
 });
