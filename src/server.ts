@@ -8,13 +8,13 @@ import { openAccounts } from './accounts/store.ts';
 import type { Config } from './config.ts';
 import { createCrawlerVerifier } from './crawlers/verifier.ts';
 import { IndexHolder } from './index/holder.ts';
-import { createRadarClient } from './lookup/radar.ts';
+import { createRadarClient, RADAR_DEFAULTS, type RadarClient } from './lookup/radar.ts';
 import { createRdapClient } from './rdap/index.ts';
 import { loadPolicy } from './scoring/index.ts';
 import { createApp } from './http/app.ts';
 import { TrustedProxies } from './http/client-ip.ts';
 import { HttpMetrics } from './http/metrics.ts';
-import { createAdminFailureBudget, createRateLimiterFromConfig } from './http/ratelimit/index.ts';
+import { createAdminFailureBudget, createCallerBudget, createRateLimiterFromConfig } from './http/ratelimit/index.ts';
 import { createFetchHandler } from './http/server.ts';
 import type { AppServices } from './http/services.ts';
 
@@ -32,6 +32,12 @@ export interface ListenOptions {
   reusePort?: boolean;
 }
 
+/** The radar client of a configuration, each caller allowed RADAR_DEFAULTS.callsPerMinute uncached upstream calls. */
+export function createRadarFromConfig(config: Pick<Config, 'radarUrl' | 'radarToken'>): RadarClient {
+  const budget = createCallerBudget(RADAR_DEFAULTS.callsPerMinute);
+  return createRadarClient({ url: config.radarUrl, token: config.radarToken, budget: (caller) => budget.spend(caller).allowed });
+}
+
 /** Creates every service of the app from a configuration. */
 export async function createServices(config: Config, overrides: Partial<AppServices> = {}): Promise<AppServices> {
   const index = overrides.index ?? IndexHolder.open(config.indexPath, overrides.now ?? Date.now);
@@ -45,7 +51,7 @@ export async function createServices(config: Config, overrides: Partial<AppServi
     limiter: overrides.limiter !== undefined ? overrides.limiter : createRateLimiterFromConfig(config),
     adminFailures: overrides.adminFailures ?? createAdminFailureBudget(),
     rdap: overrides.rdap ?? createRdapClient({ base: config.rdapBase }),
-    radar: overrides.radar ?? createRadarClient({ url: config.radarUrl, token: config.radarToken }),
+    radar: overrides.radar ?? createRadarFromConfig(config),
     metrics: overrides.metrics ?? new HttpMetrics(index, () => services.feeds),
     trusted: overrides.trusted ?? new TrustedProxies(config.trustProxy, config.trustProxyHeader),
     now: overrides.now ?? Date.now,

@@ -12,7 +12,7 @@ import { crawlerFamily, type CrawlerFamily } from './registry.ts';
 import { createCachingResolver, DEFAULT_DNS_CACHE_BYTES } from './dns/caching-resolver.ts';
 import { parseDnsServer } from './dns/server-address.ts';
 import { createSystemTransport } from './dns/system-transport.ts';
-import { TtlCache } from './dns/ttl-cache.ts';
+import { TtlCache } from '../cache/ttl-cache.ts';
 import type { DnsTransport } from './dns/types.ts';
 import { createUdpTransport } from './dns/udp-transport.ts';
 

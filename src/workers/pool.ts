@@ -8,12 +8,13 @@
  */
 import { Serial } from '../accounts/serial.ts';
 import type { Config } from '../config.ts';
-import { ADMIN_BUDGET_BUCKETS } from '../http/ratelimit/admin-budget.ts';
+import { CALLER_BUDGET_BUCKETS } from '../http/ratelimit/caller-budget.ts';
 import { allocateSharedBuckets, type SharedBucketsMemory } from '../http/ratelimit/index.ts';
 import { DEFAULT_MAX_BUCKETS } from '../http/ratelimit/memory-store.ts';
 import type { ReloadAnswer } from '../http/reload.ts';
 import { embeddedMigrationsRoot } from '../open-accounts.ts';
 import { isCompiledBinary } from '../feeds/default-data.ts';
+import { createRadarFromConfig } from '../server.ts';
 import { hostMetricsText } from './host-metrics.ts';
 import { HostState } from './host-state.ts';
 import { RemoteError, Rpc } from './rpc.ts';
@@ -69,7 +70,9 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
   const migrationsRoot = isCompiledBinary() ? embeddedMigrationsRoot() : null;
   const state = HostState.create(count);
   const buckets: SharedBucketsMemory | null = config.rateLimits ? allocateSharedBuckets(DEFAULT_MAX_BUCKETS) : null;
-  const adminBuckets = allocateSharedBuckets(ADMIN_BUDGET_BUCKETS);
+  const adminBuckets = allocateSharedBuckets(CALLER_BUDGET_BUCKETS);
+  // One radar client for the host: its cache and per-caller budgets serve every worker (the upstream quota is the operator's).
+  const radar = createRadarFromConfig(config);
   const reloads = new Serial();
   const slots: Slot[] = [];
   let generation = 1;
@@ -96,6 +99,10 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
           const others = live().filter((s) => s !== slots[from]);
           await Promise.all(others.map((s) => s.rpc.call('mirror-reveal', args, CALL_TIMEOUT_MS)));
           return null;
+        }
+        case 'radar': {
+          const { asn, caller } = args as { asn: number; caller: string };
+          return radar.lookup(asn, caller);
         }
         case 'keys-changed': {
           const others = live().filter((s) => s !== slots[from]);

@@ -10,6 +10,7 @@ import type { HostLink } from '../http/host-link.ts';
 import { createAdminFailureBudget, createRateLimiterFromConfig, type SharedBucketsMemory } from '../http/ratelimit/index.ts';
 import { reloadLocally, reloadServer, type ReloadAnswer } from '../http/reload.ts';
 import { startServer, type RunningServer } from '../server.ts';
+import type { RadarClient } from '../lookup/radar.ts';
 import { HostState } from './host-state.ts';
 import { RemoteError, Rpc } from './rpc.ts';
 
@@ -36,6 +37,8 @@ export type WorkerStarted = { kind: 'ready'; port: number } | { kind: 'failed'; 
 const RELOAD_TIMEOUT_MS = 120_000;
 /** Bound on collecting the host's metrics. */
 const METRICS_TIMEOUT_MS = 10_000;
+/** Bound on a radar lookup through the primary (its own upstream timeout is shorter). */
+const RADAR_TIMEOUT_MS = 5_000;
 /** Bound on the other workers re-reading keys after a revocation. */
 const KEYS_TIMEOUT_MS = 5_000;
 
@@ -117,7 +120,11 @@ async function begin(start: WorkerStart): Promise<void> {
       onKeyRevoked: () => host.keysChanged().catch((e) => console.error(`key revocation not confirmed by every worker: ${(e as Error).message}`)),
     });
     const limiter = createRateLimiterFromConfig(start.config, start.buckets ?? undefined);
-    server = await startServer(start.config, { accounts, limiter, host, adminFailures: createAdminFailureBudget(start.adminBuckets) }, { reusePort: true });
+        // Radar answers come from the host's one client (pool.ts), so its cache and per-caller budgets are the host's.
+    const radar: RadarClient | undefined = start.config.radarUrl
+      ? { lookup: (asn, caller) => rpc.call<unknown>('radar', { asn, caller }, RADAR_TIMEOUT_MS).catch(() => null) }
+      : undefined;
+    server = await startServer(start.config, { accounts, limiter, host, radar, adminFailures: createAdminFailureBudget(start.adminBuckets) }, { reusePort: true });
     server.services.index.generation = start.generation;
     state.setGeneration(start.slot, start.generation);
     // Every worker runs the feed refresher: the lock file lets one fetch and build at a time, its swap

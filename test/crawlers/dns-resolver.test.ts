@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createCachingResolver } from '../../src/crawlers/dns/caching-resolver.ts';
 import { reverseName } from '../../src/crawlers/dns/reverse-name.ts';
 import { parseDnsServer } from '../../src/crawlers/dns/server-address.ts';
-import { TtlCache } from '../../src/crawlers/dns/ttl-cache.ts';
+import { TtlCache } from '../../src/cache/ttl-cache.ts';
 import { DnsFailure } from '../../src/crawlers/dns/types.ts';
 import { createUdpTransport } from '../../src/crawlers/dns/udp-transport.ts';
 import { parseIp } from '../../src/net/ip.ts';

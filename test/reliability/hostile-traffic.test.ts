@@ -369,3 +369,50 @@ describe('no free oracles on routes that take no token (issue 26 #3)', () => {
     await Promise.all([other.arrayBuffer(), real.arrayBuffer()]);
   });
 });
+
+describe("anonymous callers and the operator's radar quota (issue 26 #4)", () => {
+  test(
+    '5 callers x 40 distinct ASNs on a 2-worker server: 50 upstream calls (10 per caller), then none for what is cached, from any worker',
+    async () => {
+      const upstream: string[] = [];
+      const radar = Bun.serve({
+        hostname: '127.0.0.1',
+        port: 0,
+        fetch(req) {
+          const asn = Number(new URL(req.url).pathname.split('/').pop());
+          upstream.push(String(asn));
+          return Response.json({ result: { asn } });
+        },
+      });
+      const dir = mkdtempSync(join(tmpdir(), 'ipintel-radar-'));
+      const server = await spawnServer({
+        IPINTEL_WORKERS: '2',
+        IPINTEL_DB: join(dir, 'accounts.sqlite'),
+        IPINTEL_TRUST_PROXY: 'loopback',
+        IPINTEL_RADAR_URL: `http://127.0.0.1:${radar.port}/asn`,
+        IPINTEL_RADAR_TOKEN: 'operator-radar-token',
+      });
+      try {
+        const ask = (asn: number, caller: string) =>
+          fetch(`${server.url}/v1/asn/AS${asn}`, { headers: { connection: 'close', 'x-forwarded-for': caller } }).then(async (r) => {
+            expect(r.status).toBe(200);
+            return ((await r.json()) as { radar: unknown }).radar;
+          });
+        await Promise.all(Array.from({ length: 5 }, (_, c) => Promise.all(Array.from({ length: 40 }, (_, i) => ask(64_500 + c * 40 + i, `203.0.113.${c + 1}`)))));
+        console.log(`radar: ${upstream.length} upstream calls for 200 uncached asks`);
+        expect(upstream).toHaveLength(50);
+        const fetched = [...upstream];
+        // Fresh callers, new connections (either worker): everything fetched is answered from the host's one cache.
+        const again = await Promise.all(fetched.map((asn, i) => ask(Number(asn), `203.0.113.${100 + (i % 5)}`)));
+        expect(again.every((r) => r !== null)).toBe(true);
+        expect(upstream).toHaveLength(50);
+        expect(server.alive()).toBe(true);
+      } finally {
+        await server.stop();
+        radar.stop(true);
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    120_000,
+  );
+});

@@ -4,7 +4,7 @@
  * default), failures are not cached. Concurrent identical questions share
  * one query.
  */
-import { TtlCache } from './ttl-cache.ts';
+import { TtlCache } from '../../cache/ttl-cache.ts';
 import { DnsFailure, type DnsAnswer, type DnsTransport, type QueryType } from './types.ts';
 
 export interface CachingResolverOptions {

@@ -8,26 +8,20 @@
  * not lift it) and shared by the workers of a host like them.
  */
 import { ApiError } from '../../errors.ts';
+import { createCallerBudget, type CallerBudget } from './caller-budget.ts';
 import type { RateDecision } from './gcra.ts';
 import { rateLimitHeaders } from './headers.ts';
-import { MemoryBuckets } from './memory-store.ts';
-import { SharedBuckets, type SharedBucketsMemory } from './shared-store.ts';
+import type { SharedBucketsMemory } from './shared-store.ts';
 
 /** Refused admin tokens one caller may present per minute. */
 export const ADMIN_FAILURES_PER_MINUTE = 10;
-/** Callers tracked at once (a full table drops the bucket nearest to full, as the usage buckets do). */
-export const ADMIN_BUDGET_BUCKETS = 4096;
 
 /** Spends refused admin tokens. */
-export interface AdminFailureBudget {
-  /** Takes one from the caller's budget (its rate-limit bucket key); refused past the budget. */
-  spend(bucketKey: string): RateDecision;
-}
+export type AdminFailureBudget = CallerBudget;
 
-/** A budget in this thread's memory, or in `shared` (allocateSharedBuckets) for the workers of a host. */
+/** The admin budget, in this thread's memory or in `shared` for the workers of a host. */
 export function createAdminFailureBudget(shared?: SharedBucketsMemory, now: () => number = Date.now): AdminFailureBudget {
-  const buckets = shared ? new SharedBuckets(shared) : new MemoryBuckets(ADMIN_BUDGET_BUCKETS);
-  return { spend: (key) => buckets.consume(key, 'anonymous', now(), ADMIN_FAILURES_PER_MINUTE) };
+  return createCallerBudget(ADMIN_FAILURES_PER_MINUTE, shared, now);
 }
 
 /** The 429 past the budget (the spec's RATE_LIMITED shape, with Retry-After). */
