@@ -15,7 +15,7 @@ import { createApp } from './http/app.ts';
 import { TrustedProxies } from './http/client-ip.ts';
 import { HttpMetrics } from './http/metrics.ts';
 import { createAdminFailureBudget, createCallerBudget, createRateLimiterFromConfig } from './http/ratelimit/index.ts';
-import { createFetchHandler } from './http/server.ts';
+import { createFetchHandler, IDLE_TIMEOUT_SECONDS } from './http/server.ts';
 import type { AppServices } from './http/services.ts';
 
 export interface RunningServer {
@@ -65,9 +65,7 @@ export async function startServer(config: Config, overrides: Partial<AppServices
   const services = await createServices(config, overrides);
   const app = createApp(services);
   const fetch = createFetchHandler(services, app);
-  const server = Bun.serve({ port: config.port, hostname: config.host, fetch, idleTimeout: 30, maxRequestBodySize: 1024 * 1024, reusePort: listen.reusePort ?? false });
-  // Metrics' library loads once the server answers; observations until then are buffered.
-  setTimeout(() => void services.metrics.init(), 1000).unref();
+  const server = Bun.serve({ port: config.port, hostname: config.host, fetch, idleTimeout: IDLE_TIMEOUT_SECONDS, maxRequestBodySize: 1024 * 1024, reusePort: listen.reusePort ?? false });
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${server.port}`,

@@ -30,6 +30,12 @@ import { lastSegmentParam } from './request-params.ts';
 import { LEGACY_LOOKUP_ROUTE, legacyLookupResponse } from './routes/legacy.ts';
 import { V1_LOOKUP_ROUTE, v1PipelineOf } from './v1-pipeline.ts';
 import { YoungGcPacer } from './young-gc-pacer.ts';
+import { ConnectionGate } from './connection-gate.ts';
+import { connectionCapFor } from '../config.ts';
+import { currentDescriptorLimit, openDescriptorCount } from '../net/descriptor-limit.ts';
+
+/** Seconds a connection may stay idle before Bun closes it (Bun.serve idleTimeout, src/server.ts). */
+export const IDLE_TIMEOUT_SECONDS = 30;
 
 /** A resolved caller; `refusal` is the 401 to answer when an API key was sent and refused (the caller then counts as anonymous). */
 type ResolvedCaller = Caller & { refusal: ApiError | null };
@@ -121,8 +127,22 @@ function failureResponse(e: unknown, request: Request, route: string): Response 
   return earlyError(new ApiError('INTERNAL_ERROR', 'Unexpected server error', {}), request, route);
 }
 
+/** The connection gate of a server: IPINTEL_MAX_CONNECTIONS, else derived from the descriptor limit (connection-gate.ts). */
+export function connectionGateFor(s: AppServices): ConnectionGate {
+  const max = s.config.maxConnections ?? connectionCapFor(currentDescriptorLimit().soft);
+  return new ConnectionGate({ max, quietMs: (IDLE_TIMEOUT_SECONDS + 5) * 1000, openDescriptors: openDescriptorCount, shared: s.host?.connections });
+}
+
+/** The answer on a connection past the cap: 503, and the connection closed after it. */
+function connectionRefusal(request: Request, max: number): Response {
+  const err = new ApiError('SERVICE_UNAVAILABLE', 'Too many open connections; retry shortly', { what: 'connections', limit: max }, { 'retry-after': '1' });
+  const response = earlyError(err, request, OTHER_ROUTE);
+  response.headers.set('connection', 'close');
+  return response;
+}
+
 /** The fetch handler for Bun.serve; `pacer` sees every request (young-gc-pacer.ts). */
-export function createFetchHandler(s: AppServices, app: App, pacer: { tick(): void } = new YoungGcPacer()) {
+export function createFetchHandler(s: AppServices, app: App, pacer: { tick(): void } = new YoungGcPacer(), gate: ConnectionGate = connectionGateFor(s)) {
   const lookup = v1PipelineOf(s);
   const targets = new RequestTargets();
   const routes = routeTableOf(app);
@@ -167,6 +187,14 @@ export function createFetchHandler(s: AppServices, app: App, pacer: { tick(): vo
 
   return function handle(request: Request, server: Server<unknown> | null): Response | Promise<Response> {
     pacer.tick();
+    if (server !== null) {
+      const peer = server.requestIP(request);
+      if (peer !== null && !gate.admit(peer.address, peer.port)) {
+        const refused = connectionRefusal(request, gate.max);
+        s.metrics.observe(OTHER_ROUTE, request.method, refused.status, 0);
+        return refused;
+      }
+    }
     const t0 = performance.now();
     const url = request.url;
     const start = targets.pathStart(url);

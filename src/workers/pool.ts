@@ -8,6 +8,7 @@
  */
 import { Serial } from '../accounts/serial.ts';
 import type { Config } from '../config.ts';
+import { allocateConnectionCount } from '../http/connection-gate.ts';
 import { CALLER_BUDGET_BUCKETS } from '../http/ratelimit/caller-budget.ts';
 import { allocateSharedBuckets, type SharedBucketsMemory } from '../http/ratelimit/index.ts';
 import { DEFAULT_MAX_BUCKETS } from '../http/ratelimit/memory-store.ts';
@@ -71,6 +72,7 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
   const state = HostState.create(count);
   const buckets: SharedBucketsMemory | null = config.rateLimits ? allocateSharedBuckets(DEFAULT_MAX_BUCKETS) : null;
   const adminBuckets = allocateSharedBuckets(CALLER_BUDGET_BUCKETS);
+  const connections = allocateConnectionCount();
   // One radar client for the host: its cache and per-caller budgets serve every worker (the upstream quota is the operator's).
   const radar = createRadarFromConfig(config);
   const reloads = new Serial();
@@ -182,7 +184,7 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
         });
       }, delay);
     });
-    const start: WorkerStart = { kind: 'start', slot, config: { ...config, port }, buckets, adminBuckets, host: state.buffer, generation, migrationsRoot };
+    const start: WorkerStart = { kind: 'start', slot, config: { ...config, port }, buckets, adminBuckets, connections, host: state.buffer, generation, migrationsRoot };
     worker.postMessage(start);
     // A worker that started on a generation a reload has since passed (it began during the reload) catches up.
     return s.ready.then(() =>

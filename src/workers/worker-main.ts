@@ -24,6 +24,8 @@ export interface WorkerStart {
   buckets: SharedBucketsMemory | null;
   /** The host's budget of refused admin tokens (http/ratelimit/admin-budget.ts). */
   adminBuckets: SharedBucketsMemory;
+  /** The host's count of open connections (http/connection-gate.ts). */
+  connections: SharedArrayBuffer;
   host: SharedArrayBuffer;
   generation: number;
   /** The compiled binary's embedded migrations (null from the source tree). */
@@ -104,6 +106,7 @@ async function begin(start: WorkerStart): Promise<void> {
   state = new HostState(start.host);
   const host: HostLink = {
     slot: start.slot,
+    connections: start.connections,
     reloadAll: () => rpc.call<ReloadAnswer>('reload-all', null, RELOAD_TIMEOUT_MS).catch((e) => Promise.reject(asApiError(e))),
     metricsText: () => rpc.call<string>('metrics-all', null, METRICS_TIMEOUT_MS),
     agreed: () => state!.agreed(),

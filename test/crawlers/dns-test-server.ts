@@ -44,6 +44,8 @@ export async function startDnsTestServer(): Promise<DnsTestServer> {
   const pending = new Set<ReturnType<typeof setTimeout>>();
   const socket = dgram.createSocket('udp4');
 
+  // A client that went away before its reply makes the kernel report ECONNREFUSED here: not the server's failure.
+  socket.on('error', () => {});
   socket.on('message', (msg, peer) => {
     const query = dnsPacket.decode(msg);
     const question = query.questions?.[0];
