@@ -114,16 +114,22 @@ async function serve(argv: string[]): Promise<number> {
   }
   // A task that forgot its catch logs a line; the server keeps serving.
   (await import('./process-guards.ts')).installProcessGuards();
-  const { loadConfig } = await import('./config.ts');
+  const { connectionCapFor, loadConfig } = await import('./config.ts');
   const data = await import('./feeds/default-data.ts');
+  const descriptors = await import('./net/descriptor-limit.ts');
   let server: { port: number; stop(): Promise<void> };
   try {
     const config = loadConfig();
+    // Before anything opens a descriptor: the soft limit up to the hard one (the process's, so every worker's too).
+    const limit = descriptors.raiseDescriptorLimit();
+    config.maxConnections ??= connectionCapFor(limit.soft);
+    const descriptorLine = `${descriptors.describeDescriptorLimit(limit)}; at most ${config.maxConnections} open connections${process.env.IPINTEL_MAX_CONNECTIONS ? ' (IPINTEL_MAX_CONNECTIONS)' : ''}`;
     if (!existsSync(config.indexPath)) {
       console.error(`no index at ${config.indexPath}: building it from the embedded default sources`);
       await data.buildDefaultIndex(config.indexPath, config.feedsDir, false, 'server');
     }
     server = await (await import('./serve-host.ts')).startHost(config);
+    console.error(descriptorLine);
     console.error(`ipintel listening on ${config.host}:${server.port} (index ${config.indexPath}, ${config.workers} worker${config.workers === 1 ? '' : 's'})`);
   } catch (e) {
     // One clear line (the index file, the database, the setting at fault), no stack trace.

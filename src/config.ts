@@ -48,6 +48,11 @@ export interface Config {
   feedsMemoryMb: number;
   /** Serving worker threads on one port (IPINTEL_WORKERS; default the CPUs this process may use; 1: one thread, no pool). */
   workers: number;
+  /**
+   * Open connections served at once by the host (IPINTEL_MAX_CONNECTIONS);
+   * null: derived from the descriptor limit at start (connectionCapFor).
+   */
+  maxConnections: number | null;
 }
 
 /** Upper bound on IPINTEL_WORKERS: each worker holds its own heap and caches. */
@@ -60,6 +65,25 @@ function workerCount(v: string | undefined): number {
   const n = Number(text);
   if (!/^[0-9]+$/.test(text) || n < 1 || n > MAX_WORKERS) throw new Error(`IPINTEL_WORKERS must be a whole number 1..${MAX_WORKERS} (got "${v}")`);
   return n;
+}
+
+/** IPINTEL_MAX_CONNECTIONS: a whole number of at least 1; unset or blank: null (derived from the descriptor limit). */
+function maxConnections(v: string | undefined): number | null {
+  const text = str(v);
+  if (text === null) return null;
+  const n = Number(text);
+  if (!/^[0-9]+$/.test(text) || n < 1 || !Number.isSafeInteger(n)) throw new Error(`IPINTEL_MAX_CONNECTIONS must be a whole number of at least 1 (got "${v}")`);
+  return n;
+}
+
+/**
+ * The default connection cap for a descriptor limit: what is left once
+ * descriptors for everything else are set aside (the database, the index,
+ * worker threads, DNS sockets and upstream calls; an eighth of the limit,
+ * at least 64), never below 16.
+ */
+export function connectionCapFor(descriptorLimit: number): number {
+  return Math.max(16, descriptorLimit - Math.max(64, Math.floor(descriptorLimit / 8)));
 }
 
 function list(v: string | undefined): string[] {
@@ -157,5 +181,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     feedsManifest: str(env.IPINTEL_FEEDS_MANIFEST),
     feedsMemoryMb: feedsMemoryMb(env.IPINTEL_FEEDS_MEMORY_MB),
     workers: workerCount(env.IPINTEL_WORKERS),
+    maxConnections: maxConnections(env.IPINTEL_MAX_CONNECTIONS),
   };
 }

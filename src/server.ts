@@ -8,14 +8,14 @@ import { openAccounts } from './accounts/store.ts';
 import type { Config } from './config.ts';
 import { createCrawlerVerifier } from './crawlers/verifier.ts';
 import { IndexHolder } from './index/holder.ts';
-import { createRadarClient } from './lookup/radar.ts';
+import { createRadarClient, RADAR_DEFAULTS, type RadarClient } from './lookup/radar.ts';
 import { createRdapClient } from './rdap/index.ts';
 import { loadPolicy } from './scoring/index.ts';
 import { createApp } from './http/app.ts';
 import { TrustedProxies } from './http/client-ip.ts';
 import { HttpMetrics } from './http/metrics.ts';
-import { createRateLimiterFromConfig } from './http/ratelimit/index.ts';
-import { createFetchHandler } from './http/server.ts';
+import { createAdminFailureBudget, createCallerBudget, createRateLimiterFromConfig } from './http/ratelimit/index.ts';
+import { createFetchHandler, IDLE_TIMEOUT_SECONDS } from './http/server.ts';
 import type { AppServices } from './http/services.ts';
 
 export interface RunningServer {
@@ -32,6 +32,12 @@ export interface ListenOptions {
   reusePort?: boolean;
 }
 
+/** The radar client of a configuration, each caller allowed RADAR_DEFAULTS.callsPerMinute uncached upstream calls. */
+export function createRadarFromConfig(config: Pick<Config, 'radarUrl' | 'radarToken'>): RadarClient {
+  const budget = createCallerBudget(RADAR_DEFAULTS.callsPerMinute);
+  return createRadarClient({ url: config.radarUrl, token: config.radarToken, budget: (caller) => budget.spend(caller).allowed });
+}
+
 /** Creates every service of the app from a configuration. */
 export async function createServices(config: Config, overrides: Partial<AppServices> = {}): Promise<AppServices> {
   const index = overrides.index ?? IndexHolder.open(config.indexPath, overrides.now ?? Date.now);
@@ -43,8 +49,9 @@ export async function createServices(config: Config, overrides: Partial<AppServi
     crawlers: overrides.crawlers ?? createCrawlerVerifier({ dnsServers: config.dnsServers }),
     accounts: overrides.accounts ?? (await openAccounts(config.dbPath)),
     limiter: overrides.limiter !== undefined ? overrides.limiter : createRateLimiterFromConfig(config),
+    adminFailures: overrides.adminFailures ?? createAdminFailureBudget(),
     rdap: overrides.rdap ?? createRdapClient({ base: config.rdapBase }),
-    radar: overrides.radar ?? createRadarClient({ url: config.radarUrl, token: config.radarToken }),
+    radar: overrides.radar ?? createRadarFromConfig(config),
     metrics: overrides.metrics ?? new HttpMetrics(index, () => services.feeds),
     trusted: overrides.trusted ?? new TrustedProxies(config.trustProxy, config.trustProxyHeader),
     now: overrides.now ?? Date.now,
@@ -58,9 +65,7 @@ export async function startServer(config: Config, overrides: Partial<AppServices
   const services = await createServices(config, overrides);
   const app = createApp(services);
   const fetch = createFetchHandler(services, app);
-  const server = Bun.serve({ port: config.port, hostname: config.host, fetch, idleTimeout: 30, maxRequestBodySize: 1024 * 1024, reusePort: listen.reusePort ?? false });
-  // Metrics' library loads once the server answers; observations until then are buffered.
-  setTimeout(() => void services.metrics.init(), 1000).unref();
+  const server = Bun.serve({ port: config.port, hostname: config.host, fetch, idleTimeout: IDLE_TIMEOUT_SECONDS, maxRequestBodySize: 1024 * 1024, reusePort: listen.reusePort ?? false });
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${server.port}`,

@@ -51,6 +51,13 @@ export interface AccountRows {
   keysOfUser(userId: string): Promise<KeyRecord[]>;
   keyById(keyId: string): Promise<KeyRecord | null>;
   hasActiveKey(userId: string): Promise<boolean>;
+  /**
+   * The number of a user's active keys, taking the lock that makes a
+   * count-then-insert in the same transaction atomic against other servers
+   * and workers (PostgreSQL: the user's row FOR UPDATE; SQLite: BEGIN
+   * IMMEDIATE already holds the database's write lock).
+   */
+  lockedActiveKeyCount(userId: string): Promise<number>;
   /** Marks a key revoked, keeping the first revocation time, and advances the key change counter. */
   markRevoked(keyId: string, now: number): Promise<void>;
   activeKeyHashes(): Promise<KeyHashRow[]>;

@@ -21,6 +21,14 @@ import { tierRank } from './validation.ts';
 
 export type { ResolvedKey } from './key-cache.ts';
 
+/** A user already holds the most active keys allowed; nothing was written. */
+export class KeyCapReached extends Error {
+  constructor(readonly limit: number) {
+    super(`at most ${limit} active keys per account`);
+    this.name = 'KeyCapReached';
+  }
+}
+
 export interface AccountsOptions {
   /** Clock (tests move it). */
   now?: () => number;
@@ -251,10 +259,19 @@ export class AccountStore {
 
   // ---- keys -----------------------------------------------------------
 
-  /** Creates a key for a user (the caller checks the tier is allowed); the secret is in the result only. */
-  async createKey(userId: string, name: string, tier: KeyTier): Promise<CreatedKey> {
+  /**
+   * Creates a key for a user (the caller checks the tier is allowed); the
+   * secret is in the result only. With `maxActive`, the user's active keys
+   * are counted and the key inserted in one locked transaction, so
+   * concurrent creates on any worker or server never pass the cap
+   * (KeyCapReached).
+   */
+  async createKey(userId: string, name: string, tier: KeyTier, maxActive?: number): Promise<CreatedKey> {
     const created = newKey(userId, name, tier, this.now());
-    await this.backend.transaction((rows) => rows.insertKey(created.key, created.secretHash));
+    await this.backend.transaction(async (rows) => {
+      if (maxActive !== undefined && (await rows.lockedActiveKeyCount(userId)) >= maxActive) throw new KeyCapReached(maxActive);
+      await rows.insertKey(created.key, created.secretHash);
+    });
     this.cache.add(created.secretHash, { keyId: created.key.id, userId, tier });
     return stripHash(created);
   }

@@ -6,11 +6,10 @@
 import { formatIp, type ParsedIp } from '../net/ip.ts';
 import { familiesForHostname } from './matching.ts';
 import type { CrawlerFamily } from './registry.ts';
+import { MAX_PTR_NAMES } from './dns/answer-bounds.ts';
 import { reverseName } from './dns/reverse-name.ts';
 import { DnsFailure, type DnsAnswer, type QueryType } from './dns/types.ts';
 
-/** At most this many PTR names are checked (a PTR set is normally one name). */
-const MAX_PTR_NAMES = 4;
 
 /** What the DNS said about an address. */
 export type DnsCheck =

@@ -9,10 +9,10 @@ import { checkReverseForwardDns, chooseFamily, type DnsCheck } from './dns-proof
 import { decideVerification, type CrawlerVerification } from './decision.ts';
 import { familiesClaimedBy, familiesForHostname } from './matching.ts';
 import { crawlerFamily, type CrawlerFamily } from './registry.ts';
-import { createCachingResolver } from './dns/caching-resolver.ts';
+import { createCachingResolver, DEFAULT_DNS_CACHE_BYTES } from './dns/caching-resolver.ts';
 import { parseDnsServer } from './dns/server-address.ts';
 import { createSystemTransport } from './dns/system-transport.ts';
-import { TtlCache } from './dns/ttl-cache.ts';
+import { TtlCache } from '../cache/ttl-cache.ts';
 import type { DnsTransport } from './dns/types.ts';
 import { createUdpTransport } from './dns/udp-transport.ts';
 
@@ -33,6 +33,8 @@ export interface CrawlerVerifierOptions {
   timeoutMs?: number;
   /** Most DNS answers and proofs held, each (LRU). */
   cacheSize?: number;
+  /** Most bytes DNS answers and proofs may take, each (estimated; LRU). */
+  cacheBytes?: number;
   /** Milliseconds clock; injected for TTL tests. */
   now?: () => number;
   /** Replaces the DNS transport entirely (dnsServers is then ignored). */
@@ -64,6 +66,11 @@ export interface CrawlerVerifier {
   startProof(hit: LookupHit, budgetMs: number): CrawlerProof | null | Promise<CrawlerProof | null>;
 }
 
+/** Retained size of one cached proof (key, hostname and address text, plus overhead). */
+function proofBytes(address: string, proof: CrawlerProof): number {
+  return 160 + (address.length + proof.key.length + proof.hostname.length) * 2;
+}
+
 function parseOrThrow(text: string): ParsedIp {
   const ip = parseIp(text);
   if (!ip) throw new RangeError(`not an IP address: ${text}`);
@@ -91,8 +98,8 @@ export function createCrawlerVerifier(options: CrawlerVerifierOptions): CrawlerV
     (options.dnsServers.length > 0
       ? createUdpTransport(options.dnsServers.map(parseDnsServer), timeoutMs)
       : createSystemTransport(timeoutMs));
-  const resolver = createCachingResolver({ transport, cacheSize, now });
-  const proofs = new TtlCache<CrawlerProof>(cacheSize, now);
+  const resolver = createCachingResolver({ transport, cacheSize, now, cacheBytes: options.cacheBytes });
+  const proofs = new TtlCache<CrawlerProof>(cacheSize, now, { maxBytes: options.cacheBytes ?? DEFAULT_DNS_CACHE_BYTES, sizeOf: proofBytes });
   const checksInFlight = new Map<string, Promise<DnsCheck>>();
 
   /** Runs (or joins) the DNS check of an address and records any proof. */

@@ -14,6 +14,8 @@ export interface HostLink {
   metricsText(): Promise<string>;
   /** Whether every serving worker serves the same index generation. */
   agreed(): boolean;
+  /** The host's count of open connections, shared by its workers (connection-gate.ts allocateConnectionCount). */
+  readonly connections?: SharedArrayBuffer;
   /** Has every other worker re-read the keys after a key write here; resolves when they have (bounded). */
   keysChanged(): Promise<void>;
 }

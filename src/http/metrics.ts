@@ -7,10 +7,12 @@
  * route/method/status, a bucket array per route): prom-client's label
  * hashing cost more per request than the lookup route's own work. The
  * counters are handed to prom-client when /metrics is scraped, so its text
- * format is the library's. prom-client itself is loaded after the server
- * answers (it is a sizeable part of start-up otherwise); nothing observed
- * before is lost, since the counters do not depend on it.
+ * format is the library's. prom-client is imported with the module, at
+ * start, like everything a request can need: an import on the request path
+ * can fail when descriptors run out (EMFILE) and take /metrics down with it.
+ * Its registry is built on the first scrape.
  */
+import * as promClient from 'prom-client';
 import type { Registry } from 'prom-client';
 import type { IndexHolder } from '../index/holder.ts';
 import { registerFeedMetrics } from '../feeds/metrics.ts';
@@ -243,7 +245,7 @@ class PromMetrics {
 /** HTTP and lookup metrics of one app. */
 export class HttpMetrics {
   private readonly counters = new Counters();
-  private loading: Promise<PromMetrics> | null = null;
+  private built: PromMetrics | null = null;
 
   /** `feeds` gives the feed refresher's state at scrape time (absent: no feed series values). */
   constructor(
@@ -251,10 +253,10 @@ export class HttpMetrics {
     private readonly feeds: () => FeedsStatus | undefined = () => undefined,
   ) {}
 
-  /** Loads prom-client and builds the registry over the counters (idempotent). */
-  init(): Promise<PromMetrics> {
-    this.loading ??= import('prom-client').then((m) => new PromMetrics(m, this.index, this.counters, this.feeds));
-    return this.loading;
+  /** Builds the registry over the counters (idempotent). */
+  init(): PromMetrics {
+    this.built ??= new PromMetrics(promClient, this.index, this.counters, this.feeds);
+    return this.built;
   }
 
   /** Records one finished request. */
@@ -280,11 +282,11 @@ export class HttpMetrics {
 
   /** The exposition text. */
   async text(): Promise<string> {
-    return (await this.init()).registry.metrics();
+    return this.init().registry.metrics();
   }
 
   /** This thread's series as prom-client JSON, for a host's totals (src/workers/host-metrics.ts). */
   async json(): Promise<unknown[]> {
-    return (await this.init()).registry.getMetricsAsJSON();
+    return this.init().registry.getMetricsAsJSON();
   }
 }

@@ -17,7 +17,8 @@ import { clientIp } from './client-ip.ts';
 import { requestWantsText, textErrorResponse } from './negotiation.ts';
 import { ApiError } from '../errors.ts';
 import { errorResponse } from './errors.ts';
-import { applyRateLimitHeaders, bucketKeyFor, isExemptFromRateLimit, rateLimitedError, upgradeUrlFor } from './ratelimit/index.ts';
+import { ADMIN_TOKEN_ROUTES, adminBudgetExceeded, applyRateLimitHeaders, bucketKeyFor, isExemptFromRateLimit, rateLimitedError, upgradeUrlFor } from './ratelimit/index.ts';
+import { isAdmin } from './admin.ts';
 import type { RateDecision } from './ratelimit/index.ts';
 import { CORS_RESPONSE_HEADERS } from './cors.ts';
 import type { ResolvedKey } from '../accounts/key-cache.ts';
@@ -29,6 +30,12 @@ import { lastSegmentParam } from './request-params.ts';
 import { LEGACY_LOOKUP_ROUTE, legacyLookupResponse } from './routes/legacy.ts';
 import { V1_LOOKUP_ROUTE, v1PipelineOf } from './v1-pipeline.ts';
 import { YoungGcPacer } from './young-gc-pacer.ts';
+import { ConnectionGate } from './connection-gate.ts';
+import { connectionCapFor } from '../config.ts';
+import { currentDescriptorLimit, openDescriptorCount } from '../net/descriptor-limit.ts';
+
+/** Seconds a connection may stay idle before Bun closes it (Bun.serve idleTimeout, src/server.ts). */
+export const IDLE_TIMEOUT_SECONDS = 30;
 
 /** A resolved caller; `refusal` is the 401 to answer when an API key was sent and refused (the caller then counts as anonymous). */
 type ResolvedCaller = Caller & { refusal: ApiError | null };
@@ -42,8 +49,9 @@ const INVALID_API_KEY = new ApiError('INVALID_API_KEY', 'The API key is invalid 
  * A refused key leaves an anonymous caller, so it is limited by its IP's
  * anonymous bucket before it is told 401: guessing keys is not free.
  */
-function resolveCaller(s: AppServices, request: Request, server: Server<unknown> | null): ResolvedCaller | Promise<ResolvedCaller> {
-  const key = request.headers.get('x-api-key');
+function resolveCaller(s: AppServices, request: Request, server: Server<unknown> | null, exempt: boolean): ResolvedCaller | Promise<ResolvedCaller> {
+  // Routes that take no token need no key: the header is not read there (no 401 answers whether a key exists).
+  const key = exempt ? null : request.headers.get('x-api-key');
   if (key === null) return callerWith(s, request, server, null, null);
   const trimmed = key.trim();
   const resolved = trimmed === '' ? null : s.accounts.resolveApiKeyNow(trimmed);
@@ -66,6 +74,23 @@ function callerWith(s: AppServices, request: Request, server: Server<unknown> | 
     userId: key?.userId ?? null,
     refusal: key === null ? refusal : null,
   };
+}
+
+/**
+ * Spends the caller's admin budget when the request presents an
+ * Authorization header that is not the admin token to a route that reads it
+ * (ratelimit/admin-budget.ts); the 429 to answer past the budget, else null
+ * (the route then answers its own 403 or public view). Logged without the token.
+ */
+function refusedAdminToken(s: AppServices, request: Request, route: string, caller: Caller): ApiError | null {
+  if (!ADMIN_TOKEN_ROUTES.has(route) || !request.headers.has('authorization') || isAdmin(request, s.config.adminToken)) return null;
+  const bucket = bucketKeyFor(caller);
+  const decision = s.adminFailures.spend(bucket);
+  if (decision.remaining === 0 || !decision.allowed) {
+    // One line when the budget runs out, none per refused request past it: the log stays bounded.
+    if (decision.allowed) console.warn(`[admin] wrong admin token on ${route} from ${bucket}: budget of ${decision.limit} a minute spent, further tries answer 429`);
+  } else console.warn(`[admin] wrong admin token on ${route} from ${bucket} (${decision.remaining} tries left this minute)`);
+  return decision.allowed ? null : adminBudgetExceeded(decision);
 }
 
 /** Legacy routes answer their errors as text when the request asked for text (spec 4.6 rule 6). */
@@ -102,8 +127,22 @@ function failureResponse(e: unknown, request: Request, route: string): Response 
   return earlyError(new ApiError('INTERNAL_ERROR', 'Unexpected server error', {}), request, route);
 }
 
+/** The connection gate of a server: IPINTEL_MAX_CONNECTIONS, else derived from the descriptor limit (connection-gate.ts). */
+export function connectionGateFor(s: AppServices): ConnectionGate {
+  const max = s.config.maxConnections ?? connectionCapFor(currentDescriptorLimit().soft);
+  return new ConnectionGate({ max, quietMs: (IDLE_TIMEOUT_SECONDS + 5) * 1000, openDescriptors: openDescriptorCount, shared: s.host?.connections });
+}
+
+/** The answer on a connection past the cap: 503, and the connection closed after it. */
+function connectionRefusal(request: Request, max: number): Response {
+  const err = new ApiError('SERVICE_UNAVAILABLE', 'Too many open connections; retry shortly', { what: 'connections', limit: max }, { 'retry-after': '1' });
+  const response = earlyError(err, request, OTHER_ROUTE);
+  response.headers.set('connection', 'close');
+  return response;
+}
+
 /** The fetch handler for Bun.serve; `pacer` sees every request (young-gc-pacer.ts). */
-export function createFetchHandler(s: AppServices, app: App, pacer: { tick(): void } = new YoungGcPacer()) {
+export function createFetchHandler(s: AppServices, app: App, pacer: { tick(): void } = new YoungGcPacer(), gate: ConnectionGate = connectionGateFor(s)) {
   const lookup = v1PipelineOf(s);
   const targets = new RequestTargets();
   const routes = routeTableOf(app);
@@ -119,17 +158,19 @@ export function createFetchHandler(s: AppServices, app: App, pacer: { tick(): vo
     let response: Response;
     let decision: RateDecision | null = null;
     try {
-      let caller = resolveCaller(s, request, server);
-      if (caller instanceof Promise) caller = await caller;
-      setCaller(request, caller);
       // Which requests take a token is the rate-limit module's policy, read into the route table; a path of no route by the path itself.
       const exempt = request.method === 'OPTIONS' || (entry !== null ? entry.exemptFromRateLimit : isExemptFromRateLimit(request.method, path));
+      let caller = resolveCaller(s, request, server, exempt);
+      if (caller instanceof Promise) caller = await caller;
+      setCaller(request, caller);
+      const adminRefusal = refusedAdminToken(s, request, route, caller);
       if (!exempt) {
         if (s.limiter) decision = await s.limiter.consume(bucketKeyFor(caller), caller.tier);
         // Usage is counted with or without a limiter (IPINTEL_RATE_LIMITS=off).
         if (caller.keyId) s.accounts.recordUsage(caller.keyId);
       }
       if (decision && !decision.allowed) response = earlyError(rateLimitedError(decision, upgradeUrlFor(s.config.upgradeUrl)), request, route);
+      else if (adminRefusal) response = earlyError(adminRefusal, request, route);
       else if (caller.refusal) response = earlyError(caller.refusal, request, route);
       else if (entry === lookupRoute && entry !== null && request.method === 'GET') response = await lookup.answer(request, lastSegmentParam(path), hasQuery, caller.tier, false);
       else if (entry === legacyLookupRoute && entry !== null && request.method === 'GET') response = await legacyLookupResponse(s, request, lastSegmentParam(path), hasQuery);
@@ -146,6 +187,14 @@ export function createFetchHandler(s: AppServices, app: App, pacer: { tick(): vo
 
   return function handle(request: Request, server: Server<unknown> | null): Response | Promise<Response> {
     pacer.tick();
+    if (server !== null) {
+      const peer = server.requestIP(request);
+      if (peer !== null && !gate.admit(peer.address, peer.port)) {
+        const refused = connectionRefusal(request, gate.max);
+        s.metrics.observe(OTHER_ROUTE, request.method, refused.status, 0);
+        return refused;
+      }
+    }
     const t0 = performance.now();
     const url = request.url;
     const start = targets.pathStart(url);

@@ -13,7 +13,7 @@ import type { RadarClient } from '../lookup/radar.ts';
 import type { TrustedProxies } from './client-ip.ts';
 import type { HostLink } from './host-link.ts';
 import type { HttpMetrics } from './metrics.ts';
-import type { RateLimiter } from './ratelimit/index.ts';
+import type { AdminFailureBudget, RateLimiter } from './ratelimit/index.ts';
 
 /** The decision policy in force, swappable by /reload. */
 export interface PolicyHolder {
@@ -29,6 +29,8 @@ export interface AppServices {
   crawlers: CrawlerVerifier;
   accounts: AccountStore;
   limiter: RateLimiter | null;
+  /** Refused admin tokens per caller (always on, whatever IPINTEL_RATE_LIMITS says). */
+  adminFailures: AdminFailureBudget;
   rdap: RdapClient;
   radar: RadarClient;
   metrics: HttpMetrics;

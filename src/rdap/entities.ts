@@ -3,7 +3,7 @@
  * to any depth) -> spec 2.3 contacts. Pure. The registered owner is
  * registered-owner.ts.
  */
-import { readJCard, type JCardFacts } from './jcard.ts';
+import { readJCard, UniqueValues, type JCardFacts } from './jcard.ts';
 import type { RdapContact } from './types.ts';
 
 /** One entity with its jCard read. */
@@ -16,7 +16,7 @@ export interface EntityView {
 
 // Bounds against hostile or broken servers; real responses nest 2-3 deep with a handful of entities.
 const MAX_DEPTH = 8;
-const MAX_ENTITIES = 500;
+const MAX_ENTITIES = 200;
 
 function childEntities(node: unknown): unknown[] {
   if (typeof node !== 'object' || node === null) return [];
@@ -56,13 +56,12 @@ export function entitiesBreadthFirst(root: unknown): EntityView[] {
     .map(({ view }) => view);
 }
 
-function merged(into: string[] | undefined, more: string[], caseless: boolean): string[] | undefined {
-  const out = [...(into ?? [])];
-  for (const v of more) {
-    const key = caseless ? v.toLowerCase() : v;
-    if (!out.some((o) => (caseless ? o.toLowerCase() : o) === key)) out.push(v);
-  }
-  return out.length ? out : undefined;
+/** A contact being gathered: its lists de-duplicated as they grow (linear in the entries read). */
+interface Gathering {
+  contact: RdapContact;
+  roles: Set<string>;
+  phones: UniqueValues;
+  emails: UniqueValues;
 }
 
 /**
@@ -72,27 +71,28 @@ function merged(into: string[] | undefined, more: string[], caseless: boolean): 
  * handle (RIPE references some entities by handle only, with no jCard).
  */
 export function contactsFromEntities(root: unknown): RdapContact[] {
-  const contacts: RdapContact[] = [];
-  const byHandle = new Map<string, RdapContact>();
+  const gathered: Gathering[] = [];
+  const byHandle = new Map<string, Gathering>();
   for (const { handle, roles, card } of entitiesDepthFirst(root)) {
     const name = card.fn ?? card.org ?? handle;
     if (name === null) continue;
-    const existing = handle === null ? undefined : byHandle.get(handle);
-    if (existing) {
-      existing.roles = [...new Set([...existing.roles, ...roles])];
-      existing.organization ??= card.org ?? undefined;
-      const phones = merged(existing.phones, card.phones, false);
-      const emails = merged(existing.emails, card.emails, true);
-      if (phones) existing.phones = phones;
-      if (emails) existing.emails = emails;
-      continue;
+    let g = handle === null ? undefined : byHandle.get(handle);
+    if (g) g.contact.organization ??= card.org ?? undefined;
+    else {
+      const contact: RdapContact = handle !== null ? { handle, roles: [], name } : { roles: [], name };
+      if (card.org !== null) contact.organization = card.org;
+      g = { contact, roles: new Set(), phones: new UniqueValues(false), emails: new UniqueValues(true) };
+      gathered.push(g);
+      if (handle !== null) byHandle.set(handle, g);
     }
-    const contact: RdapContact = handle !== null ? { handle, roles: [...roles], name } : { roles: [...roles], name };
-    if (card.org !== null) contact.organization = card.org;
-    if (card.phones.length) contact.phones = [...card.phones];
-    if (card.emails.length) contact.emails = [...card.emails];
-    contacts.push(contact);
-    if (handle !== null) byHandle.set(handle, contact);
+    for (const r of roles) g.roles.add(r);
+    g.phones.addAll(card.phones);
+    g.emails.addAll(card.emails);
   }
-  return contacts;
+  return gathered.map(({ contact, roles, phones, emails }) => {
+    contact.roles = [...roles];
+    if (phones.values.length) contact.phones = phones.values;
+    if (emails.values.length) contact.emails = emails.values;
+    return contact;
+  });
 }

@@ -8,11 +8,14 @@
  */
 import { Serial } from '../accounts/serial.ts';
 import type { Config } from '../config.ts';
+import { allocateConnectionCount } from '../http/connection-gate.ts';
+import { CALLER_BUDGET_BUCKETS } from '../http/ratelimit/caller-budget.ts';
 import { allocateSharedBuckets, type SharedBucketsMemory } from '../http/ratelimit/index.ts';
 import { DEFAULT_MAX_BUCKETS } from '../http/ratelimit/memory-store.ts';
 import type { ReloadAnswer } from '../http/reload.ts';
 import { embeddedMigrationsRoot } from '../open-accounts.ts';
 import { isCompiledBinary } from '../feeds/default-data.ts';
+import { createRadarFromConfig } from '../server.ts';
 import { hostMetricsText } from './host-metrics.ts';
 import { HostState } from './host-state.ts';
 import { RemoteError, Rpc } from './rpc.ts';
@@ -74,6 +77,10 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
   const migrationsRoot = isCompiledBinary() ? embeddedMigrationsRoot() : null;
   const state = HostState.create(count);
   const buckets: SharedBucketsMemory | null = config.rateLimits ? allocateSharedBuckets(DEFAULT_MAX_BUCKETS) : null;
+  const adminBuckets = allocateSharedBuckets(CALLER_BUDGET_BUCKETS);
+  const connections = allocateConnectionCount();
+  // One radar client for the host: its cache and per-caller budgets serve every worker (the upstream quota is the operator's).
+  const radar = createRadarFromConfig(config);
   const reloads = new Serial();
   const slots: Slot[] = [];
   let generation = 1;
@@ -102,6 +109,10 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
           const others = live().filter((s) => s !== slots[from]);
           await Promise.all(others.map((s) => s.rpc.call('mirror-reveal', args, CALL_TIMEOUT_MS)));
           return null;
+        }
+        case 'radar': {
+          const { asn, caller } = args as { asn: number; caller: string };
+          return radar.lookup(asn, caller);
         }
         case 'keys-changed': {
           const others = live().filter((s) => s !== slots[from]);
@@ -185,7 +196,7 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
         });
       }, delay);
     });
-    const start: WorkerStart = { kind: 'start', slot, config: { ...config, port }, buckets, host: state.buffer, generation, migrationsRoot };
+    const start: WorkerStart = { kind: 'start', slot, config: { ...config, port }, buckets, adminBuckets, connections, host: state.buffer, generation, migrationsRoot };
     worker.postMessage(start);
     // A worker that started on a generation a reload has since passed (it began during the reload) catches up.
     return s.ready.then(() =>

@@ -7,9 +7,10 @@
 import type { Config } from '../config.ts';
 import { ApiError, ERROR_STATUS, type ErrorCode } from '../errors.ts';
 import type { HostLink } from '../http/host-link.ts';
-import { createRateLimiterFromConfig, type SharedBucketsMemory } from '../http/ratelimit/index.ts';
+import { createAdminFailureBudget, createRateLimiterFromConfig, type SharedBucketsMemory } from '../http/ratelimit/index.ts';
 import { reloadLocally, type ReloadAnswer } from '../http/reload.ts';
 import { startServer, type RunningServer } from '../server.ts';
+import type { RadarClient } from '../lookup/radar.ts';
 import { HostState } from './host-state.ts';
 import { installProcessGuards } from '../process-guards.ts';
 import { RemoteError, Rpc } from './rpc.ts';
@@ -22,6 +23,10 @@ export interface WorkerStart {
   slot: number;
   config: Config;
   buckets: SharedBucketsMemory | null;
+  /** The host's budget of refused admin tokens (http/ratelimit/admin-budget.ts). */
+  adminBuckets: SharedBucketsMemory;
+  /** The host's count of open connections (http/connection-gate.ts). */
+  connections: SharedArrayBuffer;
   host: SharedArrayBuffer;
   generation: number;
   /** The compiled binary's embedded migrations (null from the source tree). */
@@ -35,6 +40,8 @@ export type WorkerStarted = { kind: 'ready'; port: number; managedBy: 'server' |
 const RELOAD_TIMEOUT_MS = 120_000;
 /** Bound on collecting the host's metrics. */
 const METRICS_TIMEOUT_MS = 10_000;
+/** Bound on a radar lookup through the primary (its own upstream timeout is shorter). */
+const RADAR_TIMEOUT_MS = 5_000;
 /** Bound on the other workers re-reading keys after a revocation. */
 const KEYS_TIMEOUT_MS = 5_000;
 
@@ -100,6 +107,7 @@ async function begin(start: WorkerStart): Promise<void> {
   state = new HostState(start.host);
   const host: HostLink = {
     slot: start.slot,
+    connections: start.connections,
     reloadAll: () => rpc.call<ReloadAnswer>('reload-all', null, RELOAD_TIMEOUT_MS).catch((e) => Promise.reject(asApiError(e))),
     metricsText: () => rpc.call<string>('metrics-all', null, METRICS_TIMEOUT_MS),
     agreed: () => state!.agreed(),
@@ -116,7 +124,11 @@ async function begin(start: WorkerStart): Promise<void> {
       onKeyRevoked: () => host.keysChanged().catch((e) => console.error(`key revocation not confirmed by every worker: ${(e as Error).message}`)),
     });
     const limiter = createRateLimiterFromConfig(start.config, start.buckets ?? undefined);
-    server = await startServer(start.config, { accounts, limiter, host }, { reusePort: true });
+    // Radar answers come from the host's one client (pool.ts), so its cache and per-caller budgets are the host's.
+    const radar: RadarClient | undefined = start.config.radarUrl
+      ? { lookup: (asn, caller) => rpc.call<unknown>('radar', { asn, caller }, RADAR_TIMEOUT_MS).catch(() => null) }
+      : undefined;
+    server = await startServer(start.config, { accounts, limiter, host, radar, adminFailures: createAdminFailureBudget(start.adminBuckets) }, { reusePort: true });
     server.services.index.generation = start.generation;
     state.setGeneration(start.slot, start.generation);
     // The primary refreshes (src/cli.ts) and swaps every worker; a worker only reports the shared state files.

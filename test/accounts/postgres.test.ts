@@ -75,6 +75,20 @@ describe.skipIf(unavailable !== null)('PostgreSQL', () => {
       for (const s of stores) await s.close();
     });
 
+    test('the active-key cap holds under concurrent creates from two servers on one database (issue 26)', async () => {
+      const a = await open(behaviourUrl);
+      const b = await open(behaviourUrl);
+      const { user } = await a.signIn({ provider: 'oidc', subject: 'cap-two-servers', email: 'cap-two-servers@example.test', emailVerified: true, name: 'Cap' });
+      const cap = 25;
+      const outcomes = await Promise.all(
+        Array.from({ length: 100 }, (_, i) => (i % 2 ? a : b).createKey(user.id, `k${i}`, 'free', cap).then(() => 'created', (e: Error) => e.name)),
+      );
+      expect(outcomes.filter((o) => o === 'created')).toHaveLength(cap - 1); // the sign-in's first key is the 25th
+      expect(outcomes.filter((o) => o !== 'created').every((o) => o === 'KeyCapReached')).toBe(true);
+      const [row] = await peek`select count(*)::int as n from api_keys where user_id = ${user.id} and revoked_at is null`;
+      expect(row.n).toBe(cap);
+    }, 60_000);
+
     test('the migrations ran once; times are exact bigints; only hashes of secrets are stored', async () => {
       const store = await open(behaviourUrl);
       expect(store.dialect).toBe('postgres');

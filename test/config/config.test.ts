@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultSources, packageSources, withDataDefaults } from '../../index-builder/default-sources.ts';
-import { DEFAULT_FEEDS_MEMORY_MB, loadConfig, MAX_WORKERS } from '../../src/config.ts';
+import { connectionCapFor, DEFAULT_FEEDS_MEMORY_MB, loadConfig, MAX_WORKERS } from '../../src/config.ts';
 import { FEEDS_DIR } from '../helpers/recording-sink.ts';
 
 describe('loadConfig', () => {
@@ -37,6 +37,16 @@ describe('loadConfig', () => {
     expect(loadConfig({ IPINTEL_WORKERS: '1' }).workers).toBe(1);
     expect(loadConfig({ IPINTEL_WORKERS: ' 4 ' }).workers).toBe(4);
     for (const bad of ['0', '-1', '1.5', 'two', '100000']) expect(() => loadConfig({ IPINTEL_WORKERS: bad })).toThrow(/IPINTEL_WORKERS must be a whole number/);
+  });
+
+  test('IPINTEL_MAX_CONNECTIONS: unset derives from the descriptor limit; a whole number of at least 1; anything else refused', () => {
+    expect(loadConfig({}).maxConnections).toBeNull();
+    expect(loadConfig({ IPINTEL_MAX_CONNECTIONS: '500' }).maxConnections).toBe(500);
+    for (const bad of ['0', '-5', '1.5', 'many']) expect(() => loadConfig({ IPINTEL_MAX_CONNECTIONS: bad })).toThrow(/IPINTEL_MAX_CONNECTIONS must be/);
+    expect(connectionCapFor(1024)).toBe(896);
+    expect(connectionCapFor(256)).toBe(192);
+    expect(connectionCapFor(64)).toBe(16);
+    expect(connectionCapFor(1_048_576)).toBe(917_504);
   });
 
   test('values are read and lists split', () => {

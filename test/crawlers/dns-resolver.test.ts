@@ -2,11 +2,13 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createCachingResolver } from '../../src/crawlers/dns/caching-resolver.ts';
 import { reverseName } from '../../src/crawlers/dns/reverse-name.ts';
 import { parseDnsServer } from '../../src/crawlers/dns/server-address.ts';
-import { TtlCache } from '../../src/crawlers/dns/ttl-cache.ts';
+import { TtlCache } from '../../src/cache/ttl-cache.ts';
 import { DnsFailure } from '../../src/crawlers/dns/types.ts';
 import { createUdpTransport } from '../../src/crawlers/dns/udp-transport.ts';
 import { parseIp } from '../../src/net/ip.ts';
-import { manualClock, NEGATIVE_TTL, startDnsTestServer, type DnsTestServer } from './dns-test-server.ts';
+import { bloatedPtrReply, manualClock, NEGATIVE_TTL, startDnsTestServer, type DnsTestServer } from './dns-test-server.ts';
+import { isHostName, MAX_FORWARD_ADDRESSES, MAX_PTR_NAMES, MAX_REPLY_BYTES } from '../../src/crawlers/dns/answer-bounds.ts';
+import { answerBytes } from '../../src/crawlers/dns/caching-resolver.ts';
 
 let server: DnsTestServer;
 let silent: DnsTestServer;
@@ -141,5 +143,94 @@ describe('TtlCache', () => {
     expect(cache.get('short')).toBeUndefined();
     expect(cache.get('long')).toBe('l');
     expect(cache.get('zero')).toBeUndefined();
+  });
+});
+
+describe('hostile answers are cut before they are kept (issue 26)', () => {
+  test('a 64 KB PTR set (3 000+ compressed 243-character names) is refused unread', async () => {
+    const zone = await startDnsTestServer();
+    try {
+      zone.set('PTR', '9.9.51.198.in-addr.arpa', { raw: (q) => bloatedPtrReply(q, 65_000) });
+      const t = createUdpTransport([parseDnsServer(zone.address)], 1000);
+      const err = await t.query('9.9.51.198.in-addr.arpa', 'PTR').catch((e) => e);
+      expect(err).toBeInstanceOf(DnsFailure);
+      expect((err as DnsFailure).reason).toBe('malformed');
+      expect((err as DnsFailure).message).toContain(`over ${MAX_REPLY_BYTES}`);
+    } finally {
+      await zone.close();
+    }
+  });
+
+  test('a PTR set inside the size cap keeps only the first few names', async () => {
+    const zone = await startDnsTestServer();
+    try {
+      zone.set('PTR', '8.9.51.198.in-addr.arpa', { raw: (q) => bloatedPtrReply(q, MAX_REPLY_BYTES) });
+      const t = createUdpTransport([parseDnsServer(zone.address)], 1000);
+      const answer = await t.query('8.9.51.198.in-addr.arpa', 'PTR');
+      if (answer.kind !== 'records') throw new Error('expected records');
+      expect(answer.values).toHaveLength(MAX_PTR_NAMES);
+      for (const name of answer.values) expect(name.length).toBeGreaterThanOrEqual(237);
+    } finally {
+      await zone.close();
+    }
+  });
+
+  test('names that are not host names are dropped; forward sets are bounded', async () => {
+    const zone = await startDnsTestServer();
+    try {
+      zone.set('PTR', '7.9.51.198.in-addr.arpa', {
+        records: [
+          { data: 'bad name with spaces.example', ttl: 60 },
+          { data: 'ends-with-hyphen-.example', ttl: 60 },
+          { data: '*.wild.example', ttl: 60 },
+          { data: 'ok-1.crawl.example', ttl: 60 },
+        ],
+      });
+      // A name over 255 bytes cannot even be decoded: the reply is refused, not waited past.
+      zone.set('PTR', '6.9.51.198.in-addr.arpa', { records: [{ data: Array.from({ length: 5 }, () => 'l'.repeat(60)).join('.'), ttl: 60 }] });
+      zone.set('A', 'many.example.test', { records: Array.from({ length: 100 }, (_, i) => ({ data: `10.0.${i >> 8}.${i & 255}`, ttl: 60 })) });
+      const t = createUdpTransport([parseDnsServer(zone.address)], 1000);
+      expect(await t.query('7.9.51.198.in-addr.arpa', 'PTR')).toEqual({ kind: 'records', values: ['ok-1.crawl.example'], ttl: 60 });
+      expect(((await t.query('6.9.51.198.in-addr.arpa', 'PTR').catch((e) => e)) as DnsFailure).reason).toBe('malformed');
+      const forward = await t.query('many.example.test', 'A');
+      if (forward.kind !== 'records') throw new Error('expected records');
+      expect(forward.values).toHaveLength(MAX_FORWARD_ADDRESSES);
+    } finally {
+      await zone.close();
+    }
+  });
+
+  test('host name rules: length, labels, characters', () => {
+    expect(isHostName('crawl-66-249-66-1.googlebot.com')).toBe(true);
+    expect(isHostName('_dmarc.example.com')).toBe(true);
+    expect(isHostName('a'.repeat(64) + '.com')).toBe(false);
+    expect(isHostName(['a'.repeat(63), 'b'.repeat(63), 'c'.repeat(63), 'd'.repeat(62)].join('.'))).toBe(false); // 254
+    expect(isHostName('-bad.example')).toBe(false);
+    expect(isHostName('a..b')).toBe(false);
+    expect(isHostName('x y.example')).toBe(false);
+    expect(isHostName('')).toBe(false);
+  });
+
+  test('the answer cache is bounded by bytes as well as entries', async () => {
+    const clock = manualClock();
+    const values = Array.from({ length: MAX_PTR_NAMES }, (_, i) => `${'n'.repeat(60)}${i}.example`);
+    const transport = { query: async () => ({ kind: 'records' as const, values, ttl: 3600 }) };
+    const perEntry = answerBytes('PTR 1.2.3.4.in-addr.arpa', { kind: 'records', values, ttl: 3600 });
+    const maxBytes = perEntry * 10;
+    const resolver = createCachingResolver({ transport, cacheSize: 10_000, cacheBytes: maxBytes, now: clock.now });
+    for (let i = 0; i < 100; i++) await resolver.resolve(`${i}.4.3.2.in-addr.arpa`, 'PTR');
+    let held = 0;
+    for (let i = 0; i < 100; i++) if (resolver.peek(`${i}.4.3.2.in-addr.arpa`, 'PTR')) held++;
+    expect(held).toBeGreaterThan(0);
+    expect(held).toBeLessThanOrEqual(10);
+    expect(resolver.peek('99.4.3.2.in-addr.arpa', 'PTR')).toBeDefined(); // the newest stay
+  });
+
+  test('questions in flight are bounded: beyond the bound a question fails at once', async () => {
+    const never = { query: () => new Promise<never>(() => {}) };
+    const resolver = createCachingResolver({ transport: never, cacheSize: 10, maxInFlight: 3, now: Date.now });
+    for (let i = 0; i < 3; i++) void resolver.resolve(`${i}.example`, 'A');
+    const err = await resolver.resolve('3.example', 'A').catch((e) => e);
+    expect(err).toBeInstanceOf(DnsFailure);
   });
 });

@@ -164,6 +164,6 @@ describe('radar enrichment', () => {
 
   test('an unreachable endpoint gives radar null', async () => {
     const client = createRadarClient({ url: 'http://127.0.0.1:9/asn', token: null, timeoutMs: 500 });
-    expect(await client.lookup(1)).toBeNull();
+    expect(await client.lookup(1, 'ip:127.0.0.1')).toBeNull();
   });
 });

@@ -11,10 +11,13 @@
  * 429). The limiter's clock is frozen so no token refills mid-test: the
  * counts do not depend on how fast a busy machine runs the test.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createApp } from '../../src/http/app.ts';
-import { createRateLimiter } from '../../src/http/ratelimit/index.ts';
+import { ADMIN_FAILURES_PER_MINUTE, createRateLimiter } from '../../src/http/ratelimit/index.ts';
 import { routeTableOf } from '../../src/http/route-table.ts';
 import type { RunningServer } from '../../src/server.ts';
 import { prng } from '../helpers/prng.ts';
@@ -22,6 +25,11 @@ import { startTestServer } from '../helpers/test-server.ts';
 import { rawRequest, statusOf } from './raw-http.ts';
 import { ruleBreak } from './response-rules.ts';
 import { UNREACHABLE_OIDC_ENV } from '../helpers/oauth-env.ts';
+import { spawnServer } from '../helpers/spawned-server.ts';
+import { TestClient } from '../accounts/helpers/client.ts';
+import { startMockIdp } from '../accounts/helpers/mock-idp.ts';
+import { oidcEnv } from '../accounts/helpers/test-app.ts';
+import { bloatedPtrReply, startDnsTestServer } from '../crawlers/dns-test-server.ts';
 
 const ADMIN = 'hostile-admin';
 const NOISE_REQUESTS = 20_000;
@@ -198,3 +206,286 @@ async function send(p: Planned): Promise<{ status: number; problem: string | nul
     return { status: 0, problem: `${p.init.method ?? 'GET'} ${p.path.slice(0, 120)}: ${(e as Error).message}` };
   }
 }
+
+// ---- Issue 26: round 2, against the server as operators run it (its own process) ----
+
+/** Sends `count` requests made by `make(i)`, `concurrency` at a time; `every(done)` runs after each batch and may stop the run by returning false. */
+async function flood(count: number, concurrency: number, make: (i: number) => Promise<unknown>, every?: (done: number) => boolean): Promise<number> {
+  let next = 0;
+  let stop = false;
+  const batch = 500;
+  while (next < count && !stop) {
+    const end = Math.min(count, next + batch);
+    const lanes = Array.from({ length: concurrency }, async () => {
+      while (next < end) await make(next++);
+    });
+    await Promise.all(lanes);
+    if (every && !every(next)) stop = true;
+  }
+  return next;
+}
+
+describe('reverse DNS answers a zone owner makes huge (issue 26 #1)', () => {
+  /** Distinct addresses verified; the bound on the server's resident growth over them. */
+  const ADDRESSES = 10_000;
+  // Collector slack on a loaded machine included: measured 12-64 MB; the unbounded cache grew 1.3 MB per address.
+  const RSS_GROWTH_LIMIT_MB = 96;
+
+  test(
+    `${ADDRESSES} distinct verify addresses with 64 KB PTR answers: resident memory grows less than ${RSS_GROWTH_LIMIT_MB} MB`,
+    async () => {
+      const zone = await startDnsTestServer();
+      // Every reverse name answers with a PTR set of 64 KB (over 3 000 compressed names of 243 characters), every
+      // fifth with one just inside the size cap (kept: its first names, in a cache bounded by bytes).
+      let asked = 0;
+      zone.setDefault('PTR', { raw: (q) => bloatedPtrReply(q, ++asked % 5 === 0 ? 4000 : 65_000) });
+      const server = await spawnServer({ IPINTEL_DNS_SERVERS: zone.address, IPINTEL_RATE_LIMITS: 'off', IPINTEL_WORKERS: '1' });
+      try {
+        const verify = (i: number) =>
+          fetch(`${server.url}/v1/crawler/verify`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ ip: `2a01:4f8:${(i >> 16).toString(16)}:${(i & 0xffff).toString(16)}::1`, user_agent: 'Googlebot/2.1' }),
+          }).then(async (r) => {
+            if (r.status !== 200) throw new Error(`verify answered ${r.status}: ${await r.text()}`);
+            await r.arrayBuffer();
+          });
+        // Warm up on other addresses (code paths compiled, pools allocated), then measure.
+        await flood(500, 16, (i) => verify(ADDRESSES + i));
+        const before = server.rssMb();
+        let peak = before;
+        const done = await flood(ADDRESSES, 16, verify, () => {
+          peak = Math.max(peak, server.rssMb());
+          // Over the bound already: stop rather than grow without limit (the unbounded cache grew 1.3 MB per address).
+          return peak - before < RSS_GROWTH_LIMIT_MB;
+        });
+        console.log(`verify x ${done}: RSS ${before.toFixed(0)} MB -> peak ${peak.toFixed(0)} MB (+${(peak - before).toFixed(1)} MB); ${zone.queries.length} DNS questions`);
+        expect(done).toBe(ADDRESSES);
+        expect(peak - before).toBeLessThan(RSS_GROWTH_LIMIT_MB);
+        expect(server.alive()).toBe(true);
+      } finally {
+        await server.stop();
+        await zone.close();
+      }
+    },
+    180_000,
+  );
+});
+
+describe('the 25-key cap across workers (issue 26 #2)', () => {
+  test(
+    '200 concurrent key creates on a server with 2 workers: exactly 25 active keys',
+    async () => {
+      const idp = startMockIdp();
+      const dir = mkdtempSync(join(tmpdir(), 'ipintel-keycap-'));
+      const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() });
+      const port = String(probe.port);
+      await probe.stop(true);
+      const server = await spawnServer({
+        PORT: port,
+        IPINTEL_WORKERS: '2',
+        IPINTEL_DB: join(dir, 'accounts.sqlite'),
+        IPINTEL_RATE_LIMITS: 'off',
+        ...oidcEnv(idp.url, idp.clientId, idp.clientSecret),
+        IPINTEL_OAUTH_REDIRECT_URI: `http://127.0.0.1:${port}/auth/callback`,
+      });
+      try {
+        idp.user = { sub: 'racer', email: 'racer@example.test', email_verified: true, name: 'Racer' };
+        const client = new TestClient();
+        const { hops } = await client.follow(`${server.url}/auth/idp`, { headers: { connection: 'close' } });
+        expect(new URL(hops.at(-1)!.url).pathname).toBe('/dashboard');
+        // A new connection per request, so the kernel spreads them over both workers.
+        const statuses = await Promise.all(
+          Array.from({ length: 200 }, (_, i) =>
+            client
+              .fetch(`${server.url}/auth/keys`, { method: 'POST', headers: { connection: 'close', 'content-type': 'application/json', origin: server.url }, body: JSON.stringify({ name: `race ${i}` }) })
+              .then(async (r) => (await r.arrayBuffer(), r.status)),
+          ),
+        );
+        const keys = (await (await client.fetch(`${server.url}/auth/keys`)).json()) as { keys: { revoked_at: string | null }[] };
+        const active = keys.keys.filter((k) => k.revoked_at === null).length;
+        console.log(`key race: ${statuses.filter((s) => s === 201).length} created, ${statuses.filter((s) => s === 400).length} refused; ${active} active`);
+        expect(active).toBe(25);
+        expect(statuses.filter((s) => s === 201)).toHaveLength(24); // the sign-in's first key is the 25th
+        expect(statuses.every((s) => s === 201 || s === 400)).toBe(true);
+        expect(server.alive()).toBe(true);
+      } finally {
+        await server.stop();
+        idp.stop();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    120_000,
+  );
+});
+
+describe('no free oracles on routes that take no token (issue 26 #3)', () => {
+  const randomKey = () => `ipi_${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url')}`;
+
+  test('300 random API keys on /health, /docs, /openapi.json and OPTIONS: never a 401, no token taken', async () => {
+    const paths = ['/health', '/docs', '/openapi.json'];
+    const statuses: number[] = [];
+    for (let i = 0; i < 300; i++) {
+      const options = i % 4 === 3;
+      const res = await fetch(`${server.url}${options ? '/v1/ip/1.1.1.1' : paths[i % 3]}`, {
+        method: options ? 'OPTIONS' : 'GET',
+        headers: { 'x-api-key': randomKey(), 'x-forwarded-for': '198.51.100.61', ...(options ? { origin: 'https://a.example', 'access-control-request-method': 'GET' } : {}) },
+      });
+      await res.arrayBuffer();
+      statuses.push(res.status);
+      expect(res.headers.has('x-ratelimit-limit')).toBe(false);
+    }
+    expect(statuses.filter((s) => s === 401)).toEqual([]);
+    expect(statuses.every((s) => s === 200 || s === 204)).toBe(true);
+  });
+
+  test('300 wrong admin tokens from one caller: 10 answered 403, then 429; other callers and the real token unaffected', async () => {
+    const statuses: number[] = [];
+    const logged: string[] = [];
+    const warn = console.warn;
+    console.warn = (...args: unknown[]) => void logged.push(args.join(' '));
+    try {
+      for (let i = 0; i < 300; i++) {
+        const path = ['/metrics', '/reload', '/v1/data/status'][i % 3];
+        const res = await fetch(`${server.url}${path}`, {
+          method: path === '/reload' ? 'POST' : 'GET',
+          headers: { authorization: `Bearer guess-${i}`, 'x-forwarded-for': '198.51.100.62' },
+        });
+        await res.arrayBuffer();
+        statuses.push(res.status);
+      }
+    } finally {
+      console.warn = warn;
+    }
+    // /v1/data/status answers its public view (200) to a wrong token; the admin routes 403.
+    expect(statuses.slice(0, ADMIN_FAILURES_PER_MINUTE).every((s) => s === 403 || s === 200)).toBe(true);
+    expect(statuses.slice(ADMIN_FAILURES_PER_MINUTE).every((s) => s === 429)).toBe(true);
+    // Logged, bounded, and never the token.
+    expect(logged.length).toBeGreaterThan(0);
+    expect(logged.length).toBeLessThanOrEqual(ADMIN_FAILURES_PER_MINUTE);
+    expect(logged.some((l) => l.includes('guess-'))).toBe(false);
+    const other = await fetch(`${server.url}/metrics`, { headers: { authorization: 'Bearer guess-x', 'x-forwarded-for': '198.51.100.63' } });
+    expect(other.status).toBe(403);
+    const real = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN}`, 'x-forwarded-for': '198.51.100.62' } });
+    expect(real.status).toBe(200);
+    await Promise.all([other.arrayBuffer(), real.arrayBuffer()]);
+  });
+});
+
+describe("anonymous callers and the operator's radar quota (issue 26 #4)", () => {
+  test(
+    '5 callers x 40 distinct ASNs on a 2-worker server: 50 upstream calls (10 per caller), then none for what is cached, from any worker',
+    async () => {
+      const upstream: string[] = [];
+      const radar = Bun.serve({
+        hostname: '127.0.0.1',
+        port: 0,
+        fetch(req) {
+          const asn = Number(new URL(req.url).pathname.split('/').pop());
+          upstream.push(String(asn));
+          return Response.json({ result: { asn } });
+        },
+      });
+      const dir = mkdtempSync(join(tmpdir(), 'ipintel-radar-'));
+      const server = await spawnServer({
+        IPINTEL_WORKERS: '2',
+        IPINTEL_DB: join(dir, 'accounts.sqlite'),
+        IPINTEL_TRUST_PROXY: 'loopback',
+        IPINTEL_RADAR_URL: `http://127.0.0.1:${radar.port}/asn`,
+        IPINTEL_RADAR_TOKEN: 'operator-radar-token',
+      });
+      try {
+        const ask = (asn: number, caller: string) =>
+          fetch(`${server.url}/v1/asn/AS${asn}`, { headers: { connection: 'close', 'x-forwarded-for': caller } }).then(async (r) => {
+            expect(r.status).toBe(200);
+            return ((await r.json()) as { radar: unknown }).radar;
+          });
+        await Promise.all(Array.from({ length: 5 }, (_, c) => Promise.all(Array.from({ length: 40 }, (_, i) => ask(64_500 + c * 40 + i, `203.0.113.${c + 1}`)))));
+        console.log(`radar: ${upstream.length} upstream calls for 200 uncached asks`);
+        expect(upstream).toHaveLength(50);
+        const fetched = [...upstream];
+        // Fresh callers, new connections (either worker): everything fetched is answered from the host's one cache.
+        const again = await Promise.all(fetched.map((asn, i) => ask(Number(asn), `203.0.113.${100 + (i % 5)}`)));
+        expect(again.every((r) => r !== null)).toBe(true);
+        expect(upstream).toHaveLength(50);
+        expect(server.alive()).toBe(true);
+      } finally {
+        await server.stop();
+        radar.stop(true);
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    120_000,
+  );
+});
+
+describe('descriptor exhaustion (issue 26 #5)', () => {
+  /** Opens a connection, sends one keep-alive request and resolves with the status line's code (0: none before `waitMs`); the socket stays open. */
+  function holdOpen(port: number, request: string, sockets: Socket[], waitMs: number): Promise<number> {
+    return new Promise((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      sockets.push(socket);
+      const timer = setTimeout(() => resolve(0), waitMs);
+      socket.on('error', () => {
+        clearTimeout(timer);
+        resolve(-1);
+      });
+      socket.once('data', (chunk: Buffer) => {
+        clearTimeout(timer);
+        resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(chunk.toString('latin1'))?.[1] ?? -2));
+      });
+      socket.write(request);
+    });
+  }
+
+  test(
+    'ulimit -n 256, 2 workers, 400 connections held open: the process stays up, serves up to its cap, refuses the rest at once, and answers once they drop',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'ipintel-fds-'));
+      const server = await spawnServer(
+        { IPINTEL_WORKERS: '2', IPINTEL_DB: join(dir, 'accounts.sqlite'), IPINTEL_ADMIN_TOKEN: ADMIN, IPINTEL_RATE_LIMITS: 'off' },
+        { shell: 'ulimit -n 256' },
+      );
+      const sockets: Socket[] = [];
+      try {
+        expect(server.log.some((l) => l.startsWith('descriptors: soft limit 256') && l.includes('at most 192 open connections'))).toBe(true);
+        const port = Number(new URL(server.url).port);
+        const requests = [
+          `GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ADMIN}\r\n\r\n`,
+          'GET /v1/ip/1.1.1.1 HTTP/1.1\r\nHost: x\r\n\r\n',
+          'POST /v1/crawler/verify HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 16\r\n\r\n{"ip":"8.8.8.8"}',
+          'GET /health HTTP/1.1\r\nHost: x\r\n\r\n',
+        ];
+        const statuses = await Promise.all(Array.from({ length: 400 }, (_, i) => holdOpen(port, requests[i % 4]!, sockets, 15_000)));
+        const count = (s: number) => statuses.filter((x) => x === s).length;
+        console.log(`400 held connections: ${count(200)} x 200, ${count(503)} x 503, ${count(0)} unanswered, ${count(-1)} errors; log: ${server.log.filter((l) => l.includes('[connections]') || /EMFILE|crash|exited/.test(l)).slice(0, 3).join(' | ')}`);
+        expect(server.alive()).toBe(true);
+        expect(count(200)).toBeGreaterThan(0);
+        expect(count(200)).toBeLessThanOrEqual(192);
+        expect(count(503)).toBeGreaterThan(0);
+        // A connection already served is served again while the others are held.
+        const served = statuses.indexOf(200);
+        const again = new Promise<number>((resolve) => sockets[served]!.once('data', (c: Buffer) => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(c.toString('latin1'))?.[1] ?? -2))));
+        sockets[served]!.write(requests[served % 4]!);
+        expect(await again).toBe(200);
+        for (const s of sockets.splice(0)) s.destroy();
+        // Once connections drop, everything answers again, /metrics (its library imported at start) included.
+        let health = 0;
+        for (let i = 0; i < 100 && health !== 200; i++) {
+          health = await fetch(`${server.url}/health`, { headers: { connection: 'close' } }).then((r) => r.status, () => 0);
+          if (health !== 200) await Bun.sleep(100);
+        }
+        expect(health).toBe(200);
+        const metrics = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN}`, connection: 'close' } });
+        expect(metrics.status).toBe(200);
+        expect(await metrics.text()).toContain('ipintel_worker_crashes_total 0');
+        expect(server.alive()).toBe(true);
+      } finally {
+        for (const s of sockets) s.destroy();
+        await server.stop();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    120_000,
+  );
+});

@@ -86,6 +86,13 @@ export class PostgresRows implements AccountRows {
     return rows.length > 0;
   }
 
+  async lockedActiveKeyCount(userId: string): Promise<number> {
+    // The user's row lock serializes key creation per user: a second transaction waits here until the first commits, then counts its key.
+    await this.db.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('update');
+    const [row] = await this.db.select({ n: sql<number>`count(*)::int` }).from(apiKeys).where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)));
+    return row?.n ?? 0;
+  }
+
   async markRevoked(keyId: string, now: number): Promise<void> {
     const seq = await this.nextKeyChangeSeq();
     await this.db.update(apiKeys).set({ revokedAt: now, changeSeq: seq }).where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)));

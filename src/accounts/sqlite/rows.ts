@@ -75,6 +75,10 @@ export class SqliteRows implements AccountRows {
     return this.db.select({ id: apiKeys.id }).from(apiKeys).where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt))).limit(1).get() !== undefined;
   }
 
+  async lockedActiveKeyCount(userId: string): Promise<number> {
+    return this.db.select({ n: sql<number>`count(*)` }).from(apiKeys).where(and(eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt))).get()?.n ?? 0;
+  }
+
   async markRevoked(keyId: string, now: number): Promise<void> {
     const seq = this.nextKeyChangeSeq();
     this.db.update(apiKeys).set({ revokedAt: now, changeSeq: seq }).where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt))).run();

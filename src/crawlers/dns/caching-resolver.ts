@@ -4,13 +4,17 @@
  * default), failures are not cached. Concurrent identical questions share
  * one query.
  */
-import { TtlCache } from './ttl-cache.ts';
-import type { DnsAnswer, DnsTransport, QueryType } from './types.ts';
+import { TtlCache } from '../../cache/ttl-cache.ts';
+import { DnsFailure, type DnsAnswer, type DnsTransport, type QueryType } from './types.ts';
 
 export interface CachingResolverOptions {
   transport: DnsTransport;
   /** Most answers held (LRU beyond that). */
   cacheSize: number;
+  /** Most bytes the held answers may take (estimated; LRU beyond that). */
+  cacheBytes?: number;
+  /** Most questions sent and not yet answered; a question beyond fails at once (each holds a socket). */
+  maxInFlight?: number;
   /** Milliseconds clock; injected for tests. */
   now: () => number;
   /** Upper bound on any cached lifetime, seconds (a huge TTL must not pin a stale proof). */
@@ -26,11 +30,24 @@ export interface CachingResolver {
   peek(name: string, type: QueryType): DnsAnswer | undefined;
 }
 
+/** Default byte bound of the answer cache. */
+export const DEFAULT_DNS_CACHE_BYTES = 4 << 20;
+/** Default bound on questions in flight. */
+export const DEFAULT_DNS_IN_FLIGHT = 256;
+
+/** Retained size of one cached answer: UTF-16 text of the key and values, plus per-object overhead. */
+export function answerBytes(key: string, answer: DnsAnswer): number {
+  let bytes = 96 + key.length * 2;
+  if (answer.kind === 'records') for (const v of answer.values) bytes += 32 + v.length * 2;
+  return bytes;
+}
+
 /** Builds a resolver that caches answers by their TTL. */
 export function createCachingResolver(options: CachingResolverOptions): CachingResolver {
   const maxTtl = options.maxTtlSeconds ?? 86_400;
   const negativeDefault = options.defaultNegativeTtlSeconds ?? 60;
-  const cache = new TtlCache<DnsAnswer>(options.cacheSize, options.now);
+  const cache = new TtlCache<DnsAnswer>(options.cacheSize, options.now, { maxBytes: options.cacheBytes ?? DEFAULT_DNS_CACHE_BYTES, sizeOf: answerBytes });
+  const maxInFlight = options.maxInFlight ?? DEFAULT_DNS_IN_FLIGHT;
   const inFlight = new Map<string, Promise<DnsAnswer>>();
   const keyOf = (name: string, type: QueryType) => `${type} ${name.toLowerCase()}`;
 
@@ -45,6 +62,7 @@ export function createCachingResolver(options: CachingResolverOptions): CachingR
       if (cached) return Promise.resolve(cached);
       const pending = inFlight.get(key);
       if (pending) return pending;
+      if (inFlight.size >= maxInFlight) return Promise.reject(new DnsFailure('server_failure', `${maxInFlight} DNS questions already in flight`));
       const query = options.transport
         .query(name, type)
         .then((answer) => {

@@ -6,6 +6,7 @@
 import { promises as nodeDns } from 'node:dns';
 import { canonicalAddress } from '../../net/ip.ts';
 import { normalizeHostname } from '../matching.ts';
+import { isHostName, MAX_FORWARD_ADDRESSES, MAX_PTR_NAMES } from './answer-bounds.ts';
 import { DnsFailure, type DnsAnswer, type DnsTransport, type QueryType } from './types.ts';
 
 /** PTR records carry no TTL through node:dns; five minutes is a common PTR TTL. */
@@ -24,11 +25,11 @@ function withTimeout<T>(promise: Promise<T>, timeoutMs: number, what: string): P
 
 async function ask(resolver: nodeDns.Resolver, name: string, type: QueryType): Promise<DnsAnswer> {
   if (type === 'PTR') {
-    const names = (await resolver.resolvePtr(name)).map(normalizeHostname);
+    const names = [...new Set((await resolver.resolvePtr(name)).map(normalizeHostname).filter(isHostName))].slice(0, MAX_PTR_NAMES);
     return names.length ? { kind: 'records', values: names, ttl: PTR_TTL_SECONDS } : { kind: 'negative', rcode: 'NODATA', ttl: null };
   }
   const records = type === 'A' ? await resolver.resolve4(name, { ttl: true }) : await resolver.resolve6(name, { ttl: true });
-  const values = records.map((r) => canonicalAddress(r.address)).filter((v): v is string => v !== null);
+  const values = [...new Set(records.map((r) => canonicalAddress(r.address)).filter((v): v is string => v !== null))].slice(0, MAX_FORWARD_ADDRESSES);
   if (values.length === 0) return { kind: 'negative', rcode: 'NODATA', ttl: null };
   return { kind: 'records', values, ttl: Math.min(...records.map((r) => r.ttl)) };
 }

@@ -7,6 +7,7 @@ import { randomInt } from 'node:crypto';
 import * as dnsPacket from 'dns-packet';
 import { canonicalAddress } from '../../net/ip.ts';
 import { normalizeHostname } from '../matching.ts';
+import { isHostName, keepBounded, MAX_FORWARD_ADDRESSES, MAX_PTR_NAMES, MAX_REPLY_BYTES } from './answer-bounds.ts';
 import { DnsFailure, type DnsAnswer, type DnsTransport, type QueryType } from './types.ts';
 import type { DnsServerAddress } from './server-address.ts';
 
@@ -34,11 +35,18 @@ function exchange(server: DnsServerAddress, name: string, type: QueryType, timeo
     );
     socket.on('error', (err) => finish(new DnsFailure('network', `DNS socket error: ${err.message}`)));
     socket.on('message', (msg) => {
+      if (msg.length > MAX_REPLY_BYTES) {
+        // Never decoded: a reply of this size to our id is a refusal to answer within bounds; anything else is noise.
+        if (msg.length >= 2 && msg.readUInt16BE(0) === id) finish(new DnsFailure('malformed', `reply of ${msg.length} bytes from ${server.host}:${server.port} is over ${MAX_REPLY_BYTES}`));
+        return;
+      }
       let packet: dnsPacket.DecodedPacket;
       try {
         packet = dnsPacket.decode(msg);
       } catch {
-        return; // garbage datagram: keep waiting for the real reply
+        // Undecodable (e.g. a name over 255 bytes): a refusal when it carries our id, else noise to wait past.
+        if (msg.length >= 2 && msg.readUInt16BE(0) === id) finish(new DnsFailure('malformed', `undecodable reply from ${server.host}:${server.port}`));
+        return;
       }
       const question = packet.questions?.[0];
       if (packet.id !== id || !question || normalizeHostname(question.name) !== normalizeHostname(name)) return;
@@ -71,13 +79,15 @@ export function interpretReply(packet: dnsPacket.DecodedPacket, type: QueryType)
   if (rcode !== RCODE_NOERROR) return null;
   const values: string[] = [];
   let ttl = Infinity;
+  const max = type === 'PTR' ? MAX_PTR_NAMES : MAX_FORWARD_ADDRESSES;
   // Only records of the asked type count; CNAMEs on the way (RFC 2317 classless PTR) are followed by the server.
+  // Only the first few valid values are kept (answer-bounds.ts): the rest of a large set is never stored.
   for (const rr of packet.answers ?? []) {
-    if (rr.type !== type) continue;
-    const value = type === 'PTR' ? normalizeHostname(rr.data as string) : canonicalAddress(rr.data as string);
-    if (!value) continue;
-    values.push(value);
+    if (rr.type !== type || typeof rr.data !== 'string') continue;
+    const value = type === 'PTR' ? normalizeHostname(rr.data) : canonicalAddress(rr.data);
+    if (!value || (type === 'PTR' && !isHostName(value))) continue;
     ttl = Math.min(ttl, rr.ttl ?? 0);
+    if (!keepBounded(values, value, max)) break;
   }
   if (values.length === 0) return { kind: 'negative', rcode: 'NODATA', ttl: negativeTtl(packet) };
   return { kind: 'records', values, ttl };

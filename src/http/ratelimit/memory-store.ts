@@ -61,13 +61,12 @@ export class MemoryBuckets {
     return this.slotOf.size;
   }
 
-  /** Takes one token from `key`'s bucket at time `now` (ms) and reports the outcome. */
-  consume(key: string, tier: Tier, now: number): RateDecision {
+  /** Takes one token from `key`'s bucket at time `now` (ms) and reports the outcome; `limit` per minute (default: the tier's). */
+  consume(key: string, tier: Tier, now: number, limit = limitOf(tier)): RateDecision {
     if (now >= this.nextSweepAt) {
       this.sweepIdle(now);
       this.nextSweepAt = now + SWEEP_INTERVAL_MS;
     }
-    const limit = limitOf(tier);
     let slot = this.slotOf.get(key);
     if (slot === undefined) {
       const s = step(null, now, limit);

@@ -70,8 +70,8 @@ export class SharedBuckets {
     return Atomics.load(this.counter, 0);
   }
 
-  /** Takes one token from `key`'s bucket at time `now` (ms) and reports the outcome. */
-  consume(key: string, tier: Tier, now: number): RateDecision {
+  /** Takes one token from `key`'s bucket at time `now` (ms) and reports the outcome; `limit` per minute (default: the tier's). */
+  consume(key: string, tier: Tier, now: number, limit = limitOf(tier)): RateDecision {
     // Two independent 32-bit hashes in one pass over the key (JS: cheaper here than a native hash's call and encoding).
     let a = 0x811c9dc5;
     let b = 0x9e3779b9;
@@ -84,7 +84,6 @@ export class SharedBuckets {
     // 0/0 marks an empty slot.
     if (b === 0) b = 1;
     const group = b & this.mask;
-    const limit = limitOf(tier);
     this.lock(group);
     try {
       const base = group * WAYS;

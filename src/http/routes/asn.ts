@@ -7,6 +7,8 @@ import { Elysia, t } from 'elysia';
 import { asnObject, invalidAsn, parseAsn } from '../../lookup/asn.ts';
 import type { AppServices } from '../services.ts';
 import { pathParam } from '../request-params.ts';
+import { callerOf } from '../caller.ts';
+import { bucketKeyFor } from '../ratelimit/index.ts';
 
 /** The ASN routes (identical bodies on both paths). */
 export function asnRoutes(s: AppServices) {
@@ -14,7 +16,7 @@ export function asnRoutes(s: AppServices) {
     const raw = pathParam(params.asn, request);
     const asn = parseAsn(raw);
     if (asn === null) throw invalidAsn(raw);
-    const body = asnObject(asn, s.index.current.asnDetails(asn), await s.radar.lookup(asn));
+    const body = asnObject(asn, s.index.current.asnDetails(asn), await s.radar.lookup(asn, bucketKeyFor(callerOf(request))));
     set.headers['cache-control'] = 'public, max-age=43200';
     return body;
   };

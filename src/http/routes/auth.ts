@@ -6,7 +6,7 @@
 import { Elysia } from 'elysia';
 import { generateCodeVerifier, generateState } from 'arctic';
 import type { Config } from '../../config.ts';
-import type { AccountStore } from '../../accounts/store.ts';
+import { KeyCapReached, type AccountStore } from '../../accounts/store.ts';
 import { oauthSetup, ProviderError, type OAuthProvider } from '../../accounts/oauth/providers.ts';
 import { OAUTH_COOKIE, SESSION_COOKIE, isSecureContext, readCookie, serializeCookie } from '../../accounts/web/cookies.ts';
 import { clearSessionCookie, sessionCookie, sessionOfRequest, type RequestSession } from '../../accounts/web/session-context.ts';
@@ -176,10 +176,11 @@ function enabledRoutes(deps: AuthRouteDeps, provider: OAuthProvider): Elysia {
             throw new ApiError('PRO_REQUIRED', 'Pro keys are invite-only; this account may create free keys', { tier, allowed_tiers: ['free'] });
           }
           const keys = await accounts.listKeys(user.id);
-          if (keys.filter((k) => k.revokedAt === null).length >= MAX_ACTIVE_KEYS) {
-            throw new ApiError('INVALID_REQUEST', `At most ${MAX_ACTIVE_KEYS} active keys per account; revoke one first`, { limit: MAX_ACTIVE_KEYS });
-          }
-          const created = await accounts.createKey(user.id, body.value.name ?? `Key ${keys.length + 1}`, tier);
+          // The cap is checked inside the store's transaction (this list may already be stale under concurrent creates).
+          const created = await accounts.createKey(user.id, body.value.name ?? `Key ${keys.length + 1}`, tier, MAX_ACTIVE_KEYS).catch((e: unknown) => {
+            if (e instanceof KeyCapReached) throw new ApiError('INVALID_REQUEST', `At most ${MAX_ACTIVE_KEYS} active keys per account; revoke one first`, { limit: MAX_ACTIVE_KEYS });
+            throw e;
+          });
           return json({ ...keyView(created.key), key: created.secret, notice: 'Store this key now: it is shown only once.' }, 201);
         }),
       { parse: 'none' },

@@ -86,6 +86,21 @@ export function storeBehaviour(fixture: () => StoreFixture): void {
   });
 
   describe('keys and tiers', () => {
+    test('the active-key cap holds under concurrent creates (issue 26)', async () => {
+      const { store } = await clocked();
+      const { user, firstKey } = await store.signIn(profile(fresh('cap'), `${fresh('cap')}@example.test`));
+      expect(firstKey).not.toBeNull();
+      const cap = 5;
+      const outcomes = await Promise.all(Array.from({ length: 40 }, (_, i) => store.createKey(user.id, `k${i}`, 'free', cap).then(() => 'created', (e: Error) => e.name)));
+      expect(outcomes.filter((o) => o === 'created')).toHaveLength(cap - 1);
+      expect(outcomes.filter((o) => o !== 'created').every((o) => o === 'KeyCapReached')).toBe(true);
+      expect((await store.listKeys(user.id)).filter((k) => k.revokedAt === null)).toHaveLength(cap);
+      // A revocation frees a place.
+      await store.revokeKey(firstKey!.key.id);
+      await store.createKey(user.id, 'after revoke', 'free', cap);
+      expect(store.createKey(user.id, 'one too many', 'free', cap)).rejects.toThrow('at most 5');
+    });
+
     test('create, list and revoke: the revoked key is refused at once, listed as revoked, and revoking again is idempotent', async () => {
       const { store, clock } = await clocked();
       const { user, firstKey } = await store.signIn(profile(fresh('k'), `${fresh('k')}@example.test`));

@@ -1,0 +1,121 @@
+/**
+ * The cap on open connections (IPINTEL_MAX_CONNECTIONS). Bun.serve has no
+ * hook for a connection's opening or closing, so the gate works from what it
+ * can see:
+ *  - which connections are known: a client address and port seen on a
+ *    request (kept in activity order, at most `max`, forgotten once quiet
+ *    longer than the server's idle timeout, when Bun has closed them);
+ *  - how many are open: the descriptors the process holds (all its worker
+ *    threads), less those it held at start, sampled at most every
+ *    SAMPLE_MS and only when a new connection asks.
+ * A request on a known connection is always served. A request on a new one
+ * is served while the open count is below `max`; beyond it the answer is
+ * 503 with `Connection: close`, so its descriptor is given back at once
+ * while the connections already open keep being served.
+ */
+
+/** How stale the descriptor count may be when deciding on a new connection; near the cap, NEAR_SAMPLE_MS. */
+const SAMPLE_MS = 100;
+const NEAR_SAMPLE_MS = 25;
+
+/** Cells of the count the workers of a host share: the open-connection estimate, and the descriptors held before any connection (0: not measured yet). */
+const ESTIMATE = 0;
+const BASELINE = 1;
+
+/** Memory for the count shared by the workers of a host (share the buffer through postMessage). */
+export function allocateConnectionCount(): SharedArrayBuffer {
+  return new SharedArrayBuffer(2 * 4);
+}
+
+export interface ConnectionGateOptions {
+  /** Connections the host serves at once. */
+  max: number;
+  /** A connection quiet this long is taken as closed (the server's idle timeout, plus a margin). */
+  quietMs: number;
+  /** Descriptors the process holds now, or null when unknown (then the known connections are the count). */
+  openDescriptors: () => number | null;
+  /** The host's shared count (allocateConnectionCount); absent: this thread's own. */
+  shared?: SharedArrayBuffer;
+  now?: () => number;
+  warn?: (line: string) => void;
+}
+
+export class ConnectionGate {
+  /** Known connections ("address port"), least recently active first, with their last request time. */
+  private readonly seen = new Map<string, number>();
+  /** The host's estimate of open connections: a descriptor count, plus the connections admitted since (by any worker). */
+  private readonly cells: Int32Array;
+  private sampledAt = -Infinity;
+  private countable = true;
+  private lastWarning = -Infinity;
+  private readonly now: () => number;
+  private readonly warn: (line: string) => void;
+  /** New connections refused so far. */
+  refused = 0;
+
+  constructor(private readonly options: ConnectionGateOptions) {
+    if (!Number.isInteger(options.max) || options.max < 1) throw new RangeError('the connection cap must be a positive integer');
+    this.now = options.now ?? (() => performance.now());
+    this.warn = options.warn ?? ((line) => console.warn(line));
+    this.cells = new Int32Array(options.shared ?? allocateConnectionCount());
+  }
+
+  get max(): number {
+    return this.options.max;
+  }
+
+  /** Whether a request arriving on the connection from `address`:`port` is served. */
+  admit(address: string, port: number): boolean {
+    const key = address + ' ' + port;
+    const t = this.now();
+    if (this.seen.delete(key)) {
+      this.seen.set(key, t);
+      return true;
+    }
+    this.forget(t);
+    if (this.otherConnections(t) >= this.options.max) {
+      this.refused++;
+      // One line per ten seconds at most: the log is not another thing a flood can fill.
+      if (t - this.lastWarning > 10_000) {
+        this.lastWarning = t;
+        this.warn(`[connections] ${this.options.max} connections open (IPINTEL_MAX_CONNECTIONS): new connections are answered 503 and closed (${this.refused} so far)`);
+      }
+      return false;
+    }
+    this.seen.set(key, t);
+    Atomics.add(this.cells, ESTIMATE, 1); // this one, counted until the next sample sees its descriptor
+    if (this.seen.size > this.options.max) this.forget(t);
+    return true;
+  }
+
+  /** Forgets connections quiet past the idle timeout, and the least active beyond `max` (the map is in activity order). */
+  private forget(t: number): void {
+    for (const [key, last] of this.seen) {
+      if (this.seen.size <= this.options.max && t - last < this.options.quietMs) return;
+      this.seen.delete(key);
+    }
+  }
+
+  /**
+   * Connections open now besides the one asking: descriptors beyond those
+   * held before the first connection (the asking one's own is among them),
+   * when they can be counted; else the known connections.
+   */
+  private otherConnections(t: number): number {
+    if (!this.countable) return this.seen.size;
+    const estimate = Atomics.load(this.cells, ESTIMATE);
+    const due = estimate >= this.options.max * 0.9 ? NEAR_SAMPLE_MS : SAMPLE_MS;
+    if (t - this.sampledAt < due) return estimate;
+    const open = this.options.openDescriptors();
+    if (open === null) {
+      this.countable = false;
+      return this.seen.size;
+    }
+    this.sampledAt = t;
+    // The first new connection of the host fixes the baseline: every worker has started by then, and this one's own descriptor is already open.
+    Atomics.compareExchange(this.cells, BASELINE, 0, Math.max(1, open - 1));
+    const fresh = Math.max(0, open - Atomics.load(this.cells, BASELINE) - 1);
+    Atomics.store(this.cells, ESTIMATE, fresh);
+    return fresh;
+  }
+}

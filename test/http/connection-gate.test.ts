@@ -1,0 +1,98 @@
+/** The connection gate's rules, with the descriptor count and the clock in the test's hands. */
+import { expect, test } from 'bun:test';
+import { allocateConnectionCount, ConnectionGate } from '../../src/http/connection-gate.ts';
+import { currentDescriptorLimit, describeDescriptorLimit, openDescriptorCount, raiseDescriptorLimit } from '../../src/net/descriptor-limit.ts';
+
+function gateWith(max: number, fds: { n: number }, clock: { t: number }, shared?: SharedArrayBuffer) {
+  const warnings: string[] = [];
+  const gate = new ConnectionGate({ max, quietMs: 35_000, openDescriptors: () => fds.n, now: () => clock.t, shared, warn: (l) => warnings.push(l) });
+  return { gate, warnings };
+}
+
+/** A process whose descriptors are 39 plus its open connections; a connection's descriptor exists from before its first request. */
+function host() {
+  const fds = { n: 39 };
+  const open = new Set<string>();
+  return {
+    fds,
+    /** A new connection's first request (refused: the server closes it). */
+    connect(gate: ConnectionGate, address: string, port: number): boolean {
+      fds.n++;
+      const ok = gate.admit(address, port);
+      if (ok) open.add(`${address} ${port}`);
+      else fds.n--;
+      return ok;
+    },
+    close(address: string, port: number) {
+      if (open.delete(`${address} ${port}`)) fds.n--;
+    },
+  };
+}
+
+test('known connections are always served; new ones only below the cap; refusals logged once per ten seconds', () => {
+  const h = host();
+  const clock = { t: 0 };
+  const { gate, warnings } = gateWith(3, h.fds, clock);
+  expect(h.connect(gate, '10.0.0.1', 1)).toBe(true);
+  expect(h.connect(gate, '10.0.0.1', 2)).toBe(true);
+  expect(h.connect(gate, '10.0.0.1', 3)).toBe(true);
+  expect(h.connect(gate, '10.0.0.1', 4)).toBe(false); // counted since the sample: three open
+  clock.t += 200;
+  expect(h.connect(gate, '10.0.0.2', 1)).toBe(false); // a fresh count says the same
+  expect(gate.admit('10.0.0.1', 2)).toBe(true); // known: served
+  expect(gate.refused).toBe(2);
+  expect(warnings).toHaveLength(1);
+  // Two close: their descriptors go, and the next sample lets new connections in.
+  h.close('10.0.0.1', 1);
+  h.close('10.0.0.1', 3);
+  clock.t += 200;
+  expect(h.connect(gate, '10.0.0.2', 1)).toBe(true);
+  expect(h.connect(gate, '10.0.0.2', 2)).toBe(true);
+  expect(h.connect(gate, '10.0.0.2', 3)).toBe(false);
+});
+
+test('workers sharing one count: an admission by one is seen by the other at once', () => {
+  const shared = allocateConnectionCount();
+  const h = host();
+  const clock = { t: 0 };
+  const a = gateWith(2, h.fds, clock, shared).gate;
+  const b = gateWith(2, h.fds, clock, shared).gate;
+  expect(h.connect(a, '10.0.0.1', 1)).toBe(true);
+  expect(h.connect(b, '10.0.0.1', 2)).toBe(true);
+  expect(h.connect(a, '10.0.0.1', 3)).toBe(false);
+  expect(h.connect(b, '10.0.0.1', 4)).toBe(false);
+});
+
+test('without a descriptor count, the known connections are the count, and quiet ones are forgotten', () => {
+  const clock = { t: 0 };
+  const gate = new ConnectionGate({ max: 2, quietMs: 1000, openDescriptors: () => null, now: () => clock.t, warn: () => {} });
+  expect(gate.admit('a', 1)).toBe(true);
+  expect(gate.admit('a', 2)).toBe(true);
+  expect(gate.admit('a', 3)).toBe(false);
+  clock.t += 1500;
+  expect(gate.admit('a', 2)).toBe(true); // refreshes one
+  expect(gate.admit('a', 3)).toBe(true); // the quiet one (port 1) was forgotten
+});
+
+test('the descriptor limit is read through libc, and raising it never lowers it', () => {
+  const before = currentDescriptorLimit();
+  expect(before.problem).toBeNull();
+  expect(before.soft).toBeGreaterThan(0);
+  expect(before.hard).toBeGreaterThanOrEqual(before.soft);
+  const after = raiseDescriptorLimit();
+  expect(after.soft).toBeGreaterThanOrEqual(before.soft);
+  expect(describeDescriptorLimit(after)).toStartWith('descriptors: soft limit');
+  expect(openDescriptorCount()).toBeGreaterThan(2);
+});
+
+test('a soft limit below the hard one is raised to it (a child started with ulimit -Sn 64)', () => {
+  const script = `import { raiseDescriptorLimit, describeDescriptorLimit } from '${import.meta.dir}/../../src/net/descriptor-limit.ts';
+const r = raiseDescriptorLimit(); console.log(JSON.stringify(r));`;
+  // Bun raises its own soft limit at start; prlimit lowers it again inside the running child before the call.
+  const r = Bun.spawnSync(['sh', '-c', `ulimit -Sn 64; exec "$@"`, 'sh', process.execPath, '-e', `const { execSync } = require('node:child_process'); execSync('prlimit --pid ' + process.pid + ' --nofile=64:'); ${script.replace(/\n/g, ' ')}`], { stdout: 'pipe', stderr: 'pipe' });
+  const out = r.stdout.toString().trim();
+  if (!out) throw new Error(r.stderr.toString());
+  const limit = JSON.parse(out) as { soft: number; hard: number; before: number };
+  expect(limit.before).toBe(64);
+  expect(limit.soft).toBe(limit.hard);
+});
