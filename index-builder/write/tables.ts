@@ -224,11 +224,7 @@ function blockCidr(family: Family, start: Addr, end: Addr): string | null {
 
 /** The geo values as GEO_LAYOUT rows (row 0 unused), for encodeRecords. */
 export function encodeGeoRows(collector: Collector, strings: StringTable): Uint32Array {
-  const values = collector.geoValues.values;
-  return encodeTable(GEO_LAYOUT, values.length, (r) => {
-    const g = values[r];
-    return g === undefined ? [] : [g.countryCode, g.region, g.city, g.postalCode, g.latitude, g.longitude, g.timezone];
-  }, strings);
+  return collector.geoValues.encode(strings);
 }
 
 /** All sub-tables as encoded u32 arrays, keyed by section tag. */
