@@ -124,7 +124,6 @@ export function sweep(collector: Collector, onProgress?: (phase: string) => void
       }
 
       const c = records.combine(values, flags, bogonsAsOf);
-      if ((globalThis as any).__probe && (++(globalThis as any).__steps & 0xfffff) === 0) (globalThis as any).__probe();
       if (records.bogonsYielded) {
         records.bogonsYielded = false;
         if (family === 4) (yielded.v4.intervals++, (yielded.v4.addresses += (atEnd ? 2 ** 32 : next[0]) - pos[0]));
