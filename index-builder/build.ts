@@ -11,12 +11,12 @@ import { attributionsFor } from './default-sources.ts';
 import { SourceContext } from './feed/source.ts';
 import type { ResolvedSource } from './manifest.ts';
 import { Collector } from './merge/collector.ts';
-import { sweep, type MergedIndex } from './merge/sweep.ts';
+import { sweep, type FamilyIntervals, type MergedIndex } from './merge/sweep.ts';
 import { PARSERS } from './parsers/index.ts';
 import { peakRssBytes } from './peak-memory.ts';
 import { createProgress, formatTable } from './progress.ts';
-import { encodeGeoRows, encodeL1, encodeRecords, encodeSubTables, encodeV4Direct, encodeV6Direct } from './write/tables.ts';
-import { bytesOf, encodeStrings, writeIndexFile, type SectionData } from './write/index-file.ts';
+import { encodeGeoRows, encodeL1, encodeRecords, encodeV4Direct, encodeV6Direct, subTableEncoders } from './write/tables.ts';
+import { bytesOf, encodeStrings, IndexFileWriter } from './write/index-file.ts';
 
 export interface BuildOptions {
   sources: ResolvedSource[];
@@ -49,6 +49,9 @@ async function sha256File(path: string): Promise<string> {
   for await (const chunk of Bun.file(path).stream()) hasher.update(chunk);
   return hasher.digest('hex');
 }
+
+/** Sources from this size on are followed by a full collection. */
+const LARGE_SOURCE_BYTES = 4 * 1024 * 1024;
 
 /** Parses every source into a collector (with the built-in IANA tables). */
 export async function collectSources(
@@ -83,6 +86,8 @@ export async function collectSources(
       kinds: kindsOfSource(src.options.type, src.options.category),
     });
     for (const s of ctx.skipSamples) samples.push({ path: src.displayPath, line: s.line, reason: s.reason });
+    // A large source leaves its file and parsing garbage behind; collected now, the next one does not pile onto it.
+    if (metas[metas.length - 1].bytes >= LARGE_SOURCE_BYTES) Bun.gc(true);
   }
   return { collector, metas, samples };
 }
@@ -115,91 +120,113 @@ export async function buildIndex(options: BuildOptions): Promise<BuildSummary> {
 type WriteOptions = { out: string; attributions: string[]; builtAtMs?: number; managedBy?: 'server'; progress?: ReturnType<typeof createProgress>; step?: number };
 type WriteResult = { v4Intervals: number; v6Intervals: number; records: number; bytes: number; bogonsYielded: MergedIndex['bogonsYielded'] };
 
+/** Sections of the file besides the sub-tables: intervals of both families, records, strings, META. */
+const FIXED_SECTIONS = 13;
+
 /**
  * Merges a filled collector and writes the index (atomically, verified).
- * Consumes the collector: its values are let go before the file is written,
- * so the build's peak is not the merge's working set plus the file.
+ * Each section is written as soon as it is encoded and then let go, and so
+ * is each part of the merge once its sections are out: the build's peak is
+ * the sweep's working set, not the file. Consumes the collector.
  */
 export function writeCollected(collector: Collector, metas: SourceMeta[], opts: WriteOptions): WriteResult {
   const progress = opts.progress ?? createProgress(true);
   const step = opts.step ?? 0;
   const builtAtMs = opts.builtAtMs ?? Date.now();
-  const { sections, meta, result } = encodeCollected(collector, metas, opts, builtAtMs, progress, step);
-  collector.release();
-  Bun.gc(true);
-
-  progress.source(step + 2, 'writing');
-  const bytes = writeIndexFile(opts.out, meta, sections, builtAtMs, (tmp) => {
-    // Verify what reached the disk before it replaces anything.
-    const counts = IndexReader.open(tmp).intervalCounts;
-    if (counts.v4 !== result.v4Intervals || counts.v6 !== result.v6Intervals) {
-      throw new Error(`verification of ${tmp} failed: interval counts differ from the build`);
-    }
-  });
-  return { ...result, bytes };
-}
-
-/** The merge and the encoding: the file's sections and META, with the counts the summary reports. */
-function encodeCollected(
-  collector: Collector,
-  metas: SourceMeta[],
-  opts: WriteOptions,
-  builtAtMs: number,
-  progress: ReturnType<typeof createProgress>,
-  step: number,
-): { sections: SectionData[]; meta: IndexMeta; result: Omit<WriteResult, 'bytes'> } {
   progress.source(step, 'merging layers');
   const merged = sweep(collector, (p) => progress.phase(p));
+  const result = { v4Intervals: merged.v4.count, v6Intervals: merged.v6.count, records: merged.recordCount, bogonsYielded: merged.bogonsYielded };
+  const hasRpki = collector.vrps.length > 0;
 
   progress.source(step + 1, 'encoding');
-  const tables = encodeSubTables(collector, merged);
-  // Geo strings are interned before the string table is encoded.
-  const records = encodeRecords(merged.records, merged.recordCount, encodeGeoRows(collector, merged.strings));
-  const strings = encodeStrings(merged.strings);
-  const v4Direct = encodeV4Direct(merged.v4);
-  const v6Direct = encodeV6Direct(merged.v6);
-  const sections: SectionData[] = [
-    { tag: Section.STRING_OFFSETS, bytes: bytesOf(strings.offsets) },
-    { tag: Section.STRING_BYTES, bytes: strings.bytes },
-    { tag: Section.V4_STARTS, bytes: bytesOf(merged.v4.startWords) },
-    { tag: Section.V4_L1, bytes: bytesOf(encodeL1(merged.v4, V4_L1_BITS)) },
-    { tag: Section.V4_DIRECT, bytes: bytesOf(v4Direct.direct) },
-    { tag: Section.V4_BUCKETS, bytes: bytesOf(v4Direct.buckets) },
-    { tag: Section.V6_STARTS, bytes: bytesOf(merged.v6.startWords) },
-    { tag: Section.V6_RECORDS, bytes: bytesOf(merged.v6.recs) },
-    { tag: Section.V6_L1, bytes: bytesOf(encodeL1(merged.v6, V6_L1_BITS)) },
-    { tag: Section.V6_HASH, bytes: bytesOf(v6Direct.hash) },
-    { tag: Section.V6_SUB, bytes: bytesOf(v6Direct.nodes) },
-    { tag: Section.RECORDS, bytes: bytesOf(records) },
-    ...Object.entries(tables).map(([tag, u32]) => ({ tag, bytes: bytesOf(u32) })),
-  ];
+  const encoders = subTableEncoders(collector, merged);
+  const file = new IndexFileWriter(opts.out, FIXED_SECTIONS + encoders.length);
+  try {
+    writeIntervals(file, merged);
+    // The collector frees memory late on a machine with much RAM; a full collection
+    // between the large steps keeps their garbage from adding up.
+    Bun.gc(true);
+    const tables: Record<string, number> = {};
+    for (const [tag, encode] of encoders) {
+      const u32 = encode();
+      tables[tag] = u32.length;
+      file.add(tag, bytesOf(u32));
+    }
+    Bun.gc(true);
+    // Geo strings are interned after the sub-tables' and before the string table is encoded.
+    file.add(Section.RECORDS, bytesOf(encodeRecords(merged.records, merged.recordCount, encodeGeoRows(collector, merged.strings))));
+    merged.records = new Uint32Array(0);
+    collector.release();
+    Bun.gc(true);
+    const strings = encodeStrings(merged.strings);
+    file.add(Section.STRING_OFFSETS, bytesOf(strings.offsets));
+    file.add(Section.STRING_BYTES, strings.bytes);
 
-  const held = new Set(metas.flatMap((m) => m.kinds ?? []));
-  // The built-in IANA registries give every address its registry-level allocation.
-  held.add('allocation');
-  if (collector.vrps.length === 0) held.delete('rpki');
-  const meta: IndexMeta = {
-    formatVersion: FORMAT_VERSION,
-    builtAt: new Date(builtAtMs).toISOString(),
-    builder: 'ipintel index-builder',
-    sources: metas,
-    counts: {
-      v4Intervals: merged.v4.count,
-      v6Intervals: merged.v6.count,
-      records: merged.recordCount,
-      strings: merged.strings.strings.length,
-      tables: Object.fromEntries(Object.entries(tables).map(([tag, u32]) => [tag, u32.length])),
-      asnDetails: tables.ASND.length / TableLayout.ASND.length,
-    },
-    hasRpki: collector.vrps.length > 0,
-    capabilities: Object.fromEntries(EVIDENCE_KINDS.map((k) => [k, held.has(k)])),
-    bogonsYielded: merged.bogonsYielded,
-    routedFamilies: merged.routedFamilies,
-    attributions: opts.attributions,
-    ...(opts.managedBy ? { managedBy: opts.managedBy } : {}),
-  };
-  const result = { v4Intervals: merged.v4.count, v6Intervals: merged.v6.count, records: merged.recordCount, bogonsYielded: merged.bogonsYielded };
-  return { sections, meta, result };
+    progress.source(step + 2, 'writing');
+    const held = new Set(metas.flatMap((m) => m.kinds ?? []));
+    // The built-in IANA registries give every address its registry-level allocation.
+    held.add('allocation');
+    if (!hasRpki) held.delete('rpki');
+    const meta: IndexMeta = {
+      formatVersion: FORMAT_VERSION,
+      builtAt: new Date(builtAtMs).toISOString(),
+      builder: 'ipintel index-builder',
+      sources: metas,
+      counts: {
+        v4Intervals: result.v4Intervals,
+        v6Intervals: result.v6Intervals,
+        records: result.records,
+        strings: merged.strings.strings.length,
+        tables,
+        asnDetails: tables.ASND / TableLayout.ASND.length,
+      },
+      hasRpki,
+      capabilities: Object.fromEntries(EVIDENCE_KINDS.map((k) => [k, held.has(k)])),
+      bogonsYielded: merged.bogonsYielded,
+      routedFamilies: merged.routedFamilies,
+      attributions: opts.attributions,
+      ...(opts.managedBy ? { managedBy: opts.managedBy } : {}),
+    };
+    // What the encoders left is garbage now: collected before the check maps the whole file.
+    Bun.gc(true);
+    const bytes = file.finish(meta, builtAtMs, (tmp) => {
+      // Verify what reached the disk before it replaces anything.
+      const counts = IndexReader.open(tmp).intervalCounts;
+      if (counts.v4 !== result.v4Intervals || counts.v6 !== result.v6Intervals) {
+        throw new Error(`verification of ${tmp} failed: interval counts differ from the build`);
+      }
+    });
+    return { ...result, bytes };
+  } catch (e) {
+    file.abort();
+    throw e;
+  }
+}
+
+/** Writes both families' interval sections and lets the intervals go (their counts stay). */
+function writeIntervals(file: IndexFileWriter, merged: MergedIndex): void {
+  const v4 = merged.v4;
+  file.add(Section.V4_STARTS, bytesOf(v4.startWords));
+  file.add(Section.V4_L1, bytesOf(encodeL1(v4, V4_L1_BITS)));
+  const v4Direct = encodeV4Direct(v4);
+  file.add(Section.V4_DIRECT, bytesOf(v4Direct.direct));
+  file.add(Section.V4_BUCKETS, bytesOf(v4Direct.buckets));
+  merged.v4 = emptied(v4);
+  Bun.gc(true);
+
+  const v6 = merged.v6;
+  file.add(Section.V6_STARTS, bytesOf(v6.startWords));
+  file.add(Section.V6_RECORDS, bytesOf(v6.recs));
+  file.add(Section.V6_L1, bytesOf(encodeL1(v6, V6_L1_BITS)));
+  const v6Direct = encodeV6Direct(v6);
+  file.add(Section.V6_HASH, bytesOf(v6Direct.hash));
+  file.add(Section.V6_SUB, bytesOf(v6Direct.nodes));
+  merged.v6 = emptied(v6);
+}
+
+/** The intervals' family and count without their arrays. */
+function emptied(iv: FamilyIntervals): FamilyIntervals {
+  return { family: iv.family, count: iv.count, startWords: new Uint32Array(0), recs: new Uint32Array(0) };
 }
 
 /** The human summary printed at the end of a build. */

@@ -115,6 +115,12 @@ export interface ThreatFeedValue {
 /** What a parser reports to. Ranges are inclusive and within one family. */
 export interface BuildSink {
   geo(family: Family, start: Addr, end: Addr, value: GeoValue): void;
+  /**
+   * Optional: an IPv6 location range with each bound as four u32 words (most
+   * significant first), for a sink that stores words (a large database's
+   * millions of ranges then cost no BigInts). The arrays are only valid during the call.
+   */
+  geo6Words?(start: Uint32Array, end: Uint32Array, value: GeoValue): void;
   /** Routed-ASN ranges with the org name (asn-csv). */
   asn(family: Family, start: Addr, end: Addr, asn: number, org?: string): void;
   /** ASN -> name (asn-info); earlier sources win over later ones for the same ASN. */

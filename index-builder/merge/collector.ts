@@ -18,6 +18,8 @@ import type {
   VrpValue,
 } from '../sink.ts';
 import { claimBit, dayOf, spanOf, standingOf, standingOfValue, type ProviderClaim, type Standing } from './precedence.ts';
+import { GeoTable } from './geo-table.ts';
+import { GrowableU32 } from './growable.ts';
 import { RangeRows } from './range-rows.ts';
 import { ValueTable } from './value-table.ts';
 
@@ -82,12 +84,18 @@ export interface RouteEntry extends RouteValue {
 
 /** Rows that remember which source (index into Collector.sources) reported each row. */
 export class SourcedRows extends RangeRows {
-  readonly sources: number[] = [];
+  /** Source index + 1 per row (0: none). */
+  private readonly sources = new GrowableU32(1024);
 
   /** Adds a range with its value id and the reporting source's index (-1: none). */
   pushFrom(start: Addr, end: Addr, val: number, source: number): void {
     this.push(start, end, val);
-    this.sources.push(source);
+    this.sources.push(source + 1);
+  }
+
+  /** The index of the source that reported row i (-1: none). */
+  sourceOf(i: number): number {
+    return this.sources.at(i) - 1;
   }
 }
 
@@ -128,7 +136,8 @@ export class Collector implements BuildSink {
   readonly v4 = new FamilyLayers(4);
   readonly v6 = new FamilyLayers(6);
 
-  readonly geoValues = new ValueTable<GeoValue>();
+  /** Locations as typed rows (geo-table.ts): a database holds hundreds of thousands. */
+  geoValues = new GeoTable();
   readonly asnValues = new ValueTable<AsnValue>();
   readonly allocationValues = new ValueTable<AllocationValue>();
   readonly routeValues = new ValueTable<RouteEntry>();
@@ -154,6 +163,7 @@ export class Collector implements BuildSink {
   beginSource(source: ManifestSource): void {
     this.current = this.sources.length;
     this.sources.push({ standing: standingOf(source), day: dayOf(source.date) });
+    this.geoValues.forgetValues();
   }
 
   /**
@@ -176,11 +186,11 @@ export class Collector implements BuildSink {
    */
   seal(): void {
     for (const t of this.valueTables()) t.seal();
+    this.geoValues.forgetValues();
   }
 
   private valueTables(): ValueTable<unknown>[] {
     return [
-      this.geoValues,
       this.asnValues,
       this.allocationValues,
       this.routeValues,
@@ -195,6 +205,7 @@ export class Collector implements BuildSink {
   /** Lets every collected value go once the index is encoded (the caller's handle stays, empty). */
   release(): void {
     for (const t of this.valueTables()) t.values.length = 1;
+    this.geoValues = new GeoTable();
     this.asnNames.clear();
     this.asnCategories.clear();
     this.asnDrops.clear();
@@ -202,13 +213,22 @@ export class Collector implements BuildSink {
     this.vrps.length = 0;
   }
 
+  private reports = 0;
+
   private layers(family: Family): FamilyLayers {
+    // Parsing a large feed makes short-lived values (lines, fields, addresses) by the
+    // million, which the collector frees late on a machine with much RAM: a young
+    // collection every 256 K reports keeps them from piling up.
+    if ((++this.reports & 0x3ffff) === 0) Bun.gc(false);
     return family === 4 ? this.v4 : this.v6;
   }
 
   geo(family: Family, start: Addr, end: Addr, v: GeoValue): void {
-    const key = `${v.countryCode ?? ''}|${v.region ?? ''}|${v.city ?? ''}|${v.postalCode ?? ''}|${v.latitude ?? ''}|${v.longitude ?? ''}|${v.timezone ?? ''}`;
-    this.layers(family).values.geo.push(start, end, this.geoValues.intern(v, key));
+    this.layers(family).values.geo.push(start, end, this.geoValues.intern(v));
+  }
+
+  geo6Words(start: Uint32Array, end: Uint32Array, v: GeoValue): void {
+    this.layers(6).values.geo.pushWords(start, end, this.geoValues.intern(v));
   }
 
   asn(family: Family, start: Addr, end: Addr, asn: number, org?: string): void {

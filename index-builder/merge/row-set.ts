@@ -26,7 +26,7 @@ export class RowSet {
 
   /** The id of `row` (its first `width` values), adding it when new; ids count from 0 in insertion order. */
   idOf(row: ArrayLike<number>): number {
-    let slot = hashRow(row, this.width) & this.mask;
+    let slot = hashRow(row, this.width, 0) & this.mask;
     for (;;) {
       const id = this.slots[slot];
       if (id < 0) break;
@@ -50,9 +50,10 @@ export class RowSet {
   private grow(): void {
     const slots = new Int32Array(this.slots.length * 2).fill(-1);
     const mask = slots.length - 1;
-    const view = this.rows.view();
+    const rows = this.rows.raw();
     for (let id = 0; id < this.count; id++) {
-      let slot = hashRow(view.subarray(id * this.width, (id + 1) * this.width), this.width) & mask;
+      // Hashed in place: a subarray per row would be millions of short-lived views.
+      let slot = hashRow(rows, this.width, id * this.width) & mask;
       while (slots[slot] >= 0) slot = (slot + 1) & mask;
       slots[slot] = id;
     }
@@ -61,11 +62,11 @@ export class RowSet {
   }
 }
 
-/** A 32-bit hash of `width` u32 values (murmur3-style mixing). */
-function hashRow(row: ArrayLike<number>, width: number): number {
+/** A 32-bit hash of the `width` u32 values from `at` (murmur3-style mixing). */
+function hashRow(row: ArrayLike<number>, width: number, at: number): number {
   let h = 0x9747b28c;
   for (let k = 0; k < width; k++) {
-    let v = Math.imul(row[k] >>> 0, 0xcc9e2d51);
+    let v = Math.imul(row[at + k] >>> 0, 0xcc9e2d51);
     v = (v << 15) | (v >>> 17);
     h ^= Math.imul(v, 0x1b873593);
     h = (h << 13) | (h >>> 19);

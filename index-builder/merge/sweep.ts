@@ -3,7 +3,7 @@
  * all their boundaries yields elementary intervals, each pointing to a
  * deduplicated record that combines every layer covering it.
  */
-import type { Addr, Family } from '../../src/net/ip.ts';
+import type { Family } from '../../src/net/ip.ts';
 import { type Collector, type FamilyLayers, SourcedRows, VALUE_LAYERS } from './collector.ts';
 import type { ResolvedProvider } from './precedence.ts';
 import { DensityCounter, type AsnDensity } from './density.ts';
@@ -11,6 +11,7 @@ import { RecordTable, type AsnRow } from './records.ts';
 import { normalizeMostSpecific, normalizeUnion, RangeRows, type Segments } from './range-rows.ts';
 import { StringTable, ValueTable } from './value-table.ts';
 import { GrowableU32 } from './growable.ts';
+import { addrAt, compareAt, copyAt, isLastAt, stepAt, widthOf } from './addr-words.ts';
 
 /**
  * Elementary intervals of one family: interval i covers [start i, start i+1 - 1].
@@ -67,7 +68,7 @@ export function sweep(collector: Collector, onProgress?: (phase: string) => void
     // Among equal-sized claims of a provider layer the fresher source wins.
     const valueSegs: Segments[] = present.map((l) => {
       const rows = fam.values[l];
-      return rows instanceof SourcedRows ? normalizeMostSpecific(rows, (i) => collector.sourceDay(rows.sources[i])) : normalizeMostSpecific(rows);
+      return rows instanceof SourcedRows ? normalizeMostSpecific(rows, (i) => collector.sourceDay(rows.sourceOf(i))) : normalizeMostSpecific(rows);
     });
     const flagSegs: Segments[] = [...fam.flags].map(([bit, rows]) => normalizeUnion(rows, bit));
     // The rows are now held as segments: let the collector's copies go before the sweep allocates.
@@ -79,66 +80,67 @@ export function sweep(collector: Collector, onProgress?: (phase: string) => void
     // values has one slot per VALUE_LAYERS entry (absent layers stay 0).
     const slot = present.map((l) => VALUE_LAYERS.indexOf(l));
     const values = new Array<number>(VALUE_LAYERS.length).fill(0);
-    const END: Addr = family === 4 ? 2 ** 32 : 1n << 128n;
-    const startWords = new GrowableU32();
-    const recs = new GrowableU32();
+    const w = widthOf(family);
+    const startWords = new GrowableU32(1 << 20);
+    const recs = new GrowableU32(1 << 18);
 
     onProgress?.(`sweeping IPv${family}`);
-    const LAST: Addr = family === 4 ? 2 ** 32 - 1 : (1n << 128n) - 1n;
-    // Scratch for splitting an IPv6 start into words without a BigInt per word.
-    const words = new DataView(new ArrayBuffer(16));
-    let pos: Addr = family === 4 ? 0 : 0n;
+    // The position and the next change point as one-row word columns (addr-words.ts): no BigInt per step.
+    const pos = new Uint32Array(w);
+    const next = new Uint32Array(w);
     for (;;) {
       // Each layer's value at pos, and the nearest point where any layer changes:
       // just past the nearest end of a covering segment, or the nearest start of
-      // one ahead. Tracked as the two minima so IPv6 allocates one BigInt per
-      // step rather than one per layer.
-      let minEnd: Addr = LAST;
-      let minStart: Addr = END;
+      // one ahead. The two minima are kept as (layer, segment) references.
+      let endSeg = -1;
+      let endAt = 0;
+      let startSeg = -1;
+      let startAt = 0;
       let flags = 0;
       for (let i = 0; i < all.length; i++) {
         const s = all[i];
-        const n = s.starts.length;
+        const n = s.count;
         let p = ptr[i];
-        while (p < n && s.ends[p] < pos) p++;
+        while (p < n && compareAt(s.ends, p, pos, 0, w) < 0) p++;
         ptr[i] = p;
         let val = 0;
-        if (p < n && s.starts[p] <= pos) {
+        if (p < n && compareAt(s.starts, p, pos, 0, w) <= 0) {
           val = s.vals[p];
-          if (s.ends[p] < minEnd) minEnd = s.ends[p];
-        } else if (p < n && s.starts[p] < minStart) {
-          minStart = s.starts[p];
+          if (endSeg < 0 || compareAt(s.ends, p, all[endSeg].ends, endAt, w) < 0) (endSeg = i), (endAt = p);
+        } else if (p < n && (startSeg < 0 || compareAt(s.starts, p, all[startSeg].starts, startAt, w) < 0)) {
+          (startSeg = i), (startAt = p);
         }
         if (i < valueCount) values[slot[i]] = val;
         else flags |= val;
       }
-      let next: Addr = family === 4 ? (minEnd as number) + 1 : (minEnd as bigint) + 1n;
-      if (minStart < next) next = minStart;
+      // next = min(nearest end + 1, nearest start); past the last address: the end of the family.
+      let atEnd = false;
+      if (startSeg >= 0 && (endSeg < 0 || compareAt(all[startSeg].starts, startAt, all[endSeg].ends, endAt, w) <= 0)) {
+        copyAt(all[startSeg].starts, startAt, next, 0, w);
+      } else if (endSeg < 0 || isLastAt(all[endSeg].ends, endAt, w)) {
+        atEnd = true;
+      } else {
+        stepAt(all[endSeg].ends, endAt, next, 0, w, 1);
+      }
 
       const c = records.combine(values, flags, bogonsAsOf);
       if (records.bogonsYielded) {
         records.bogonsYielded = false;
-        if (family === 4) (yielded.v4.intervals++, (yielded.v4.addresses += (next as number) - (pos as number)));
-        else (yielded.v6.intervals++, (yielded.v6.addresses += (next as bigint) - (pos as bigint)));
+        if (family === 4) (yielded.v4.intervals++, (yielded.v4.addresses += (atEnd ? 2 ** 32 : next[0]) - pos[0]));
+        else (yielded.v6.intervals++, (yielded.v6.addresses += (atEnd ? 1n << 128n : (addrAt(next, 0, 4) as bigint)) - (addrAt(pos, 0, 4) as bigint)));
       }
       if (family === 4 && c.announcing !== undefined && (hasRoutes ? c.hasRoute : c.hasAsnRange)) {
-        density.add(c.announcing, pos as number, (next as number) - 1, c.flags);
+        density.add(c.announcing, pos[0], atEnd ? 2 ** 32 - 1 : next[0] - 1, c.flags);
       }
 
       // Equal neighbours merge: a new interval starts only where the record changes.
       const k = recs.length;
       if (k === 0 || recs.at(k - 1) !== c.recordId) {
-        if (family === 4) startWords.push(pos as number);
-        else {
-          const v = pos as bigint;
-          words.setBigUint64(0, v >> 64n);
-          words.setBigUint64(8, BigInt.asUintN(64, v));
-          for (let w = 0; w < 16; w += 4) startWords.push(words.getUint32(w));
-        }
+        for (let m = 0; m < w; m++) startWords.push(pos[m]);
         recs.push(c.recordId);
       }
-      if (next >= END) break;
-      pos = next;
+      if (atEnd) break;
+      copyAt(next, 0, pos, 0, w);
     }
     return { family, count: recs.length, startWords: startWords.view(), recs: recs.view() };
   };

@@ -66,13 +66,19 @@ function readMetadata(raw: MmdbValue): MmdbMetadata {
 export type NetworkHandler = (family: Family, start: Addr, end: Addr, dataOffset: number) => void;
 
 /**
+ * Receives an IPv6 range as four u32 words per bound (most significant
+ * first); the arrays are reused, valid only during the call.
+ */
+export type Words6Handler = (start: Uint32Array, end: Uint32Array, dataOffset: number) => void;
+
+/**
  * Walks the whole tree in address order and reports ranges with data,
  * coalescing adjacent networks that share a data offset. In an IPv6
  * database the IPv4 subtree (::/96) is reported as family 4, and alias
  * subtrees that point back to it (::ffff:0:0/96, 2002::/16) are skipped.
  */
-export function walkNetworks(db: MmdbDatabase, onRange: NetworkHandler): void {
-  const walker = new TreeWalker(db, onRange);
+export function walkNetworks(db: MmdbDatabase, onRange: NetworkHandler, onRange6?: Words6Handler): void {
+  const walker = new TreeWalker(db, onRange, onRange6);
   walker.run();
 }
 
@@ -98,6 +104,7 @@ class TreeWalker {
   constructor(
     private readonly db: MmdbDatabase,
     private readonly onRange: NetworkHandler,
+    private readonly onRange6?: Words6Handler,
   ) {
     this.nodeCount = db.metadata.nodeCount;
     this.readRecord = recordReader(db.buf, db.metadata.recordSize);
@@ -190,7 +197,9 @@ class TreeWalker {
 
   private flush(): void {
     if (this.pendOffset < 0) return;
-    if (this.pendFamily === 6) {
+    if (this.pendFamily === 6 && this.onRange6) {
+      this.onRange6(this.pendStart6, this.pendEnd6, this.pendOffset);
+    } else if (this.pendFamily === 6) {
       this.onRange(6, wordsToBigint(this.pendStart6, this.scratch), wordsToBigint(this.pendEnd6, this.scratch), this.pendOffset);
     } else {
       this.onRange(4, this.pendStart, this.pendEnd, this.pendOffset);

@@ -89,17 +89,33 @@ export const parse: FeedParser = async (ctx, sink) => {
   if (db.metadata.buildEpoch !== undefined) ctx.reportDate(db.metadata.buildEpoch);
   // Many networks share one record: decode and map each data offset once.
   const byOffset = new Map<number, GeoValue | null>();
+  const valueAt = (offset: number): GeoValue | null => {
+    let value = byOffset.get(offset);
+    if (value === undefined) {
+      value = geoValueOf(db.decoder.decode(offset)) ?? null;
+      byOffset.set(offset, value);
+    }
+    return value;
+  };
+  // A sink that stores IPv6 bounds as words takes them so: no BigInt per bound.
+  const geo6Words = sink.geo6Words?.bind(sink);
   try {
-    walkNetworks(db, (family, start, end, offset) => {
-      let value = byOffset.get(offset);
-      if (value === undefined) {
-        value = geoValueOf(db.decoder.decode(offset)) ?? null;
-        byOffset.set(offset, value);
-      }
-      if (value === null) return;
-      sink.geo(family, start, end, value);
-      ctx.rows++;
-    });
+    walkNetworks(
+      db,
+      (family, start, end, offset) => {
+        const value = valueAt(offset);
+        if (value === null) return;
+        sink.geo(family, start, end, value);
+        ctx.rows++;
+      },
+      geo6Words &&
+        ((start, end, offset) => {
+          const value = valueAt(offset);
+          if (value === null) return;
+          geo6Words(start, end, value);
+          ctx.rows++;
+        }),
+    );
   } catch (e) {
     if (e instanceof MmdbFormatError) ctx.fail(`corrupt MaxMind DB: ${e.message}`);
     throw e;

@@ -18,33 +18,139 @@ export function tempPathFor(path: string): string {
 export const WRITE_BLOCK = 2 * 1024 * 1024;
 
 /**
- * The bytes of `chunks`, in order, regrouped into blocks of `size` bytes (the
- * last may be shorter). A block is valid until the next one is asked for:
- * small chunks are copied into one reused buffer, and block-aligned runs of a
- * large chunk are handed out as views without copying.
+ * Bytes regrouped into blocks of `size` bytes (the last, at end(), may be
+ * shorter), handed to `onBlock` with their index. A block is valid only
+ * during the call: small chunks are copied into one reused buffer, and
+ * block-aligned runs of a large chunk are handed out as views without copying.
  */
-export function* blocksOf(chunks: Iterable<Uint8Array>, size: number = WRITE_BLOCK): Generator<Uint8Array> {
-  const staging = new Uint8Array(size);
-  let fill = 0;
-  for (const chunk of chunks) {
+export class BlockStream {
+  private readonly staging: Uint8Array;
+  private fill = 0;
+  private blocks = 0;
+
+  constructor(
+    private readonly onBlock: (bytes: Uint8Array, index: number) => void,
+    private readonly size: number = WRITE_BLOCK,
+  ) {
+    this.staging = new Uint8Array(size);
+  }
+
+  /** Appends bytes. */
+  write(chunk: Uint8Array): void {
+    const size = this.size;
     let off = 0;
     while (off < chunk.length) {
-      if (fill === 0 && chunk.length - off >= size) {
-        yield chunk.subarray(off, off + size);
+      if (this.fill === 0 && chunk.length - off >= size) {
+        this.onBlock(chunk.subarray(off, off + size), this.blocks++);
         off += size;
         continue;
       }
-      const n = Math.min(size - fill, chunk.length - off);
-      staging.set(chunk.subarray(off, off + n), fill);
-      fill += n;
+      const n = Math.min(size - this.fill, chunk.length - off);
+      this.staging.set(chunk.subarray(off, off + n), this.fill);
+      this.fill += n;
       off += n;
-      if (fill === size) {
-        yield staging;
-        fill = 0;
+      if (this.fill === size) {
+        this.onBlock(this.staging, this.blocks++);
+        this.fill = 0;
       }
     }
   }
-  if (fill > 0) yield staging.subarray(0, fill);
+
+  /** Hands out the last, partial block (if any). */
+  end(): void {
+    if (this.fill > 0) this.onBlock(this.staging.subarray(0, this.fill), this.blocks++);
+    this.fill = 0;
+  }
+}
+
+/** Writes all of `bytes` at a file position. */
+function writeAt(fd: number, bytes: Uint8Array, position: number): void {
+  let off = 0;
+  while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off, position + off);
+}
+
+/**
+ * A file written as a stream into a temp file beside `path`, in aligned
+ * WRITE_BLOCK blocks, then fsynced, verified and renamed over `path`. With
+ * `holdFirstBlock`, the first block stays in memory until finish, so a header
+ * that is only known at the end (sizes, checksums) goes out with it in one
+ * aligned write.
+ */
+export class AtomicFileWriter {
+  readonly tmp: string;
+  /** Bytes written so far. */
+  size = 0;
+  private readonly fd: number;
+  private readonly blocks: BlockStream;
+  private first: Uint8Array | null = null;
+
+  constructor(
+    readonly path: string,
+    private readonly holdFirstBlock = false,
+  ) {
+    mkdirSync(dirname(path) || '.', { recursive: true });
+    this.tmp = tempPathFor(path);
+    this.fd = openSync(this.tmp, 'w', 0o644);
+    this.blocks = new BlockStream((bytes, index) => {
+      if (this.holdFirstBlock && index === 0) this.first = bytes.slice();
+      else writeAt(this.fd, bytes, index * WRITE_BLOCK);
+    });
+  }
+
+  /** Appends bytes (copied or written before this returns: the caller may reuse them). */
+  write(chunk: Uint8Array): void {
+    try {
+      this.blocks.write(chunk);
+      this.size += chunk.length;
+    } catch (e) {
+      this.abort();
+      throw e;
+    }
+  }
+
+  /**
+   * Writes the rest, with `head` over the file's first bytes (it must fit the
+   * first block, which holdFirstBlock kept back), fsyncs, runs `verify` on the
+   * temp file (throwing keeps the old file) and renames it over `path`.
+   */
+  finish(head?: Uint8Array, verify?: (tempPath: string) => void): void {
+    try {
+      if (head && (!this.holdFirstBlock || head.length > WRITE_BLOCK || head.length > this.size)) throw new Error('a head needs holdFirstBlock and must fit the first block');
+      this.blocks.end();
+      if (this.first) {
+        if (head) this.first.set(head, 0);
+        writeAt(this.fd, this.first, 0);
+      }
+      fsyncSync(this.fd);
+    } catch (e) {
+      this.abort();
+      throw e;
+    }
+    closeSync(this.fd);
+    try {
+      verify?.(this.tmp);
+    } catch (e) {
+      unlinkSync(this.tmp);
+      throw e;
+    }
+    renameSync(this.tmp, this.path);
+    // fsync the directory so the rename itself survives a crash.
+    try {
+      const dfd = openSync(dirname(this.path) || '.', 'r');
+      fsyncSync(dfd);
+      closeSync(dfd);
+    } catch {}
+  }
+
+  /** Closes and removes the temp file (after a failure). */
+  abort(): void {
+    try {
+      closeSync(this.fd);
+    } catch {}
+    try {
+      unlinkSync(this.tmp);
+    } catch {}
+  }
 }
 
 /**
@@ -57,37 +163,10 @@ export function writeFileAtomic(
   data: string | Uint8Array | Array<Uint8Array>,
   verify?: (tempPath: string) => void,
 ): void {
-  mkdirSync(dirname(path) || '.', { recursive: true });
-  const tmp = tempPathFor(path);
-  const fd = openSync(tmp, 'w', 0o644);
-  try {
-    const chunks = Array.isArray(data) ? data : [typeof data === 'string' ? Buffer.from(data) : data];
-    for (const block of blocksOf(chunks)) {
-      let off = 0;
-      while (off < block.length) off += writeSync(fd, block, off, block.length - off);
-    }
-    fsyncSync(fd);
-  } catch (e) {
-    closeSync(fd);
-    try {
-      unlinkSync(tmp);
-    } catch {}
-    throw e;
-  }
-  closeSync(fd);
-  try {
-    verify?.(tmp);
-  } catch (e) {
-    unlinkSync(tmp);
-    throw e;
-  }
-  renameSync(tmp, path);
-  // fsync the directory so the rename itself survives a crash.
-  try {
-    const dfd = openSync(dirname(path) || '.', 'r');
-    fsyncSync(dfd);
-    closeSync(dfd);
-  } catch {}
+  const out = new AtomicFileWriter(path);
+  const chunks = Array.isArray(data) ? data : [typeof data === 'string' ? Buffer.from(data) : data];
+  for (const chunk of chunks) out.write(chunk);
+  out.finish(undefined, verify);
 }
 
 /** Whether a process id is alive on this host (signal 0 probes without signalling). */

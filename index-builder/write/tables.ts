@@ -224,48 +224,56 @@ function blockCidr(family: Family, start: Addr, end: Addr): string | null {
 
 /** The geo values as GEO_LAYOUT rows (row 0 unused), for encodeRecords. */
 export function encodeGeoRows(collector: Collector, strings: StringTable): Uint32Array {
-  const values = collector.geoValues.values;
-  return encodeTable(GEO_LAYOUT, values.length, (r) => {
-    const g = values[r];
-    return g === undefined ? [] : [g.countryCode, g.region, g.city, g.postalCode, g.latitude, g.longitude, g.timezone];
-  }, strings);
+  return collector.geoValues.encode(strings);
 }
 
-/** All sub-tables as encoded u32 arrays, keyed by section tag. */
-export function encodeSubTables(collector: Collector, merged: MergedIndex): Record<string, Uint32Array> {
+/**
+ * Every sub-table's section tag and its encoder, in the order they are
+ * encoded (which is the order their strings are interned in): the caller
+ * encodes and writes one at a time.
+ */
+export function subTableEncoders(collector: Collector, merged: MergedIndex): [tag: string, encode: () => Uint32Array][] {
   const s = merged.strings;
   // A table over a value list: row r is f(values[r]); the reserved row 0 stays empty.
   const table = <T>(layout: readonly string[], values: (T | undefined)[], f: (v: T) => Cell[]): Uint32Array =>
     encodeTable(layout, values.length, (r) => (values[r] === undefined ? [] : f(values[r]!)), s);
-
-  const vrpIndex = new VrpIndex(collector.vrps);
   const familyOf = (start: Addr): Family => (typeof start === 'bigint' ? 6 : 4);
 
-  return {
-    TASN: table(TableLayout.TASN, merged.asnRows.values, (a) => [a.asn, a.name]),
-    TALC: table(TableLayout.TALC, collector.allocationValues.values, (a) => {
-      const fam = familyOf(a.blockStart);
-      return [
-        blockCidr(fam, a.blockStart, a.blockEnd),
-        `${formatIp(fam, a.blockStart)} - ${formatIp(fam, a.blockEnd)}`,
-        a.registry,
-        a.countryCode,
-        a.status,
-        a.date,
-      ];
-    }),
-    TRTE: table(TableLayout.TRTE, collector.routeValues.values, (r) => {
-      const status = validateRoute(vrpIndex, r.family, r.start, r.prefixLen, r.origins, !!r.asSet);
-      const distinct = new Set(r.origins).size;
-      const flags = (distinct > 1 && !r.asSet ? RouteFlag.ORIGIN_CONFLICT : 0) | (r.asSet ? RouteFlag.AS_SET : 0);
-      return [formatCidr(r.family, r.start, r.prefixLen), r.origins.join(','), RPKI_CODES.indexOf(status), flags];
-    }),
-    TPRV: table(TableLayout.TPRV, merged.providers.values, (p) => [p.name, p.category, p.service, p.region]),
-    TTHL: table(TableLayout.TTHL, collector.threatListValues.values, (t) => [t.list, t.reference]),
-    TTHF: table(TableLayout.TTHF, collector.threatFeedValues.values, (t) => [t.malware, t.firstSeen, t.lastSeen, t.port, t.status]),
-    TSPC: table(TableLayout.TSPC, collector.specialUseValues.values, (v) => [v.name, v.cidr, v.rfc, v.kind, v.global ? 1 : 0]),
-    ASND: asnDetails(collector, merged, s),
-  };
+  return [
+    ['TASN', () => table(TableLayout.TASN, merged.asnRows.values, (a) => [a.asn, a.name])],
+    [
+      'TALC',
+      () =>
+        table(TableLayout.TALC, collector.allocationValues.values, (a) => {
+          const fam = familyOf(a.blockStart);
+          return [
+            blockCidr(fam, a.blockStart, a.blockEnd),
+            `${formatIp(fam, a.blockStart)} - ${formatIp(fam, a.blockEnd)}`,
+            a.registry,
+            a.countryCode,
+            a.status,
+            a.date,
+          ];
+        }),
+    ],
+    [
+      'TRTE',
+      () => {
+        const vrpIndex = new VrpIndex(collector.vrps);
+        return table(TableLayout.TRTE, collector.routeValues.values, (r) => {
+          const status = validateRoute(vrpIndex, r.family, r.start, r.prefixLen, r.origins, !!r.asSet);
+          const distinct = new Set(r.origins).size;
+          const flags = (distinct > 1 && !r.asSet ? RouteFlag.ORIGIN_CONFLICT : 0) | (r.asSet ? RouteFlag.AS_SET : 0);
+          return [formatCidr(r.family, r.start, r.prefixLen), r.origins.join(','), RPKI_CODES.indexOf(status), flags];
+        });
+      },
+    ],
+    ['TPRV', () => table(TableLayout.TPRV, merged.providers.values, (p) => [p.name, p.category, p.service, p.region])],
+    ['TTHL', () => table(TableLayout.TTHL, collector.threatListValues.values, (t) => [t.list, t.reference])],
+    ['TTHF', () => table(TableLayout.TTHF, collector.threatFeedValues.values, (t) => [t.malware, t.firstSeen, t.lastSeen, t.port, t.status])],
+    ['TSPC', () => table(TableLayout.TSPC, collector.specialUseValues.values, (v) => [v.name, v.cidr, v.rfc, v.kind, v.global ? 1 : 0])],
+    ['ASND', () => asnDetails(collector, merged, s)],
+  ];
 }
 
 /** The ASND table: one row per ASN known to the build, sorted by ASN. */

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { blocksOf, WRITE_BLOCK, writeFileAtomic } from '../../index-builder/write/atomic-file.ts';
+import { AtomicFileWriter, BlockStream, WRITE_BLOCK, writeFileAtomic } from '../../index-builder/write/atomic-file.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ipintel-atomic-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -20,8 +20,14 @@ test('blocks hold the chunks bytes in order; every block but the last is exactly
   const chunkArb = fc.uint8Array({ maxLength: 70 });
   fc.assert(
     fc.property(fc.array(chunkArb, { maxLength: 12 }), fc.integer({ min: 1, max: 32 }), (chunks, size) => {
-      // Copied as they come: a block is only valid until the next is asked for.
-      const blocks = Array.from(blocksOf(chunks, size), (b) => b.slice());
+      // Copied as they come: a block is only valid during the call.
+      const blocks: Uint8Array[] = [];
+      const stream = new BlockStream((b, i) => {
+        expect(i).toBe(blocks.length);
+        blocks.push(b.slice());
+      }, size);
+      for (const c of chunks) stream.write(c);
+      stream.end();
       expect(concat(blocks)).toEqual(concat(chunks));
       blocks.slice(0, -1).forEach((b) => expect(b.length).toBe(size));
       if (blocks.length > 0) {
@@ -45,4 +51,17 @@ test('the index writer writes 2 MiB blocks: a file of many odd-sized chunks come
   const path = join(dir, 'blocks.bin');
   writeFileAtomic(path, chunks);
   expect(new Uint8Array(readFileSync(path))).toEqual(concat(chunks));
+});
+
+test('a held first block takes the head written last (an index header known only at the end)', () => {
+  const body = new Uint8Array(2 * WRITE_BLOCK + 12345).map((_, i) => i % 251);
+  for (const len of [100, body.length]) {
+    const path = join(dir, `head-${len}.bin`);
+    const out = new AtomicFileWriter(path, true);
+    out.write(new Uint8Array(16));
+    out.write(body.subarray(0, len));
+    out.finish(new Uint8Array(16).fill(7));
+    const expected = concat([new Uint8Array(16).fill(7), body.subarray(0, len)]);
+    expect(new Uint8Array(readFileSync(path))).toEqual(expected);
+  }
 });
