@@ -120,7 +120,8 @@ async function serve(argv: string[]): Promise<number> {
     const config = loadConfig();
     if (!existsSync(config.indexPath)) {
       console.error(`no index at ${config.indexPath}: building it from the embedded default sources`);
-      await data.buildDefaultIndex(config.indexPath, config.feedsDir, false, 'server');
+      // In a child: the build's peak must not become the serving process's footprint.
+      await (await import('./feeds/first-build.ts')).buildDefaultInChild(config.indexPath, config.feedsDir, data.isCompiledBinary());
     }
     if (config.workers > 1 && config.dbPath === ':memory:') {
       // Each thread would open its own empty database: keys made through one worker unknown to the others.
