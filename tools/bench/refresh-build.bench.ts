@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { childCommand } from '../../src/feeds/build-child.ts';
 import { fixtureIndexPath } from '../../test/helpers/fixture-index.ts';
+import { SHARED_FEEDS_DIR } from '../../test/helpers/shared-feeds.ts';
 import { FEEDS_DIR } from '../../test/helpers/recording-sink.ts';
 import { median, mib, printTable } from './bench-kit.ts';
 import { randomIpScript, startTarget, wrk, type WrkResult } from './http-kit.ts';
@@ -27,7 +28,7 @@ function option(argv: string[], name: string): string | undefined {
 const argv = process.argv.slice(2);
 const short = argv.includes('--short');
 const tmp = mkdtempSync(join(tmpdir(), 'ipintel-refresh-bench-'));
-const index = option(argv, '--index') ?? (await fixtureIndexPath());
+const index = option(argv, '--index') ?? (await fixtureIndexPath(SHARED_FEEDS_DIR));
 let manifest = option(argv, '--manifest') ?? join(FEEDS_DIR, 'feeds.json');
 if (short) {
   manifest = join(tmp, 'feeds.json');
