@@ -5,6 +5,7 @@ import { availableParallelism } from 'node:os';
  * ../shared/interface.md). Read once at start-up; pure over `env`.
  */
 import { parseDuration } from './feeds/duration.ts';
+import { MIN_MEMORY_MB } from './memory-budget.ts';
 
 /** Headers a trusted proxy may name the client in; exactly one is read. */
 export const TRUST_PROXY_HEADERS = ['x-forwarded-for', 'forwarded'] as const;
@@ -46,6 +47,17 @@ export interface Config {
   feedsManifest: string | null;
   /** Serving worker threads on one port (IPINTEL_WORKERS; default the CPUs this process may use; 1: one thread, no pool). */
   workers: number;
+  /** A serving worker's memory budget in MiB (IPINTEL_MEMORY_MB; src/memory-budget.ts); null: the memos' default sizes. */
+  memoryMb: number | null;
+}
+
+/** IPINTEL_MEMORY_MB: a whole number of MiB, at least MIN_MEMORY_MB; unset or blank: null (default sizes). */
+function memoryMb(v: string | undefined): number | null {
+  const text = str(v);
+  if (text === null) return null;
+  const n = Number(text);
+  if (!/^[0-9]+$/.test(text) || n < MIN_MEMORY_MB || n > 1_048_576) throw new Error(`IPINTEL_MEMORY_MB must be a whole number of MiB, ${MIN_MEMORY_MB} or more (got "${v}")`);
+  return n;
 }
 
 /** Upper bound on IPINTEL_WORKERS: each worker holds its own heap and caches. */
@@ -137,5 +149,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     feedsCatalog: str(env.IPINTEL_FEEDS_CATALOG),
     feedsManifest: str(env.IPINTEL_FEEDS_MANIFEST),
     workers: workerCount(env.IPINTEL_WORKERS),
+    memoryMb: memoryMb(env.IPINTEL_MEMORY_MB),
   };
 }

@@ -11,6 +11,7 @@ import { IndexHolder } from './index/holder.ts';
 import { createRadarClient } from './lookup/radar.ts';
 import { createRdapClient } from './rdap/index.ts';
 import { loadPolicy } from './scoring/index.ts';
+import { memoryBudget } from './memory-budget.ts';
 import { createApp } from './http/app.ts';
 import { TrustedProxies } from './http/client-ip.ts';
 import { HttpMetrics } from './http/metrics.ts';
@@ -36,15 +37,16 @@ export interface ListenOptions {
 export async function createServices(config: Config, overrides: Partial<AppServices> = {}): Promise<AppServices> {
   const index = overrides.index ?? IndexHolder.open(config.indexPath, overrides.now ?? Date.now);
   const policyPath = config.policyPath;
+  const budget = memoryBudget(config.memoryMb);
   const services: AppServices = {
     config,
     index,
     policy: overrides.policy ?? { current: await loadPolicy(policyPath ?? undefined), path: policyPath },
-    crawlers: overrides.crawlers ?? createCrawlerVerifier({ dnsServers: config.dnsServers }),
+    crawlers: overrides.crawlers ?? createCrawlerVerifier({ dnsServers: config.dnsServers, cacheSize: budget.dnsEntries }),
     accounts: overrides.accounts ?? (await openAccounts(config.dbPath)),
-    limiter: overrides.limiter !== undefined ? overrides.limiter : createRateLimiterFromConfig(config),
-    rdap: overrides.rdap ?? createRdapClient({ base: config.rdapBase }),
-    radar: overrides.radar ?? createRadarClient({ url: config.radarUrl, token: config.radarToken }),
+    limiter: overrides.limiter !== undefined ? overrides.limiter : createRateLimiterFromConfig(config, undefined, budget.rateLimitBuckets),
+    rdap: overrides.rdap ?? createRdapClient({ base: config.rdapBase, cacheSize: budget.rdapEntries, cacheMaxBytes: budget.rdapBytes }),
+    radar: overrides.radar ?? createRadarClient({ url: config.radarUrl, token: config.radarToken, maxEntries: budget.radarEntries, maxBytes: budget.radarBytes }),
     metrics: overrides.metrics ?? new HttpMetrics(index, () => services.feeds),
     trusted: overrides.trusted ?? new TrustedProxies(config.trustProxy, config.trustProxyHeader),
     now: overrides.now ?? Date.now,

@@ -103,6 +103,8 @@ const keptAsns = new Set<number>(TEST_ASNS);
 
 for (const p of ['vpn/x4bnet-input-mullvadvpn-ips.txt', 'relay/derived-x4bnet-apple-private-relay-ips.txt', 'cloud/cloudflare-ips-v4.txt', 'bogons/fullbogons-ipv4.txt', 'cloud/digitalocean-geofeed.csv']) trimLines(p, hash);
 for (const p of ['crawlers/googlebot.json', 'crawlers/bingbot.json', 'crawlers/gptbot.json']) write(p, read(p));
+// RDAP answers: fixtures of MIT/BSD/Apache-licensed RDAP clients (openrdap, icann-rdap, ipwhois, whoisit), kept whole.
+for (const name of readdirSync(join(src, 'rdap'))) write(`rdap/${name}`, read(`rdap/${name}`));
 
 // Feodo: the address is the second quoted column.
 trimLines('threat/feodotracker-ipblocklist.csv', (l) => hash(l) || l.startsWith('"first_seen'), (l) => lineHolds(l.split(',')[1]?.replaceAll('"', '') ?? ''));

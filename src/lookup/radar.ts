@@ -4,6 +4,8 @@
  * The URL may contain `{asn}`; otherwise the number is appended as a path segment.
  */
 
+import { readCappedBytes } from '../net/read-capped.ts';
+
 export interface RadarClient {
   /** Enrichment for an ASN, or null when unset, failing or slow. */
   lookup(asn: number): Promise<unknown | null>;
@@ -12,6 +14,8 @@ export interface RadarClient {
 interface Entry {
   value: unknown | null;
   until: number;
+  /** Characters of the answer's JSON text. */
+  size: number;
 }
 
 /** A client for the configured endpoint (always null when `url` is null). */
@@ -22,6 +26,8 @@ export function createRadarClient(opts: {
   ttlMs?: number;
   failureTtlMs?: number;
   maxEntries?: number;
+  /** Most characters of the held answers' JSON text (about their bytes); a larger answer is not kept. */
+  maxBytes?: number;
   now?: () => number;
   fetch?: typeof fetch;
 }): RadarClient {
@@ -31,24 +37,30 @@ export function createRadarClient(opts: {
   const ttl = opts.ttlMs ?? 3_600_000;
   const failureTtl = opts.failureTtlMs ?? 60_000;
   const max = opts.maxEntries ?? 10_000;
+  const maxBytes = opts.maxBytes ?? 16 << 20;
+  let heldBytes = 0;
   const now = opts.now ?? Date.now;
   const doFetch = opts.fetch ?? fetch;
   const cache = new Map<number, Entry>();
   const pending = new Map<number, Promise<unknown | null>>();
 
-  const fetchOne = async (asn: number): Promise<unknown | null> => {
+  const fetchOne = async (asn: number): Promise<{ value: unknown | null; size: number }> => {
     const target = url.includes('{asn}') ? url.replaceAll('{asn}', String(asn)) : `${url.replace(/\/+$/, '')}/${asn}`;
     try {
       const res = await doFetch(target, {
         headers: { accept: 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
         signal: AbortSignal.timeout(timeoutMs),
       });
-      if (!res.ok) return null;
-      const body = (await res.json()) as Record<string, unknown>;
+      if (!res.ok) return { value: null, size: 0 };
+      // Never more than the cache may hold of one answer, whatever the endpoint sends.
+      const bytes = await readCappedBytes(res, Math.max(1, Math.floor(maxBytes / 16)));
+      if (bytes === null) return { value: null, size: 0 };
+      const text = new TextDecoder().decode(bytes);
+      const body = JSON.parse(text) as Record<string, unknown>;
       // Radar-style envelopes carry the payload in `result`.
-      return body && typeof body === 'object' && 'result' in body ? body.result : body;
+      return { value: body && typeof body === 'object' && 'result' in body ? body.result : body, size: text.length };
     } catch {
-      return null;
+      return { value: null, size: 0 };
     }
   };
 
@@ -58,10 +70,15 @@ export function createRadarClient(opts: {
       if (hit && hit.until > now()) return hit.value;
       let p = pending.get(asn);
       if (!p) {
-        p = fetchOne(asn).then((value) => {
-          if (cache.size >= max) cache.clear();
-          cache.set(asn, { value, until: now() + (value === null ? failureTtl : ttl) });
+        p = fetchOne(asn).then(({ value, size }) => {
           pending.delete(asn);
+          if (cache.size >= max || heldBytes + size > maxBytes) {
+            cache.clear();
+            heldBytes = 0;
+          }
+          heldBytes -= cache.get(asn)?.size ?? 0;
+          cache.set(asn, { value, until: now() + (value === null ? failureTtl : ttl), size });
+          heldBytes += size;
           return value;
         });
         pending.set(asn, p);

@@ -49,6 +49,9 @@ export class ScoredPartCache {
   private coverage: Coverage | undefined = undefined;
   private readonly parts = new Map<number | string, ScoredPart>();
 
+  /** `maxViews`: views held before the memo starts over. */
+  constructor(private readonly maxViews = MAX_VIEWS) {}
+
   /** Number of views held (for tests and metrics). */
   get size(): number {
     return this.parts.size;
@@ -70,7 +73,7 @@ export class ScoredPartCache {
     const key = scoringKey(record);
     let part = this.parts.get(key);
     if (part === undefined) {
-      if (this.parts.size >= MAX_VIEWS) this.parts.clear();
+      if (this.parts.size >= this.maxViews) this.parts.clear();
       part = this.compute(record, ctx);
       this.parts.set(key, part);
     }

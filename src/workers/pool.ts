@@ -6,10 +6,10 @@
  * the workers, and drains them all on stop. It serves no request itself.
  * Why threads and not processes: docs/deployment.md ("Workers").
  */
+import { memoryBudget } from '../memory-budget.ts';
 import { Serial } from '../accounts/serial.ts';
 import type { Config } from '../config.ts';
 import { allocateSharedBuckets, type SharedBucketsMemory } from '../http/ratelimit/index.ts';
-import { DEFAULT_MAX_BUCKETS } from '../http/ratelimit/memory-store.ts';
 import type { ReloadAnswer } from '../http/reload.ts';
 import { embeddedMigrationsRoot } from '../open-accounts.ts';
 import { isCompiledBinary } from '../feeds/default-data.ts';
@@ -67,7 +67,7 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
   const count = config.workers;
   const migrationsRoot = isCompiledBinary() ? embeddedMigrationsRoot() : null;
   const state = HostState.create(count);
-  const buckets: SharedBucketsMemory | null = config.rateLimits ? allocateSharedBuckets(DEFAULT_MAX_BUCKETS) : null;
+  const buckets: SharedBucketsMemory | null = config.rateLimits ? allocateSharedBuckets(memoryBudget(config.memoryMb).rateLimitBuckets) : null;
   const reloads = new Serial();
   const slots: Slot[] = [];
   let generation = 1;

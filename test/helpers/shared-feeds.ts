@@ -17,12 +17,19 @@ export const hasSharedFeeds = existsSync(resolve(SHARED_FEEDS_DIR, 'feeds.json')
 const isCi = () => ['1', 'true', 'yes'].includes((process.env.CI ?? '').toLowerCase());
 const announced = new Set<string>();
 
-/** Whether tests needing the snapshots run here; prints the skip line once per `what` when they do not. */
-function sharedRuns(what: string): boolean {
+/** The test file calling into this module (from the stack), to say the skip once per file. */
+function callerFile(): string {
+  const frames = (new Error().stack ?? '').split('\n').map((l) => /\(?((?:\/|[A-Za-z]:)[^():]+\.ts)/.exec(l)?.[1]).filter((f): f is string => !!f);
+  return frames.find((f) => !f.endsWith('shared-feeds.ts')) ?? 'a test file';
+}
+
+/** Whether tests needing the snapshots run here; prints the skip line once per test file when they do not. */
+function sharedRuns(): boolean {
   if (hasSharedFeeds || isCi()) return true;
-  if (!announced.has(what)) {
-    announced.add(what);
-    console.warn(`skipped: ${what}: needs the real feed snapshots in ${relative(process.cwd(), SHARED_FEEDS_DIR)} (absent here; CI=true makes this a failure)`);
+  const file = callerFile();
+  if (!announced.has(file)) {
+    announced.add(file);
+    console.warn(`skipped: tests of ${relative(process.cwd(), file)} that read the real feed snapshots: ${relative(process.cwd(), SHARED_FEEDS_DIR)} is absent (CI=true makes this a failure)`);
   }
   return false;
 }
@@ -34,7 +41,7 @@ export function requireSharedFeeds(): void {
 
 /** A describe() whose tests read the real snapshots: skipped without them, failing under CI=true without them. */
 export function describeWithShared(name: string, body: () => void): void {
-  if (!sharedRuns(name)) return void describe.skip(name, body);
+  if (!sharedRuns()) return void describe.skip(name, body);
   describe(name, () => {
     if (!hasSharedFeeds) test('the real feed snapshots are present', requireSharedFeeds);
     else body();
@@ -43,6 +50,6 @@ export function describeWithShared(name: string, body: () => void): void {
 
 /** A test() that reads the real snapshots (see describeWithShared). */
 export function testWithShared(name: string, fn: () => unknown, timeout?: number): void {
-  if (!sharedRuns(name)) return void test.skip(name, fn as () => void);
+  if (!sharedRuns()) return void test.skip(name, fn as () => void);
   test(name, hasSharedFeeds ? (fn as () => void) : requireSharedFeeds, timeout);
 }

@@ -15,6 +15,7 @@ import { buildV1, type V1Context } from '../../src/lookup/v1.ts';
 import { loadPolicy, type Policy } from '../../src/scoring/index.ts';
 import { fixtureIndexPath } from '../helpers/fixture-index.ts';
 import { prng } from '../helpers/prng.ts';
+import { testWithShared } from '../helpers/shared-feeds.ts';
 
 let reader: IndexReader;
 let policy: Policy;
@@ -87,7 +88,7 @@ test('the time zone offset follows daylight saving time', async () => {
   expect(cache.body(hit, winter)).toBe(JSON.stringify(buildV1(hit, winter, null)));
 }, 60_000);
 
-test('records of a real index share few scoring views: the scored part is computed a few hundred times, not per record', () => {
+testWithShared('records of a real index share few scoring views: the scored part is computed a few hundred times, not per record', () => {
   const cache = new V1BodyCache();
   const rnd = prng(7);
   const byte = () => Math.floor(rnd() * 256);
