@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 
 /**
  * Server configuration from the environment (names fixed by
- * ../shared/interface.md). Read once at start-up; pure over `env`.
+ * docs/interface.md). Read once at start-up; pure over `env`.
  */
 import { parseDuration } from './feeds/duration.ts';
 import { MIN_MEMORY_MB } from './memory-budget.ts';

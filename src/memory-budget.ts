@@ -42,14 +42,15 @@ export const DEFAULT_MEMORY_BUDGET: Readonly<MemoryBudget> = {
 };
 
 /** Smallest budget accepted: below it the runtime alone does not fit. */
-export const MIN_MEMORY_MB = 128;
+export const MIN_MEMORY_MB = 192;
 
 /**
  * What a worker holds whatever the memos: the runtime, the compiled code,
- * the framework, the index's decoded tables, and room for the garbage a busy
- * worker carries between collections.
+ * the framework, the index's decoded tables, and the garbage a busy worker
+ * carries between collections (the most of it: an idle worker holds ~110 MiB;
+ * under random load, memos aside, ~170 MiB; tools/bench/serving-memory.bench.ts).
  */
-export const RUNTIME_MB = 112;
+export const RUNTIME_MB = 176;
 
 /**
  * Shares of what the runtime leaves, in percent. The v1 body memo is the one
@@ -58,8 +59,8 @@ export const RUNTIME_MB = 112;
  * bounded so a flood of distinct callers, crawlers or ASNs cannot grow them.
  */
 export const MEMORY_SHARES = {
-  v1Tails: 56,
-  scoredViews: 4,
+  v1Tails: 52,
+  scoredViews: 8,
   legacyLines: 8,
   rdap: 12,
   dns: 4,
@@ -68,15 +69,15 @@ export const MEMORY_SHARES = {
 } as const;
 
 /**
- * Cost of one entry in bytes, as measured (tools/bench/serving-memory.bench.ts
- * and tools/bench/ratelimit.bench.ts): a v1 tail is the record's ~1 KB own
- * JSON plus its slot; a scoring view's text ~2 KB and its pieces; a legacy
- * line ~80 characters; a DNS answer or proof with its key and list links; a
- * rate-limit bucket's key, map entry and typed-array row.
+ * Cost of one entry in bytes, rounded up: a v1 tail is the record's own JSON
+ * (under 1 KB) plus its slot (the difference of RssAnon between memo sizes,
+ * tools/bench/serving-memory.bench.ts); a scoring view's text ~2 KB and its
+ * pieces; a legacy line ~80 characters; a DNS answer or proof with its key
+ * and list links; a rate-limit bucket's key, map entry and typed-array row.
  */
 export const ENTRY_BYTES = {
-  v1Tail: 1400,
-  scoredView: 6000,
+  v1Tail: 1024,
+  scoredView: 3000,
   legacyLine: 160,
   rdapEntry: 4096,
   dns: 1024,
@@ -101,10 +102,10 @@ export function memoryBudget(mb: number | null): MemoryBudget {
     scoredViews: count(MEMORY_SHARES.scoredViews, ENTRY_BYTES.scoredView, 256, d.scoredViews),
     legacyLineSlots: Math.min(d.legacyLineSlots, powerOfTwoAtMost(bytes(MEMORY_SHARES.legacyLines) / ENTRY_BYTES.legacyLine, 1024)),
     rdapEntries: count(MEMORY_SHARES.rdap, ENTRY_BYTES.rdapEntry, 64, d.rdapEntries),
-    rdapBytes: Math.min(d.rdapBytes, Math.max(1 << 20, Math.floor(bytes(MEMORY_SHARES.rdap)))),
+    rdapBytes: Math.min(d.rdapBytes, Math.max(256 << 10, Math.floor(bytes(MEMORY_SHARES.rdap)))),
     dnsEntries: count(MEMORY_SHARES.dns / 2, ENTRY_BYTES.dns, 256, d.dnsEntries),
     radarEntries: count(MEMORY_SHARES.radar, ENTRY_BYTES.radarEntry, 64, d.radarEntries),
-    radarBytes: Math.min(d.radarBytes, Math.max(1 << 20, Math.floor(bytes(MEMORY_SHARES.radar)))),
+    radarBytes: Math.min(d.radarBytes, Math.max(256 << 10, Math.floor(bytes(MEMORY_SHARES.radar)))),
     rateLimitBuckets: count(MEMORY_SHARES.rateLimit, ENTRY_BYTES.rateLimitBucket, 1024, d.rateLimitBuckets),
   };
 }

@@ -102,7 +102,7 @@ const hash = (l: string) => l.startsWith('#');
 const keptAsns = new Set<number>(TEST_ASNS);
 
 for (const p of ['vpn/x4bnet-input-mullvadvpn-ips.txt', 'relay/derived-x4bnet-apple-private-relay-ips.txt', 'cloud/cloudflare-ips-v4.txt', 'bogons/fullbogons-ipv4.txt', 'cloud/digitalocean-geofeed.csv']) trimLines(p, hash);
-for (const p of ['crawlers/googlebot.json', 'crawlers/bingbot.json', 'crawlers/gptbot.json']) write(p, read(p));
+for (const p of ['crawlers/googlebot.json', 'crawlers/bingbot.json', 'crawlers/gptbot.json', 'tor/torbulkexitlist']) write(p, read(p));
 // RDAP answers: fixtures of MIT/BSD/Apache-licensed RDAP clients (openrdap, icann-rdap, ipwhois, whoisit), kept whole.
 for (const name of readdirSync(join(src, 'rdap'))) write(`rdap/${name}`, read(`rdap/${name}`));
 

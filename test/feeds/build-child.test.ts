@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildInChild, childCommand } from '../../src/feeds/build-child.ts';
-import { FEEDS_DIR } from '../helpers/recording-sink.ts';
+import { FIXTURE_FEEDS_DIR } from '../helpers/fixture-index.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ipintel-child-build-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -46,7 +46,7 @@ test('a build is not started once the server stops, and one under way is killed,
 test("a good build reports the child's own peak memory, not its parent's (a spawned process starts with the parent's maxRSS)", async () => {
   const feeds = join(dir, 'peak-feeds');
   mkdirSync(feeds, { recursive: true });
-  const tor = join(FEEDS_DIR, 'tor/torbulkexitlist');
+  const tor = join(FIXTURE_FEEDS_DIR, 'tor/torbulkexitlist');
   writeFileSync(join(feeds, 'feeds.json'), JSON.stringify({ sources: [{ type: 'tor-exits', path: tor }] }));
   // This process holds far more than a build of one Tor list ever needs.
   const ballast = new Uint8Array(768 * 1048576).fill(1);

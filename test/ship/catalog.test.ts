@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { CatalogError, loadCatalog, sourceUrlOf, type CatalogFeed } from '../../src/feeds/catalog.ts';
 import { countRows, refusal } from '../../src/feeds/validate.ts';
 import { FEEDS_DIR } from '../helpers/recording-sink.ts';
+import { testWithShared } from '../helpers/shared-feeds.ts';
 
 const catalog = loadCatalog();
 
@@ -24,7 +25,7 @@ describe('the bundled catalog', () => {
     }
   });
 
-  test('every entry with a real snapshot in ../shared/feeds parses with its parser and meets its minimum rows', async () => {
+  testWithShared('every entry with a real snapshot parses with its parser and meets its minimum rows', async () => {
     const withSnapshot = catalog.filter((f) => existsSync(join(FEEDS_DIR, f.path)));
     expect(withSnapshot.length).toBeGreaterThan(35);
     for (const f of withSnapshot) {
@@ -33,7 +34,7 @@ describe('the bundled catalog', () => {
     }
   }, 60_000);
 
-  test('entries the shared manifest also lists have its type and options', () => {
+  testWithShared('entries the real snapshots\' manifest also lists have its type and options', () => {
     const shared = JSON.parse(readFileSync(join(FEEDS_DIR, 'feeds.json'), 'utf8')).sources as Array<Record<string, string>>;
     let matched = 0;
     for (const s of shared) {
