@@ -155,7 +155,10 @@ test('GeoIP2 field names carry the index facts', () => {
   expect((mmdb.get('203.0.113.7') as any).country.iso_code).toBe('AU');
 });
 
-test("libmaxminddb's mmdblookup reads the same values on a sample", () => {
+// Debian's mmdb-bin (.ci/run installs it); without it this test says it is skipped, except under CI.
+const runMmdblookup = Bun.which('mmdblookup') !== null || !!process.env.CI;
+if (!runMmdblookup) console.warn('skipped: mmdblookup (Debian mmdb-bin) is not installed; CI=true makes this a failure');
+test.skipIf(!runMmdblookup)("libmaxminddb's mmdblookup reads the same values on a sample", () => {
   expect(Bun.which('mmdblookup')).not.toBeNull(); // Debian mmdb-bin (.ci/run installs it)
   const look = (ip: string, ...path: string[]) => {
     const r = Bun.spawnSync(['mmdblookup', '--file', mmdbPath, '--ip', ip, ...path]);
