@@ -5,7 +5,6 @@ import { availableParallelism } from 'node:os';
  * docs/interface.md). Read once at start-up; pure over `env`.
  */
 import { parseDuration } from './feeds/duration.ts';
-import { MIN_MEMORY_MB } from './memory-budget.ts';
 
 /** Headers a trusted proxy may name the client in; exactly one is read. */
 export const TRUST_PROXY_HEADERS = ['x-forwarded-for', 'forwarded'] as const;
@@ -50,6 +49,9 @@ export interface Config {
   /** A serving worker's memory budget in MiB (IPINTEL_MEMORY_MB; src/memory-budget.ts); null: the memos' default sizes. */
   memoryMb: number | null;
 }
+
+/** Smallest IPINTEL_MEMORY_MB accepted: below it the runtime alone does not fit (src/memory-budget.ts). */
+export const MIN_MEMORY_MB = 192;
 
 /** IPINTEL_MEMORY_MB: a whole number of MiB, at least MIN_MEMORY_MB; unset or blank: null (default sizes). */
 function memoryMb(v: string | undefined): number | null {

@@ -7,6 +7,14 @@
  * entry, or handed over as bytes where entries vary in size (RDAP, radar).
  * Unset, every memo keeps its own default size.
  */
+import { MIN_MEMORY_MB } from './config.ts';
+import { DNS_CACHE_SIZE } from './crawlers/verifier.ts';
+import { DEFAULT_MAX_BUCKETS } from './http/ratelimit/memory-store.ts';
+import { LINE_SLOTS } from './lookup/legacy.ts';
+import { RADAR_CACHE } from './lookup/radar.ts';
+import { MAX_VIEWS } from './lookup/scored-part.ts';
+import { TAIL_SLOTS } from './lookup/v1-body.ts';
+import { RDAP_DEFAULTS } from './rdap/index.ts';
 
 /** Sizes of a worker's memos and caches. */
 export interface MemoryBudget {
@@ -28,21 +36,20 @@ export interface MemoryBudget {
   rateLimitBuckets: number;
 }
 
-/** Today's sizes, used when IPINTEL_MEMORY_MB is unset (about 280 MB of anonymous memory at most under random traffic). */
+/** Each memo's own default size, used when IPINTEL_MEMORY_MB is unset. */
 export const DEFAULT_MEMORY_BUDGET: Readonly<MemoryBudget> = {
-  v1TailSlots: 1 << 17,
-  scoredViews: 50_000,
-  legacyLineSlots: 1 << 17,
-  rdapEntries: 10_000,
-  rdapBytes: 64 << 20,
-  dnsEntries: 10_000,
-  radarEntries: 10_000,
-  radarBytes: 16 << 20,
-  rateLimitBuckets: 250_000,
+  v1TailSlots: TAIL_SLOTS,
+  scoredViews: MAX_VIEWS,
+  legacyLineSlots: LINE_SLOTS,
+  rdapEntries: RDAP_DEFAULTS.cacheSize,
+  rdapBytes: RDAP_DEFAULTS.cacheMaxBytes,
+  dnsEntries: DNS_CACHE_SIZE,
+  radarEntries: RADAR_CACHE.entries,
+  radarBytes: RADAR_CACHE.bytes,
+  rateLimitBuckets: DEFAULT_MAX_BUCKETS,
 };
 
-/** Smallest budget accepted: below it the runtime alone does not fit. */
-export const MIN_MEMORY_MB = 192;
+export { MIN_MEMORY_MB };
 
 /**
  * What a worker holds whatever the memos: the runtime, the compiled code,

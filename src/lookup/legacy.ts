@@ -110,7 +110,7 @@ export class LegacyLines {
 }
 
 /** 2^17 slots, as many as the v1 body memo's: ~10 MB of short strings at most. */
-const LINE_SLOTS = 1 << 17;
+export const LINE_SLOTS = 1 << 17;
 
 /**
  * Text for a legacy route. Without detail: one line (the IP on the

@@ -18,6 +18,9 @@ interface Entry {
   size: number;
 }
 
+/** Enrichments held by default, and their JSON text's total size. */
+export const RADAR_CACHE = { entries: 10_000, bytes: 16 << 20 } as const;
+
 /** A client for the configured endpoint (always null when `url` is null). */
 export function createRadarClient(opts: {
   url: string | null;
@@ -36,8 +39,8 @@ export function createRadarClient(opts: {
   const timeoutMs = opts.timeoutMs ?? 1500;
   const ttl = opts.ttlMs ?? 3_600_000;
   const failureTtl = opts.failureTtlMs ?? 60_000;
-  const max = opts.maxEntries ?? 10_000;
-  const maxBytes = opts.maxBytes ?? 16 << 20;
+  const max = opts.maxEntries ?? RADAR_CACHE.entries;
+  const maxBytes = opts.maxBytes ?? RADAR_CACHE.bytes;
   let heldBytes = 0;
   const now = opts.now ?? Date.now;
   const doFetch = opts.fetch ?? fetch;

@@ -30,7 +30,7 @@ interface ScoredPart {
 }
 
 /** Above this many views per policy the memo starts over (real indexes have a few hundred). */
-const MAX_VIEWS = 50_000;
+export const MAX_VIEWS = 50_000;
 
 /** Characters JSON.stringify escapes in a string: quote, backslash, controls, lone surrogates. */
 const NEEDS_JSON_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;

@@ -24,7 +24,7 @@ import { buildV1, locationOf, networkOf, routingOf, type V1Context } from './v1.
  * server 2^16 and 2^18 cost the same CPU as 2^17 (BENCHMARKS.md, fifth
  * session).
  */
-const TAIL_SLOTS = 1 << 17;
+export const TAIL_SLOTS = 1 << 17;
 
 /**
  * What a memo slot holds: the body after `"stack"` is the concatenation of
