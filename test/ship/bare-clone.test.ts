@@ -50,7 +50,9 @@ afterAll(() => rmSync(parent, { recursive: true, force: true }));
 
 /** `bun test FILES` in the clone; CI set as given (and never inherited). */
 function runInClone(ci: boolean) {
-  const env: Record<string, string | undefined> = { ...process.env, CI: ci ? 'true' : undefined };
+  const env: Record<string, string | undefined> = { ...process.env };
+  delete env.CI;
+  if (ci) env.CI = 'true';
   const r = Bun.spawnSync([process.execPath, 'test', ...FILES], { cwd: clone, env, stdout: 'pipe', stderr: 'pipe', timeout: 120_000 });
   return { code: r.exitCode, out: r.stdout.toString() + r.stderr.toString() };
 }
