@@ -31,7 +31,7 @@ if (!src) {
 }
 
 /** Every IP address literal of the test sources. */
-function testAddresses(): ipaddr.IPv4[] | ipaddr.IPv6[] | (ipaddr.IPv4 | ipaddr.IPv6)[] {
+function testAddresses(): (ipaddr.IPv4 | ipaddr.IPv6)[] {
   const found = new Map<string, ipaddr.IPv4 | ipaddr.IPv6>();
   const walk = (dir: string) => {
     for (const name of readdirSync(dir)) {
