@@ -126,7 +126,8 @@ async function serve(argv: string[]): Promise<number> {
     const descriptorLine = `${descriptors.describeDescriptorLimit(limit)}; at most ${config.maxConnections} open connections${process.env.IPINTEL_MAX_CONNECTIONS ? ' (IPINTEL_MAX_CONNECTIONS)' : ''}`;
     if (!existsSync(config.indexPath)) {
       console.error(`no index at ${config.indexPath}: building it from the embedded default sources`);
-      await data.buildDefaultIndex(config.indexPath, config.feedsDir, false, 'server');
+      // In a child: the build's peak must not become the serving process's footprint.
+      await (await import('./feeds/first-build.ts')).buildDefaultInChild(config.indexPath, config.feedsDir, data.isCompiledBinary());
     }
     server = await (await import('./serve-host.ts')).startHost(config);
     console.error(descriptorLine);

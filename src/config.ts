@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 
 /**
  * Server configuration from the environment (names fixed by
- * ../shared/interface.md). Read once at start-up; pure over `env`.
+ * docs/interface.md). Read once at start-up; pure over `env`.
  */
 import { parseDuration } from './feeds/duration.ts';
 
@@ -53,6 +53,20 @@ export interface Config {
    * null: derived from the descriptor limit at start (connectionCapFor).
    */
   maxConnections: number | null;
+  /** A serving worker's memory budget in MiB (IPINTEL_MEMORY_MB; src/memory-budget.ts); null: the memos' default sizes. */
+  memoryMb: number | null;
+}
+
+/** Smallest IPINTEL_MEMORY_MB accepted: below it the runtime alone does not fit (src/memory-budget.ts). */
+export const MIN_MEMORY_MB = 192;
+
+/** IPINTEL_MEMORY_MB: a whole number of MiB, at least MIN_MEMORY_MB; unset or blank: null (default sizes). */
+function memoryMb(v: string | undefined): number | null {
+  const text = str(v);
+  if (text === null) return null;
+  const n = Number(text);
+  if (!/^[0-9]+$/.test(text) || n < MIN_MEMORY_MB || n > 1_048_576) throw new Error(`IPINTEL_MEMORY_MB must be a whole number of MiB, ${MIN_MEMORY_MB} or more (got "${v}")`);
+  return n;
 }
 
 /** Upper bound on IPINTEL_WORKERS: each worker holds its own heap and caches. */
@@ -182,5 +196,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     feedsMemoryMb: feedsMemoryMb(env.IPINTEL_FEEDS_MEMORY_MB),
     workers: workerCount(env.IPINTEL_WORKERS),
     maxConnections: maxConnections(env.IPINTEL_MAX_CONNECTIONS),
+    memoryMb: memoryMb(env.IPINTEL_MEMORY_MB),
   };
 }

@@ -11,6 +11,7 @@ import { IndexHolder } from './index/holder.ts';
 import { createRadarClient, RADAR_DEFAULTS, type RadarClient } from './lookup/radar.ts';
 import { createRdapClient } from './rdap/index.ts';
 import { loadPolicy } from './scoring/index.ts';
+import { memoryBudget, type MemoryBudget } from './memory-budget.ts';
 import { createApp } from './http/app.ts';
 import { TrustedProxies } from './http/client-ip.ts';
 import { HttpMetrics } from './http/metrics.ts';
@@ -32,26 +33,33 @@ export interface ListenOptions {
   reusePort?: boolean;
 }
 
-/** The radar client of a configuration, each caller allowed RADAR_DEFAULTS.callsPerMinute uncached upstream calls. */
-export function createRadarFromConfig(config: Pick<Config, 'radarUrl' | 'radarToken'>): RadarClient {
-  const budget = createCallerBudget(RADAR_DEFAULTS.callsPerMinute);
-  return createRadarClient({ url: config.radarUrl, token: config.radarToken, budget: (caller) => budget.spend(caller).allowed });
+/** The radar client of a configuration, its cache sized by the memory budget, each caller allowed RADAR_DEFAULTS.callsPerMinute uncached upstream calls. */
+export function createRadarFromConfig(config: Pick<Config, 'radarUrl' | 'radarToken'>, memory: Pick<MemoryBudget, 'radarEntries' | 'radarBytes'>): RadarClient {
+  const calls = createCallerBudget(RADAR_DEFAULTS.callsPerMinute);
+  return createRadarClient({
+    url: config.radarUrl,
+    token: config.radarToken,
+    maxEntries: memory.radarEntries,
+    maxBytes: memory.radarBytes,
+    budget: (caller) => calls.spend(caller).allowed,
+  });
 }
 
 /** Creates every service of the app from a configuration. */
 export async function createServices(config: Config, overrides: Partial<AppServices> = {}): Promise<AppServices> {
   const index = overrides.index ?? IndexHolder.open(config.indexPath, overrides.now ?? Date.now);
   const policyPath = config.policyPath;
+  const budget = memoryBudget(config.memoryMb);
   const services: AppServices = {
     config,
     index,
     policy: overrides.policy ?? { current: await loadPolicy(policyPath ?? undefined), path: policyPath },
-    crawlers: overrides.crawlers ?? createCrawlerVerifier({ dnsServers: config.dnsServers }),
+    crawlers: overrides.crawlers ?? createCrawlerVerifier({ dnsServers: config.dnsServers, cacheSize: budget.dnsEntries }),
     accounts: overrides.accounts ?? (await openAccounts(config.dbPath)),
-    limiter: overrides.limiter !== undefined ? overrides.limiter : createRateLimiterFromConfig(config),
+    limiter: overrides.limiter !== undefined ? overrides.limiter : createRateLimiterFromConfig(config, undefined, budget.rateLimitBuckets),
     adminFailures: overrides.adminFailures ?? createAdminFailureBudget(),
-    rdap: overrides.rdap ?? createRdapClient({ base: config.rdapBase }),
-    radar: overrides.radar ?? createRadarFromConfig(config),
+    rdap: overrides.rdap ?? createRdapClient({ base: config.rdapBase, cacheSize: budget.rdapEntries, cacheMaxBytes: budget.rdapBytes }),
+    radar: overrides.radar ?? createRadarFromConfig(config, budget),
     metrics: overrides.metrics ?? new HttpMetrics(index, () => services.feeds),
     trusted: overrides.trusted ?? new TrustedProxies(config.trustProxy, config.trustProxyHeader),
     now: overrides.now ?? Date.now,

@@ -1,6 +1,6 @@
 /**
  * The crawler registry as data: one entry per crawler family, keyed by the
- * names `crawler-ranges` feeds use (../shared/interface.md). Each entry cites
+ * names `crawler-ranges` feeds use (docs/interface.md). Each entry cites
  * the provider's own documentation of its user agents and verification.
  */
 

@@ -88,10 +88,13 @@ function wantsProof(hit: LookupHit | null): boolean {
   return crawlerFamily(hit?.record.crawler)?.verification === 'reverse_forward_dns' && dnsCanApply(hit);
 }
 
+/** DNS answers and crawler proofs held by default, each (LRU). */
+export const DNS_CACHE_SIZE = 10_000;
+
 /** Builds a verifier from options (see CrawlerVerifierOptions). */
 export function createCrawlerVerifier(options: CrawlerVerifierOptions): CrawlerVerifier {
   const timeoutMs = options.timeoutMs ?? 800;
-  const cacheSize = options.cacheSize ?? 10_000;
+  const cacheSize = options.cacheSize ?? DNS_CACHE_SIZE;
   const now = options.now ?? Date.now;
   const transport =
     options.transport ??

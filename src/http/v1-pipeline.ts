@@ -9,6 +9,7 @@
  * for, the whole object is answered synchronously from the body memo; a
  * query, a proof to await or an RDAP include take the general, async path.
  */
+import { memoryBudget } from '../memory-budget.ts';
 import type { LookupHit } from '../index/record.ts';
 import { parseProjection } from '../lookup/projection.ts';
 import { needsScoring, type V1Context } from '../lookup/v1.ts';
@@ -47,8 +48,11 @@ const emptyRdap: RdapResult = { available: false, network: null, contacts: [] };
 
 /** The lookup answerer of a set of services: one body memo for every entrance. */
 export class V1Pipeline {
-  private readonly bodies = new V1BodyCache();
-  constructor(private readonly s: AppServices) {}
+  private readonly bodies: V1BodyCache;
+  constructor(private readonly s: AppServices) {
+    const budget = memoryBudget(s.config.memoryMb);
+    this.bodies = new V1BodyCache(budget.v1TailSlots, budget.scoredViews);
+  }
 
   /**
    * The answer for an address text (as the path or the caller gives it).

@@ -79,8 +79,13 @@ function lineAfterAddress(o: LegacyPlace): string {
  */
 export class LegacyLines {
   /** Kept like the v1 body tails (record-memo.ts): the records asked most often stay. */
-  private tails = new RecordMemo<string>(LINE_SLOTS);
+  private tails: RecordMemo<string>;
   private index: object | undefined;
+
+  /** `slots`: records whose line is kept (a power of two). */
+  constructor(private readonly slots = LINE_SLOTS) {
+    this.tails = new RecordMemo<string>(slots);
+  }
 
   /** The one line for a hit of an explicit lookup. */
   line(hit: LookupHit): string {
@@ -88,7 +93,7 @@ export class LegacyLines {
     if (hit.index === undefined) return legacyText(legacyPlace(hit), false, false);
     if (hit.index !== this.index) {
       this.index = hit.index;
-      this.tails = new RecordMemo<string>(LINE_SLOTS);
+      this.tails = new RecordMemo<string>(this.slots);
     }
     const id = hit.recordId;
     const tails = this.tails;
@@ -105,7 +110,7 @@ export class LegacyLines {
 }
 
 /** 2^17 slots, as many as the v1 body memo's: ~10 MB of short strings at most. */
-const LINE_SLOTS = 1 << 17;
+export const LINE_SLOTS = 1 << 17;
 
 /**
  * Text for a legacy route. Without detail: one line (the IP on the

@@ -30,7 +30,7 @@ interface ScoredPart {
 }
 
 /** Above this many views per policy the memo starts over (real indexes have a few hundred). */
-const MAX_VIEWS = 50_000;
+export const MAX_VIEWS = 50_000;
 
 /** Characters JSON.stringify escapes in a string: quote, backslash, controls, lone surrogates. */
 const NEEDS_JSON_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
@@ -48,6 +48,9 @@ export class ScoredPartCache {
   private policy: Policy | null = null;
   private coverage: Coverage | undefined = undefined;
   private readonly parts = new Map<number | string, ScoredPart>();
+
+  /** `maxViews`: views held before the memo starts over. */
+  constructor(private readonly maxViews = MAX_VIEWS) {}
 
   /** Number of views held (for tests and metrics). */
   get size(): number {
@@ -70,7 +73,7 @@ export class ScoredPartCache {
     const key = scoringKey(record);
     let part = this.parts.get(key);
     if (part === undefined) {
-      if (this.parts.size >= MAX_VIEWS) this.parts.clear();
+      if (this.parts.size >= this.maxViews) this.parts.clear();
       part = this.compute(record, ctx);
       this.parts.set(key, part);
     }

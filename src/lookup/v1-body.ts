@@ -24,7 +24,7 @@ import { buildV1, locationOf, networkOf, routingOf, type V1Context } from './v1.
  * server 2^16 and 2^18 cost the same CPU as 2^17 (BENCHMARKS.md, fifth
  * session).
  */
-const TAIL_SLOTS = 1 << 17;
+export const TAIL_SLOTS = 1 << 17;
 
 /**
  * What a memo slot holds: the body after `"stack"` is the concatenation of
@@ -49,7 +49,7 @@ function flatten(s: string): string {
 
 /** Serialized full v1 objects. */
 export class V1BodyCache {
-  private readonly scored = new ScoredPartCache();
+  private readonly scored: ScoredPartCache;
   /**
    * Body parts of the records of `index` asked most often lately, by record
    * id, stamped with their quarter hour. Made on the first hit of an index
@@ -65,6 +65,14 @@ export class V1BodyCache {
   private index: WeakRef<object> | null = null;
   private policy: Policy | null = null;
   private coverage: Coverage | undefined = undefined;
+
+  /** `tailSlots`: slots of the per-record memo (a power of two); `scoredViews`: views the scored memo holds. */
+  constructor(
+    private readonly tailSlots = TAIL_SLOTS,
+    scoredViews?: number,
+  ) {
+    this.scored = new ScoredPartCache(scoredViews);
+  }
 
   /** The index the memo holds tails of, while it is alive (null before the first). */
   get heldIndex(): object | null {
@@ -99,7 +107,7 @@ export class V1BodyCache {
       return `${prefix}${p.own}${p.scored.head}${p.scored.operator}${p.scored.rest}`;
     }
     let tails = this.tails;
-    if (tails === null) tails = this.tails = new RecordMemo<string>(TAIL_SLOTS, PARTS);
+    if (tails === null) tails = this.tails = new RecordMemo<string>(this.tailSlots, PARTS);
     if (index !== this.index?.deref() || ctx.policy !== this.policy || ctx.scoring.coverage !== this.coverage) {
       // A reload, or a source turned stale: start over (requests still finishing on the old index pass through here too, briefly).
       tails.clear();

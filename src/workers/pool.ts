@@ -6,12 +6,12 @@
  * the workers, and drains them all on stop. It serves no request itself.
  * Why threads and not processes: docs/deployment.md ("Workers").
  */
+import { memoryBudget } from '../memory-budget.ts';
 import { Serial } from '../accounts/serial.ts';
 import type { Config } from '../config.ts';
 import { allocateConnectionCount } from '../http/connection-gate.ts';
 import { CALLER_BUDGET_BUCKETS } from '../http/ratelimit/caller-budget.ts';
 import { allocateSharedBuckets, type SharedBucketsMemory } from '../http/ratelimit/index.ts';
-import { DEFAULT_MAX_BUCKETS } from '../http/ratelimit/memory-store.ts';
 import type { ReloadAnswer } from '../http/reload.ts';
 import { embeddedMigrationsRoot } from '../open-accounts.ts';
 import { isCompiledBinary } from '../feeds/default-data.ts';
@@ -76,11 +76,12 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
   const count = config.workers;
   const migrationsRoot = isCompiledBinary() ? embeddedMigrationsRoot() : null;
   const state = HostState.create(count);
-  const buckets: SharedBucketsMemory | null = config.rateLimits ? allocateSharedBuckets(DEFAULT_MAX_BUCKETS) : null;
+  const memory = memoryBudget(config.memoryMb);
+  const buckets: SharedBucketsMemory | null = config.rateLimits ? allocateSharedBuckets(memory.rateLimitBuckets) : null;
   const adminBuckets = allocateSharedBuckets(CALLER_BUDGET_BUCKETS);
   const connections = allocateConnectionCount();
   // One radar client for the host: its cache and per-caller budgets serve every worker (the upstream quota is the operator's).
-  const radar = createRadarFromConfig(config);
+  const radar = createRadarFromConfig(config, memory);
   const reloads = new Serial();
   const slots: Slot[] = [];
   let generation = 1;

@@ -12,6 +12,7 @@ import { parseCidr } from '../../src/net/ip.ts';
 import { assessRecord, coverageOf, DEFAULT_POLICY } from '../../src/scoring/index.ts';
 import { openCollected } from '../helpers/collected-index.ts';
 import { fullIndexPath } from '../helpers/full-index.ts';
+import { describeWithShared } from '../helpers/shared-feeds.ts';
 
 const LIST_2024 = '2024-03-10T16:55:01.000Z';
 const block = (over: object) => ({ registry: 'apnic', status: 'allocated', blockStart: 0, blockEnd: 0, asOf: '2026-06-17T00:00:00.000Z', ...over });
@@ -49,7 +50,7 @@ describe('the rule', () => {
   });
 });
 
-describe('on the real snapshots', () => {
+describeWithShared('on the real snapshots', () => {
   let reader: IndexReader;
   beforeAll(async () => {
     reader = IndexReader.open(await fullIndexPath());

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { IndexReader } from '../../src/index/reader.ts';
-import { FEEDS_DIR } from '../helpers/recording-sink.ts';
+import { FIXTURE_FEEDS_DIR } from '../helpers/fixture-index.ts';
 import { CLI_OPTIONS } from '../../index-builder/cli.ts';
 
 const ROOT = resolve(import.meta.dir, '../..');
@@ -29,8 +29,8 @@ test('a good manifest: exit 0, summary table, a verified file with its sources',
     manifest,
     JSON.stringify({
       sources: [
-        { type: 'tor-exits', path: join(FEEDS_DIR, 'tor/torbulkexitlist') },
-        { type: 'crawler-ranges', crawler: 'gptbot', path: join(FEEDS_DIR, 'crawlers/gptbot.json') },
+        { type: 'tor-exits', path: join(FIXTURE_FEEDS_DIR, 'tor/torbulkexitlist') },
+        { type: 'crawler-ranges', crawler: 'gptbot', path: join(FIXTURE_FEEDS_DIR, 'crawlers/gptbot.json') },
       ],
     }),
   );
@@ -51,7 +51,7 @@ test('a good manifest: exit 0, summary table, a verified file with its sources',
 test('a malformed feed: exit 1 naming the file and line; the previous index stays', async () => {
   const out = join(dir, 'kept.idx');
   const ok = join(dir, 'ok.json');
-  writeFileSync(ok, JSON.stringify({ sources: [{ type: 'tor-exits', path: join(FEEDS_DIR, 'tor/torbulkexitlist') }] }));
+  writeFileSync(ok, JSON.stringify({ sources: [{ type: 'tor-exits', path: join(FIXTURE_FEEDS_DIR, 'tor/torbulkexitlist') }] }));
   expect((await buildIndexCli(['--manifest', ok, '--out', out, '--quiet', '--no-defaults'])).code).toBe(0);
   const before = readFileSync(out);
 
@@ -100,7 +100,7 @@ test('--help describes every flag', async () => {
 
 test('a manifest build includes the default location and ASN data (a manifest without them gets a location for 8.8.8.8)', async () => {
   const manifest = join(dir, 'with-defaults.json');
-  writeFileSync(manifest, JSON.stringify({ sources: [{ type: 'tor-exits', path: join(FEEDS_DIR, 'tor/torbulkexitlist') }] }));
+  writeFileSync(manifest, JSON.stringify({ sources: [{ type: 'tor-exits', path: join(FIXTURE_FEEDS_DIR, 'tor/torbulkexitlist') }] }));
   const out = join(dir, 'with-defaults.idx');
   // The default data make this build the size of the embedded default (the one test here that pays for it).
   const r = await buildIndexCli(['--manifest', manifest, '--out', out, '--quiet'], 240_000);

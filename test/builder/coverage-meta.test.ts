@@ -11,7 +11,7 @@ import { buildIndex } from '../../index-builder/build.ts';
 import { loadManifest, ManifestError } from '../../index-builder/manifest.ts';
 import { kindsOfSource } from '../../src/index/evidence-kinds.ts';
 import { IndexReader } from '../../src/index/reader.ts';
-import { FEEDS_DIR } from '../helpers/recording-sink.ts';
+import { FIXTURE_FEEDS_DIR } from '../helpers/fixture-index.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'coverage-meta-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -44,7 +44,7 @@ describe('META of a build', () => {
         sources: [
           { type: 'cidr-list', category: 'content', provider: 'Some CDN', path: 'cdn.txt', date: '2026-01-02' },
           { type: 'tor-exits', path: 'bulk-exits.txt' },
-          { type: 'bogons', path: join(FEEDS_DIR, 'bogons/fullbogons-ipv4.txt') },
+          { type: 'bogons', path: join(FIXTURE_FEEDS_DIR, 'bogons/fullbogons-ipv4.txt') },
         ],
       }),
     );

@@ -12,7 +12,7 @@ import type { ResolvedSource } from '../../index-builder/manifest.ts';
 import { AggregatedClaim, dayOf, resolveFlags, resolveProvider, spanOf, standingOf } from '../../index-builder/merge/precedence.ts';
 import { IndexReader } from '../../src/index/reader.ts';
 import { Flag } from '../../src/index/record.ts';
-import { FEEDS_DIR } from '../helpers/recording-sink.ts';
+import { FIXTURE_FEEDS_DIR } from '../helpers/fixture-index.ts';
 
 describe('standing of a source', () => {
   test.each([
@@ -118,7 +118,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Builds an index from real snapshot files (manifest options as given) and opens it. */
 async function buildFrom(name: string, entries: Array<Record<string, string>>): Promise<IndexReader> {
-  const sources: ResolvedSource[] = entries.map((o) => ({ options: { ...o, type: o.type, path: o.path }, absPath: resolve(FEEDS_DIR, o.path), displayPath: o.path }));
+  const sources: ResolvedSource[] = entries.map((o) => ({ options: { ...o, type: o.type, path: o.path }, absPath: resolve(FIXTURE_FEEDS_DIR, o.path), displayPath: o.path }));
   const out = join(dir, `${name}.idx`);
   await buildIndex({ sources, out, quiet: true });
   return IndexReader.open(out);

@@ -5,7 +5,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultSources, packageSources, withDataDefaults } from '../../index-builder/default-sources.ts';
 import { connectionCapFor, DEFAULT_FEEDS_MEMORY_MB, loadConfig, MAX_WORKERS } from '../../src/config.ts';
-import { FEEDS_DIR } from '../helpers/recording-sink.ts';
+import { FIXTURE_FEEDS_DIR } from '../helpers/fixture-index.ts';
 
 describe('loadConfig', () => {
   test('defaults are the ones interface.md names', () => {
@@ -119,6 +119,17 @@ describe('feed refresher settings', () => {
   });
 });
 
+describe('IPINTEL_MEMORY_MB', () => {
+  test('unset or blank: null (the memos keep their default sizes)', () => {
+    expect(loadConfig({}).memoryMb).toBeNull();
+    expect(loadConfig({ IPINTEL_MEMORY_MB: ' ' }).memoryMb).toBeNull();
+  });
+  test('a whole number of MiB, at least the minimum', () => {
+    expect(loadConfig({ IPINTEL_MEMORY_MB: '256' }).memoryMb).toBe(256);
+    for (const bad of ['64', '256MB', '-1', '1.5', 'lots']) expect(() => loadConfig({ IPINTEL_MEMORY_MB: bad })).toThrow('IPINTEL_MEMORY_MB must be a whole number of MiB');
+  });
+});
+
 describe('the default build reads IPINTEL_FEEDS_DIR/feeds.json when present', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ipintel-feeds-dir-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -128,7 +139,7 @@ describe('the default build reads IPINTEL_FEEDS_DIR/feeds.json when present', ()
   });
 
   test('with feeds.json: the packages, then every feed of it', () => {
-    writeFileSync(join(dir, 'feeds.json'), JSON.stringify({ sources: [{ type: 'tor-exits', path: join(FEEDS_DIR, 'tor/torbulkexitlist') }] }));
+    writeFileSync(join(dir, 'feeds.json'), JSON.stringify({ sources: [{ type: 'tor-exits', path: join(FIXTURE_FEEDS_DIR, 'tor/exit-addresses') }] }));
     const sources = defaultSources(dir);
     expect(sources.slice(0, 4)).toEqual(packageSources());
     expect(sources.slice(4).map((s) => s.options.type)).toEqual(['tor-exits']);

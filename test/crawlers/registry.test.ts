@@ -1,7 +1,9 @@
 import { describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { CRAWLER_FAMILIES, CRAWLER_KEYS, crawlerFamily } from '../../src/crawlers/registry.ts';
 import { familiesClaimedBy, familiesForHostname, hostnameIsUnder, userAgentClaims } from '../../src/crawlers/matching.ts';
+import { SHARED_FEEDS_DIR, testWithShared } from '../helpers/shared-feeds.ts';
 
 const REQUIRED_KEYS = [
   'googlebot', 'google-special', 'google-user-triggered', 'bingbot', 'applebot', 'duckduckbot', 'gptbot',
@@ -17,8 +19,8 @@ describe('crawler registry', () => {
     expect(crawlerFamily(null)).toBeNull();
   });
 
-  test('every crawler key used by the shared feed manifest is registered', () => {
-    const manifest = JSON.parse(readFileSync(new URL('../../../shared/feeds/feeds.json', import.meta.url), 'utf8'));
+  testWithShared('every crawler key used by the real snapshots\' manifest is registered', () => {
+    const manifest = JSON.parse(readFileSync(join(SHARED_FEEDS_DIR, 'feeds.json'), 'utf8'));
     const text = JSON.stringify(manifest);
     const used = [...text.matchAll(/"crawler":\s*"([^"]+)"/g)].map((m) => m[1]);
     expect(used.length).toBeGreaterThan(10);

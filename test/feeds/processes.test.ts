@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildIndex } from '../../index-builder/build.ts';
-import { FEEDS_DIR } from '../helpers/recording-sink.ts';
+import { FIXTURE_FEEDS_DIR } from '../helpers/fixture-index.ts';
 import { startPublisher, writeTestCatalog, type Publisher } from './publisher.ts';
 
 const ROOT = join(import.meta.dir, '..', '..');
@@ -37,7 +37,7 @@ afterAll(async () => {
 async function serverIndex(dir: string): Promise<string> {
   mkdirSync(dir, { recursive: true });
   const out = join(dir, 'ipintel.idx');
-  const src = join(FEEDS_DIR, CLOUDFLARE);
+  const src = join(FIXTURE_FEEDS_DIR, CLOUDFLARE);
   await buildIndex({ sources: [{ options: { type: 'cidr-list', category: 'content', path: src }, absPath: src, displayPath: CLOUDFLARE }], out, quiet: true, managedBy: 'server' });
   return out;
 }

@@ -1,13 +1,13 @@
 /**
  * A feed publisher on 127.0.0.1 for refresher tests: serves copies of
- * ../shared/feeds files (copied to a temp folder at test time) with ETag and
+ * feed files of test/fixtures/feeds (copied to a temp folder at test time) with ETag and
  * Last-Modified, answers 304 to matching conditional requests, and counts
  * what it sent. A test switches one path to a 404, a truncated body, an
  * error page, or a request that never gets an answer.
  */
 import { copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { FEEDS_DIR } from '../helpers/recording-sink.ts';
+import { FIXTURE_FEEDS_DIR } from '../helpers/fixture-index.ts';
 
 export type Mode = 'ok' | '404' | 'truncated' | 'html' | 'hang';
 
@@ -23,11 +23,11 @@ export interface Publisher {
   stop(): void;
 }
 
-/** Copies `paths` from the shared snapshots into `root` and serves them. */
+/** Copies `paths` from the fixture feeds into `root` and serves them. */
 export function startPublisher(root: string, paths: string[]): Publisher {
   for (const p of paths) {
     mkdirSync(dirname(join(root, p)), { recursive: true });
-    copyFileSync(join(FEEDS_DIR, p), join(root, p));
+    copyFileSync(join(FIXTURE_FEEDS_DIR, p), join(root, p));
   }
   const sent = new Map<string, number>();
   const notModified = new Map<string, number>();

@@ -3,13 +3,13 @@ import { join } from 'node:path';
 import { buildIndex } from '../../index-builder/build.ts';
 import { runRefreshChild } from '../../src/feeds/refresh-child.ts';
 import type { RefreshEvent, RefreshRequest } from '../../src/feeds/refresh-round.ts';
-import { FEEDS_DIR } from '../helpers/recording-sink.ts';
+import { FIXTURE_FEEDS_DIR } from '../helpers/fixture-index.ts';
 
 const CLOUDFLARE = 'cloud/cloudflare-ips-v4.txt';
 
 /** A small index the server built itself (one cloud list), as a first start leaves it. */
 export async function smallServerIndex(out: string): Promise<void> {
-  const src = join(FEEDS_DIR, CLOUDFLARE);
+  const src = join(FIXTURE_FEEDS_DIR, CLOUDFLARE);
   await buildIndex({ sources: [{ options: { type: 'cidr-list', category: 'content', path: src }, absPath: src, displayPath: CLOUDFLARE }], out, quiet: true, managedBy: 'server' });
 }
 

@@ -1,6 +1,6 @@
 /**
  * The feed refresher against a real publisher on 127.0.0.1 serving copies
- * of the shared snapshots: a server on a small index swaps to the refreshed
+ * of the fixture feeds: a server on a small index swaps to the refreshed
  * one (a Tor exit becomes is_tor), conditional requests download nothing
  * when nothing changed, a changed feed rebuilds once, and failures keep the
  * previous data serving with their state reported.
@@ -16,7 +16,7 @@ import type { RefreshRequest } from '../../src/feeds/refresh-round.ts';
 import { startFeedRefresher } from '../../src/feeds/start.ts';
 import type { FeedRefresher } from '../../src/feeds/refresher.ts';
 import type { RunningServer } from '../../src/server.ts';
-import { FEEDS_DIR } from '../helpers/recording-sink.ts';
+import { FIXTURE_FEEDS_DIR } from '../helpers/fixture-index.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { startPublisher, writeTestCatalog, type Publisher } from './publisher.ts';
 import { childParses, countingBuilds, smallServerIndex } from './refresh-kit.ts';
@@ -249,7 +249,7 @@ describe("an operator's own index", () => {
     const dir = join(tmp, 'operator');
     mkdirSync(dir, { recursive: true });
     const index = join(dir, 'operator.idx');
-    const src = join(FEEDS_DIR, CLOUDFLARE);
+    const src = join(FIXTURE_FEEDS_DIR, CLOUDFLARE);
     // Built as `build-index --manifest` builds: no server mark.
     await buildIndex({ sources: [{ options: { type: 'cidr-list', category: 'content', path: src }, absPath: src, displayPath: CLOUDFLARE }], out: index, quiet: true });
     const before = readFileSync(index);
@@ -278,7 +278,7 @@ describe("an operator's own index", () => {
     const dir = join(tmp, 'operator-manifest');
     mkdirSync(join(dir, 'tor'), { recursive: true });
     // The operator's manifest: an old Tor list (a catalog path) and a local list of their own.
-    writeFileSync(join(dir, TOR), readFileSync(join(FEEDS_DIR, TOR), 'utf8').split('\n').slice(0, 400).join('\n') + '\n');
+    writeFileSync(join(dir, TOR), readFileSync(join(FIXTURE_FEEDS_DIR, TOR), 'utf8').split('\n').slice(0, 400).join('\n') + '\n');
     writeFileSync(join(dir, 'own.txt'), '192.0.2.0/24\n');
     writeFileSync(join(dir, 'feeds.json'), JSON.stringify({ sources: [{ type: 'tor-exits', path: TOR }, { type: 'cidr-list', category: 'vpn', path: 'own.txt' }] }));
     const ownBefore = readFileSync(join(dir, 'own.txt'), 'utf8');

@@ -1,15 +1,14 @@
 /**
- * A small real index for HTTP tests: a handful of real feed snapshots from
- * ../shared/feeds (crawler ranges, Tor exits, DROP, AWS, relay, bogons, a
- * RIR file, routes) plus a few synthetic location and ASN ranges, built once
- * per test process into a temp folder.
+ * A small index for HTTP tests, from the feeds in test/fixtures/feeds
+ * (trimmed samples of real crawler ranges, Tor exits, AWS, relay, bogons, a
+ * RIR file, routes; generated Spamhaus lists: see its README.md), built once
+ * per test process into a temp folder. It needs nothing outside the repository.
  */
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { buildIndex } from '../../index-builder/build.ts';
 import type { ResolvedSource } from '../../index-builder/manifest.ts';
-import { FEEDS_DIR } from './recording-sink.ts';
 
 const FIXTURE_SOURCES: Array<Record<string, string>> = [
   { type: 'asn-info', path: 'asn/asn2org-asns.csv.gz' },
@@ -30,10 +29,13 @@ const FIXTURE_SOURCES: Array<Record<string, string>> = [
   { type: 'geofeed', category: 'datacenter', provider: 'DigitalOcean', path: 'cloud/digitalocean-geofeed.csv' },
 ];
 
-let built: Promise<string> | null = null;
+/** The fixture feeds, in their publishers' formats (written by tools/trim-fixture-feeds.ts). */
+export const FIXTURE_FEEDS_DIR = resolve(import.meta.dir, '../fixtures/feeds');
+
+const built = new Map<string, Promise<string>>();
 
 /** Every source file of the builder, so a change to the builder rebuilds the fixture. */
-export function builderFingerprint(): string {
+export function builderFingerprint(feedsDir: string | null = FIXTURE_FEEDS_DIR): string {
   const hasher = new Bun.CryptoHasher('sha256');
   hasher.update(JSON.stringify(FIXTURE_SOURCES));
   const root = resolve(import.meta.dir, '../..');
@@ -45,6 +47,8 @@ export function builderFingerprint(): string {
     }
   };
   walk(join(root, 'index-builder'));
+  // The feeds' bytes too, unless the caller's build reads other files (full-index.ts).
+  if (feedsDir !== null) for (const o of FIXTURE_SOURCES) hasher.update(readFileSync(join(feedsDir, o.path)));
   walk(join(root, 'src/index'));
   walk(join(root, 'src/net'));
   // The builder names crawler owners from the registry (index-builder/merge/precedence.ts).
@@ -54,11 +58,15 @@ export function builderFingerprint(): string {
 
 /**
  * Path of the fixture index: built on first use and kept in the temp folder
- * under a fingerprint of the builder, so test files and runs share one build.
+ * under a fingerprint of the builder and the feeds, so test files and runs
+ * share one build. `feedsDir` holds the same files under the same names:
+ * the benchmarks give the real snapshots, to measure on real-sized data.
  */
-export function fixtureIndexPath(): Promise<string> {
-  built ??= (async () => {
-    const out = join(tmpdir(), `ipintel-fixture-${builderFingerprint()}.idx`);
+export function fixtureIndexPath(feedsDir = FIXTURE_FEEDS_DIR): Promise<string> {
+  let path = built.get(feedsDir);
+  if (path) return path;
+  path = (async () => {
+    const out = join(tmpdir(), `ipintel-fixture-${builderFingerprint(feedsDir)}.idx`);
     if (existsSync(out)) {
       // Marks it used, so another checkout's clean-up (below) keeps it.
       const t = Date.now() / 1000;
@@ -67,14 +75,15 @@ export function fixtureIndexPath(): Promise<string> {
     }
     const sources: ResolvedSource[] = FIXTURE_SOURCES.map((o) => ({
       options: { ...o, type: o.type, path: o.path },
-      absPath: resolve(FEEDS_DIR, o.path),
+      absPath: resolve(feedsDir, o.path),
       displayPath: o.path,
     }));
     await buildIndex({ sources, out, quiet: true, builtAtMs: Date.parse('2026-11-01T00:00:00Z') });
     removeStaleFixtures(tmpdir(), out, Date.now());
     return out;
   })();
-  return built;
+  built.set(feedsDir, path);
+  return path;
 }
 
 /** Fixtures of other builder versions unused for this long are removed (another checkout may still use a recent one). */

@@ -16,7 +16,7 @@ let built: Promise<string> | null = null;
 /** Path of the full real-snapshot index (built on first use). */
 export function fullIndexPath(): Promise<string> {
   built ??= (async () => {
-    const out = join(tmpdir(), `ipintel-full-${builderFingerprint()}.idx`);
+    const out = join(tmpdir(), `ipintel-full-${builderFingerprint(null)}.idx`);
     if (existsSync(out)) return out;
     await buildIndex({ sources: loadManifest(resolve(FEEDS_DIR, 'feeds.json')), out, quiet: true });
     return out;

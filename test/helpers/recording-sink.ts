@@ -3,6 +3,7 @@ import type { BuildSink } from '../../index-builder/sink.ts';
 import { SourceContext } from '../../index-builder/feed/source.ts';
 import type { ManifestSource } from '../../index-builder/sink.ts';
 import { resolve } from 'node:path';
+import { SHARED_FEEDS_DIR } from './shared-feeds.ts';
 
 export type SinkCall = { method: keyof BuildSink; args: unknown[] };
 
@@ -21,10 +22,10 @@ export class RecordingSink {
   });
 }
 
-/** Directory of the shared real feed snapshots. */
-export const FEEDS_DIR = resolve(import.meta.dir, '../../../shared/feeds');
+/** Directory of the real feed snapshots (absent from a clone: see shared-feeds.ts). */
+export const FEEDS_DIR = SHARED_FEEDS_DIR;
 
-/** A SourceContext over a file (absolute, or relative to ../shared/feeds). */
+/** A SourceContext over a file (absolute, or relative to the real snapshots). */
 export function sourceFor(path: string, options: Partial<ManifestSource> = {}): SourceContext {
   const abs = path.startsWith('/') ? path : resolve(FEEDS_DIR, path);
   return new SourceContext(abs, path, { type: options.type ?? 'test', path, ...options });

@@ -11,7 +11,9 @@ import type { RunningServer } from '../../src/server.ts';
 import { TestClient } from '../accounts/helpers/client.ts';
 import { oidcEnv } from '../accounts/helpers/test-app.ts';
 import { startMockIdp, type MockIdp } from '../accounts/helpers/mock-idp.ts';
+import { fixtureIndexPath } from '../helpers/fixture-index.ts';
 import { fullIndexPath } from '../helpers/full-index.ts';
+import { hasSharedFeeds } from '../helpers/shared-feeds.ts';
 import { OpenApiResponses, type SeenAnswer } from '../helpers/openapi-responses.ts';
 import { prng } from '../helpers/prng.ts';
 import { startTestServer } from '../helpers/test-server.ts';
@@ -41,7 +43,8 @@ beforeAll(async () => {
   const port = freePort();
   main = await startTestServer({
     PORT: String(port),
-    IPINTEL_INDEX: await fullIndexPath(),
+    // The full real-snapshot index where it exists; a clone checks the shapes on the fixture index.
+    IPINTEL_INDEX: hasSharedFeeds ? await fullIndexPath() : await fixtureIndexPath(),
     IPINTEL_RATE_LIMITS: 'off',
     IPINTEL_ADMIN_TOKEN: ADMIN,
     IPINTEL_RDAP_BASE: rdap.base,

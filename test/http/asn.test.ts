@@ -10,6 +10,7 @@ import { createRadarClient } from '../../src/lookup/radar.ts';
 import type { RunningServer } from '../../src/server.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { call, expectError, NO_LIMITS } from './support.ts';
+import { testWithShared } from '../helpers/shared-feeds.ts';
 
 let server: RunningServer;
 let radarServer: ReturnType<typeof Bun.serve>;
@@ -44,7 +45,7 @@ afterAll(async () => {
 });
 
 describe('the ASN object', () => {
-  test('AS15169: local name, density over its announced IPv4 space, no ASN-DROP, radar null when unset', async () => {
+  testWithShared('AS15169: local name, density over its announced IPv4 space, no ASN-DROP, radar null when unset', async () => {
     const a = await call(server.url, '/v1/asn/AS15169');
     expect(a.status).toBe(200);
     const b = a.json();
@@ -89,7 +90,7 @@ describe('the ASN object', () => {
     }
   });
 
-  test('an ASN on the real ASN-DROP list carries its asndrop context', async () => {
+  testWithShared('an ASN on the real ASN-DROP list carries its asndrop context', async () => {
     const b = (await call(server.url, '/v1/asn/AS932')).json();
     expect(b.asndrop).toEqual({ asn: 'AS932', as_name: 'XNNET', rir: 'arin', domain: 'xn.net', country_code: 'US' });
   });

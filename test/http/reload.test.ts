@@ -13,7 +13,7 @@ import { buildIndex } from '../../index-builder/build.ts';
 import type { ResolvedSource } from '../../index-builder/manifest.ts';
 import type { RunningServer } from '../../src/server.ts';
 import { startTestServer } from '../helpers/test-server.ts';
-import { FEEDS_DIR } from '../helpers/recording-sink.ts';
+import { FIXTURE_FEEDS_DIR } from '../helpers/fixture-index.ts';
 import { call, expectError, NO_LIMITS } from './support.ts';
 
 const ADMIN = 'reload-admin-token';
@@ -31,7 +31,7 @@ async function build(name: string, city: string, builtAt: string): Promise<strin
   writeFileSync(csv, `81.2.69.0,81.2.69.255,IN,Karnataka,,${city},560001,12.97,77.59,Asia/Kolkata\n`);
   const sources: ResolvedSource[] = [
     { options: { type: 'geo-csv', path: csv }, absPath: csv, displayPath: `${name}.csv` },
-    { options: { type: 'tor-exits', path: 'tor/exit-addresses' }, absPath: resolve(FEEDS_DIR, 'tor/exit-addresses'), displayPath: 'tor/exit-addresses' },
+    { options: { type: 'tor-exits', path: 'tor/exit-addresses' }, absPath: resolve(FIXTURE_FEEDS_DIR, 'tor/exit-addresses'), displayPath: 'tor/exit-addresses' },
   ];
   const out = join(dir, `${name}.idx`);
   await buildIndex({ sources, out, quiet: true, builtAtMs: Date.parse(builtAt) });

@@ -15,6 +15,7 @@ import { buildV1, type V1Context } from '../../src/lookup/v1.ts';
 import { loadPolicy, type Policy } from '../../src/scoring/index.ts';
 import { fixtureIndexPath } from '../helpers/fixture-index.ts';
 import { prng } from '../helpers/prng.ts';
+import { SHARED_FEEDS_DIR, testWithShared } from '../helpers/shared-feeds.ts';
 
 let reader: IndexReader;
 let policy: Policy;
@@ -87,7 +88,9 @@ test('the time zone offset follows daylight saving time', async () => {
   expect(cache.body(hit, winter)).toBe(JSON.stringify(buildV1(hit, winter, null)));
 }, 60_000);
 
-test('records of a real index share few scoring views: the scored part is computed a few hundred times, not per record', () => {
+testWithShared('records of a real index share few scoring views: the scored part is computed a few hundred times, not per record', async () => {
+  const reader = IndexReader.open(await fixtureIndexPath(SHARED_FEEDS_DIR));
+  const expected = (ip: string, ctx: V1Context) => JSON.stringify(buildV1(reader.lookup(ip)!, ctx, null));
   const cache = new V1BodyCache();
   const rnd = prng(7);
   const byte = () => Math.floor(rnd() * 256);
@@ -103,6 +106,29 @@ test('records of a real index share few scoring views: the scored part is comput
   expect(cache.views).toBeGreaterThan(1);
   expect(cache.views).toBeLessThan(records.size / 10);
 });
+
+test('the memo holds at most its slots (IPINTEL_MEMORY_MB sizes it): answers stay exact', () => {
+  const slots = 128;
+  const cache = new V1BodyCache(slots, 256);
+  const rnd = prng(11);
+  const byte = () => Math.floor(rnd() * 256);
+  const ctx = ctxOf();
+  const hits = [];
+  for (let i = 0; i < 20_000; i++) {
+    const ip = `${1 + Math.floor(rnd() * 223)}.${byte()}.${byte()}.${byte()}`;
+    const hit = reader.lookup(ip)!;
+    // Each address twice, so the admission lets records in.
+    cache.body(hit, ctx);
+    if (i % 10 === 0) expect(cache.body(hit, ctx)).toBe(expected(ip, ctx));
+    hits.push(hit);
+  }
+  const distinct = new Set(hits.map((h) => h.recordId)).size;
+  const held = new Set(hits.filter((h) => cache.holds(h)).map((h) => h.recordId));
+  expect(distinct).toBeGreaterThan(slots); // more records than slots were asked for
+  expect(held.size).toBeGreaterThan(slots / 4);
+  expect(held.size).toBeLessThanOrEqual(slots);
+  expect(cache.views).toBeLessThanOrEqual(256);
+}, 60_000);
 
 test('a reloaded index with the same record ids but other facts never gets the old index answer', async () => {
   const build = async (name: string, city: string) => {

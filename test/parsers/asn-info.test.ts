@@ -3,6 +3,7 @@ import { detectLayout, parse, stripCountrySuffix } from '../../index-builder/par
 import { FeedError } from '../../index-builder/feed/source.ts';
 import { RecordingSink, sourceFor } from '../helpers/recording-sink.ts';
 import { tempFeed } from './temp-feed.ts';
+import { testWithShared } from '../helpers/shared-feeds.ts';
 
 async function run(path: string) {
   const rec = new RecordingSink();
@@ -13,7 +14,7 @@ async function run(path: string) {
 }
 
 describe('asn-info on real tables', () => {
-  test('asn2org CSV ("asn","name","source")', async () => {
+  testWithShared('asn2org CSV ("asn","name","source")', async () => {
     const { ctx, names } = await run('asn/asn2org-asns.csv.gz');
     expect(ctx.rows).toBe(103861);
     expect(ctx.skipped).toBe(0);
@@ -22,7 +23,7 @@ describe('asn-info on real tables', () => {
     expect(names.get(15169)).toBe('Google');
   }, 60_000);
 
-  test('potaroo text (ASN<TAB>NAME, CC): country suffix removed, placeholders passed over', async () => {
+  testWithShared('potaroo text (ASN<TAB>NAME, CC): country suffix removed, placeholders passed over', async () => {
     const { ctx, names } = await run('asn/potaroo-asn.txt.gz');
     // 120,835 lines less 4,092 "-Reserved AS-" and 1,023 "-Private Use AS-".
     expect(ctx.rows).toBe(120835 - 4092 - 1023);
@@ -33,7 +34,7 @@ describe('asn-info on real tables', () => {
     expect(names.get(402332)).toBe('IQVIA-DURHAM');
   }, 60_000);
 
-  test('pyasn JSON map', async () => {
+  testWithShared('pyasn JSON map', async () => {
     const { ctx, names } = await run('asn/pyasn-asnames.json.gz');
     expect(ctx.rows).toBe(73852);
     expect(names.get(13335)).toBe('CLOUDFLARENET - CloudFlare, Inc.');

@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { FeedError } from '../../index-builder/feed/source.ts';
 import { parse, parseAsn } from '../../index-builder/parsers/asn-list.ts';
 import { runParser, skippedLines, tempFeed } from './feed-test-kit.ts';
+import { testWithShared } from '../helpers/shared-feeds.ts';
 
 /** asnCategory calls keyed by ASN. */
 function byAsn(calls: unknown[][]): Map<number, unknown[]> {
@@ -9,7 +10,7 @@ function byAsn(calls: unknown[][]): Map<number, unknown[]> {
 }
 
 describe('asn-list on real snapshots', () => {
-  test('X4BNet datacenter ASNs: inline comments (with commas) become labels; duplicates once', async () => {
+  testWithShared('X4BNet datacenter ASNs: inline comments (with commas) become labels; duplicates once', async () => {
     const { rec, ctx } = await runParser(parse, 'asn/x4bnet-datacenter-ASN.txt', { category: 'datacenter' });
     expect(ctx.skipped).toBe(0);
     expect(ctx.rows).toBe(892); // 906 lines, 892 distinct ASNs
@@ -21,13 +22,13 @@ describe('asn-list on real snapshots', () => {
     expect(asns.get(6698)).toEqual(['datacenter', 'VIRTUALSYSTEMS, UA']); // tab before '#'
   });
 
-  test('X4BNet VPN ASNs', async () => {
+  testWithShared('X4BNet VPN ASNs', async () => {
     const { rec, ctx } = await runParser(parse, 'asn/x4bnet-vpn-ASN.txt', { category: 'vpn' });
     expect(ctx.rows).toBe(15);
     expect(byAsn(rec.of('asnCategory')).get(209854)).toEqual(['vpn', 'Surfshark']);
   });
 
-  test('bad-asn-list.csv: header, quoted fields, space before the quote', async () => {
+  testWithShared('bad-asn-list.csv: header, quoted fields, space before the quote', async () => {
     const { rec, ctx } = await runParser(parse, 'asn/bad-asn-list.csv', { category: 'datacenter' });
     expect(ctx.skipped).toBe(0);
     expect(ctx.rows).toBe(723); // 742 rows, 723 distinct ASNs

@@ -2,9 +2,10 @@ import { describe, expect, test } from 'bun:test';
 import { FeedError } from '../../index-builder/feed/source.ts';
 import { parse } from '../../index-builder/parsers/bogons.ts';
 import { runParser, skippedLines, tempFeed, valuesAt } from './feed-test-kit.ts';
+import { testWithShared } from '../helpers/shared-feeds.ts';
 
 describe('bogons', () => {
-  test('Team Cymru fullbogons IPv4: 703 prefixes, header comments ignored', async () => {
+  testWithShared('Team Cymru fullbogons IPv4: 703 prefixes, header comments ignored', async () => {
     const { rec, ctx } = await runParser(parse, 'bogons/fullbogons-ipv4.txt');
     expect(ctx.rows).toBe(703);
     expect(ctx.skipped).toBe(0);
@@ -13,7 +14,7 @@ describe('bogons', () => {
     expect(valuesAt(rec, 'bogon', '8.8.8.0/24')).toHaveLength(0);
   });
 
-  test('Team Cymru fullbogons IPv6 (2.3 MB): 143,544 prefixes', async () => {
+  testWithShared('Team Cymru fullbogons IPv6 (2.3 MB): 143,544 prefixes', async () => {
     const { rec, ctx } = await runParser(parse, 'bogons/fullbogons-ipv6.txt');
     expect(ctx.rows).toBe(143544);
     expect(ctx.skipped).toBe(0);

@@ -2,9 +2,10 @@ import { describe, expect, test } from 'bun:test';
 import { FeedError } from '../../index-builder/feed/source.ts';
 import { parse, stripComment } from '../../index-builder/parsers/cidr-list.ts';
 import { runParser, skippedLines, tempFeed, valueAt } from './feed-test-kit.ts';
+import { testWithShared } from '../helpers/shared-feeds.ts';
 
 describe('cidr-list on real snapshots', () => {
-  test('Cloudflare v4 (no final newline): 15 content ranges with the operator', async () => {
+  testWithShared('Cloudflare v4 (no final newline): 15 content ranges with the operator', async () => {
     const { rec, ctx } = await runParser(parse, 'cloud/cloudflare-ips-v4.txt', { category: 'content', provider: 'Cloudflare' });
     expect(ctx.rows).toBe(15);
     expect(ctx.skipped).toBe(0);
@@ -13,7 +14,7 @@ describe('cidr-list on real snapshots', () => {
     expect(valueAt(rec, 'provider', '131.0.72.0/22')).toEqual({ category: 'content', provider: 'Cloudflare' });
   });
 
-  test('Cloudflare v6: IPv6 values are bigints', async () => {
+  testWithShared('Cloudflare v6: IPv6 values are bigints', async () => {
     const { rec, ctx } = await runParser(parse, 'cloud/cloudflare-ips-v6.txt', { category: 'content', provider: 'Cloudflare' });
     expect(ctx.rows).toBe(7);
     const [family, start, end] = rec.of('provider')[0];
@@ -22,14 +23,14 @@ describe('cidr-list on real snapshots', () => {
     expect(end).toBe((0x2400cb00n << 96n) | ((1n << 96n) - 1n));
   });
 
-  test('X4BNet datacenter list without provider: category only', async () => {
+  testWithShared('X4BNet datacenter list without provider: category only', async () => {
     const { rec, ctx } = await runParser(parse, 'cloud/x4bnet-datacenter-ipv4.txt', { category: 'datacenter' });
     expect(ctx.rows).toBe(42566);
     expect(ctx.skipped).toBe(0);
     expect(valueAt(rec, 'provider', '1.12.0.0/14')).toEqual({ category: 'datacenter' });
   });
 
-  test('threat category goes to threatList; trailing spaces tolerated (derived DROPv6 CIDRs)', async () => {
+  testWithShared('threat category goes to threatList; trailing spaces tolerated (derived DROPv6 CIDRs)', async () => {
     const { rec, ctx } = await runParser(parse, 'threat/derived-spamhaus-drop_v6-cidrs.txt', { category: 'threat' });
     expect(ctx.rows).toBe(51);
     expect(ctx.skipped).toBe(0);
@@ -37,14 +38,14 @@ describe('cidr-list on real snapshots', () => {
     expect(valueAt(rec, 'threatList', '2a12:2640::/29')).toEqual({ list: 'threat-list' });
   });
 
-  test('FireHOL level1: comment header ignored, 2,892 entries, list named by provider', async () => {
+  testWithShared('FireHOL level1: comment header ignored, 2,892 entries, list named by provider', async () => {
     const { rec, ctx } = await runParser(parse, 'threat/firehol_level1.netset', { category: 'threat', provider: 'firehol-level1' });
     expect(ctx.rows).toBe(2892);
     expect(ctx.skipped).toBe(0);
     expect(valueAt(rec, 'threatList', '1.10.16.0/20')).toEqual({ list: 'firehol-level1' });
   });
 
-  test('Mullvad host addresses are single-address ranges', async () => {
+  testWithShared('Mullvad host addresses are single-address ranges', async () => {
     const { rec } = await runParser(parse, 'vpn/x4bnet-input-mullvadvpn-ips.txt', { category: 'vpn', provider: 'Mullvad' });
     expect(valueAt(rec, 'provider', '23.144.160.67/32')).toEqual({ category: 'vpn', provider: 'Mullvad' });
   });

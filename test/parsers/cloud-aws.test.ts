@@ -2,9 +2,10 @@ import { describe, expect, test } from 'bun:test';
 import { FeedError } from '../../index-builder/feed/source.ts';
 import { parse, readAws } from '../../index-builder/parsers/cloud-aws.ts';
 import { runParser, tempFeed, valueAt } from './feed-test-kit.ts';
+import { testWithShared } from '../helpers/shared-feeds.ts';
 
 describe('cloud-aws', () => {
-  test('real ip-ranges.json: one value per distinct prefix (7,899 v4 + 3,106 v6)', async () => {
+  testWithShared('real ip-ranges.json: one value per distinct prefix (7,899 v4 + 3,106 v6)', async () => {
     const { rec, ctx } = await runParser(parse, 'cloud/aws-ip-ranges.json');
     expect(ctx.skipped).toBe(0);
     expect(ctx.rows).toBe(7899 + 3106);

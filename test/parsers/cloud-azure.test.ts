@@ -2,9 +2,10 @@ import { describe, expect, test } from 'bun:test';
 import { FeedError } from '../../index-builder/feed/source.ts';
 import { parse, readAzure } from '../../index-builder/parsers/cloud-azure.ts';
 import { runParser, tempFeed, valueAt } from './feed-test-kit.ts';
+import { testWithShared } from '../helpers/shared-feeds.ts';
 
 describe('cloud-azure', () => {
-  test('real ServiceTags (.json.gz): 56,725 distinct prefixes, merged tags', async () => {
+  testWithShared('real ServiceTags (.json.gz): 56,725 distinct prefixes, merged tags', async () => {
     const { rec, ctx } = await runParser(parse, 'cloud/azure-ServiceTags_Public.json.gz');
     expect(ctx.rows).toBe(56725);
     expect(ctx.skipped).toBe(0);

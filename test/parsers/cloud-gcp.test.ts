@@ -2,9 +2,10 @@ import { describe, expect, test } from 'bun:test';
 import { FeedError } from '../../index-builder/feed/source.ts';
 import { parse } from '../../index-builder/parsers/cloud-gcp.ts';
 import { runParser, tempFeed, valueAt } from './feed-test-kit.ts';
+import { testWithShared } from '../helpers/shared-feeds.ts';
 
 describe('cloud-gcp', () => {
-  test('real cloud.json: 1,092 prefixes with scope as region', async () => {
+  testWithShared('real cloud.json: 1,092 prefixes with scope as region', async () => {
     const { rec, ctx } = await runParser(parse, 'cloud/google-cloud.json');
     expect(ctx.rows).toBe(1092);
     expect(ctx.skipped).toBe(0);

@@ -2,9 +2,10 @@ import { describe, expect, test } from 'bun:test';
 import { FeedError } from '../../index-builder/feed/source.ts';
 import { oracleService, parse } from '../../index-builder/parsers/cloud-oracle.ts';
 import { runParser, tempFeed, valueAt } from './feed-test-kit.ts';
+import { testWithShared } from '../helpers/shared-feeds.ts';
 
 describe('cloud-oracle', () => {
-  test('real public_ip_ranges.json: 1,102 CIDRs over 56 regions', async () => {
+  testWithShared('real public_ip_ranges.json: 1,102 CIDRs over 56 regions', async () => {
     const { rec, ctx } = await runParser(parse, 'cloud/oracle-public_ip_ranges.json');
     expect(ctx.rows).toBe(1102);
     expect(ctx.skipped).toBe(0);

@@ -2,9 +2,10 @@ import { describe, expect, test } from 'bun:test';
 import { FeedError } from '../../index-builder/feed/source.ts';
 import { parse } from '../../index-builder/parsers/crawler-ranges.ts';
 import { runParser, skippedLines, tempFeed, valueAt } from './feed-test-kit.ts';
+import { testWithShared } from '../helpers/shared-feeds.ts';
 
 describe('crawler-ranges on real snapshots', () => {
-  test('googlebot.json: 169 v4 + 146 v6 prefixes under the crawler key', async () => {
+  testWithShared('googlebot.json: 169 v4 + 146 v6 prefixes under the crawler key', async () => {
     const { rec, ctx } = await runParser(parse, 'crawlers/googlebot.json', { crawler: 'googlebot' });
     expect(ctx.rows).toBe(315);
     expect(ctx.skipped).toBe(0);
@@ -14,13 +15,13 @@ describe('crawler-ranges on real snapshots', () => {
     expect(valueAt(rec, 'crawler', '2001:4860:4801:10::/64')).toBe('googlebot');
   });
 
-  test('Ahrefs file without creationTime', async () => {
+  testWithShared('Ahrefs file without creationTime', async () => {
     const { rec, ctx } = await runParser(parse, 'crawlers/ahrefs-crawler-ip-ranges.json', { crawler: 'ahrefsbot' });
     expect(ctx.rows).toBe(51);
     expect(valueAt(rec, 'crawler', '5.39.1.224/27')).toBe('ahrefsbot');
   });
 
-  test('bingbot.json', async () => {
+  testWithShared('bingbot.json', async () => {
     const { rec, ctx } = await runParser(parse, 'crawlers/bingbot.json', { crawler: 'bingbot' });
     expect(ctx.rows).toBe(28);
     expect(valueAt(rec, 'crawler', '157.55.39.0/24')).toBe('bingbot');

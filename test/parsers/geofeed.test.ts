@@ -4,6 +4,7 @@ import { FeedError } from '../../index-builder/feed/source.ts';
 import { parseCidr, parseIPv4 } from '../../src/net/ip.ts';
 import { RecordingSink, sourceFor } from '../helpers/recording-sink.ts';
 import { tempFeed } from './temp-feed.ts';
+import { testWithShared } from '../helpers/shared-feeds.ts';
 
 async function run(path: string, options: Record<string, string> = {}) {
   const rec = new RecordingSink();
@@ -13,7 +14,7 @@ async function run(path: string, options: Record<string, string> = {}) {
 }
 
 describe('geofeed on real RFC 8805 feeds', () => {
-  test('DigitalOcean: locations with readable regions, and the manifest category/provider', async () => {
+  testWithShared('DigitalOcean: locations with readable regions, and the manifest category/provider', async () => {
     const { ctx, geo, provider } = await run('cloud/digitalocean-geofeed.csv', { category: 'datacenter', provider: 'DigitalOcean' });
     expect(ctx.rows).toBe(1182);
     expect(ctx.skipped).toBe(0);
@@ -27,7 +28,7 @@ describe('geofeed on real RFC 8805 feeds', () => {
     expect(nj[3]).toEqual({ countryCode: 'US', region: 'New Jersey', city: 'North Bergen', postalCode: '07047' });
   });
 
-  test('Linode: # header comments are not skips; empty postal is left out; no category means no provider calls', async () => {
+  testWithShared('Linode: # header comments are not skips; empty postal is left out; no category means no provider calls', async () => {
     const { ctx, geo, provider } = await run('cloud/linode-geofeed.csv');
     expect(ctx.rows).toBe(4552);
     expect(ctx.skipped).toBe(0);

@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { FeedError } from '../../index-builder/feed/source.ts';
 import { parse } from '../../index-builder/parsers/icloud-relay.ts';
 import { runParser, skippedLines, tempFeed, valueAt, valuesAt } from './feed-test-kit.ts';
+import { testWithShared } from '../helpers/shared-feeds.ts';
 
 // No snapshot of Apple's egress-ip-ranges.csv exists here (too large for the
 // mirrors). This fixture follows Apple's documented RFC 8805 layout
@@ -27,7 +28,7 @@ describe('icloud-relay', () => {
     expect(valueAt(rec, 'geo', '104.28.0.20/31')).toEqual({ countryCode: 'GB' });
   });
 
-  test('plain CIDR list (derived snapshot): ranges without location', async () => {
+  testWithShared('plain CIDR list (derived snapshot): ranges without location', async () => {
     const { rec, ctx } = await runParser(parse, 'relay/derived-x4bnet-apple-private-relay-ips.txt');
     expect(ctx.rows).toBe(3290);
     expect(ctx.skipped).toBe(0);

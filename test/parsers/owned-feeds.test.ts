@@ -2,12 +2,13 @@
  * Runs every feeds.json entry of the types these parsers own over the real
  * snapshots: each must report rows and raise no structural error.
  */
-import { describe, expect, test } from 'bun:test';
+import { expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { FeedParser } from '../../index-builder/feed/source.ts';
 import type { ManifestSource } from '../../index-builder/sink.ts';
 import { FEEDS_DIR } from '../helpers/recording-sink.ts';
+import { describeWithShared } from '../helpers/shared-feeds.ts';
 import { runParser } from './feed-test-kit.ts';
 import { parse as asnList } from '../../index-builder/parsers/asn-list.ts';
 import { parse as bogons } from '../../index-builder/parsers/bogons.ts';
@@ -41,10 +42,10 @@ const OWNED: Record<string, FeedParser> = {
   bogons,
 };
 
-const manifest = JSON.parse(readFileSync(resolve(FEEDS_DIR, 'feeds.json'), 'utf8')) as { sources: ManifestSource[] };
-const owned = manifest.sources.filter((s) => Object.hasOwn(OWNED, s.type));
+describeWithShared('every owned feeds.json entry parses', () => {
+  const manifest = JSON.parse(readFileSync(resolve(FEEDS_DIR, 'feeds.json'), 'utf8')) as { sources: ManifestSource[] };
+  const owned = manifest.sources.filter((s) => Object.hasOwn(OWNED, s.type));
 
-describe('every owned feeds.json entry parses', () => {
   test('the manifest has entries of the owned types', () => {
     expect(owned.length).toBeGreaterThanOrEqual(40);
   });

@@ -4,6 +4,7 @@ import { FeedError } from '../../index-builder/feed/source.ts';
 import { parseCidr } from '../../src/net/ip.ts';
 import { RecordingSink, sourceFor } from '../helpers/recording-sink.ts';
 import { tempFeed } from './temp-feed.ts';
+import { testWithShared } from '../helpers/shared-feeds.ts';
 
 async function run(path: string) {
   const rec = new RecordingSink();
@@ -19,7 +20,7 @@ function route(calls: unknown[][], cidr: string) {
 }
 
 describe('pfx2as on the RouteViews snapshot', () => {
-  test('every line, with single origins, MOAS and AS-sets', async () => {
+  testWithShared('every line, with single origins, MOAS and AS-sets', async () => {
     const { ctx, calls, ms } = await run('routing/routeviews-rv2-20240406-1200.pfx2as.gz');
     console.log(`routeviews-rv2-20240406-1200.pfx2as.gz: ${ctx.rows} rows in ${ms.toFixed(0)} ms`);
     expect(ctx.rows).toBe(998042);

@@ -4,9 +4,10 @@ import { parse } from '../../index-builder/parsers/provider-ranges.ts';
 import { normalizeRegion } from '../../index-builder/parsers/provider-formats/vultr-geofeed.ts';
 import { readGithubMeta } from '../../index-builder/parsers/provider-formats/github-meta.ts';
 import { runParser, tempFeed, valueAt, valuesAt } from './feed-test-kit.ts';
+import { testWithShared } from '../helpers/shared-feeds.ts';
 
 describe('provider-ranges on real snapshots', () => {
-  test('github-meta: sections map to categories, hooks first', async () => {
+  testWithShared('github-meta: sections map to categories, hooks first', async () => {
     const opts = { format: 'github-meta', category: 'webhook', provider: 'GitHub' };
     const { rec, ctx } = await runParser(parse, 'cloud/github-meta.json', opts);
     expect(ctx.skipped).toBe(0);
@@ -19,7 +20,7 @@ describe('provider-ranges on real snapshots', () => {
     expect(ctx.rows).toBeGreaterThan(5314); // actions alone has 5,314 distinct entries
   });
 
-  test('atlassian: email → messaging, ingress → content, egress → manifest category', async () => {
+  testWithShared('atlassian: email → messaging, ingress → content, egress → manifest category', async () => {
     const opts = { format: 'atlassian', category: 'webhook', provider: 'Atlassian' };
     const { rec, ctx } = await runParser(parse, 'cloud/atlassian-ip-ranges.json', opts);
     expect(ctx.rows).toBe(166);
@@ -30,7 +31,7 @@ describe('provider-ranges on real snapshots', () => {
     });
   });
 
-  test('datadog: webhooks, synthetics with location, intake endpoints', async () => {
+  testWithShared('datadog: webhooks, synthetics with location, intake endpoints', async () => {
     const opts = { format: 'datadog', category: 'webhook', provider: 'Datadog' };
     const { rec, ctx } = await runParser(parse, 'cloud/datadog-ip-ranges.json', opts);
     expect(ctx.skipped).toBe(0);
@@ -42,7 +43,7 @@ describe('provider-ranges on real snapshots', () => {
     expect(valueAt(rec, 'provider', '3.233.144.0/20')).toEqual({ category: 'content', provider: 'Datadog', service: 'agents' });
   });
 
-  test('zscaler: node name as region, cloud as service, svpn addresses', async () => {
+  testWithShared('zscaler: node name as region, cloud as service, svpn addresses', async () => {
     const opts = { format: 'zscaler', category: 'network_service_provider', provider: 'Zscaler' };
     const { rec, ctx } = await runParser(parse, 'cloud/zscaler-cenr.json', opts);
     expect(ctx.skipped).toBe(0);
@@ -54,7 +55,7 @@ describe('provider-ranges on real snapshots', () => {
     });
   });
 
-  test('fastly, imperva, cdn77, google-goog: plain lists with the manifest category', async () => {
+  testWithShared('fastly, imperva, cdn77, google-goog: plain lists with the manifest category', async () => {
     const fastly = await runParser(parse, 'cloud/fastly-public-ip-list.json', { format: 'fastly', category: 'content', provider: 'Fastly' });
     expect(fastly.ctx.rows).toBe(21);
     expect(valueAt(fastly.rec, 'provider', '2a04:4e42::/32')).toEqual({ category: 'content', provider: 'Fastly' });
@@ -69,7 +70,7 @@ describe('provider-ranges on real snapshots', () => {
     expect(valueAt(goog.rec, 'provider', '8.8.8.0/24')).toEqual({ category: 'content', provider: 'Google' });
   });
 
-  test('vultr-geofeed: provider range plus location', async () => {
+  testWithShared('vultr-geofeed: provider range plus location', async () => {
     const opts = { format: 'vultr-geofeed', category: 'datacenter', provider: 'Vultr' };
     const { rec, ctx } = await runParser(parse, 'cloud/vultr-geofeed.json', opts);
     expect(ctx.rows).toBe(513);

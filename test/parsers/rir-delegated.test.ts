@@ -5,6 +5,7 @@ import type { AllocationValue } from '../../index-builder/sink.ts';
 import { parseCidr, parseIPv4, parseIPv6, type Addr } from '../../src/net/ip.ts';
 import { RecordingSink, sourceFor } from '../helpers/recording-sink.ts';
 import { tempFeed } from './temp-feed.ts';
+import { testWithShared } from '../helpers/shared-feeds.ts';
 
 async function run(path: string) {
   const rec = new RecordingSink();
@@ -21,7 +22,7 @@ const APNIC_AS_OF = '2026-06-17T00:00:00.000Z';
 const LACNIC_AS_OF = '2023-03-22T00:00:00.000Z';
 
 describe('rir-delegated on real statistics', () => {
-  test('APNIC 2026 (plain 7 fields, 27-line header, mirror comment at the end)', async () => {
+  testWithShared('APNIC 2026 (plain 7 fields, 27-line header, mirror comment at the end)', async () => {
     const { ctx, calls, at } = await run('rir/delegated-apnic-20260618.gz');
     // 54,666 ipv4 + 16,933 ipv6 rows (the summary lines' counts); asn rows are not skips.
     expect(ctx.rows).toBe(54666 + 16933);
@@ -36,7 +37,7 @@ describe('rir-delegated on real statistics', () => {
     expect(at(p.start)).toEqual([6, p.start, p.end, { registry: 'apnic', status: 'assigned', date: '2025-07-03', blockStart: p.start, blockEnd: p.end, asOf: APNIC_AS_OF }]);
   }, 60_000);
 
-  test('RIPE NCC 2014: an ipv4 count that is not a power of two stays one block', async () => {
+  testWithShared('RIPE NCC 2014: an ipv4 count that is not a power of two stays one block', async () => {
     const { ctx, at } = await run('rir/delegated-ripencc-latest.gz');
     expect(ctx.rows).toBe(50134 + 9513);
     // The serial is epoch seconds here; the end date is the data's date.
@@ -47,7 +48,7 @@ describe('rir-delegated on real statistics', () => {
     }]);
   }, 60_000);
 
-  test('LACNIC extended: 7-field available rows and 8-field rows', async () => {
+  testWithShared('LACNIC extended: 7-field available rows and 8-field rows', async () => {
     const { ctx, at } = await run('rir/delegated-lacnic-extended-latest.gz');
     expect(ctx.skipped).toBe(0);
     expect(ctx.rows).toBe(4 + 26602 + 19614 + 25896);
@@ -57,14 +58,14 @@ describe('rir-delegated on real statistics', () => {
     expect(at(mx.start)![3]).toEqual({ registry: 'lacnic', countryCode: 'MX', status: 'allocated', date: '2003-01-10', blockStart: mx.start, blockEnd: mx.end, asOf: LACNIC_AS_OF });
   }, 60_000);
 
-  test('AFRINIC extended: ZZ country and empty date are left out', async () => {
+  testWithShared('AFRINIC extended: ZZ country and empty date are left out', async () => {
     const { ctx, at } = await run('rir/delegated-afrinic-extended-20260505.gz');
     expect(ctx.rows).toBe(5958 + 8978);
     const p = parseCidr('2001:4201::/32')!;
     expect(at(p.start)![3]).toEqual({ registry: 'afrinic', status: 'reserved', blockStart: p.start, blockEnd: p.end, asOf: '2026-05-05T00:00:00.000Z' });
   });
 
-  test('ARIN sample (epoch-ms serial, empty cc/date) and the NRO 9-field combined file', async () => {
+  testWithShared('ARIN sample (epoch-ms serial, empty cc/date) and the NRO 9-field combined file', async () => {
     const arin = await run('rir/SAMPLE300-delegated-arin-extended-20190908.txt');
     expect(arin.ctx.rows).toBe(200);
     const p = parseCidr('2001:402::/31')!;

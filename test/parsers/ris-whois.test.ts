@@ -4,6 +4,7 @@ import { FeedError } from '../../index-builder/feed/source.ts';
 import { parseCidr } from '../../src/net/ip.ts';
 import { RecordingSink, sourceFor } from '../helpers/recording-sink.ts';
 import { tempFeed } from './temp-feed.ts';
+import { testWithShared } from '../helpers/shared-feeds.ts';
 
 async function run(path: string, options: Record<string, unknown> = {}) {
   const rec = new RecordingSink();
@@ -19,7 +20,7 @@ function route(calls: unknown[][], cidr: string) {
 }
 
 describe('ris-whois on the RIS IPv6 dump (2022-05-27)', () => {
-  test('aggregates origins per prefix, drops ::/0 and low-visibility origins', async () => {
+  testWithShared('aggregates origins per prefix, drops ::/0 and low-visibility origins', async () => {
     const { ctx, calls, ms } = await run('routing/riswhoisdump.IPv6-20220527.gz');
     console.log(`riswhoisdump.IPv6-20220527.gz: ${ctx.rows} prefixes in ${ms.toFixed(0)} ms`);
     // Distinct prefixes (other than ::/0) with at least one origin seen by >= 10 peers.
@@ -32,14 +33,14 @@ describe('ris-whois on the RIS IPv6 dump (2022-05-27)', () => {
     expect(route(calls, '2001:410::/32')![3]).toEqual({ prefixLen: 32, origins: [271, 7860, 8111, 10972, 53904], asSet: true });
   }, 60_000);
 
-  test('minPeers 0 keeps every origin', async () => {
+  testWithShared('minPeers 0 keeps every origin', async () => {
     const { ctx, calls } = await run('routing/SAMPLE50-riswhoisdump.IPv6.txt', { minPeers: 0 });
     expect(route(calls, '2001::/32')![3]).toEqual({ prefixLen: 32, origins: [6939, 1101, 29432, 25192, 12816] });
     expect(route(calls, '::/0')).toBeUndefined();
     expect(ctx.skipped).toBe(0);
   });
 
-  test('IPv4 sample with the default threshold', async () => {
+  testWithShared('IPv4 sample with the default threshold', async () => {
     const { ctx, calls } = await run('routing/SAMPLE50-riswhoisdump.IPv4.txt');
     expect(ctx.rows).toBe(23);
     expect(route(calls, '1.0.4.0/24')![3]).toEqual({ prefixLen: 24, origins: [56203] });

@@ -5,6 +5,7 @@ import type { VrpValue } from '../../index-builder/sink.ts';
 import { parseCidr } from '../../src/net/ip.ts';
 import { RecordingSink, sourceFor } from '../helpers/recording-sink.ts';
 import { tempFeed } from './temp-feed.ts';
+import { testWithShared } from '../helpers/shared-feeds.ts';
 
 async function run(path: string) {
   const rec = new RecordingSink();
@@ -19,7 +20,7 @@ function vrp(asn: number, cidr: string, maxLength: number): VrpValue {
 }
 
 describe('rpki-vrps on real exports', () => {
-  test('RIPE validator CSV sample (ASN,IP Prefix,Max Length)', async () => {
+  testWithShared('RIPE validator CSV sample (ASN,IP Prefix,Max Length)', async () => {
     const { ctx, vrps } = await run('rpki/SAMPLE50-ripe-validator-roas-export.csv');
     expect(ctx.rows).toBe(49);
     expect(ctx.skipped).toBe(0);
@@ -28,7 +29,7 @@ describe('rpki-vrps on real exports', () => {
     expect(vrps.at(-1)).toEqual(vrp(12741, '213.216.64.0/18', 18));
   });
 
-  test('gortr/rpki-client JSON (DN42 sample): AS-prefixed strings; its three broken entries are skipped', async () => {
+  testWithShared('gortr/rpki-client JSON (DN42 sample): AS-prefixed strings; its three broken entries are skipped', async () => {
     const { ctx, vrps } = await run('rpki/DN42-NOT-INTERNET-export_dn42.json.gz');
     expect(ctx.rows).toBe(3309);
     expect(vrps[0]).toEqual(vrp(4242420916, 'fd00:114:514::/48', 64));

@@ -8,6 +8,7 @@ import { utimesSync } from 'node:fs';
 import type { FeedParser } from '../../index-builder/feed/source.ts';
 import { runParser } from './feed-test-kit.ts';
 import { tempFeed } from './temp-feed.ts';
+import { testWithShared } from '../helpers/shared-feeds.ts';
 
 const parser = async (type: string): Promise<FeedParser> => (await import(`../../index-builder/parsers/${type}.ts`)).parse;
 
@@ -33,7 +34,7 @@ const STATED: Array<[string, string, Record<string, string>, string]> = [
 
 describe('source dates from the files themselves', () => {
   for (const [type, path, options, date] of STATED) {
-    test(`${type} ${path}: ${date}`, async () => {
+    testWithShared(`${type} ${path}: ${date}`, async () => {
       // A manifest date does not override what the file states.
       const { ctx } = await runParser(await parser(type), path, { type, ...options, date: '2020-01-01' });
       expect(ctx.date).toEqual({ at: date, from: 'file' });

@@ -2,9 +2,10 @@ import { describe, expect, test } from 'bun:test';
 import { FeedError } from '../../index-builder/feed/source.ts';
 import { parse } from '../../index-builder/parsers/spamhaus-asndrop.ts';
 import { runParser, skippedLines, tempFeed } from './feed-test-kit.ts';
+import { testWithShared } from '../helpers/shared-feeds.ts';
 
 describe('spamhaus-asndrop', () => {
-  test('real asndrop.json: 201 records, metadata trailer ignored', async () => {
+  testWithShared('real asndrop.json: 201 records, metadata trailer ignored', async () => {
     const { rec, ctx } = await runParser(parse, 'threat/spamhaus-asndrop.json');
     expect(ctx.rows).toBe(201);
     expect(ctx.skipped).toBe(0);

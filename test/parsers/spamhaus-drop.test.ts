@@ -2,9 +2,10 @@ import { describe, expect, test } from 'bun:test';
 import { FeedError } from '../../index-builder/feed/source.ts';
 import { parse } from '../../index-builder/parsers/spamhaus-drop.ts';
 import { runParser, skippedLines, tempFeed, valueAt } from './feed-test-kit.ts';
+import { testWithShared } from '../helpers/shared-feeds.ts';
 
 describe('spamhaus-drop on real snapshots', () => {
-  test('drop_v4.json (JSON lines + metadata trailer): 1,670 records', async () => {
+  testWithShared('drop_v4.json (JSON lines + metadata trailer): 1,670 records', async () => {
     const { rec, ctx } = await runParser(parse, 'threat/spamhaus-drop_v4.json');
     expect(ctx.rows).toBe(1670); // = metadata "records"
     expect(ctx.skipped).toBe(0);
@@ -12,20 +13,20 @@ describe('spamhaus-drop on real snapshots', () => {
     expect(valueAt(rec, 'threatList', '223.254.0.0/16')).toEqual({ list: 'drop', reference: 'SBL212803' });
   });
 
-  test('drop.txt: `;` header and EOF comment, 1,385 entries', async () => {
+  testWithShared('drop.txt: `;` header and EOF comment, 1,385 entries', async () => {
     const { rec, ctx } = await runParser(parse, 'threat/spamhaus-drop.txt');
     expect(ctx.rows).toBe(1385);
     expect(ctx.skipped).toBe(0);
     expect(valueAt(rec, 'threatList', '1.19.0.0/16')).toEqual({ list: 'drop', reference: 'SBL434604' });
   });
 
-  test('dropv6.txt: IPv6 entries are list dropv6', async () => {
+  testWithShared('dropv6.txt: IPv6 entries are list dropv6', async () => {
     const { rec, ctx } = await runParser(parse, 'threat/spamhaus-dropv6.txt');
     expect(ctx.rows).toBe(78);
     expect(valueAt(rec, 'threatList', '2001:678:6c4::/48')).toEqual({ list: 'dropv6', reference: 'SBL626637' });
   });
 
-  test('edrop.txt: list edrop', async () => {
+  testWithShared('edrop.txt: list edrop', async () => {
     const { rec, ctx } = await runParser(parse, 'threat/spamhaus-edrop.txt');
     expect(ctx.rows).toBe(289);
     expect(valueAt(rec, 'threatList', '2.56.247.0/24')).toEqual({ list: 'edrop', reference: 'SBL620754' });

@@ -3,9 +3,10 @@ import { FeedError } from '../../index-builder/feed/source.ts';
 import { isoUtc, parse } from '../../index-builder/parsers/threat-feed.ts';
 import { splitCsvLine } from '../../index-builder/feed/csv-fields.ts';
 import { runParser, skippedLines, tempFeed, valueAt } from './feed-test-kit.ts';
+import { testWithShared } from '../helpers/shared-feeds.ts';
 
 describe('threat-feed: Feodo Tracker CSV (real snapshot)', () => {
-  test('28 entries, header block and `# END` line (no final newline) handled', async () => {
+  testWithShared('28 entries, header block and `# END` line (no final newline) handled', async () => {
     const { rec, ctx } = await runParser(parse, 'threat/feodotracker-ipblocklist.csv');
     expect(ctx.rows).toBe(28);
     expect(ctx.skipped).toBe(0);

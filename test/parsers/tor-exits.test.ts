@@ -2,9 +2,10 @@ import { describe, expect, test } from 'bun:test';
 import { FeedError } from '../../index-builder/feed/source.ts';
 import { parse } from '../../index-builder/parsers/tor-exits.ts';
 import { runParser, skippedLines, tempFeed, valuesAt } from './feed-test-kit.ts';
+import { testWithShared } from '../helpers/shared-feeds.ts';
 
 describe('tor-exits', () => {
-  test('exit-addresses: 2,378 ExitAddress lines, 1,174 distinct addresses', async () => {
+  testWithShared('exit-addresses: 2,378 ExitAddress lines, 1,174 distinct addresses', async () => {
     const { rec, ctx } = await runParser(parse, 'tor/exit-addresses');
     expect(ctx.skipped).toBe(0);
     expect(ctx.rows).toBe(1174);
@@ -12,7 +13,7 @@ describe('tor-exits', () => {
     expect(valuesAt(rec, 'torExit', '171.25.193.25')).toHaveLength(1);
   });
 
-  test('torbulkexitlist: one address a line, same 1,174 addresses', async () => {
+  testWithShared('torbulkexitlist: one address a line, same 1,174 addresses', async () => {
     const bulk = await runParser(parse, 'tor/torbulkexitlist');
     const blocks = await runParser(parse, 'tor/exit-addresses');
     expect(bulk.ctx.rows).toBe(1174);

@@ -1,11 +1,11 @@
-/** Test support: the shared real RDAP files, and a real RDAP server on loopback that serves them. */
+/** Test support: real RDAP answers (test/fixtures/feeds/rdap), and a real RDAP server on loopback that serves them. */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 /** Directory of the real RDAP responses and IANA bootstrap files (read-only, beside the repo). */
-export const RDAP_FEEDS = resolve(import.meta.dir, '../../../shared/feeds/rdap');
+export const RDAP_FEEDS = resolve(import.meta.dir, '../fixtures/feeds/rdap');
 
-/** A shared RDAP file, parsed. */
+/** An RDAP fixture file, parsed. */
 export function readRdapFeed(name: string): unknown {
   return JSON.parse(readFileSync(resolve(RDAP_FEEDS, name), 'utf8'));
 }
@@ -37,7 +37,7 @@ export interface MockRdapServer {
   stop(): void;
 }
 
-/** Serves a shared file as an RDAP answer. */
+/** Serves a fixture file as an RDAP answer. */
 export function feedResponse(name: string, status = 200): Response {
   return new Response(Bun.file(resolve(RDAP_FEEDS, name)), { status, headers: { 'content-type': 'application/rdap+json' } });
 }

@@ -7,13 +7,14 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { IndexHolder } from '../../src/index/holder.ts';
 import { IndexFileError } from '../../src/index/index-file.ts';
 import { IndexReader } from '../../src/index/reader.ts';
+import { FIXTURE_FEEDS_DIR } from '../helpers/fixture-index.ts';
 import { REPO_ROOT, runAndKill } from './kill.ts';
 
-const FEEDS = resolve(REPO_ROOT, '../shared/feeds');
+const FEEDS = FIXTURE_FEEDS_DIR;
 const dir = mkdtempSync(join(tmpdir(), 'ipintel-crash-build-'));
 const out = join(dir, 'ipintel.idx');
 const manifest = join(dir, 'feeds.json');

@@ -12,11 +12,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { buildSoakIndexes } from '../../tools/soak/indexes.ts';
+import { FIXTURE_FEEDS_DIR } from '../helpers/fixture-index.ts';
 import { REPO_ROOT } from './kill.ts';
 
-const FEEDS = resolve(REPO_ROOT, '../shared/feeds');
+const FEEDS = FIXTURE_FEEDS_DIR;
 const dir = mkdtempSync(join(tmpdir(), 'ipintel-disk-full-'));
 const mount = join(dir, 'mnt');
 mkdirSync(mount);
@@ -35,7 +36,7 @@ interface ProbeReport {
 let report: ProbeReport;
 beforeAll(async () => {
   if (!canUnshare) return;
-  const oldIndex = (await buildSoakIndexes(dir)).b;
+  const oldIndex = (await buildSoakIndexes(dir, FIXTURE_FEEDS_DIR)).b;
   const manifest = join(dir, 'feeds.json');
   // Room for the old index plus 2 MiB: the build below (~16 MiB) cannot fit beside it.
   const mountMiB = Math.ceil(statSync(oldIndex).size / 2 ** 20) + 2;

@@ -12,11 +12,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IndexHolder } from '../../src/index/holder.ts';
 import { buildSoakIndexes, swapIndexFile } from '../../tools/soak/indexes.ts';
+import { FIXTURE_FEEDS_DIR } from '../helpers/fixture-index.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ipintel-release-'));
 let files: { a: string; b: string };
 beforeAll(async () => {
-  files = await buildSoakIndexes(dir);
+  files = await buildSoakIndexes(dir, FIXTURE_FEEDS_DIR);
 }, 120_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

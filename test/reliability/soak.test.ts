@@ -9,11 +9,12 @@ import { expect, test } from 'bun:test';
 import { runSoak } from '../../tools/soak/run-soak.ts';
 import { formatSoakSummary } from '../../tools/soak/summary.ts';
 import { KIND_NAMES } from '../../tools/soak/traffic.ts';
+import { FIXTURE_FEEDS_DIR } from '../helpers/fixture-index.ts';
 
 test(
   '8 s of mixed traffic with a reload every 2 s: zero 5xx, zero dropped',
   async () => {
-    const r = await runSoak({ durationMs: 8_000, reloadEveryMs: 2_000, concurrency: 8, rssWarmupMs: 2_000 });
+    const r = await runSoak({ durationMs: 8_000, reloadEveryMs: 2_000, concurrency: 8, rssWarmupMs: 2_000, feedsDir: FIXTURE_FEEDS_DIR });
     if (r.failures.length > 0) console.error(formatSoakSummary(r));
     expect(r.serverErrors).toBe(0);
     expect(r.dropped).toBe(0);

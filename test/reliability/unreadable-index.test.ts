@@ -13,11 +13,12 @@ import type { RunningServer } from '../../src/server.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { startChildServer } from '../../tools/soak/child-server.ts';
 import { buildSoakIndexes, swapIndexFile } from '../../tools/soak/indexes.ts';
+import { FIXTURE_FEEDS_DIR } from '../helpers/fixture-index.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ipintel-unreadable-'));
 let good: string;
 beforeAll(async () => {
-  good = (await buildSoakIndexes(dir)).a;
+  good = (await buildSoakIndexes(dir, FIXTURE_FEEDS_DIR)).a;
 }, 120_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -10,14 +10,15 @@
  * matches; ASN names come from the asn2org table.
  */
 import { beforeAll, describe, expect, test } from 'bun:test';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { IndexReader } from '../../src/index/reader.ts';
 import { Flag, type IndexRecord, type RouteInfo } from '../../src/index/record.ts';
 import { parseCidr, parseIp } from '../../src/net/ip.ts';
 import { DEFAULT_POLICY, assessRecord, type ScoringContext } from '../../src/scoring/index.ts';
 import { fixtureIndexPath } from '../helpers/fixture-index.ts';
+import { describeWithShared, SHARED_FEEDS_DIR } from '../helpers/shared-feeds.ts';
 
-const FEEDS = new URL('../../../shared/feeds/', import.meta.url).pathname;
+const FEEDS = `${SHARED_FEEDS_DIR}/`;
 const feed = (path: string) => readFileSync(FEEDS + path, 'utf8');
 const NO_PROOF: ScoringContext = { verifiedCrawler: null };
 
@@ -55,7 +56,7 @@ const CATEGORY_LISTS = [
   'bogons/fullbogons-ipv4.txt',
 ];
 
-describe.skipIf(!existsSync(FEEDS + 'feeds.json'))('real feed snapshots', () => {
+describeWithShared('real feed snapshots', () => {
   test('Tor exit 171.25.193.25 (tor/exit-addresses; AS198093 DFRI) → tor_exit', () => {
     expect(feed('tor/exit-addresses')).toMatch(/^ExitAddress 171\.25\.193\.25 /m);
     expect(listed(feed('threat/spamhaus-drop_v4.json'), '171.25.193.25')).toBe(false);
@@ -164,14 +165,14 @@ describe.skipIf(!existsSync(FEEDS + 'feeds.json'))('real feed snapshots', () => 
 });
 
 // The same addresses through a real index: the full feeds.json index when IPINTEL_FULL_INDEX names one
-// (`bun run build-index --manifest ../shared/feeds/feeds.json --out /tmp/full.idx`), otherwise the shared
-// test fixture index built from a subset of the same snapshots (test/helpers/fixture-index.ts).
+// (`bun run build-index --manifest <snapshots>/feeds.json --out /tmp/full.idx`), otherwise the
+// fixture index's sources taken from the same snapshots (test/helpers/fixture-index.ts).
 const FULL_INDEX = process.env.IPINTEL_FULL_INDEX;
 
-describe.skipIf(!existsSync(FEEDS + 'feeds.json'))(`real index (${FULL_INDEX ?? 'fixture subset of the snapshots'})`, () => {
+describeWithShared(`real index (${FULL_INDEX ?? 'fixture subset of the snapshots'})`, () => {
   let reader: IndexReader;
   beforeAll(async () => {
-    reader = IndexReader.open(FULL_INDEX ?? (await fixtureIndexPath()));
+    reader = IndexReader.open(FULL_INDEX ?? (await fixtureIndexPath(SHARED_FEEDS_DIR)));
   }, 180_000);
 
   const cases: Array<[string, string]> = [

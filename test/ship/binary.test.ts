@@ -15,8 +15,7 @@ import { Reader } from 'mmdb-lib';
 import { buildIndex } from '../../index-builder/build.ts';
 import { main as inspectMain } from '../../src/commands/inspect.ts';
 import { OfflineLookup } from '../../src/commands/lookup/answer.ts';
-import { fixtureIndexPath } from '../helpers/fixture-index.ts';
-import { FEEDS_DIR } from '../helpers/recording-sink.ts';
+import { FIXTURE_FEEDS_DIR, fixtureIndexPath } from '../helpers/fixture-index.ts';
 import { compileBinary, run, serveBinary } from './binary-runner.ts';
 import { startFeedMirror } from './feed-mirror.ts';
 import { writeSmallDefaultData } from './small-default-data.ts';
@@ -177,7 +176,7 @@ describe('the compiled binary', () => {
   }, 90_000);
 
   test('first start: serve builds and serves the default at once, then fetches the catalog (a loopback mirror), builds in its own niced child and swaps', async () => {
-    const mirror = startFeedMirror();
+    const mirror = startFeedMirror(FIXTURE_FEEDS_DIR);
     const index = join(work, 'refresh', 'ipintel.idx');
     try {
       mkdirSync(join(work, 'refresh'), { recursive: true });
@@ -211,7 +210,7 @@ describe('the compiled binary', () => {
   }, 90_000);
 
   test('feeds update runs inside the binary (bundled parsers) against a loopback mirror', async () => {
-    const mirror = startFeedMirror();
+    const mirror = startFeedMirror(FIXTURE_FEEDS_DIR);
     try {
       const catalog = join(work, 'catalog.json');
       writeFileSync(
@@ -232,7 +231,7 @@ describe('the compiled binary', () => {
         '@ip-location-db/asn/asn-ipv6.csv',
         'crawlers/bingbot.json',
       ]);
-      expect(readFileSync(join(dir, 'crawlers/bingbot.json'))).toEqual(readFileSync(join(FEEDS_DIR, 'crawlers/bingbot.json')));
+      expect(readFileSync(join(dir, 'crawlers/bingbot.json'))).toEqual(readFileSync(join(FIXTURE_FEEDS_DIR, 'crawlers/bingbot.json')));
     } finally {
       mirror.stop();
     }

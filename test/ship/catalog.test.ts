@@ -12,6 +12,7 @@ import { summarizeCopy } from '../../src/feeds/validate.ts';
 import { copyRefusal } from '../../src/feeds/bounds.ts';
 import { noCoverage, type CopySummary } from '../../src/feeds/copy-summary.ts';
 import { FEEDS_DIR } from '../helpers/recording-sink.ts';
+import { testWithShared } from '../helpers/shared-feeds.ts';
 
 const catalog = loadCatalog();
 
@@ -26,7 +27,7 @@ describe('the bundled catalog', () => {
     }
   });
 
-  test('every entry with a real snapshot in ../shared/feeds parses within its bounds and passes every check, alone and against itself', async () => {
+  testWithShared('every entry with a real snapshot in ../shared/feeds parses within its bounds and passes every check, alone and against itself', async () => {
     const withSnapshot = catalog.filter((f) => existsSync(join(FEEDS_DIR, f.path)));
     expect(withSnapshot.length).toBeGreaterThan(35);
     for (const f of withSnapshot) {
@@ -37,7 +38,7 @@ describe('the bundled catalog', () => {
     }
   }, 60_000);
 
-  test('entries the shared manifest also lists have its type and options', () => {
+  testWithShared('entries the real snapshots\' manifest also lists have its type and options', () => {
     const shared = JSON.parse(readFileSync(join(FEEDS_DIR, 'feeds.json'), 'utf8')).sources as Array<Record<string, string>>;
     let matched = 0;
     for (const s of shared) {

@@ -10,7 +10,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, write
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { IndexReader } from '../../src/index/reader.ts';
-import { FEEDS_DIR } from '../helpers/recording-sink.ts';
+import { FIXTURE_FEEDS_DIR } from '../helpers/fixture-index.ts';
 import { run, serveBinary } from './binary-runner.ts';
 
 const REPO = resolve(import.meta.dir, '../..');
@@ -83,8 +83,8 @@ describe('tools/docker-build-steps.sh all, in a copy of the build context', () =
       manifest,
       JSON.stringify({
         sources: [
-          { type: 'crawler-ranges', crawler: 'googlebot', path: join(FEEDS_DIR, 'crawlers/googlebot.json') },
-          { type: 'tor-exits', path: join(FEEDS_DIR, 'tor/torbulkexitlist') },
+          { type: 'crawler-ranges', crawler: 'googlebot', path: join(FIXTURE_FEEDS_DIR, 'crawlers/googlebot.json') },
+          { type: 'tor-exits', path: join(FIXTURE_FEEDS_DIR, 'tor/torbulkexitlist') },
           { type: 'geo-csv', path: join(tmp, 'geo.csv') },
           { type: 'asn-csv', path: join(tmp, 'asn.csv') },
         ],

@@ -1,5 +1,5 @@
 /**
- * A feed mirror on 127.0.0.1 for updater tests: serves ../shared/feeds by
+ * A feed mirror on 127.0.0.1 for updater tests: serves a feeds folder (the real snapshots by default) by
  * path (the layout `--mirror` expects), with per-path overrides that answer
  * what a test needs (a 404, a truncated file, garbage, a shrunken list).
  */

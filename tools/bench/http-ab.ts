@@ -19,6 +19,7 @@
  */
 import { join } from 'node:path';
 import { fixtureIndexPath } from '../../test/helpers/fixture-index.ts';
+import { SHARED_FEEDS_DIR } from '../../test/helpers/shared-feeds.ts';
 import { median } from './bench-kit.ts';
 import { randomIpScript, startTarget, wrk, type Target } from './http-kit.ts';
 
@@ -46,7 +47,7 @@ function option(argv: string[], name: string): string | undefined {
 
 const argv = process.argv.slice(2);
 const here = join(import.meta.dir, '..', '..');
-const index = option(argv, '--index') ?? (await fixtureIndexPath());
+const index = option(argv, '--index') ?? (await fixtureIndexPath(SHARED_FEEDS_DIR));
 const rounds = Number(option(argv, '--rounds') ?? 10);
 const opts = { connections: Number(option(argv, '--connections') ?? 64), duration: Number(option(argv, '--duration') ?? 2) };
 const sides: Side[] = [

@@ -12,13 +12,14 @@ import { createApp } from '../../src/http/app.ts';
 import { createFetchHandler } from '../../src/http/server.ts';
 import { createServices } from '../../src/server.ts';
 import { fixtureIndexPath } from '../../test/helpers/fixture-index.ts';
+import { SHARED_FEEDS_DIR } from '../../test/helpers/shared-feeds.ts';
 import { prng } from '../../test/helpers/prng.ts';
 import { printTable } from './bench-kit.ts';
 
 const argv = process.argv.slice(2);
 const at = argv.indexOf('--requests');
 const n = at >= 0 ? Number(argv[at + 1]) : 30_000;
-const index = argv[0] && !argv[0].startsWith('--') ? argv[0] : await fixtureIndexPath();
+const index = argv[0] && !argv[0].startsWith('--') ? argv[0] : await fixtureIndexPath(SHARED_FEEDS_DIR);
 const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', IPINTEL_INDEX: index, IPINTEL_DB: ':memory:', IPINTEL_RATE_LIMITS: 'off', IPINTEL_DNS_SERVERS: '127.0.0.1:9' });
 const services = await createServices(config);
 const handle = createFetchHandler(services, createApp(services));

@@ -54,6 +54,7 @@ if (mode === 'bare') {
     IPINTEL_DB: ':memory:',
     IPINTEL_RATE_LIMITS: 'off',
     IPINTEL_DNS_SERVERS: '127.0.0.1:9',
+    IPINTEL_MEMORY_MB: process.env.IPINTEL_MEMORY_MB,
   });
   const running = await startServer(config);
   console.log(running.port);

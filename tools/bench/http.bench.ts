@@ -24,6 +24,7 @@
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fixtureIndexPath } from '../../test/helpers/fixture-index.ts';
+import { SHARED_FEEDS_DIR } from '../../test/helpers/shared-feeds.ts';
 import { median, printTable, procStatus } from './bench-kit.ts';
 import { randomIpScript, startTarget, wrk, type Target, type WrkResult } from './http-kit.ts';
 
@@ -80,7 +81,7 @@ const mib1 = (bytes: number | undefined) => ((bytes ?? NaN) / 1048576).toFixed(1
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
-  const index = args.index ?? (await fixtureIndexPath());
+  const index = args.index ?? (await fixtureIndexPath(SHARED_FEEDS_DIR));
   const targets: Target[] = [];
   const stopAll = () => targets.forEach((t) => t.child.kill('SIGTERM'));
   process.on('exit', stopAll);

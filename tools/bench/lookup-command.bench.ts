@@ -16,6 +16,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fixtureIndexPath } from '../../test/helpers/fixture-index.ts';
+import { SHARED_FEEDS_DIR } from '../../test/helpers/shared-feeds.ts';
 import { prng } from '../../test/helpers/prng.ts';
 import { cpuSeconds, printTable } from './bench-kit.ts';
 import { startTarget } from './http-kit.ts';
@@ -100,7 +101,7 @@ async function runHttp(index: string, ips: string[], connections: number): Promi
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
-  const index = args.index ?? (await fixtureIndexPath());
+  const index = args.index ?? (await fixtureIndexPath(SHARED_FEEDS_DIR));
   const ips = addresses(args.count);
   const dir = mkdtempSync(join(tmpdir(), 'ipintel-lookup-bench-'));
   try {

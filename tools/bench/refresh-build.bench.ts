@@ -30,7 +30,7 @@ const argv = process.argv.slice(2);
 const short = argv.includes('--short');
 const tmp = mkdtempSync(join(tmpdir(), 'ipintel-refresh-bench-'));
 const index = join(tmp, 'ipintel.idx');
-copyFileSync(option(argv, '--index') ?? (await fixtureIndexPath()), index);
+copyFileSync(option(argv, '--index') ?? (await fixtureIndexPath(FEEDS_DIR)), index);
 // The catalog feeds the snapshots hold; the short check takes four small ones.
 const SHORT = ['tor/torbulkexitlist', 'cloud/cloudflare-ips-v4.txt', 'crawlers/googlebot.json', 'threat/spamhaus-drop_v4.json'];
 const feeds = loadCatalog().filter((f) => existsSync(join(FEEDS_DIR, f.path)) && (!short || SHORT.includes(f.path)));

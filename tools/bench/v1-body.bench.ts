@@ -12,10 +12,11 @@ import { V1BodyCache } from '../../src/lookup/v1-body.ts';
 import { buildV1 } from '../../src/lookup/v1.ts';
 import { loadPolicy } from '../../src/scoring/index.ts';
 import { fixtureIndexPath } from '../../test/helpers/fixture-index.ts';
+import { SHARED_FEEDS_DIR } from '../../test/helpers/shared-feeds.ts';
 import { prng } from '../../test/helpers/prng.ts';
 import { printTable } from './bench-kit.ts';
 
-const path = process.argv[2] ?? (await fixtureIndexPath());
+const path = process.argv[2] ?? (await fixtureIndexPath(SHARED_FEEDS_DIR));
 const reader = IndexReader.open(path);
 const ctx = { scoring: { verifiedCrawler: null }, policy: await loadPolicy(), rdapOwner: null, now: Date.now() };
 const N = 60_000;

@@ -83,10 +83,10 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
   return redisLimiter(store, local, clock, options);
 }
 
-/** The limiter for a server configuration, or null when limiting is off (IPINTEL_RATE_LIMITS=off). */
-export function createRateLimiterFromConfig(config: Pick<Config, 'rateLimits' | 'rateLimitStore'>, shared?: SharedBucketsMemory): RateLimiter | null {
+/** The limiter for a server configuration, or null when limiting is off (IPINTEL_RATE_LIMITS=off); `maxBuckets` bounds in-process buckets. */
+export function createRateLimiterFromConfig(config: Pick<Config, 'rateLimits' | 'rateLimitStore'>, shared?: SharedBucketsMemory, maxBuckets?: number): RateLimiter | null {
   if (!config.rateLimits) return null;
-  return createRateLimiter({ store: config.rateLimitStore ?? 'memory', shared });
+  return createRateLimiter({ store: config.rateLimitStore ?? 'memory', shared, maxBuckets });
 }
 
 /** Adds a decision to the process counters and passes it on. */

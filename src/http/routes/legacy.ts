@@ -2,6 +2,7 @@
  * Legacy GET / and GET /{ip} (spec 4.6, 4.9): the flat legacy JSON, or
  * plain text by `format=text` / Accept, with a strong ETag on /{ip}.
  */
+import { memoryBudget } from '../../memory-budget.ts';
 import { Elysia, t } from 'elysia';
 import { LegacyLines, legacyObject, legacyPlace, legacyText } from '../../lookup/legacy.ts';
 import { callerOf } from '../caller.ts';
@@ -49,7 +50,7 @@ const LINES = new WeakMap<AppServices, LegacyLines>();
 
 function linesOf(s: AppServices): LegacyLines {
   let lines = LINES.get(s);
-  if (!lines) LINES.set(s, (lines = new LegacyLines()));
+  if (!lines) LINES.set(s, (lines = new LegacyLines(memoryBudget(s.config.memoryMb).legacyLineSlots)));
   return lines;
 }
 

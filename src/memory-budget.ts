@@ -1,0 +1,118 @@
+/**
+ * IPINTEL_MEMORY_MB: how big a serving worker's memos and caches may grow.
+ * The budget is the worker's anonymous memory (heap, caches; the mapped
+ * index is file-backed and not in it). A fixed part is the runtime itself;
+ * the rest is shared among the memos by the documented shares below
+ * (docs/deployment.md, "Memory"), each turned into entries by its cost per
+ * entry, or handed over as bytes where entries vary in size (RDAP, radar).
+ * Unset, every memo keeps its own default size.
+ */
+import { MIN_MEMORY_MB } from './config.ts';
+import { DNS_CACHE_SIZE } from './crawlers/verifier.ts';
+import { DEFAULT_MAX_BUCKETS } from './http/ratelimit/memory-store.ts';
+import { LINE_SLOTS } from './lookup/legacy.ts';
+import { RADAR_DEFAULTS } from './lookup/radar.ts';
+import { MAX_VIEWS } from './lookup/scored-part.ts';
+import { TAIL_SLOTS } from './lookup/v1-body.ts';
+import { RDAP_DEFAULTS } from './rdap/index.ts';
+
+/** Sizes of a worker's memos and caches. */
+export interface MemoryBudget {
+  /** Slots of the v1 body memo (a power of two; src/lookup/v1-body.ts). */
+  v1TailSlots: number;
+  /** Scoring views held before that memo starts over (src/lookup/scored-part.ts). */
+  scoredViews: number;
+  /** Slots of the legacy one-line memo (a power of two; src/lookup/legacy.ts). */
+  legacyLineSlots: number;
+  /** RDAP answers held, and their JSON text's total size (src/rdap/client.ts). */
+  rdapEntries: number;
+  rdapBytes: number;
+  /** DNS answers held, and crawler proofs held (src/crawlers/verifier.ts, each cache this many). */
+  dnsEntries: number;
+  /** Radar enrichments held, and their JSON text's total size (src/lookup/radar.ts). */
+  radarEntries: number;
+  radarBytes: number;
+  /** Rate-limit buckets (src/http/ratelimit/). */
+  rateLimitBuckets: number;
+}
+
+/** Each memo's own default size, used when IPINTEL_MEMORY_MB is unset. */
+export const DEFAULT_MEMORY_BUDGET: Readonly<MemoryBudget> = {
+  v1TailSlots: TAIL_SLOTS,
+  scoredViews: MAX_VIEWS,
+  legacyLineSlots: LINE_SLOTS,
+  rdapEntries: RDAP_DEFAULTS.cacheSize,
+  rdapBytes: RDAP_DEFAULTS.cacheMaxBytes,
+  dnsEntries: DNS_CACHE_SIZE,
+  radarEntries: RADAR_DEFAULTS.maxEntries,
+  radarBytes: RADAR_DEFAULTS.maxBytes,
+  rateLimitBuckets: DEFAULT_MAX_BUCKETS,
+};
+
+export { MIN_MEMORY_MB };
+
+/**
+ * What a worker holds whatever the memos: the runtime, the compiled code,
+ * the framework, the index's decoded tables, and the garbage a busy worker
+ * carries between collections (the most of it: an idle worker holds ~110 MiB;
+ * under random load, memos aside, ~170 MiB; tools/bench/serving-memory.bench.ts).
+ */
+export const RUNTIME_MB = 176;
+
+/**
+ * Shares of what the runtime leaves, in percent. The v1 body memo is the one
+ * that pays for itself on random traffic (each slot spares a record decode
+ * and serialization); the others hold little under random traffic and are
+ * bounded so a flood of distinct callers, crawlers or ASNs cannot grow them.
+ */
+export const MEMORY_SHARES = {
+  v1Tails: 52,
+  scoredViews: 8,
+  legacyLines: 8,
+  rdap: 12,
+  dns: 4,
+  radar: 4,
+  rateLimit: 12,
+} as const;
+
+/**
+ * Cost of one entry in bytes, rounded up: a v1 tail is the record's own JSON
+ * (under 1 KB) plus its slot (the difference of RssAnon between memo sizes,
+ * tools/bench/serving-memory.bench.ts); a scoring view's text ~2 KB and its
+ * pieces; a legacy line ~80 characters; a DNS answer or proof with its key
+ * and list links; a rate-limit bucket's key, map entry and typed-array row.
+ */
+export const ENTRY_BYTES = {
+  v1Tail: 1024,
+  scoredView: 3000,
+  legacyLine: 160,
+  rdapEntry: 4096,
+  dns: 1024,
+  radarEntry: 2048,
+  rateLimitBucket: 160,
+} as const;
+
+/** The largest power of two <= n, at least `min`. */
+function powerOfTwoAtMost(n: number, min: number): number {
+  return Math.max(min, 2 ** Math.floor(Math.log2(Math.max(1, n))));
+}
+
+/** The sizes for a budget in MiB (null: DEFAULT_MEMORY_BUDGET); each never above its default. */
+export function memoryBudget(mb: number | null): MemoryBudget {
+  if (mb === null) return { ...DEFAULT_MEMORY_BUDGET };
+  const spare = Math.max(0, mb - RUNTIME_MB) * 1048576;
+  const bytes = (share: number) => (spare * share) / 100;
+  const count = (share: number, each: number, min: number, max: number) => Math.max(min, Math.min(max, Math.floor(bytes(share) / each)));
+  const d = DEFAULT_MEMORY_BUDGET;
+  return {
+    v1TailSlots: Math.min(d.v1TailSlots, powerOfTwoAtMost(bytes(MEMORY_SHARES.v1Tails) / ENTRY_BYTES.v1Tail, 1024)),
+    scoredViews: count(MEMORY_SHARES.scoredViews, ENTRY_BYTES.scoredView, 256, d.scoredViews),
+    legacyLineSlots: Math.min(d.legacyLineSlots, powerOfTwoAtMost(bytes(MEMORY_SHARES.legacyLines) / ENTRY_BYTES.legacyLine, 1024)),
+    rdapEntries: count(MEMORY_SHARES.rdap, ENTRY_BYTES.rdapEntry, 64, d.rdapEntries),
+    rdapBytes: Math.min(d.rdapBytes, Math.max(256 << 10, Math.floor(bytes(MEMORY_SHARES.rdap)))),
+    dnsEntries: count(MEMORY_SHARES.dns / 2, ENTRY_BYTES.dns, 256, d.dnsEntries),
+    radarEntries: count(MEMORY_SHARES.radar, ENTRY_BYTES.radarEntry, 64, d.radarEntries),
+    radarBytes: Math.min(d.radarBytes, Math.max(256 << 10, Math.floor(bytes(MEMORY_SHARES.radar)))),
+    rateLimitBuckets: count(MEMORY_SHARES.rateLimit, ENTRY_BYTES.rateLimitBucket, 1024, d.rateLimitBuckets),
+  };
+}
