@@ -4,7 +4,7 @@ import { DEFAULT_POLICY, assessRecord, type Action, type Band, type Verdict } fr
 import { PROFILE_FIXTURES } from './fixtures.ts';
 
 interface Expected {
-  usage_type: string | null;
+  usage_type: string;
   category: string | null;
   operator_type: string | null;
   threat_level: string;
@@ -93,7 +93,7 @@ const EXPECTED: Record<string, Expected> = {
     guardrails: ['verified_crawler_protection'],
   },
   threat_listed: {
-    usage_type: null, category: null, operator_type: null, threat_level: 'High', confidence: 'low',
+    usage_type: 'unknown', category: null, operator_type: null, threat_level: 'High', confidence: 'low',
     signals: ['hijacked_netblock'],
     risk: 80, band: 'bad', verdict: 'block', role: 'threat', action: 'block',
     surfaces: { content: 'challenge', seo_crawler: 'challenge', login: 'block', signup: 'block', payment: 'block', api: 'block' },
@@ -107,7 +107,7 @@ const EXPECTED: Record<string, Expected> = {
     guardrails: ['bogon_block'],
   },
   unknown: {
-    usage_type: null, category: null, operator_type: null, threat_level: 'Low', confidence: 'low',
+    usage_type: 'unknown', category: null, operator_type: null, threat_level: 'Low', confidence: 'low',
     signals: ['unrouted_address'],
     risk: 15, band: 'good', verdict: 'allow', role: 'unknown', action: 'allow',
     // api: the unrouted_address signal (+5) still tips it; signup and payment no longer punish missing evidence.
