@@ -5,7 +5,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { AsnText, Closed, Named, Nullable, NullableString, StringEnum } from './schema-kit.ts';
-import { Classification, Score, Verdict } from './v1.ts';
+import { Classification, Evidence, Score, Verdict } from './v1.ts';
 
 
 export const ThreatDensity = Named('ThreatDensity', Closed({
@@ -36,6 +36,8 @@ export const StackAssessment = Named('StackAssessment', Closed({
   // The same fields as the v1 classification's, declared there once.
   ...Type.Pick(Classification, ['usage_type', 'is_datacenter', 'is_vpn', 'is_proxy', 'is_tor', 'is_privacy_relay']).properties,
   score: Score,
+  // What the booleans cannot speak to: the same lists as the v1 evidence's, declared there once.
+  ...Type.Pick(Evidence, ['unavailable', 'stale']).properties,
 }));
 export type StackAssessmentBody = Static<typeof StackAssessment>;
 const NullableBoolean = Nullable(Type.Boolean(), { description: 'null unless both stacks are known' });
