@@ -8,13 +8,15 @@ import { AsnText, Closed, Named, Nullable, NullableString, StringEnum } from './
 import { Classification, Evidence, Score, Verdict } from './v1.ts';
 
 
+const UNKNOWN_WITHOUT_THREAT = { description: 'null when the index holds no threat list (threat_data "unavailable"): unknown, not zero' };
 export const ThreatDensity = Named('ThreatDensity', Closed({
-  threat_network_count: Type.Integer({ minimum: 0 }),
-  threat_ipv4_addresses: Type.Integer({ minimum: 0 }),
-  total_ipv4_addresses: Type.Integer({ minimum: 0 }),
-  ratio: Type.Number({ minimum: 0 }),
-  percent: Type.Number({ minimum: 0 }),
-  significant: Type.Boolean(),
+  threat_network_count: Nullable(Type.Integer({ minimum: 0 }), UNKNOWN_WITHOUT_THREAT),
+  threat_ipv4_addresses: Nullable(Type.Integer({ minimum: 0 }), UNKNOWN_WITHOUT_THREAT),
+  total_ipv4_addresses: Type.Integer({ minimum: 0, description: 'IPv4 addresses the ASN announces in the loaded routing (or ASN range) data' }),
+  ratio: Nullable(Type.Number({ minimum: 0 }), UNKNOWN_WITHOUT_THREAT),
+  percent: Nullable(Type.Number({ minimum: 0 }), UNKNOWN_WITHOUT_THREAT),
+  significant: Nullable(Type.Boolean(), UNKNOWN_WITHOUT_THREAT),
+  threat_data: StringEnum(['ready', 'stale', 'unavailable'], { description: "The index's threat lists, as /v1/data/status shows them" }),
   source: Type.String(),
 }));
 export const AsnDrop = Named('AsnDrop', Closed({ asn: Type.String(), as_name: NullableString, rir: NullableString, domain: NullableString, country_code: NullableString }));
