@@ -24,7 +24,9 @@ import { ValueTable } from './value-table.ts';
 /**
  * Value layers: within each, the most specific range wins. Named provider
  * claims are split by standing (precedence.ts): `infrastructure` holds the
- * address-space holders' claims, `provider` the services' claims.
+ * address-space holders' claims, `provider` the services' claims. Locations
+ * likewise: `publisherGeo` holds the holders' own (a cloud's region, a
+ * network's geofeed), which outrank the third-party databases' in `geo`.
  */
 export const VALUE_LAYERS = [
   'geo',
@@ -37,6 +39,7 @@ export const VALUE_LAYERS = [
   'threatFeed',
   'specialUse',
   'infrastructure',
+  'publisherGeo',
 ] as const;
 export type ValueLayer = (typeof VALUE_LAYERS)[number];
 
@@ -113,6 +116,7 @@ export class FamilyLayers {
     >;
     this.values.provider = new SourcedRows(family);
     this.values.infrastructure = new SourcedRows(family);
+    this.values.publisherGeo = new SourcedRows(family);
   }
 
   /** Adds a range to a flag's union layer. */
@@ -208,7 +212,11 @@ export class Collector implements BuildSink {
 
   geo(family: Family, start: Addr, end: Addr, v: GeoValue): void {
     const key = `${v.countryCode ?? ''}|${v.region ?? ''}|${v.city ?? ''}|${v.postalCode ?? ''}|${v.latitude ?? ''}|${v.longitude ?? ''}|${v.timezone ?? ''}`;
-    this.layers(family).values.geo.push(start, end, this.geoValues.intern(v, key));
+    const id = this.geoValues.intern(v, key);
+    const layers = this.layers(family);
+    // The holder of the address space locates its own ranges; among holders the fresher source breaks ties.
+    if (this.current >= 0 && this.sources[this.current].standing === 'infrastructure') (layers.values.publisherGeo as SourcedRows).pushFrom(start, end, id, this.current);
+    else layers.values.geo.push(start, end, id);
   }
 
   asn(family: Family, start: Addr, end: Addr, asn: number, org?: string): void {
