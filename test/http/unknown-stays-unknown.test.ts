@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import type { RunningServer } from '../../src/server.ts';
 import { formatIPv4 } from '../../src/net/ip.ts';
 import { defaultIndexPath } from '../helpers/default-index.ts';
-import { fullIndexPath } from '../helpers/full-index.ts';
+import { fullIndexWithDefaultsPath } from '../helpers/full-index.ts';
 import { OpenApiResponses } from '../helpers/openapi-responses.ts';
 import { prng } from '../helpers/prng.ts';
 import { FEEDS_DIR } from '../helpers/recording-sink.ts';
@@ -117,10 +117,10 @@ describe('the embedded default index', () => {
   }, 120_000);
 });
 
-describe.skipIf(!HAVE_FEEDS)('the full index of every real snapshot', () => {
+describe.skipIf(!HAVE_FEEDS)('the full build of every real snapshot (with the default location data, as build-index --manifest makes it)', () => {
   let server: RunningServer;
   beforeAll(async () => {
-    server = await startTestServer({ ...NO_LIMITS, IPINTEL_INDEX: await fullIndexPath() });
+    server = await startTestServer({ ...NO_LIMITS, IPINTEL_INDEX: await fullIndexWithDefaultsPath() });
   }, 300_000);
   afterAll(async () => {
     await server?.stop();
