@@ -152,9 +152,13 @@ export function coverageOf(meta: IndexMeta, nowMs: number): Coverage {
  * allocation (an allocation of unknown date counts as older).
  */
 export function missingRouteIsEvidence(record: IndexRecord, c: Coverage): boolean {
-  if (!c.routesComplete) return false;
+  return c.routesComplete && !allocatedAfterRoutes(record, c);
+}
+
+/** Whether the record's allocation is dated after the oldest routing snapshot (false when either date is unknown). */
+export function allocatedAfterRoutes(record: IndexRecord, c: Coverage): boolean {
   const allocated = record.allocation?.date;
-  return !allocated || c.routesAsOf === null || allocated.slice(0, 10) <= c.routesAsOf;
+  return !!allocated && c.routesAsOf !== null && allocated.slice(0, 10) > c.routesAsOf;
 }
 
 /** Kinds that raise signals (docs/signals.md "Evidence kinds"), in EVIDENCE_KINDS order. */

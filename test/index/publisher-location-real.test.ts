@@ -35,7 +35,7 @@ import { FEEDS_DIR } from '../helpers/recording-sink.ts';
 
 const HAVE_FEEDS = existsSync(`${FEEDS_DIR}/feeds.json`);
 if (!HAVE_FEEDS) {
-  if (process.env.CI === 'true') test('the real snapshots are present under CI', () => expect(HAVE_FEEDS).toBe(true));
+  if (process.env.CI === 'true') test('the real snapshots are present under CI', () => expect(HAVE_FEEDS as boolean).toBe(true));
   else console.log('publisher-location-real: skipped, ../shared/feeds (the real snapshots) is not here');
 }
 
