@@ -32,7 +32,9 @@ export const ERROR_STATUS = {
   OAUTH_DENIED: 403,
   /** Not in the spec table: the OAuth state or its cookie is missing, expired or does not match. */
   OAUTH_STATE_INVALID: 400,
-  /** Not in the spec table: the identity provider's token or userinfo endpoint failed. */
+  /** Not in the spec table: the identity provider refused the authorization code (`invalid_grant`): a bad request, not a bad gateway. */
+  OAUTH_CODE_INVALID: 400,
+  /** Not in the spec table: the identity provider's token or userinfo endpoint failed or could not be reached. */
   OAUTH_PROVIDER_ERROR: 502,
 } as const;
 

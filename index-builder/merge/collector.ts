@@ -26,7 +26,9 @@ import { ValueTable } from './value-table.ts';
 /**
  * Value layers: within each, the most specific range wins. Named provider
  * claims are split by standing (precedence.ts): `infrastructure` holds the
- * address-space holders' claims, `provider` the services' claims.
+ * address-space holders' claims, `provider` the services' claims. Locations
+ * likewise: `publisherGeo` holds the holders' own (a cloud's region, a
+ * network's geofeed), which outrank the third-party databases' in `geo`.
  */
 export const VALUE_LAYERS = [
   'geo',
@@ -39,6 +41,7 @@ export const VALUE_LAYERS = [
   'threatFeed',
   'specialUse',
   'infrastructure',
+  'publisherGeo',
 ] as const;
 export type ValueLayer = (typeof VALUE_LAYERS)[number];
 
@@ -121,6 +124,7 @@ export class FamilyLayers {
     >;
     this.values.provider = new SourcedRows(family);
     this.values.infrastructure = new SourcedRows(family);
+    this.values.publisherGeo = new SourcedRows(family);
   }
 
   /** Adds a range to a flag's union layer. */
@@ -224,9 +228,14 @@ export class Collector implements BuildSink {
   }
 
   geo(family: Family, start: Addr, end: Addr, v: GeoValue): void {
-    this.layers(family).values.geo.push(start, end, this.geoValues.intern(v));
+    const id = this.geoValues.intern(v);
+    const layers = this.layers(family);
+    // The holder of the address space locates its own ranges; among holders the fresher source breaks ties.
+    if (this.current >= 0 && this.sources[this.current].standing === 'infrastructure') (layers.values.publisherGeo as SourcedRows).pushFrom(start, end, id, this.current);
+    else layers.values.geo.push(start, end, id);
   }
 
+  /** IPv6 ranges of a geolocation database's MMDB walk, as words (never a holder's own location). */
   geo6Words(start: Uint32Array, end: Uint32Array, v: GeoValue): void {
     this.layers(6).values.geo.pushWords(start, end, this.geoValues.intern(v));
   }

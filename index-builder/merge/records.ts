@@ -118,7 +118,8 @@ export class RecordTable {
     const flags = resolveFlags(claims);
 
     const cols = this.cols;
-    cols[RecordCol.GEO] = values[LAYER.geo];
+    // The publisher speaks first: its own location of the range, else the geolocation database's.
+    cols[RecordCol.GEO] = values[LAYER.publisherGeo] || values[LAYER.geo];
     cols[RecordCol.ASN] = asnRowId;
     cols[RecordCol.ALLOCATION] = values[LAYER.allocation];
     cols[RecordCol.ROUTE] = values[LAYER.route];

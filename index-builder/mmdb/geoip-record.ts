@@ -71,6 +71,8 @@ export function mmdbRecord(record: IndexRecord, ctx: V1Context): MmdbMap | null 
     ['is_tor_exit_node', c.is_tor === true],
   ];
   for (const [name, set] of anonymous) if (set) out[name] = true;
+  // A use no evidence names is a key left out, as MaxMind leaves out what it does not know.
+  if (c.usage_type === 'unknown') own.classification = Object.fromEntries(Object.entries(c).filter(([k]) => k !== 'usage_type'));
   for (const field of OWN_FIELDS) {
     const v = withoutNulls(own[field]);
     if (v !== undefined) out[field] = v;

@@ -8,9 +8,12 @@
  * narrower services); among equals the first in the file wins.
  * Category: `CLOUDFRONT` and `CLOUDFRONT_ORIGIN_FACING` → `content` (CDN
  * edges and their origin fetchers); everything else → `datacenter`.
+ * Location: the region's place (cloud-regions/aws.ts); `GLOBAL` has none.
  */
 import type { FeedParser } from '../feed/source.ts';
 import type { Category } from '../sink.ts';
+import { AWS_REGIONS } from '../cloud-regions/aws.ts';
+import { regionGeo } from '../cloud-regions/place.ts';
 import { isObject, textOf } from './provider-formats/json-shape.ts';
 import { readEntries, reportEntries } from './provider-formats/report.ts';
 import { requireArray, type ProviderEntry, type ProviderFormat } from './provider-formats/types.ts';
@@ -44,12 +47,14 @@ export const readAws: ProviderFormat = (doc) => {
     requireArray(doc, list, 'the AWS document').forEach((item, i) => {
       const rec = isObject(item) ? item : {};
       const service = textOf(rec.service);
+      const region = textOf(rec.region);
       const entry: ProviderEntry = {
         prefix: rec[key],
         where: `${list}[${i}].${key}`,
         category: awsCategory(service),
         service,
-        region: textOf(rec.region),
+        region,
+        geo: regionGeo(AWS_REGIONS, region),
       };
       if (typeof entry.prefix !== 'string') return void unkeyed.push(entry); // reported as skipped
       const held = best.get(entry.prefix);

@@ -11,9 +11,13 @@
  * - region: the first non-empty tag region.
  * Category: Azure Front Door tags → `content` (CDN edge and origin fetchers);
  * everything else → `datacenter` (platform services run in Azure datacenters).
+ * Location: the merged region's place (cloud-regions/azure.ts); a prefix of
+ * global tags only has none (a regional prefix covering it still places it).
  */
 import type { FeedParser } from '../feed/source.ts';
 import type { Category } from '../sink.ts';
+import { AZURE_REGIONS } from '../cloud-regions/azure.ts';
+import { regionGeo } from '../cloud-regions/place.ts';
 import { isObject, textOf } from './provider-formats/json-shape.ts';
 import { readEntries, reportEntries } from './provider-formats/report.ts';
 import { requireArray, type ProviderEntry, type ProviderFormat } from './provider-formats/types.ts';
@@ -69,7 +73,8 @@ export const readAzure: ProviderFormat = (doc) => {
       held.entry.region ??= region;
     });
   });
-  return [...[...merged.values()].map((m) => m.entry), ...unkeyed];
+  const located = [...merged.values()].map(({ entry }) => ({ ...entry, geo: regionGeo(AZURE_REGIONS, entry.region) }));
+  return [...located, ...unkeyed];
 };
 
 /** Parses a `cloud-azure` source (the `.json.gz` form works too). */

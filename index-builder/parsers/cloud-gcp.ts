@@ -2,8 +2,11 @@
  * `cloud-gcp`: Google Cloud `cloud.json` — `prefixes[]` with `ipv4Prefix` or
  * `ipv6Prefix`, `service` ("Google Cloud") and `scope` (the region, e.g.
  * `africa-south1`). All customer-usable external ranges → `datacenter`.
+ * Location: the region's place (cloud-regions/gcp.ts); `global` has none.
  */
 import type { FeedParser } from '../feed/source.ts';
+import { GCP_REGIONS } from '../cloud-regions/gcp.ts';
+import { regionGeo } from '../cloud-regions/place.ts';
 import { isObject, textOf } from './provider-formats/json-shape.ts';
 import { readEntries, reportEntries } from './provider-formats/report.ts';
 import { requireArray, type ProviderFormat } from './provider-formats/types.ts';
@@ -15,11 +18,13 @@ export const GCP_PROVIDER = 'Google Cloud';
 export const readGcp: ProviderFormat = (doc) =>
   requireArray(doc, 'prefixes', 'the Google Cloud document').map((item, i) => {
     const rec = isObject(item) ? item : {};
+    const region = textOf(rec.scope);
     return {
       prefix: rec.ipv4Prefix ?? rec.ipv6Prefix,
       where: `prefixes[${i}]`,
       service: textOf(rec.service),
-      region: textOf(rec.scope),
+      region,
+      geo: regionGeo(GCP_REGIONS, region),
     };
   });
 

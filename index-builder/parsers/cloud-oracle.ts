@@ -3,9 +3,12 @@
  * `region` and `cidrs[]` of `{cidr, tags[]}`; tags are `OCI` (compute),
  * `OSN` (Oracle Services Network) and `OBJECT_STORAGE`. `service` is the most
  * specific tag (OBJECT_STORAGE > OSN > OCI; an unknown tag counts as most
- * specific). All ranges → `datacenter`.
+ * specific). All ranges → `datacenter`. Location: the region's place
+ * (cloud-regions/oracle.ts).
  */
 import type { FeedParser } from '../feed/source.ts';
+import { ORACLE_REGIONS } from '../cloud-regions/oracle.ts';
+import { regionGeo } from '../cloud-regions/place.ts';
 import { isObject, textOf } from './provider-formats/json-shape.ts';
 import { readEntries, reportEntries } from './provider-formats/report.ts';
 import { requireArray, type ProviderEntry, type ProviderFormat } from './provider-formats/types.ts';
@@ -37,10 +40,11 @@ export const readOracle: ProviderFormat = (doc) => {
   requireArray(doc, 'regions', 'the Oracle document').forEach((region, r) => {
     const rec = isObject(region) ? region : {};
     const name = textOf(rec.region);
+    const geo = regionGeo(ORACLE_REGIONS, name);
     const cidrs = Array.isArray(rec.cidrs) ? rec.cidrs : [];
     cidrs.forEach((c, i) => {
       const cidr = isObject(c) ? c : {};
-      out.push({ prefix: cidr.cidr, where: `regions[${r}].cidrs[${i}].cidr`, service: oracleService(cidr.tags), region: name });
+      out.push({ prefix: cidr.cidr, where: `regions[${r}].cidrs[${i}].cidr`, service: oracleService(cidr.tags), region: name, geo });
     });
   });
   return out;

@@ -5,16 +5,18 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { AsnText, Closed, Named, Nullable, NullableString, StringEnum } from './schema-kit.ts';
-import { Classification, Score, Verdict } from './v1.ts';
+import { Classification, Evidence, Score, Verdict } from './v1.ts';
 
 
+const UNKNOWN_WITHOUT_THREAT = { description: 'null when the index holds no threat list (threat_data "unavailable"): unknown, not zero' };
 export const ThreatDensity = Named('ThreatDensity', Closed({
-  threat_network_count: Type.Integer({ minimum: 0 }),
-  threat_ipv4_addresses: Type.Integer({ minimum: 0 }),
-  total_ipv4_addresses: Type.Integer({ minimum: 0 }),
-  ratio: Type.Number({ minimum: 0 }),
-  percent: Type.Number({ minimum: 0 }),
-  significant: Type.Boolean(),
+  threat_network_count: Nullable(Type.Integer({ minimum: 0 }), UNKNOWN_WITHOUT_THREAT),
+  threat_ipv4_addresses: Nullable(Type.Integer({ minimum: 0 }), UNKNOWN_WITHOUT_THREAT),
+  total_ipv4_addresses: Type.Integer({ minimum: 0, description: 'IPv4 addresses the ASN announces in the loaded routing (or ASN range) data' }),
+  ratio: Nullable(Type.Number({ minimum: 0 }), UNKNOWN_WITHOUT_THREAT),
+  percent: Nullable(Type.Number({ minimum: 0 }), UNKNOWN_WITHOUT_THREAT),
+  significant: Nullable(Type.Boolean(), UNKNOWN_WITHOUT_THREAT),
+  threat_data: StringEnum(['ready', 'stale', 'unavailable'], { description: "The index's threat lists, as /v1/data/status shows them" }),
   source: Type.String(),
 }));
 export const AsnDrop = Named('AsnDrop', Closed({ asn: Type.String(), as_name: NullableString, rir: NullableString, domain: NullableString, country_code: NullableString }));
@@ -36,6 +38,8 @@ export const StackAssessment = Named('StackAssessment', Closed({
   // The same fields as the v1 classification's, declared there once.
   ...Type.Pick(Classification, ['usage_type', 'is_datacenter', 'is_vpn', 'is_proxy', 'is_tor', 'is_privacy_relay']).properties,
   score: Score,
+  // What the booleans cannot speak to: the same lists as the v1 evidence's, declared there once.
+  ...Type.Pick(Evidence, ['unavailable', 'stale']).properties,
 }));
 export type StackAssessmentBody = Static<typeof StackAssessment>;
 const NullableBoolean = Nullable(Type.Boolean(), { description: 'null unless both stacks are known' });

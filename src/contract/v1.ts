@@ -14,6 +14,8 @@ export const ThreatLevel = StringEnum(['Unknown', 'Low', 'Medium', 'High']);
 export const UsageType = StringEnum([
   'tor', 'vpn', 'proxy', 'privacy_relay', 'crawler', 'hosting', 'content_delivery', 'network_service', 'webhook',
   'messaging', 'mobile', 'isp', 'business', 'education', 'government', 'non_profit', 'reserved',
+  // No evidence names a use (absence is not evidence: never a guessed residential).
+  'unknown',
 ]);
 export const ProxyType = StringEnum(['tor', 'vpn', 'proxy', 'privacy_relay']);
 export const Trait = StringEnum([
@@ -107,7 +109,7 @@ export const Score = Named('Score', Closed({
 
 /** Spec 2.1 classification object. */
 export const Classification = Named('Classification', Closed({
-  usage_type: Nullable(UsageType),
+  usage_type: UsageType,
   is_datacenter: Type.Boolean(),
   is_vpn: Type.Boolean(),
   is_proxy: Type.Boolean(),

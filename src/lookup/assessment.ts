@@ -18,6 +18,7 @@ export function assessStack(hit: LookupHit, ctx: AssessContext): StackAssessment
   const a = assess(hit.record, ctx);
   const c = a.classification;
   const score = a.score;
+  const { unavailable, stale } = a.evidence;
   return {
     ip: hit.ip,
     country_code: hit.record.geo?.countryCode ?? null,
@@ -30,6 +31,8 @@ export function assessStack(hit: LookupHit, ctx: AssessContext): StackAssessment
     is_tor: c.is_tor,
     is_privacy_relay: c.is_privacy_relay,
     score,
+    ...(unavailable ? { unavailable: [...unavailable] } : {}),
+    ...(stale ? { stale: [...stale] } : {}),
   };
 }
 

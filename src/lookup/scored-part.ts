@@ -70,7 +70,7 @@ export class ScoredPartCache {
       this.coverage = ctx.scoring.coverage;
       this.parts.clear();
     }
-    const key = scoringKey(record);
+    const key = scoringKey(record, ctx.scoring.coverage);
     let part = this.parts.get(key);
     if (part === undefined) {
       if (this.parts.size >= this.maxViews) this.parts.clear();
@@ -94,7 +94,7 @@ export class ScoredPartCache {
   }
 
   private compute(record: IndexRecord, ctx: V1Context): ScoredPart {
-    const view = scoringView(record);
+    const view = scoringView(record, ctx.scoring.coverage);
     const hit = { family: 4 as const, ip: '', rangeStart: '', rangeEnd: '', recordId: 0, record: view };
     const obj = buildV1(hit, { ...ctx, rdapOwner: null }, SCORED_PART_FIELDS) as { classification: Classification };
     return { classification: obj.classification, pieces: JSON.stringify(obj).slice(1).split(OPERATOR_JSON) };

@@ -6,7 +6,7 @@
 import type { Static } from '@sinclair/typebox';
 import { Flag, type IndexRecord, type LookupHit } from '../index/record.ts';
 import { assess, networkContext } from '../scoring/index.ts';
-import type { AssessContext, Classification, Coverage } from '../scoring/index.ts';
+import { missingRouteIsEvidence, type AssessContext, type Classification, type Coverage } from '../scoring/index.ts';
 import type { Location, Network, Routability, Routing } from '../contract/v1.ts';
 import { countryName } from './country.ts';
 import { utcOffset } from './timezone.ts';
@@ -78,6 +78,9 @@ export function routabilityOf(record: IndexRecord, coverage?: Coverage): Static<
   if (!record.route && !record.asn) {
     // Without routing data for both families the absence of a route says nothing.
     if (coverage && !coverage.routesComplete) return { status: 'unknown', globally_reachable: null, reason: 'No routing data for both address families: whether the address is announced is not known' };
+    if (coverage && !missingRouteIsEvidence(record, coverage)) {
+      return { status: 'unknown', globally_reachable: null, reason: `Allocated after the routing snapshot (${coverage.routesAsOf}): whether the address is announced is not known` };
+    }
     return { status: 'unannounced', globally_reachable: null, reason: 'No route for this address was seen in the routing data' };
   }
   return { status: 'global', globally_reachable: true, reason: 'Globally routable unicast address space' };

@@ -45,14 +45,14 @@ export const NETWORK_TYPE_USAGE: Readonly<Record<NetworkType, { usage: UsageType
   route_collector: { usage: 'network_service', confidence: 'medium' },
 };
 
-const NO_USAGE = Object.freeze({ usage: null, confidence: 'low' as Level });
+const NO_USAGE = Object.freeze({ usage: 'unknown' as UsageType, confidence: 'low' as Level });
 
 /**
  * The primary usage and how sure the layers make us of it. Conflicting
  * claims were settled when the index was built (the publisher speaks first,
  * index-builder/merge/precedence.ts): this order ranks uses that stand together.
  */
-function primaryUsage(record: IndexRecord, ctx: ScoringContext): { usage: UsageType | null; confidence: Level } {
+function primaryUsage(record: IndexRecord, ctx: ScoringContext): { usage: UsageType; confidence: Level } {
   const f = record.flags;
   if (isNonRoutable(record)) return { usage: 'reserved', confidence: 'high' };
   if (f & Flag.TOR_EXIT) return { usage: 'tor', confidence: 'high' };
@@ -71,7 +71,7 @@ function primaryUsage(record: IndexRecord, ctx: ScoringContext): { usage: UsageT
   if (f & Flag.DATACENTER_ASN) return { usage: 'hosting', confidence: 'medium' };
   // Range lists (above) speak for the address; the operator's declared type only for its network.
   if (record.networkType !== null) return NETWORK_TYPE_USAGE[record.networkType];
-  // Absence is not evidence: no list or declared type means no usage, never a guessed 'residential'.
+  // Absence is not evidence: no list or declared type means usage 'unknown', never a guessed 'residential'.
   return NO_USAGE;
 }
 
@@ -95,9 +95,10 @@ function threatLevelOf(record: IndexRecord, nonRoutable: boolean, coverage: Cove
   return holds(coverage, 'threat') ? 'Low' : 'Unknown';
 }
 
-/** The kind a usage type is read from (null: the built-in registries). */
+/** The kind a usage type is read from (null: the built-in registries, or no usage found). */
 const KIND_OF_USAGE: Readonly<Record<UsageType, EvidenceKind | null>> = {
   reserved: null,
+  unknown: null,
   tor: 'tor',
   vpn: 'vpn',
   proxy: 'proxy',
@@ -126,9 +127,9 @@ const LOWER_LEVEL: Readonly<Record<Level, Level>> = { high: 'medium', medium: 'l
  * usage's kind is stale; low when no usage is found while a kind that could
  * have named one is not loaded at all.
  */
-function coveredConfidence(usage: UsageType | null, confidence: Level, coverage: Coverage): Level {
+function coveredConfidence(usage: UsageType, confidence: Level, coverage: Coverage): Level {
   if (coverage.held === FULL_COVERAGE.held && coverage.stale === 0) return confidence;
-  const kind = usage === null ? null : KIND_OF_USAGE[usage];
+  const kind = KIND_OF_USAGE[usage];
   if (kind !== null) return isStale(coverage, kind) ? LOWER_LEVEL[confidence] : confidence;
   if (usage === 'reserved') return confidence;
   return ELIMINATED_KINDS.every((k) => holds(coverage, k)) ? confidence : 'low';
@@ -192,8 +193,9 @@ export function classify(record: IndexRecord, ctx: ScoringContext): Classificati
   };
 }
 
-const CATEGORY_OF_USAGE: Readonly<Record<UsageType, NetworkCategory>> = {
+const CATEGORY_OF_USAGE: Readonly<Record<UsageType, NetworkCategory | null>> = {
   reserved: 'reserved',
+  unknown: null,
   tor: 'tor',
   vpn: 'vpn',
   proxy: 'proxy',
@@ -236,7 +238,7 @@ const OPERATOR_TYPE_OF_CATEGORY: Readonly<Record<NetworkCategory, OperatorType |
 
 /** The `network` fields category, operator, operator_type and service_name. */
 export function networkContext(record: IndexRecord, classification: Classification): NetworkContext {
-  const category = classification.usage_type ? CATEGORY_OF_USAGE[classification.usage_type] : null;
+  const category = CATEGORY_OF_USAGE[classification.usage_type];
   let operatorType = category ? OPERATOR_TYPE_OF_CATEGORY[category] : null;
   if (category === 'tor' && record.flags & (Flag.DATACENTER | Flag.DATACENTER_ASN)) operatorType = 'hosting';
   return {

@@ -7,6 +7,7 @@
  */
 import { EVIDENCE_KINDS, type EvidenceKind } from '../index/evidence-kinds.ts';
 import type { IndexMeta } from '../index/format.ts';
+import type { IndexRecord } from '../index/record.ts';
 
 export { EVIDENCE_KINDS, type EvidenceKind } from '../index/evidence-kinds.ts';
 
@@ -58,6 +59,12 @@ export interface Coverage {
    * (RouteViews pfx2as) says nothing about IPv6 announcements.
    */
   readonly routesComplete: boolean;
+  /**
+   * Day (`YYYY-MM-DD`) of the oldest routing source: space allocated after it
+   * may simply be newer than the snapshot, so its missing route is no
+   * evidence there. Null without routing data or a date.
+   */
+  readonly routesAsOf: string | null;
   readonly kinds: Readonly<Record<EvidenceKind, KindCoverage>>;
 }
 
@@ -71,6 +78,7 @@ export const FULL_COVERAGE: Coverage = Object.freeze({
   held: ALL_KINDS,
   stale: 0,
   routesComplete: true,
+  routesAsOf: null,
   kinds: Object.freeze(
     Object.fromEntries(
       EVIDENCE_KINDS.map((k) => [k, Object.freeze({ state: 'ready', sources: 0, newest: null, ageSeconds: null, staleAfterSeconds: STALE_AFTER_MS[k] / 1000 })]),
@@ -95,6 +103,8 @@ export function coverageOf(meta: IndexMeta, nowMs: number): Coverage {
   const count = new Map<EvidenceKind, number>();
   const newestStated = new Map<EvidenceKind, number>();
   const newestMtime = new Map<EvidenceKind, number>();
+  // The oldest routing source, by the same rule: a stated date outranks an mtime.
+  const oldestRoutes = { stated: Infinity, mtime: Infinity };
   const builtAt = Date.parse(meta.builtAt);
   const described = meta.sources.every((s) => Array.isArray(s.kinds));
   for (const s of described ? meta.sources : []) {
@@ -104,6 +114,8 @@ export function coverageOf(meta: IndexMeta, nowMs: number): Coverage {
       if (!Object.hasOwn(STALE_AFTER_MS, k)) continue;
       count.set(k, (count.get(k) ?? 0) + 1);
       if (!(at <= (newest.get(k) ?? -Infinity))) newest.set(k, at);
+      const oldest = s.dateFrom === 'mtime' ? 'mtime' : 'stated';
+      if (k === 'routing' && at < oldestRoutes[oldest]) oldestRoutes[oldest] = at;
     }
   }
   const newest = new Map([...newestMtime, ...newestStated]);
@@ -129,7 +141,24 @@ export function coverageOf(meta: IndexMeta, nowMs: number): Coverage {
   }
   const families = meta.routedFamilies ?? [4, 6];
   const routesComplete = (held & KIND_BIT.routing) !== 0 && families.includes(4) && families.includes(6);
-  return Object.freeze({ held, stale, routesComplete, kinds: Object.freeze(kinds) });
+  const routesAt = Number.isFinite(oldestRoutes.stated) ? oldestRoutes.stated : oldestRoutes.mtime;
+  const routesAsOf = (held & KIND_BIT.routing) !== 0 && Number.isFinite(routesAt) ? new Date(routesAt).toISOString().slice(0, 10) : null;
+  return Object.freeze({ held, stale, routesComplete, routesAsOf, kinds: Object.freeze(kinds) });
+}
+
+/**
+ * Whether the routing data can speak to a missing route for this record:
+ * routes for both families, and snapshots no older than the record's
+ * allocation (an allocation of unknown date counts as older).
+ */
+export function missingRouteIsEvidence(record: IndexRecord, c: Coverage): boolean {
+  return c.routesComplete && !allocatedAfterRoutes(record, c);
+}
+
+/** Whether the record's allocation is dated after the oldest routing snapshot (false when either date is unknown). */
+export function allocatedAfterRoutes(record: IndexRecord, c: Coverage): boolean {
+  const allocated = record.allocation?.date;
+  return !!allocated && c.routesAsOf !== null && allocated.slice(0, 10) > c.routesAsOf;
 }
 
 /** Kinds that raise signals (docs/signals.md "Evidence kinds"), in EVIDENCE_KINDS order. */
@@ -152,7 +181,7 @@ export function coverageGaps(c: Coverage): { unavailable: readonly EvidenceKind[
 
 /** The same scoring-relevant facts (held and stale kinds): a memo made under one serves the other. */
 export function sameCoverage(a: Coverage, b: Coverage): boolean {
-  return a.held === b.held && a.stale === b.stale && a.routesComplete === b.routesComplete;
+  return a.held === b.held && a.stale === b.stale && a.routesComplete === b.routesComplete && a.routesAsOf === b.routesAsOf;
 }
 
 /** Kinds whose absence a reader of an ordinary answer should be told about, in the order named. */

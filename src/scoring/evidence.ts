@@ -4,7 +4,7 @@
  */
 import { Flag, type IndexRecord } from '../index/record.ts';
 import { isNonRoutable } from './classify.ts';
-import { coverageGaps, FULL_COVERAGE, KIND_BIT, type Coverage } from './coverage.ts';
+import { coverageGaps, FULL_COVERAGE, KIND_BIT, missingRouteIsEvidence, type Coverage } from './coverage.ts';
 import { SIGNALS, type SignalLabel } from './signals.ts';
 import type { Classification, Evidence, Level, Signal } from './types.ts';
 
@@ -61,7 +61,11 @@ const signalObjects = (stale: boolean) =>
 const SIGNAL_OBJECTS = signalObjects(false);
 const STALE_SIGNAL_OBJECTS = signalObjects(true);
 
-/** The one rule over an absence: it also needs routes for both families (Coverage.routesComplete). */
+/**
+ * The one rule over an absence: it also needs routes for both families
+ * (Coverage.routesComplete), and is not consulted for space allocated after
+ * the oldest routing snapshot (Coverage.routesAsOf), which it cannot speak to.
+ */
 const UNROUTED_RULE = SIGNAL_RULES.findIndex((r) => r.label === 'unrouted_address');
 
 /** Per rule, the coverage bit of the kind it reads (0: the service's own data, always held). */
@@ -80,7 +84,7 @@ export function collectEvidence(record: IndexRecord, classification: Classificat
   for (let i = 0; i < SIGNAL_RULES.length; i++) {
     const bit = RULE_KIND_BITS[i];
     if (bit !== 0 && !(coverage.held & bit)) continue;
-    if (i === UNROUTED_RULE && !coverage.routesComplete) continue;
+    if (i === UNROUTED_RULE && !missingRouteIsEvidence(record, coverage)) continue;
     const rule = SIGNAL_RULES[i];
     if (rule.holds(record, classification)) signals.push((coverage.stale & bit ? STALE_SIGNAL_OBJECTS : SIGNAL_OBJECTS)[rule.label]);
   }

@@ -6,7 +6,7 @@ export { decide } from './decision/decide.ts';
 export { assess, assessRecord } from './assess.ts';
 export { scoringKey, scoringView, OPERATOR_PLACEHOLDER } from './view.ts';
 export type { AssessContext, RecordAssessment } from './assess.ts';
-export { coverageOf, coverageNote, FULL_COVERAGE, EVIDENCE_KINDS, STALE_AFTER_MS, holds, isStale, sameCoverage } from './coverage.ts';
+export { coverageOf, coverageNote, FULL_COVERAGE, EVIDENCE_KINDS, STALE_AFTER_MS, holds, isStale, missingRouteIsEvidence, sameCoverage } from './coverage.ts';
 export type { Coverage, EvidenceKind, KindCoverage } from './coverage.ts';
 export { SIGNALS, SIGNAL_LABELS, isSignalLabel, BASE_RISK, CATEGORY_CAPS } from './signals.ts';
 export { loadPolicy, validatePolicy, DEFAULT_POLICY, PolicyError } from './policy/load.ts';

@@ -132,8 +132,27 @@ describe('sign-in through the OIDC provider', () => {
     expect(client.jar.has('ipintel_session')).toBe(false);
   });
 
+  test('a code the provider rejects (invalid_grant) is a bad request: 400 OAUTH_CODE_INVALID, and the page offers to sign in again', async () => {
+    idp.behaviour = 'token-error';
+    const client = new TestClient();
+    const { res } = await client.follow(`${app.url}/auth/idp`);
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as any;
+    expect(body.code).toBe('OAUTH_CODE_INVALID');
+    expect(body.details.provider_error).toBe('invalid_grant');
+    expect(client.jar.has('ipintel_session')).toBe(false);
+    // The browser gets the HTML page with the way back to sign-in.
+    const browser = new TestClient();
+    const html = await browser.follow(`${app.url}/auth/idp`, { headers: { accept: 'text/html' } });
+    expect(html.res.status).toBe(400);
+    expect(html.res.headers.get('content-type')).toStartWith('text/html');
+    const page = await html.res.text();
+    expect(page).toContain('href="/auth/idp"');
+    expect(page).toContain('Sign in again');
+  });
+
   for (const [behaviour, stage] of [
-    ['token-error', 'token'],
+    ['token-server-error', 'token'],
     ['userinfo-error', 'userinfo'],
     ['userinfo-garbage', 'userinfo'],
   ] as const) {

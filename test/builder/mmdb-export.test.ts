@@ -141,11 +141,15 @@ test('GeoIP2 field names carry the index facts', () => {
   expect(london.autonomous_system_organization).toBe('Andrews & Arnold Ltd');
   // Absence is not evidence: no anonymity key where no list names the address.
   expect(Object.keys(london).filter((k) => k.startsWith('is_'))).toEqual([]);
+  // The API says usage_type "unknown" here; the database leaves the key out, as MaxMind does.
+  expect(london.classification).toBeDefined();
+  expect('usage_type' in london.classification).toBe(false);
   const paris = mmdb.get('2a02:8000::1') as any;
   expect(paris.city.names.en).toBe('Paris');
   expect(paris.autonomous_system_number).toBe(3215);
   const aws = mmdb.get('3.5.140.1') as any;
   expect(aws.is_hosting_provider).toBe(true);
+  expect(aws.classification.usage_type).toBe('hosting');
   expect(aws.network.operator).toBe(reader.lookup('3.5.140.1')!.record.provider?.name);
   const tor = readFileSync(resolve(FIXTURE_FEEDS_DIR, 'tor/exit-addresses'), 'utf8').match(/ExitAddress (\S+)/)![1];
   expect((mmdb.get(tor) as any).is_tor_exit_node).toBe(true);

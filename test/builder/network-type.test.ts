@@ -89,7 +89,7 @@ describe('network type from peeringdb-net', () => {
     for (const ip of ['20.3.0.1', '20.4.0.1']) {
       const { record, a } = at(ip);
       expect(record.networkType).toBeNull();
-      expect(a.classification.usage_type).toBeNull();
+      expect(a.classification.usage_type).toBe('unknown');
       expect(a.network).toMatchObject({ category: null, operator_type: null });
       expect(a.decision).toMatchObject({ profile: 'unknown', action: 'allow', confidence: 'low' });
       expect(a.explanation.reason_chain.join('\n')).toContain('no network-type evidence');

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { buildIndex } from '../../index-builder/build.ts';
+import { withDataDefaults } from '../../index-builder/default-sources.ts';
 import { loadManifest } from '../../index-builder/manifest.ts';
 import { builderFingerprint } from './fixture-index.ts';
 import { FEEDS_DIR } from './recording-sink.ts';
@@ -22,4 +23,21 @@ export function fullIndexPath(): Promise<string> {
     return out;
   })();
   return built;
+}
+
+let builtWithDefaults: Promise<string> | null = null;
+
+/**
+ * Path of the index `build-index --manifest ../shared/feeds/feeds.json` makes
+ * (every real snapshot plus the default DB-IP location and ASN data), built on
+ * first use: where publishers' locations meet the third-party database's.
+ */
+export function fullIndexWithDefaultsPath(): Promise<string> {
+  builtWithDefaults ??= (async () => {
+    const out = join(tmpdir(), `ipintel-full-defaults-${builderFingerprint()}.idx`);
+    if (existsSync(out)) return out;
+    await buildIndex({ sources: withDataDefaults(loadManifest(resolve(FEEDS_DIR, 'feeds.json'))), out, quiet: true });
+    return out;
+  })();
+  return builtWithDefaults;
 }

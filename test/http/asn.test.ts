@@ -5,6 +5,11 @@
  * enrichment server (cached, null when unset, failing or slow).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildIndex } from '../../index-builder/build.ts';
+import { loadManifest } from '../../index-builder/manifest.ts';
 import { SIGNIFICANT_MIN_ADDRESSES, SIGNIFICANT_RATIO } from '../../src/lookup/asn.ts';
 import { createRadarClient } from '../../src/lookup/radar.ts';
 import type { RunningServer } from '../../src/server.ts';
@@ -16,6 +21,8 @@ let server: RunningServer;
 let radarServer: ReturnType<typeof Bun.serve>;
 const radarRequests: Array<{ path: string; auth: string | null }> = [];
 let withRadar: RunningServer;
+let noThreat: RunningServer;
+const thinDir = mkdtempSync(join(tmpdir(), 'asn-thin-'));
 
 beforeAll(async () => {
   // A loopback stand-in for the enrichment endpoint: a Radar-style envelope for AS13335,
@@ -36,12 +43,40 @@ beforeAll(async () => {
     },
   });
   server = await startTestServer(NO_LIMITS);
+  // An index with ASN ranges only, as the embedded default: no threat list at all.
+  await Bun.write(join(thinDir, 'asn.csv'), ['8.8.8.0,8.8.8.255,15169,GOOGLE', '193.0.0.0,193.0.7.255,3333,RIPE-NCC'].join('\n') + '\n');
+  await Bun.write(join(thinDir, 'feeds.json'), JSON.stringify({ sources: [{ type: 'asn-csv', path: 'asn.csv' }] }));
+  await buildIndex({ sources: loadManifest(join(thinDir, 'feeds.json')), out: join(thinDir, 'thin.idx'), quiet: true });
+  noThreat = await startTestServer({ ...NO_LIMITS, IPINTEL_INDEX: join(thinDir, 'thin.idx') });
   withRadar = await startTestServer({ ...NO_LIMITS, IPINTEL_RADAR_URL: `http://127.0.0.1:${radarServer.port}/asn/{asn}/info`, IPINTEL_RADAR_TOKEN: 'radar-token' });
 }, 120_000);
 afterAll(async () => {
   await server.stop();
   await withRadar.stop();
+  await noThreat?.stop();
   radarServer.stop(true);
+  rmSync(thinDir, { recursive: true, force: true });
+});
+
+describe('threat density without threat data', () => {
+  test('no threat list loaded: counts, ratio and significance are null (unknown, not zero) and the source says why', async () => {
+    for (const asn of ['AS15169', 'AS3333', 'AS4294967295']) {
+      for (const prefix of ['/v1/asn/', '/asn/']) {
+        const d = (await call(noThreat.url, prefix + asn)).json().threat_density;
+        expect(d).toMatchObject({ threat_network_count: null, threat_ipv4_addresses: null, ratio: null, percent: null, significant: null, threat_data: 'unavailable' });
+        expect(d.source).toContain('no threat lists are loaded');
+      }
+    }
+    // What the loaded ASN ranges do say still stands.
+    expect((await call(noThreat.url, '/v1/asn/AS15169')).json().threat_density.total_ipv4_addresses).toBe(256);
+  });
+
+  test('with threat lists loaded the counts are stated, with the lists\' state', async () => {
+    const d = (await call(server.url, '/v1/asn/AS15169')).json().threat_density;
+    expect(['ready', 'stale']).toContain(d.threat_data);
+    if (d.threat_data === 'stale') expect(d.source).toContain('stale');
+    expect(d.threat_ipv4_addresses).toBe(0);
+  });
 });
 
 describe('the ASN object', () => {
@@ -55,7 +90,7 @@ describe('the ASN object', () => {
     expect(b.radar).toBeNull();
     expect(b.asndrop).toBeNull();
     const d = b.threat_density;
-    expect(Object.keys(d).sort()).toEqual(['percent', 'ratio', 'significant', 'source', 'threat_ipv4_addresses', 'threat_network_count', 'total_ipv4_addresses']);
+    expect(Object.keys(d).sort()).toEqual(['percent', 'ratio', 'significant', 'source', 'threat_data', 'threat_ipv4_addresses', 'threat_network_count', 'total_ipv4_addresses']);
     expect(d.total_ipv4_addresses).toBeGreaterThan(1_000_000); // Google announces millions of IPv4 addresses in the real RouteViews snapshot
     expect(d.threat_ipv4_addresses).toBe(0);
     expect(d.significant).toBe(false);

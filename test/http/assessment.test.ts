@@ -14,13 +14,25 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => server.stop());
 
-const STACK_KEYS = ['ip', 'country_code', 'asn', 'org', 'usage_type', 'is_datacenter', 'is_vpn', 'is_proxy', 'is_tor', 'is_privacy_relay', 'score'].sort();
+const STACK_KEYS = ['ip', 'country_code', 'asn', 'org', 'usage_type', 'is_datacenter', 'is_vpn', 'is_proxy', 'is_tor', 'is_privacy_relay', 'score', 'unavailable', 'stale'].sort();
 const PAIR_KEYS = ['same_asn', 'same_org', 'same_country', 'any_datacenter', 'any_vpn', 'any_proxy', 'any_tor', 'any_privacy_relay', 'consistent', 'combined'].sort();
 
 // Real DigitalOcean geofeed rows: 5.101.96.0/21 and 2a03:b0c0:0:108::/64 are Amsterdam, 2400:6180:0:d0::/64 Singapore.
 const DO_V4_NL = '5.101.96.10';
 const DO_V6_NL = '2a03:b0c0:0:108::10';
 const DO_V6_SG = '2400:6180:0:d0::10';
+
+describe('what each stack cannot tell', () => {
+  test('each family carries the kinds not loaded and those stale, as the v1 evidence does', async () => {
+    const b = (await call(server.url, `/v1/assessment?ipv4=${DO_V4_NL}&ipv6=${DO_V6_NL}`)).json();
+    for (const stack of [b.ipv4, b.ipv6]) {
+      const v1 = (await call(server.url, `/v1/ip/${stack.ip}`)).json();
+      expect(v1.evidence.unavailable.length).toBeGreaterThan(0);
+      expect(stack.unavailable).toEqual(v1.evidence.unavailable);
+      expect(stack.stale).toEqual(v1.evidence.stale);
+    }
+  });
+});
 
 describe('explicit pairs', () => {
   test('same country, both datacenter: consistent, public cache', async () => {
@@ -29,6 +41,7 @@ describe('explicit pairs', () => {
     expect(a.headers.get('cache-control')).toBe('public, max-age=86400');
     const b = a.json();
     expect(b.mode).toBe('explicit');
+    // The fixture index lacks some kinds (e.g. rpki) and holds some stale (its routing snapshot): both lists show.
     expect(Object.keys(b.ipv4).sort()).toEqual(STACK_KEYS);
     expect(Object.keys(b.ipv6).sort()).toEqual(STACK_KEYS);
     expect(Object.keys(b.pair).sort()).toEqual(PAIR_KEYS);

@@ -49,14 +49,18 @@ const LAYERS: Row['layer'][] = ['geo', 'provider', 'infra', 'crawler', 'tor', 'b
 // A named list is a service claim; a cloud's ranges are the infrastructure holder's (index-builder/merge/precedence.ts).
 const SERVICE_SOURCE = { type: 'cidr-list', category: 'datacenter', provider: 'a service', path: 'service.txt' };
 const CLOUD_SOURCE = { type: 'cloud-aws', path: 'cloud.json' };
+// Locations from a third-party database (a holder's own would outrank it: test/builder/publisher-location.test.ts).
+const GEO_SOURCE = { type: 'geo-csv', path: 'geo.csv' };
 for (let i = 0; i < 400; i++) {
   const family: Family = i % 3 === 0 ? 6 : 4;
   const [start, end] = family === 4 ? randomV4Range() : randomV6Range();
   const layer = LAYERS[Math.floor(rand() * LAYERS.length)];
   const value = `${layer}-${Math.floor(rand() * 40)}`;
   rows.push({ family, start, end, layer, value });
-  if (layer === 'geo') collector.geo(family, start, end, { city: value, countryCode: 'ZZ' });
-  else if (layer === 'provider' || layer === 'infra') {
+  if (layer === 'geo') {
+    collector.beginSource(GEO_SOURCE);
+    collector.geo(family, start, end, { city: value, countryCode: 'ZZ' });
+  } else if (layer === 'provider' || layer === 'infra') {
     collector.beginSource(layer === 'infra' ? CLOUD_SOURCE : SERVICE_SOURCE);
     collector.provider(family, start, end, { category: 'datacenter', provider: value });
   }

@@ -11,7 +11,8 @@ import type { IndexRecord, LookupHit } from '../../src/index/record.ts';
 import { scoringKey } from '../../src/scoring/view.ts';
 import { V1BodyCache } from '../../src/lookup/v1-body.ts';
 import { buildV1, type V1Context } from '../../src/lookup/v1.ts';
-import { DEFAULT_POLICY } from '../../src/scoring/index.ts';
+import { DEFAULT_POLICY, FULL_COVERAGE } from '../../src/scoring/index.ts';
+import { baseRecord } from '../scoring/fixtures.ts';
 import { recordArb } from '../scoring/arbitraries.ts';
 
 const ctx: V1Context = { scoring: { verifiedCrawler: null }, policy: DEFAULT_POLICY, rdapOwner: null, now: Date.parse('2026-11-22T00:00:00Z') };
@@ -127,4 +128,22 @@ test('the scored part is ASCII unless a feed name brings other characters (non-L
     }),
     { numRuns: 1000 },
   );
+});
+
+test('an allocation dated after the routing snapshots is a fact scoring reads: the memo keeps it apart', () => {
+  const coverage = Object.freeze({ ...FULL_COVERAGE, routesAsOf: '2022-05-27' });
+  const withCoverage: V1Context = { ...ctx, scoring: { verifiedCrawler: null, coverage } };
+  const allocated = (date: string): IndexRecord => ({
+    ...baseRecord({ route: null }),
+    allocation: { cidr: '45.80.0.0/14', range: '45.80.0.0 - 45.83.255.255', registry: 'ripencc', countryCode: 'DE', status: 'allocated', date },
+  });
+  const older = allocated('2019-06-01');
+  const newer = allocated('2025-02-01');
+  expect(scoringKey(newer, coverage)).not.toBe(scoringKey(older, coverage));
+  const cache = new V1BodyCache();
+  const own = (r: IndexRecord) => JSON.stringify(buildV1(hitOf(r), withCoverage, null));
+  expect(cache.body(hitOf(older), withCoverage)).toBe(own(older));
+  expect(cache.body(hitOf(newer), withCoverage)).toBe(own(newer));
+  expect(JSON.parse(own(older)).evidence.signals.map((s: { label: string }) => s.label)).toContain('unrouted_address');
+  expect(JSON.parse(own(newer)).evidence.signals.map((s: { label: string }) => s.label)).not.toContain('unrouted_address');
 });

@@ -30,7 +30,9 @@ describe('cloud-azure', () => {
         { name: 'AzureCloud', properties: { region: '', systemService: '', addressPrefixes: ['192.0.2.0/24'] } },
       ],
     });
-    expect(entries).toEqual([{ prefix: '192.0.2.0/24', where: 'values[0].properties.addressPrefixes[0]', service: undefined, region: 'westus', category: 'datacenter' }]);
+    expect(entries).toEqual([
+      { prefix: '192.0.2.0/24', where: 'values[0].properties.addressPrefixes[0]', service: undefined, region: 'westus', category: 'datacenter', geo: { countryCode: 'US', region: 'California' } },
+    ]);
   });
 
   test('a document without values is a FeedError', async () => {

@@ -149,6 +149,25 @@ describe('a thin index: no evidence from absent layers', () => {
     expect(coverageOf(m, NOW).routesComplete).toBe(true);
   });
 
+  test('a stale routing snapshot says nothing about space allocated after it: no unrouted_address there', () => {
+    // Routes from two snapshots (the older one bounds what they can say), every other kind fresh.
+    const fresh = new Date(NOW - 3_600_000).toISOString();
+    const sources: Array<{ type: string; kinds: string[]; date: string }> = EVIDENCE_KINDS.filter((k) => k !== 'routing').map((k) => ({ type: 't', kinds: [k], date: fresh }));
+    sources.push({ type: 'pfx2as', kinds: ['routing'], date: '2024-04-06T12:00:00.000Z' }, { type: 'ris-whois', kinds: ['routing'], date: '2022-05-27T00:00:00.000Z' });
+    const coverage = coverageOf(meta(sources), NOW);
+    expect(coverage.kinds.routing.state).toBe('stale');
+    expect(coverage.routesAsOf).toBe('2022-05-27');
+    const allocated = (date: string | null) =>
+      baseRecord({ route: null, allocation: { cidr: '45.80.0.0/14', range: '45.80.0.0 - 45.83.255.255', registry: 'ripencc', countryCode: 'DE', status: 'allocated', date } });
+    const labels = (r: IndexRecord) => assessRecord(r, { verifiedCrawler: null, coverage }, DEFAULT_POLICY).evidence.signals.map((s) => s.label);
+    expect(labels(allocated('2025-02-01'))).not.toContain('unrouted_address');
+    expect(labels(allocated('2022-05-28'))).not.toContain('unrouted_address');
+    expect(assessRecord(allocated('2025-02-01'), { verifiedCrawler: null, coverage }, DEFAULT_POLICY).scores.routing_risk_score).toBe(0);
+    // Space allocated before every snapshot, or of unknown date, is still unrouted in them (stale: half weight).
+    expect(labels(allocated('2019-06-01'))).toContain('unrouted_address');
+    expect(labels(allocated(null))).toContain('unrouted_address');
+  });
+
   test('without threat data threat_level is Unknown, not Low; facts the index holds still raise it', () => {
     const noThreat = holding(EVIDENCE_KINDS.filter((k) => k !== 'threat'));
     expect(classify(baseRecord(), { verifiedCrawler: null, coverage: noThreat }).threat_level).toBe('Unknown');

@@ -55,7 +55,7 @@ describe('network type → usage', () => {
 describe('no network-type evidence', () => {
   test('a routed, allocated, geolocated address on no list: usage null, nothing residential', () => {
     const a = assessRecord(baseRecord(), NO_PROOF, DEFAULT_POLICY);
-    expect(a.classification).toMatchObject({ usage_type: null, confidence: 'low' });
+    expect(a.classification).toMatchObject({ usage_type: 'unknown', confidence: 'low' });
     expect(a.network).toMatchObject({ category: null, operator_type: null });
     expect(a.decision).toMatchObject({ profile: 'unknown', action: 'allow', risk_level: 'low', confidence: 'low' });
     expect(Object.values(a.scenarios).map((s) => s.action)).toEqual(['allow', 'allow', 'allow', 'allow', 'allow', 'allow']);

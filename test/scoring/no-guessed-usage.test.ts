@@ -24,7 +24,7 @@ describeWithShared('no guessed usage on the full real index', () => {
     const hit = reader.lookup(ip)!;
     expect(hit.record.asn).not.toBeNull();
     const a = assessRecord(hit.record, { verifiedCrawler: null }, DEFAULT_POLICY);
-    expect(a.classification.usage_type).toBeNull();
+    expect(a.classification.usage_type).toBe('unknown');
     expect(a.network.category).toBeNull();
     expect(a.network.operator_type).toBeNull();
     expect(a.decision.profile).toBe('unknown');

@@ -4,7 +4,7 @@ import { DEFAULT_POLICY, assessRecord, type Action, type Band, type Verdict } fr
 import { PROFILE_FIXTURES } from './fixtures.ts';
 
 interface Expected {
-  usage_type: string | null;
+  usage_type: string;
   category: string | null;
   operator_type: string | null;
   threat_level: string;
@@ -19,7 +19,7 @@ interface Expected {
   guardrails: string[];
 }
 
-// Policy 2026-11.2 outcomes, reviewed by hand against docs/scoring.md. A policy
+// Policy 2026-11.3 outcomes, reviewed by hand against docs/scoring.md. A policy
 // change that moves one of these must bump policy_version and update this table.
 const EXPECTED: Record<string, Expected> = {
   residential: {
@@ -75,7 +75,7 @@ const EXPECTED: Record<string, Expected> = {
     usage_type: 'privacy_relay', category: 'privacy_relay', operator_type: 'privacy_relay_operator', threat_level: 'Low', confidence: 'high',
     signals: ['privacy_relay_egress','content_delivery_network'],
     risk: 27, band: 'fair', verdict: 'monitor', role: 'privacy_relay', action: 'monitor',
-    surfaces: { content: 'allow', seo_crawler: 'allow', login: 'monitor', signup: 'challenge', payment: 'challenge', api: 'monitor' },
+    surfaces: { content: 'allow', seo_crawler: 'allow', login: 'monitor', signup: 'monitor', payment: 'monitor', api: 'monitor' },
     guardrails: ['privacy_relay_no_block'],
   },
   known_crawler_unverified: {
@@ -93,7 +93,7 @@ const EXPECTED: Record<string, Expected> = {
     guardrails: ['verified_crawler_protection'],
   },
   threat_listed: {
-    usage_type: null, category: null, operator_type: null, threat_level: 'High', confidence: 'low',
+    usage_type: 'unknown', category: null, operator_type: null, threat_level: 'High', confidence: 'low',
     signals: ['hijacked_netblock'],
     risk: 80, band: 'bad', verdict: 'block', role: 'threat', action: 'block',
     surfaces: { content: 'challenge', seo_crawler: 'challenge', login: 'block', signup: 'block', payment: 'block', api: 'block' },
@@ -107,7 +107,7 @@ const EXPECTED: Record<string, Expected> = {
     guardrails: ['bogon_block'],
   },
   unknown: {
-    usage_type: null, category: null, operator_type: null, threat_level: 'Low', confidence: 'low',
+    usage_type: 'unknown', category: null, operator_type: null, threat_level: 'Low', confidence: 'low',
     signals: ['unrouted_address'],
     risk: 15, band: 'good', verdict: 'allow', role: 'unknown', action: 'allow',
     // api: the unrouted_address signal (+5) still tips it; signup and payment no longer punish missing evidence.
@@ -116,13 +116,13 @@ const EXPECTED: Record<string, Expected> = {
   },
 };
 
-describe('profile table (policy 2026-11.2)', () => {
+describe('profile table (policy 2026-11.3)', () => {
   for (const [name, want] of Object.entries(EXPECTED)) {
     test(name, () => {
       const f = PROFILE_FIXTURES[name];
       const a = assessRecord(f.record, f.ctx, DEFAULT_POLICY);
       expect(a.decision.profile).toBe(name as typeof a.decision.profile);
-      expect(a.decision.policy_version).toBe('2026-11.2');
+      expect(a.decision.policy_version).toBe('2026-11.3');
       const got: Expected = {
         usage_type: a.classification.usage_type,
         category: a.network.category,

@@ -148,7 +148,7 @@ describeWithShared('real feed snapshots', () => {
     const r = record({ asn: { asn: 7922, name: 'Comcast' }, route: unknownRpki('73.0.0.0/8', 7922) });
     const a = assessRecord(r, NO_PROOF, DEFAULT_POLICY);
     // Nothing names the network's type: no guessed 'residential', and no penalty for the missing evidence.
-    expect(a.classification).toMatchObject({ usage_type: null, confidence: 'low' });
+    expect(a.classification).toMatchObject({ usage_type: 'unknown', confidence: 'low' });
     expect(a.network).toMatchObject({ category: null, operator: 'Comcast', operator_type: null });
     expect(a.decision).toMatchObject({ profile: 'unknown', action: 'allow', risk_level: 'low', confidence: 'low' });
     expect(Object.values(a.scenarios).map((s) => s.action)).toEqual(['allow', 'allow', 'allow', 'allow', 'allow', 'allow']);

@@ -86,5 +86,7 @@ export function cleanGeo(geo: GeoValue): GeoValue | undefined {
   if (postal) out.postalCode = postal;
   if (geo.latitude !== undefined && Number.isFinite(geo.latitude)) out.latitude = geo.latitude;
   if (geo.longitude !== undefined && Number.isFinite(geo.longitude)) out.longitude = geo.longitude;
+  const timezone = geo.timezone?.trim();
+  if (timezone) out.timezone = timezone;
   return Object.keys(out).length > 0 ? out : undefined;
 }

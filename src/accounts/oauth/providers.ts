@@ -4,16 +4,21 @@
  * Endpoint variables override the github/google defaults too, which
  * serves GitHub Enterprise and loopback test providers.
  */
-import { CodeChallengeMethod, OAuth2Client } from 'arctic';
+import { CodeChallengeMethod, OAuth2Client, OAuth2RequestError } from 'arctic';
 import type { Config } from '../../config.ts';
 import type { ProviderProfile } from '../types.ts';
 import { profileFromGithub, profileFromOidc } from './profiles.ts';
 
-/** Why the flow failed at the provider: token exchange or profile fetch. */
+/**
+ * Why the flow failed at the provider: token exchange or profile fetch.
+ * `rejectedCode` is the OAuth error code when the provider answered and
+ * refused the authorization code itself (the code was bad, not the provider).
+ */
 export class ProviderError extends Error {
   constructor(
     readonly stage: 'token' | 'userinfo',
     message: string,
+    readonly rejectedCode?: string,
   ) {
     super(message);
     this.name = 'ProviderError';
@@ -83,13 +88,25 @@ export function oauthSetup(oauth: Config['oauth']): OAuthSetup {
   };
 }
 
-/** Token exchange with a time limit; any failure becomes ProviderError('token'). */
+/** OAuth error codes meaning the authorization code itself was refused (RFC 6749 5.2; GitHub's own name for it). */
+const REJECTED_CODE_ERRORS: ReadonlySet<string> = new Set(['invalid_grant', 'bad_verification_code']);
+
+/** Token exchange with a time limit; any failure becomes ProviderError('token'), marked when the code was refused. */
 async function exchange(client: OAuth2Client, tokenUrl: string, code: string, verifier: string): Promise<string> {
+  let tokens;
   try {
-    const tokens = await withTimeout(client.validateAuthorizationCode(tokenUrl, code, verifier), 'token endpoint');
-    // GitHub reports errors as 200 + {"error": ...}.
-    const data = tokens.data as Record<string, unknown>;
-    if (typeof data.error === 'string') throw new Error(`token endpoint said ${data.error}`);
+    tokens = await withTimeout(client.validateAuthorizationCode(tokenUrl, code, verifier), 'token endpoint');
+  } catch (err) {
+    const refused = err instanceof OAuth2RequestError && REJECTED_CODE_ERRORS.has(err.code) ? err.code : undefined;
+    throw new ProviderError('token', `token exchange failed: ${describe(err)}`, refused);
+  }
+  // GitHub reports errors as 200 + {"error": ...}.
+  const data = tokens.data as Record<string, unknown>;
+  if (typeof data.error === 'string') {
+    const said = data.error.replace(/[^A-Za-z0-9_.-]/g, '').slice(0, 64);
+    throw new ProviderError('token', `token exchange failed: token endpoint said ${said}`, REJECTED_CODE_ERRORS.has(said) ? said : undefined);
+  }
+  try {
     return tokens.accessToken();
   } catch (err) {
     throw new ProviderError('token', `token exchange failed: ${describe(err)}`);

@@ -201,7 +201,7 @@ export function apiPaths(): Record<string, Json> {
         parameters: [queryParam('code', 'Authorization code', { type: 'string' }), queryParam('state', 'OAuth state', { type: 'string' }), queryParam('error', 'Provider error', { type: 'string' })],
         responses: {
           302: redirect('To /dashboard'),
-          ...errors({ ...AUTH_DISABLED, 400: ['OAUTH_STATE_INVALID', 'INVALID_REQUEST: no authorization code'], 403: ['OAUTH_DENIED'], 502: ['OAUTH_PROVIDER_ERROR'] }, LIMITED),
+          ...errors({ ...AUTH_DISABLED, 400: ['OAUTH_STATE_INVALID', 'OAUTH_CODE_INVALID: the provider refused the code', 'INVALID_REQUEST: no authorization code'], 403: ['OAUTH_DENIED'], 502: ['OAUTH_PROVIDER_ERROR'] }, LIMITED),
         },
       },
     },

@@ -16,7 +16,7 @@ export function asnRoutes(s: AppServices) {
     const raw = pathParam(params.asn, request);
     const asn = parseAsn(raw);
     if (asn === null) throw invalidAsn(raw);
-    const body = asnObject(asn, s.index.current.asnDetails(asn), await s.radar.lookup(asn, bucketKeyFor(callerOf(request))));
+    const body = asnObject(asn, s.index.current.asnDetails(asn), await s.radar.lookup(asn, bucketKeyFor(callerOf(request))), s.index.coverage);
     set.headers['cache-control'] = 'public, max-age=43200';
     return body;
   };

@@ -119,6 +119,9 @@ function enabledRoutes(deps: AuthRouteDeps, provider: OAuthProvider): Elysia {
         profile = await provider.fetchProfile(await provider.exchangeCode(code, verifier));
       } catch (err) {
         if (!(err instanceof ProviderError)) throw err;
+        if (err.rejectedCode !== undefined) {
+          return fail(new ApiError('OAUTH_CODE_INVALID', 'The identity provider did not accept this sign-in (the code expired or was already used); please sign in again', { provider_error: err.rejectedCode }));
+        }
         return fail(new ApiError('OAUTH_PROVIDER_ERROR', `The identity provider failed: ${err.message}`, { stage: err.stage }));
       }
       const result = await accounts.signIn(profile);

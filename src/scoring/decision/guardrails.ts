@@ -42,10 +42,10 @@ export const GUARDRAILS: readonly Guardrail[] = [
   },
   {
     name: 'privacy_relay_no_block',
-    rule: 'shared privacy relay egress carries many ordinary users and is never blocked outright',
+    rule: 'shared privacy relay egress carries many ordinary browser users: it is monitored at most, never challenged or blocked',
     matches: (_r, c) => c.is_privacy_relay,
     surfaces: ALL,
-    permits: EVERY_ACTION & ~actionMask(['block']),
+    permits: actionMask(['allow', 'monitor']),
   },
   {
     name: 'threat_listed_step_up',

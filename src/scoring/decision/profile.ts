@@ -37,7 +37,7 @@ const RULES: readonly ProfileRule[] = [
   // Below: no list speaks for the address, so the usage comes from the network type its operator declares (or none).
   { profile: 'residential', because: "the network's operator declares a cable/DSL/ISP access network", holds: (_r, c) => c.usage_type === 'isp' },
   { profile: 'infrastructure_service', because: "the network's operator declares a content or network-service network", holds: (r) => INFRA_NETWORK_TYPES.has(r.networkType) },
-  { profile: 'unknown', because: "the network's declared type (business, education, government, non-profit or transit) has no profile of its own", holds: (_r, c) => c.usage_type !== null },
+  { profile: 'unknown', because: "the network's declared type (business, education, government, non-profit or transit) has no profile of its own", holds: (_r, c) => c.usage_type !== 'unknown' },
 ];
 
 /** The profile of a record and why it was chosen. */

@@ -4,7 +4,7 @@
  * readings of one aspect each, taken as the strongest matching fact.
  */
 import { Flag, type IndexRecord } from '../../index/record.ts';
-import { FULL_COVERAGE, type Coverage } from '../coverage.ts';
+import { FULL_COVERAGE, missingRouteIsEvidence, type Coverage } from '../coverage.ts';
 import type { Policy } from '../policy/schema.ts';
 import type { Classification, Profile, ScoreTrace, SubScores } from '../types.ts';
 
@@ -46,7 +46,7 @@ export const INFRASTRUCTURE_VALUES: ReadonlyArray<readonly [number, number]> = [
 function routingRisk(record: IndexRecord, c: Classification, coverage: Coverage): number {
   if (c.traits.includes('non_routable')) return 100;
   const route = record.route;
-  if (!route) return coverage.routesComplete ? 20 : 0;
+  if (!route) return missingRouteIsEvidence(record, coverage) ? 20 : 0;
   let v = 0;
   if (route.rpkiStatus === 'invalid') v += 60;
   if (route.originConflict) v += 25;

@@ -4,10 +4,10 @@
  */
 import { Value } from '@sinclair/typebox/value';
 import { PolicySchema, type Policy } from './schema.ts';
-import { POLICY_2026_11_2 } from './policy-2026-11.2.ts';
+import { POLICY_2026_11_3 } from './policy-2026-11.3.ts';
 
 /** The built-in policy. */
-export const DEFAULT_POLICY: Policy = POLICY_2026_11_2;
+export const DEFAULT_POLICY: Policy = POLICY_2026_11_3;
 
 /** A policy file that cannot be used, with every problem found. */
 export class PolicyError extends Error {

@@ -1,5 +1,5 @@
 /**
- * Decision policy 2026-11.2, the built-in default: 2026-11.1 with the
+ * Decision policy 2026-11.2 (the default before 2026-11.3): 2026-11.1 with the
  * `unknown` profile (no network-type evidence) trusted like an ordinary
  * address, since absence of evidence is not evidence of risk. Pure data:
  * change it only with a new policy_version (see docs/scoring.md).

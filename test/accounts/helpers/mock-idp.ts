@@ -12,7 +12,8 @@ export interface MockUser {
   name?: string;
 }
 
-export type Behaviour = 'approve' | 'deny' | 'token-error' | 'userinfo-error' | 'userinfo-garbage';
+/** `token-error`: the token endpoint rejects the code (`invalid_grant`); `token-server-error`: it fails (HTTP 500). */
+export type Behaviour = 'approve' | 'deny' | 'token-error' | 'token-server-error' | 'userinfo-error' | 'userinfo-garbage';
 
 export interface MockIdp {
   url: string;
@@ -70,6 +71,7 @@ export function startMockIdp(): MockIdp {
         const verifier = form.get('code_verifier') ?? '';
         const pkceOk = !!entry && createHash('sha256').update(verifier).digest('base64url') === entry.challenge;
         idp.tokenRequests.push({ pkceOk, clientOk });
+        if (idp.behaviour === 'token-server-error') return new Response('upstream failure', { status: 500 });
         if (idp.behaviour === 'token-error' || !entry || !pkceOk || !clientOk || form.get('redirect_uri') !== entry.redirectUri) {
           return Response.json({ error: 'invalid_grant', error_description: 'bad code' }, { status: 400 });
         }

@@ -1,0 +1,56 @@
+/**
+ * Google Cloud regions (`scope` of cloud.json) → place. Source: Google Cloud
+ * "Regions and zones" (cloud.google.com/compute/docs/regions-zones), which
+ * names each region's city. `global` is not a place; regions the page does
+ * not list (`us-central2`, `us-east7`, `us-west8`) get only the country.
+ */
+import { at, type RegionTable } from './place.ts';
+
+export const GCP_REGIONS: RegionTable = {
+  'africa-south1': at('ZA', 'ZA-GP', 'Johannesburg', -26.2041, 28.0473),
+  'asia-east1': at('TW', 'TW-CHA', 'Changhua County', 24.0518, 120.5161),
+  'asia-east2': at('HK', undefined, 'Hong Kong', 22.3193, 114.1694),
+  'asia-northeast1': at('JP', 'JP-13', 'Tokyo', 35.6762, 139.6503),
+  'asia-northeast2': at('JP', 'JP-27', 'Osaka', 34.6937, 135.5023),
+  'asia-northeast3': at('KR', 'KR-11', 'Seoul', 37.5665, 126.978),
+  'asia-south1': at('IN', 'IN-MH', 'Mumbai', 19.076, 72.8777),
+  'asia-south2': at('IN', 'IN-DL', 'Delhi', 28.6139, 77.209),
+  'asia-southeast1': at('SG', undefined, 'Jurong West', 1.3404, 103.709),
+  'asia-southeast2': at('ID', 'ID-JK', 'Jakarta', -6.2088, 106.8456),
+  'asia-southeast3': at('TH', 'TH-10', 'Bangkok', 13.7563, 100.5018),
+  'australia-southeast1': at('AU', 'AU-NSW', 'Sydney', -33.8688, 151.2093),
+  'australia-southeast2': at('AU', 'AU-VIC', 'Melbourne', -37.8136, 144.9631),
+  'europe-central2': at('PL', 'PL-14', 'Warsaw', 52.2297, 21.0122),
+  'europe-north1': at('FI', 'FI-09', 'Hamina', 60.5697, 27.1981),
+  'europe-north2': at('SE', 'SE-AB', 'Stockholm', 59.3293, 18.0686),
+  'europe-southwest1': at('ES', 'ES-MD', 'Madrid', 40.4168, -3.7038),
+  'europe-west1': at('BE', 'BE-WHT', 'St. Ghislain', 50.4497, 3.8186),
+  'europe-west2': at('GB', 'GB-ENG', 'London', 51.5074, -0.1278),
+  'europe-west3': at('DE', 'DE-HE', 'Frankfurt am Main', 50.1109, 8.6821),
+  'europe-west4': at('NL', 'NL-GR', 'Eemshaven', 53.4386, 6.8347),
+  'europe-west6': at('CH', 'CH-ZH', 'Zurich', 47.3769, 8.5417),
+  'europe-west8': at('IT', 'IT-25', 'Milan', 45.4642, 9.19),
+  'europe-west9': at('FR', 'FR-IDF', 'Paris', 48.8566, 2.3522),
+  'europe-west10': at('DE', 'DE-BE', 'Berlin', 52.52, 13.405),
+  'europe-west12': at('IT', 'IT-21', 'Turin', 45.0703, 7.6869),
+  'me-central1': at('QA', 'QA-DA', 'Doha', 25.2854, 51.531),
+  'me-central2': at('SA', 'SA-04', 'Dammam', 26.4207, 50.0888),
+  'me-west1': at('IL', 'IL-TA', 'Tel Aviv', 32.0853, 34.7818),
+  'northamerica-northeast1': at('CA', 'CA-QC', 'Montréal', 45.5017, -73.5673),
+  'northamerica-northeast2': at('CA', 'CA-ON', 'Toronto', 43.6532, -79.3832),
+  'northamerica-south1': at('MX', 'MX-QUE', 'Querétaro', 20.5888, -100.3899),
+  'southamerica-east1': at('BR', 'BR-SP', 'Osasco', -23.5325, -46.7917),
+  'southamerica-west1': at('CL', 'CL-RM', 'Santiago', -33.4489, -70.6693),
+  'us-central1': at('US', 'US-IA', 'Council Bluffs', 41.2619, -95.8608),
+  'us-central2': at('US'),
+  'us-east1': at('US', 'US-SC', 'Moncks Corner', 33.1960, -80.0131),
+  'us-east4': at('US', 'US-VA', 'Ashburn', 39.0438, -77.4874),
+  'us-east5': at('US', 'US-OH', 'Columbus', 39.9612, -82.9988),
+  'us-east7': at('US'),
+  'us-south1': at('US', 'US-TX', 'Dallas', 32.7767, -96.797),
+  'us-west1': at('US', 'US-OR', 'The Dalles', 45.5946, -121.1787),
+  'us-west2': at('US', 'US-CA', 'Los Angeles', 34.0522, -118.2437),
+  'us-west3': at('US', 'US-UT', 'Salt Lake City', 40.7608, -111.891),
+  'us-west4': at('US', 'US-NV', 'Las Vegas', 36.1699, -115.1398),
+  'us-west8': at('US'),
+};
