@@ -44,6 +44,8 @@ export interface Config {
   feedsCatalog: string | null;
   /** An operator's manifest the refresher rebuilds from (IPINTEL_FEEDS_MANIFEST); null: only the server's own index. */
   feedsManifest: string | null;
+  /** The operator's overrides file (IPINTEL_OVERRIDES); null: none. */
+  overridesPath: string | null;
   /** Serving worker threads on one port (IPINTEL_WORKERS; default the CPUs this process may use; 1: one thread, no pool). */
   workers: number;
 }
@@ -136,6 +138,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     feedsRefreshMs: feedsRefresh(env.IPINTEL_FEEDS_REFRESH),
     feedsCatalog: str(env.IPINTEL_FEEDS_CATALOG),
     feedsManifest: str(env.IPINTEL_FEEDS_MANIFEST),
+    overridesPath: str(env.IPINTEL_OVERRIDES),
     workers: workerCount(env.IPINTEL_WORKERS),
   };
 }

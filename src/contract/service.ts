@@ -92,6 +92,13 @@ export const Reload = Named('Reload', Closed({
     generation: Type.Integer({ minimum: 0 }),
   }),
   policy_version: Type.String(),
+  overrides: Type.Optional(Closed({
+    applied: Type.Boolean({ description: 'false: the file was refused and the overrides in force stay' }),
+    entries: Type.Integer({ minimum: 0 }),
+    bad_lines: Type.Integer({ minimum: 0 }),
+    refused: NullableString,
+    generation: Type.Integer({ minimum: 0 }),
+  }, { description: 'The operator overrides file (IPINTEL_OVERRIDES), read again; absent when none is configured' })),
 }));
 
 const TierName = StringEnum(['anonymous', 'free', 'pro']);
