@@ -94,6 +94,20 @@ export class IndexReader {
   }
 
   /**
+   * The mapped interval starts of a family (IPv4: a word each; IPv6: four
+   * words each), without copying: for streaming comparisons of two indexes
+   * (record ids from v4RecordId, or v6RecordIdAt).
+   */
+  startsOf(family: Family): Uint32Array {
+    return family === 4 ? this.v4Starts : this.v6Starts;
+  }
+
+  /** Record id of IPv6 interval `i`. */
+  v6RecordIdAt(i: number): number {
+    return this.v6Recs[i];
+  }
+
+  /**
    * Record id of an IPv4 number: one read of the /24's direct entry, plus a
    * scan of its bucket (one cache line, usually 2-3 entries) for the 2% of
    * /24s split between intervals.
