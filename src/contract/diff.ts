@@ -92,6 +92,12 @@ export const FlappingRange = Closed({
 });
 export type FlappingRangeBody = Static<typeof FlappingRange>;
 
+/** An object with an optional ChangedSpace per field group named. */
+function perField(fields: readonly DiffField[]) {
+  const optional = Type.Optional(ChangedSpace);
+  return Closed(Object.fromEntries(fields.map((f) => [f, optional])) as Record<DiffField, typeof optional>);
+}
+
 /** One swap of the refresher: headline counts, its largest changes, and what keeps flapping. */
 export const SwapSummary = Named(
   'SwapSummary',
@@ -100,10 +106,10 @@ export const SwapSummary = Named(
     old_built_at: Type.String({ format: 'date-time' }),
     new_built_at: Type.String({ format: 'date-time' }),
     /** Per field group: the changed space. */
-    changed: Type.Record(Type.String(), ChangedSpace),
+    changed: perField(DIFF_FIELDS),
     /** Per flag: newly flagged and unflagged space. */
-    flagged: Type.Record(Type.String(), ChangedSpace),
-    unflagged: Type.Record(Type.String(), ChangedSpace),
+    flagged: perField(DIFF_FLAG_FIELDS),
+    unflagged: perField(DIFF_FLAG_FIELDS),
     /** Ranges changed by this swap (country and flags; the largest kept), the input of flapping. */
     ranges: Type.Array(Closed({ field: StringEnum(DIFF_FIELDS), family: Type.Union([Type.Literal(4), Type.Literal(6)]), range: Type.String(), cidr: Nullable(Type.String()), before: FactValue, after: FactValue })),
     flapping: Type.Array(FlappingRange),

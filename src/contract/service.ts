@@ -6,6 +6,7 @@
 import { Type } from '@sinclair/typebox';
 import { EVIDENCE_KINDS } from '../index/evidence-kinds.ts';
 import { Closed, Named, Nullable, NullableString, StringEnum } from './schema-kit.ts';
+import { SwapSummary } from './diff.ts';
 
 const DateTime = Type.String({ format: 'date-time' });
 const NullableDateTime = Nullable(DateTime);
@@ -56,6 +57,7 @@ export const FeedsStatus = Named('FeedsStatus', Closed({
   build: Type.Optional(StringEnum(['failed', 'pending', 'current'])),
   kinds: Type.Partial(kindMap(FeedKind)),
   sources: Type.Optional(Type.Array(FeedSource, { description: 'Per feed; only with the admin bearer token' })),
+  swaps: Type.Optional(Type.Array(SwapSummary, { description: 'What each of the last swaps changed, oldest first (bun run diff); only with the admin bearer token' })),
 }));
 
 /** GET /v1/data/status. */

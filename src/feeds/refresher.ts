@@ -19,6 +19,7 @@ import type { ChildBuildRequest, ChildBuildResult } from './build-child.ts';
 import { formatDuration } from './duration.ts';
 import { loadRefreshState, newFeedRecord, saveRefreshState, type FeedRecord, type RefreshState } from './feed-state.ts';
 import { acquireLock } from './lock.ts';
+import { recordSwap } from './swap-summary.ts';
 
 /** Who manages the served index: the server itself, the operator (left alone), the operator's manifest (refreshed), or nobody (off). */
 export type FeedsMode = 'server' | 'operator' | 'manifest' | 'off';
@@ -77,6 +78,8 @@ export class FeedRefresher {
   private lockedUntil = 0;
   readonly statePath: string;
   readonly lockPath: string;
+  /** The summary of this process's last swap, being made in slices after the swap (swap-summary.ts). */
+  lastSwapSummary: Promise<unknown> | null = null;
 
   constructor(readonly opts: RefresherOptions) {
     this.statePath = `${opts.indexPath}.feeds-state.json`;
@@ -285,6 +288,7 @@ export class FeedRefresher {
       this.opts.log(`feeds: build failed, the current index keeps serving: ${result.detail}`);
       return;
     }
+    const replaced = this.opts.holder.current;
     try {
       await (this.opts.reload ?? ((path: string) => this.opts.holder.reload(path)))(indexPath);
     } catch (e) {
@@ -300,6 +304,7 @@ export class FeedRefresher {
     const took = result.seconds !== undefined ? `built in ${result.seconds} s` : 'built';
     const peak = result.peakRssBytes ? `, peak memory ${Math.round(result.peakRssBytes / 1048576)} MiB` : '';
     this.opts.log(`feeds: swapped in ${indexPath} (generation ${this.opts.holder.generation}, ${took}${peak}); coverage: ${kinds}`);
+    this.lastSwapSummary = recordSwap(replaced, indexPath, { indexPath, log: this.opts.log, now: this.opts.now });
   }
 
   /** The catalog with the state of each feed, for the status views. */

@@ -11,6 +11,8 @@
  * answers (it is a sizeable part of start-up otherwise); nothing observed
  * before is lost, since the counters do not depend on it.
  */
+import { registerSwapMetrics } from '../feeds/swap-metrics.ts';
+import { swapSummariesPath } from '../feeds/swap-summary.ts';
 import type { Registry } from 'prom-client';
 import type { IndexHolder } from '../index/holder.ts';
 import { registerFeedMetrics } from '../feeds/metrics.ts';
@@ -237,6 +239,7 @@ class PromMetrics {
       },
     });
     registerFeedMetrics(prom, this.registry, feeds);
+    registerSwapMetrics(prom, this.registry, () => swapSummariesPath(index.describe().path));
   }
 }
 

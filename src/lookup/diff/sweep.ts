@@ -155,8 +155,11 @@ class Intervals {
   }
 }
 
-/** Sweeps one family of both indexes, feeding every changed piece to the accumulators. */
-function sweepFamily(family: Family, oldR: IndexReader, newR: IndexReader, oldFacts: RecordFacts, newFacts: RecordFacts, acc: readonly FieldAccumulator[], at: readonly number[]): void {
+/** Pieces swept between two yields of the sweep (an async caller lets other work run there). */
+const PIECES_PER_SLICE = 1 << 16;
+
+/** Sweeps one family of both indexes, feeding every changed piece to the accumulators; yields every PIECES_PER_SLICE pieces. */
+function* sweepFamily(family: Family, oldR: IndexReader, newR: IndexReader, oldFacts: RecordFacts, newFacts: RecordFacts, acc: readonly FieldAccumulator[], at: readonly number[]): Generator<void, void> {
   const max = family === 4 ? V4_MAX : V6_MAX;
   const a = new Intervals(oldR, family);
   const b = new Intervals(newR, family);
@@ -168,7 +171,12 @@ function sweepFamily(family: Family, oldR: IndexReader, newR: IndexReader, oldFa
   let factsA = oldFacts.of(a.recordId(i));
   let factsB = newFacts.of(b.recordId(j));
   let cur = 0n;
+  let pieces = 0;
   for (;;) {
+    if (++pieces === PIECES_PER_SLICE) {
+      pieces = 0;
+      yield;
+    }
     const end = (nextA < nextB ? nextA : nextB) - 1n;
     if (factsA !== factsB) {
       for (let k = 0; k < acc.length; k++) {
@@ -193,8 +201,8 @@ function sweepFamily(family: Family, oldR: IndexReader, newR: IndexReader, oldFa
   for (const x of acc) x.flush();
 }
 
-/** Compares two indexes (see the file comment). */
-export function diffIndexes(oldR: IndexReader, newR: IndexReader, options: DiffOptions = {}): IndexDiffBody {
+/** The whole comparison as a generator: it yields between slices of the sweep, then returns the answer. */
+function* comparing(oldR: IndexReader, newR: IndexReader, options: DiffOptions): Generator<void, IndexDiffBody> {
   const started = performance.now();
   const fields = options.fields ?? DIFF_FIELDS;
   const top = options.top ?? 10;
@@ -202,11 +210,30 @@ export function diffIndexes(oldR: IndexReader, newR: IndexReader, options: DiffO
   const at = fields.map((f) => FIELD_INDEX[f]);
   const oldFacts = new RecordFacts(oldR);
   const newFacts = new RecordFacts(newR);
-  for (const family of [4, 6] as const) sweepFamily(family, oldR, newR, oldFacts, newFacts, acc, at);
+  for (const family of [4, 6] as const) yield* sweepFamily(family, oldR, newR, oldFacts, newFacts, acc, at);
   return {
     old: { path: options.oldPath ?? oldR.file.path, built_at: oldR.meta.builtAt },
     new: { path: options.newPath ?? newR.file.path, built_at: newR.meta.builtAt },
     fields: acc.map((x) => x.body()),
     seconds: Math.round((performance.now() - started) / 10) / 100,
   };
+}
+
+/** Compares two indexes (see the file comment), at once. */
+export function diffIndexes(oldR: IndexReader, newR: IndexReader, options: DiffOptions = {}): IndexDiffBody {
+  const run = comparing(oldR, newR, options);
+  for (;;) {
+    const step = run.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** diffIndexes in slices, letting the event loop run between them (a serving process compares without stalling its requests). */
+export async function diffIndexesInSlices(oldR: IndexReader, newR: IndexReader, options: DiffOptions = {}): Promise<IndexDiffBody> {
+  const run = comparing(oldR, newR, options);
+  for (;;) {
+    const step = run.next();
+    if (step.done) return step.value;
+    await new Promise<void>((done) => setImmediate(done));
+  }
 }
