@@ -173,6 +173,7 @@ function encodeCollected(
     { tag: Section.RECORDS, bytes: bytesOf(records) },
     ...Object.entries(tables).map(([tag, u32]) => ({ tag, bytes: bytesOf(u32) })),
   ];
+  if (collector.overrideLines.length > 0) sections.push({ tag: Section.OVERRIDES, bytes: new TextEncoder().encode(`${collector.overrideLines.join('\n')}\n`) });
 
   const held = new Set(metas.flatMap((m) => m.kinds ?? []));
   // The built-in IANA registries give every address its registry-level allocation.

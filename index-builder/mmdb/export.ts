@@ -8,7 +8,9 @@ import { readFileSync } from 'node:fs';
 import { IndexReader } from '../../src/index/reader.ts';
 import type { V1Context } from '../../src/lookup/v1.ts';
 import { overlayRecord } from '../../src/lookup/overrides/overlay.ts';
-import { OverrideTable } from '../../src/lookup/overrides/table.ts';
+import type { OverrideTable } from '../../src/lookup/overrides/table.ts';
+import { embeddedOverrides } from '../../src/lookup/overrides/embedded.ts';
+import type { OverridesHolder } from '../../src/lookup/overrides/holder.ts';
 import { coverageOf } from '../../src/scoring/coverage.ts';
 import { DEFAULT_POLICY } from '../../src/scoring/index.ts';
 import { removeStaleTempFiles, writeFileAtomic } from '../write/atomic-file.ts';
@@ -163,7 +165,7 @@ function metadataBytes(nodeCount: number, recordSize: number, builtAtMs: number)
  * score are the API's for an anonymous caller at `nowMs` (coverage and
  * staleness as of then; no crawler proof); the build epoch is the index's.
  */
-export function exportMmdb(reader: IndexReader, path: string, nowMs: number = Date.now(), overrides: OverrideTable = OverrideTable.EMPTY): MmdbExportSummary {
+export function exportMmdb(reader: IndexReader, path: string, nowMs: number = Date.now(), overrides: OverrideTable = embeddedOverrides(reader)): MmdbExportSummary {
   const ctx: V1Context = { scoring: { verifiedCrawler: null, coverage: coverageOf(reader.meta, nowMs) }, policy: DEFAULT_POLICY, rdapOwner: null, now: nowMs };
   const values = new RecordValues(reader, ctx, overrides);
   const v4 = rangesOf(reader, 4, values, overrides);
@@ -177,7 +179,12 @@ export function exportMmdb(reader: IndexReader, path: string, nowMs: number = Da
   return { path, sizeBytes: chunks.reduce((n, c) => n + c.length, 0), nodeCount: tree.nodeCount, recordSize: tree.recordSize, values: values.values };
 }
 
-/** Opens the index file at `indexPath` (IndexFileError when refused) and exports it to `mmdbPath`, with the operator's overrides laid over it. */
-export function exportIndexFile(indexPath: string, mmdbPath: string, overrides: OverrideTable = OverrideTable.EMPTY): MmdbExportSummary {
-  return exportMmdb(IndexReader.open(indexPath), mmdbPath, Date.now(), overrides);
+/**
+ * Opens the index file at `indexPath` (IndexFileError when refused) and
+ * exports it to `mmdbPath`, with the overrides a lookup applies laid over
+ * it: the index's own and, when given, the operator's file.
+ */
+export function exportIndexFile(indexPath: string, mmdbPath: string, overrides?: OverridesHolder): MmdbExportSummary {
+  const reader = IndexReader.open(indexPath);
+  return exportMmdb(reader, mmdbPath, Date.now(), overrides ? overrides.tableFor(reader) : embeddedOverrides(reader));
 }

@@ -37,7 +37,7 @@ export async function main(argv: string[]): Promise<number> {
     // The operator's overrides (IPINTEL_OVERRIDES) apply as the API applies them; a refused file exports none.
     const overrides = OverridesHolder.open(loadConfig().overridesPath);
     if (overrides.last && !overrides.last.applied) throw new Error(overrides.last.refused ?? 'overrides refused');
-    const s = exportIndexFile(index, args.mmdb, overrides.current);
+    const s = exportIndexFile(index, args.mmdb, overrides);
     console.error(`MaxMind DB ${s.path}: ${(s.sizeBytes / 1048576).toFixed(1)} MiB, ${s.nodeCount} nodes, ${s.values} values`);
     console.log(s.path);
     return 0;

@@ -37,11 +37,14 @@ const Count = Type.Number({ minimum: 0, description: 'exact below 2^53' });
 export const ChangedSpace = Closed({ ipv4_addresses: Count, ipv6_64s: Count });
 export type ChangedSpaceBody = Static<typeof ChangedSpace>;
 
+/** An address family, 4 or 6 (an enum: OpenAPI 3.0 has no const). */
+const FamilyNumber = Type.Unsafe<4 | 6>({ type: 'integer', enum: [4, 6] });
+
 const FactValue = Nullable(Type.Union([Type.String(), Type.Number(), Type.Boolean()]));
 
 /** One contiguous changed range with the same value before and after. */
 export const ChangedRange = Closed({
-  family: Type.Union([Type.Literal(4), Type.Literal(6)]),
+  family: FamilyNumber,
   /** First and last address. */
   range: Type.String(),
   /** The range as one prefix, when it is one. */
@@ -82,7 +85,7 @@ export type IndexDiffBody = Static<typeof IndexDiff>;
 /** A range whose value went back and forth across recent swaps. */
 export const FlappingRange = Closed({
   field: StringEnum(DIFF_FIELDS),
-  family: Type.Union([Type.Literal(4), Type.Literal(6)]),
+  family: FamilyNumber,
   range: Type.String(),
   cidr: Nullable(Type.String()),
   /** The values it took, swap after swap (at least A, B, A). */
@@ -111,7 +114,7 @@ export const SwapSummary = Named(
     flagged: perField(DIFF_FLAG_FIELDS),
     unflagged: perField(DIFF_FLAG_FIELDS),
     /** Ranges changed by this swap (country and flags; the largest kept), the input of flapping. */
-    ranges: Type.Array(Closed({ field: StringEnum(DIFF_FIELDS), family: Type.Union([Type.Literal(4), Type.Literal(6)]), range: Type.String(), cidr: Nullable(Type.String()), before: FactValue, after: FactValue })),
+    ranges: Type.Array(Closed({ field: StringEnum(DIFF_FIELDS), family: FamilyNumber, range: Type.String(), cidr: Nullable(Type.String()), before: FactValue, after: FactValue })),
     flapping: Type.Array(FlappingRange),
     seconds: Type.Number({ minimum: 0 }),
   }),

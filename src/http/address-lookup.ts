@@ -21,7 +21,7 @@ export function invalidIp(text: string): ApiError {
 
 /** Looks up an address text or throws INVALID_IP with the text provided. */
 export function lookupOrThrow(s: AppServices, ip: string): LookupHit {
-  const hit = lookupAddress(s.index.current, s.overrides.current, ip);
+  const hit = lookupAddress(s.index.current, s.overrides.tableFor(s.index.current), ip);
   if (!hit) throw invalidIp(ip);
   s.metrics.lookup(hit.family);
   return hit;

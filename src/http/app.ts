@@ -102,7 +102,7 @@ function createRoutesOnly(s: AppServices) {
     .use(lookupRoutes(s))
     .use(assessmentRoutes(s))
     .use(asnRoutes(s))
-    .use(crawlerVerifyRoutes({ lookup: (ip) => lookupAddress(s.index.current, s.overrides.current, ip), verifier: s.crawlers }))
+    .use(crawlerVerifyRoutes({ lookup: (ip) => lookupAddress(s.index.current, s.overrides.tableFor(s.index.current), ip), verifier: s.crawlers }))
     .use(authRoutes({ config: s.config, accounts: s.accounts, now: s.now }))
     .use(dashboardRoutes({ config: s.config, accounts: s.accounts, now: s.now }))
     // The legacy /{ip} catch-all goes last so every static route wins.

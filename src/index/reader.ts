@@ -279,6 +279,12 @@ export class IndexReader {
     return this.decoder.record(id);
   }
 
+  /** The entries of the build's `overrides` sources as JSON lines (null when it had none): the lookup layer lays them over answers. */
+  embeddedOverrides(): string | null {
+    const s = this.file.sections.get(Section.OVERRIDES);
+    return s ? new TextDecoder().decode(s.bytes) : null;
+  }
+
   /** Per-ASN facts (binary search over the ASN details table); null when unknown. */
   asnDetails(asn: number): AsnDetails | null {
     const t = this.asnTable;

@@ -16,6 +16,7 @@ import { join, resolve } from 'node:path';
 import { exportMmdb } from '../../index-builder/mmdb/export.ts';
 import { OfflineLookup } from '../../src/commands/lookup/answer.ts';
 import { IndexReader } from '../../src/index/reader.ts';
+import { parseOverridesText } from '../../src/contract/overrides.ts';
 import { OverridesHolder } from '../../src/lookup/overrides/holder.ts';
 import { formatIPv4, formatIPv6 } from '../../src/net/ip.ts';
 import type { RunningServer } from '../../src/server.ts';
@@ -233,5 +234,64 @@ describe('HTTP, bun run lookup and the MMDB export agree', () => {
     expect(p.exitCode).toBe(0);
     expect(JSON.parse(p.stdout.toString()).location.city).toBe('Amsterdam');
     expect(p.stderr.toString()).toContain(':6: cidr');
+  });
+});
+
+describe('a build with an `overrides` source', () => {
+  let built: string;
+  const buildDir = join(dir, 'with-overrides');
+  beforeAll(async () => {
+    Bun.spawnSync(['mkdir', '-p', buildDir]);
+    built = await buildFromTexts(buildDir, 'built.idx', [
+      { type: 'geo-csv', name: 'geo.csv', text: '81.2.69.0,81.2.69.255,GB,England,,London,EC1A,51.5142,-0.0931,Europe/London\n' },
+      { type: 'overrides', name: 'ops.jsonl', text: '{"cidr":"81.2.69.0/25","country_code":"IE","note":"from the manifest"}\n{"cidr":"81.2.69.200","is_tor":"maybe"}\n{"cidr":"81.2.69.128/26","city":"Cork"}\n' },
+    ]);
+  }, 60_000);
+
+  test('a bad line is skipped with its line number; the accepted entries apply to lookups', async () => {
+    const reader = IndexReader.open(built);
+    expect(reader.meta.sources.find((s) => s.type === 'overrides')).toMatchObject({ rows: 2, skipped: 1 });
+    const lookup = await OfflineLookup.open(built);
+    const a = JSON.parse(lookup.answer('81.2.69.10', null)!);
+    expect(a.location.country_code).toBe('IE');
+    expect(a.location.city).toBe('London');
+    expect(a.evidence.signals.map((s: { label: string }) => s.label)).toContain('operator_override');
+    expect(JSON.parse(lookup.answer('81.2.69.130', null)!).location).toMatchObject({ country_code: 'GB', city: 'Cork' });
+    expect(JSON.parse(lookup.answer('81.2.69.250', null)!).evidence.signals.map((s: { label: string }) => s.label)).not.toContain('operator_override');
+  });
+
+  test('with IPINTEL_OVERRIDES as well: the file wins on the same prefix, the most specific entry wins across both', async () => {
+    const file = join(buildDir, 'runtime.csv');
+    writeFileSync(file, 'cidr,country_code\n81.2.69.0/25,PT\n81.2.0.0/16,ES\n');
+    const lookup = await OfflineLookup.open(built, undefined, file);
+    expect(JSON.parse(lookup.answer('81.2.69.10', null)!).location.country_code).toBe('PT');
+    expect(JSON.parse(lookup.answer('81.2.69.130', null)!).location).toMatchObject({ country_code: 'GB', city: 'Cork' });
+    expect(JSON.parse(lookup.answer('81.2.69.250', null)!).location.country_code).toBe('ES');
+    // The MMDB export applies the same table.
+    const mmdbPath = join(buildDir, 'built.mmdb');
+    exportMmdb(IndexReader.open(built), mmdbPath, Date.now(), lookup.overrides.tableFor(lookup.holder.current));
+    const mmdb = new Reader<Record<string, any>>(readFileSync(mmdbPath));
+    expect(['81.2.69.10', '81.2.69.130', '81.2.69.250'].map((ip) => mmdb.get(ip)?.country?.iso_code)).toEqual(['PT', 'GB', 'ES']);
+  });
+});
+
+describe('bounds', () => {
+  test('a file over the entry limit is refused as a whole', () => {
+    const p = join(dir, 'many.csv');
+    writeFileSync(p, `cidr\n${Array.from({ length: 12 }, (_, i) => `10.0.${i}.0/24`).join('\n')}\n`);
+    expect(() => parseOverridesText(readFileSync(p, 'utf8'), p, 10)).toThrow('more than 10 entries');
+    expect(parseOverridesText(readFileSync(p, 'utf8'), p, 12).entries).toHaveLength(12);
+  });
+
+  test('a file over the size limit is refused and the overrides in force stay', () => {
+    const p = join(dir, 'big.csv');
+    writeFileSync(p, 'cidr,country_code\n10.0.0.0/8,DE\n');
+    const h = new OverridesHolder(p, () => {}, 1_000);
+    expect(h.reload().applied).toBe(true);
+    writeFileSync(p, `cidr,note\n${'10.0.0.0/8,x\n'.repeat(200)}`);
+    const second = h.reload();
+    expect(second.applied).toBe(false);
+    expect(second.refused).toContain('over the limit of 1000');
+    expect(h.current.find('10.1.2.3')?.fields.country_code).toBe('DE');
   });
 });

@@ -43,7 +43,8 @@ export class OfflineLookup {
    * the route's pipeline uses (v1BodyText).
    */
   answer(ip: string, fields: ReadonlySet<string> | null): string | null {
-    const hit = lookupAddress(this.holder.current, this.overrides.current, ip);
+    const index = this.holder.current;
+    const hit = lookupAddress(index, this.overrides.tableFor(index), ip);
     if (!hit) return null;
     const ctx: V1Context = {
       scoring: { verifiedCrawler: null, coverage: this.holder.coverage },

@@ -7,6 +7,8 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { MAX_OVERRIDE_FILE_BYTES, OverridesFileError, parseOverridesText, type OverrideLineError } from '../../contract/overrides.ts';
+import type { IndexReader } from '../../index/reader.ts';
+import { embeddedOverrides } from './embedded.ts';
 import { OverrideTable } from './table.ts';
 
 /** How often the file's stat is compared. */
@@ -53,9 +55,27 @@ export class OverridesHolder {
     return h;
   }
 
-  /** The table serving new lookups. */
+  /** The table of the file (without an index's own overrides: see tableFor). */
   get current(): OverrideTable {
     return this.table;
+  }
+
+  private combined: { index: IndexReader; generation: number; table: OverrideTable } | null = null;
+
+  /**
+   * The overrides a lookup on `index` applies: the file's, and the index's
+   * own (a build's `overrides` sources) where the file names no more
+   * specific prefix; for the same prefix the file wins. One table, so the
+   * most specific entry wins across both; combined once per index and file
+   * generation.
+   */
+  tableFor(index: IndexReader): OverrideTable {
+    const c = this.combined;
+    if (c !== null && c.index === index && c.generation === this.generation) return c.table;
+    const own = embeddedOverrides(index);
+    const table = own.size === 0 ? this.table : this.table.size === 0 ? own : OverrideTable.build([...own.toEntries(), ...this.table.toEntries()]);
+    this.combined = { index, generation: this.generation, table };
+    return table;
   }
 
   /** Reads the file again; keeps the previous overrides when it is refused. Never throws. */

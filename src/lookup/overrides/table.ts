@@ -155,6 +155,25 @@ export class OverrideTable {
     return family === 4 ? this.v4 : this.v6;
   }
 
+  /** The entries again (line numbers are not kept: 0), to combine two tables into one. */
+  toEntries(): OverrideEntry[] {
+    const out: OverrideEntry[] = [];
+    for (let id = 0; id < this.lenOf.length; id++) {
+      const len = this.lenOf[id];
+      const fields = this.fieldSets[this.fieldSetOf[id]];
+      if (this.familyOf[id] === 4) {
+        const start = this.startOf[id];
+        out.push({ family: 4, start, end: start + 2 ** (32 - len) - 1, len, fields, line: 0 });
+      } else {
+        const k = this.startOf[id] * 4;
+        const w = this.entryStartsV6;
+        const start = (BigInt(w[k]) << 96n) | (BigInt(w[k + 1]) << 64n) | (BigInt(w[k + 2]) << 32n) | BigInt(w[k + 3]);
+        out.push({ family: 6, start, end: start | ((1n << BigInt(128 - len)) - 1n), len, fields, line: 0 });
+      }
+    }
+    return out;
+  }
+
   /** The override of an entry id. */
   match(id: number): OverrideMatch {
     return { id, cidr: this.cidrOf(id), fields: this.fieldSets[this.fieldSetOf[id]] };
