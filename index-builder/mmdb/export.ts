@@ -4,6 +4,7 @@
  * deduplicated data section of geoip-record.ts values, and the metadata.
  * The file appears atomically (temp file, fsync, rename), like the index.
  */
+import { wordsToBigInt } from '../../src/net/ip.ts';
 import { readFileSync } from 'node:fs';
 import { IndexReader } from '../../src/index/reader.ts';
 import type { V1Context } from '../../src/lookup/v1.ts';
@@ -108,11 +109,7 @@ function overriddenRangesOf(reader: IndexReader, family: 4 | 6, values: RecordVa
   const ov = overrides.intervals(family);
   const words = family === 4 ? 1 : 4;
   const max = family === 4 ? 0xffffffffn : (1n << 128n) - 1n;
-  const at = (a: Uint32Array, i: number): bigint => {
-    if (words === 1) return BigInt(a[i]);
-    const b = i * 4;
-    return (BigInt(a[b]) << 96n) | (BigInt(a[b + 1]) << 64n) | (BigInt(a[b + 2]) << 32n) | BigInt(a[b + 3]);
-  };
+  const at = (a: Uint32Array, i: number): bigint => (words === 1 ? BigInt(a[i]) : wordsToBigInt(a, i));
   const n = recordIds.length;
   const m = ov.entries.length;
   const outStarts: number[] = [];

@@ -18,7 +18,7 @@ import type { FeedRefresher } from '../../src/feeds/refresher.ts';
 import type { RunningServer } from '../../src/server.ts';
 import { FEEDS_DIR } from '../helpers/recording-sink.ts';
 import { startTestServer } from '../helpers/test-server.ts';
-import { startPublisher, writeTestCatalog, type Publisher } from './publisher.ts';
+import { startPublisher, TEST_REFRESH, writeTestCatalog, type Publisher } from './publisher.ts';
 
 const TOR = 'tor/torbulkexitlist';
 const CLOUDFLARE = 'cloud/cloudflare-ips-v4.txt';
@@ -67,10 +67,7 @@ async function setup(name: string, paths: string[]): Promise<Setup> {
   const builds: ChildBuildRequest[] = [];
   const clock = { now: Date.now() };
   const status = startFeedRefresher(server.services.config, server.services.index, {
-    withDefaults: false,
-    limits: { timeoutMs: 5_000, maxBytes: 64 * 1048576, connectTimeoutMs: 1_000 },
-    retryBaseMs: 60_000,
-    pickupMs: 60_000,
+    ...TEST_REFRESH,
     log: (line) => logs.push(line),
     now: () => clock.now,
     build: (req, signal) => {

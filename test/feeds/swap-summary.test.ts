@@ -23,7 +23,7 @@ import { OpenApiResponses } from '../helpers/openapi-responses.ts';
 import { FEEDS_DIR } from '../helpers/recording-sink.ts';
 import { buildFromTexts, type TextSource } from '../helpers/small-build.ts';
 import { startTestServer } from '../helpers/test-server.ts';
-import { startPublisher, writeTestCatalog, type Publisher } from './publisher.ts';
+import { startPublisher, TEST_REFRESH, writeTestCatalog, type Publisher } from './publisher.ts';
 
 const TOR = 'tor/torbulkexitlist';
 const CLOUDFLARE = 'cloud/cloudflare-ips-v4.txt';
@@ -100,10 +100,7 @@ describe('a refresher swap records its summary; the admin sees it', () => {
     writeTestCatalog(join(dir, 'catalog.json'), [TOR], publisher.url);
     server = await startTestServer({ IPINTEL_INDEX: index, IPINTEL_FEEDS_DIR: join(dir, 'feeds'), IPINTEL_FEEDS_CATALOG: join(dir, 'catalog.json'), IPINTEL_ADMIN_TOKEN: ADMIN });
     const status = startFeedRefresher(server.services.config, server.services.index, {
-      withDefaults: false,
-      limits: { timeoutMs: 5_000, maxBytes: 64 * 1048576, connectTimeoutMs: 1_000 },
-      retryBaseMs: 60_000,
-      pickupMs: 60_000,
+      ...TEST_REFRESH,
       log: (line) => logs.push(line),
       now: () => Date.now(),
       build: (req, signal) => buildInChild(req, false, signal),

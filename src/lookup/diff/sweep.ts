@@ -9,7 +9,7 @@
  */
 import { DIFF_FIELDS, DIFF_FLAG_FIELDS, type ChangedRangeBody, type ChangedSpaceBody, type DiffField, type FieldDiffBody, type IndexDiffBody } from '../../contract/diff.ts';
 import type { IndexReader } from '../../index/reader.ts';
-import { formatCidr, formatIp, rangeToCidrs, type Family } from '../../net/ip.ts';
+import { formatCidr, formatIp, rangeToCidrs, wordsToBigInt, type Family } from '../../net/ip.ts';
 import { FIELD_INDEX, RecordFacts, type FactValue } from './facts.ts';
 
 export interface DiffOptions {
@@ -144,10 +144,7 @@ class Intervals {
     this.count = family === 4 ? this.starts.length : this.starts.length / 4;
   }
   start(i: number): bigint {
-    const s = this.starts;
-    if (this.family === 4) return BigInt(s[i]);
-    const b = i * 4;
-    return (BigInt(s[b]) << 96n) | (BigInt(s[b + 1]) << 64n) | (BigInt(s[b + 2]) << 32n) | BigInt(s[b + 3]);
+    return this.family === 4 ? BigInt(this.starts[i]) : wordsToBigInt(this.starts, i);
   }
   recordId(i: number): number {
     if (i < 0) return -1;

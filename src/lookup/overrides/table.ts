@@ -6,7 +6,7 @@
  * ids in typed arrays (IPv6 as four u32 words each), found by binary search;
  * the fields of identical overrides are one shared object.
  */
-import { embeddedIPv4Words, formatCidr, parseIPv4, parseIPv6Groups, type Family } from '../../net/ip.ts';
+import { embeddedIPv4Words, formatCidr, parseIPv4, parseIPv6Groups, wordsToBigInt, type Family } from '../../net/ip.ts';
 import type { OverrideEntry, OverrideFields } from '../../contract/overrides.ts';
 
 /** The override that answers an address. */
@@ -165,9 +165,7 @@ export class OverrideTable {
         const start = this.startOf[id];
         out.push({ family: 4, start, end: start + 2 ** (32 - len) - 1, len, fields, line: 0 });
       } else {
-        const k = this.startOf[id] * 4;
-        const w = this.entryStartsV6;
-        const start = (BigInt(w[k]) << 96n) | (BigInt(w[k + 1]) << 64n) | (BigInt(w[k + 2]) << 32n) | BigInt(w[k + 3]);
+        const start = wordsToBigInt(this.entryStartsV6, this.startOf[id]);
         out.push({ family: 6, start, end: start | ((1n << BigInt(128 - len)) - 1n), len, fields, line: 0 });
       }
     }
@@ -181,10 +179,7 @@ export class OverrideTable {
 
   private cidrOf(id: number): string {
     if (this.familyOf[id] === 4) return formatCidr(4, this.startOf[id], this.lenOf[id]);
-    const k = this.startOf[id] * 4;
-    const w = this.entryStartsV6;
-    const v = (BigInt(w[k]) << 96n) | (BigInt(w[k + 1]) << 64n) | (BigInt(w[k + 2]) << 32n) | BigInt(w[k + 3]);
-    return formatCidr(6, v, this.lenOf[id]);
+    return formatCidr(6, wordsToBigInt(this.entryStartsV6, this.startOf[id]), this.lenOf[id]);
   }
 }
 
