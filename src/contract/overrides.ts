@@ -225,16 +225,14 @@ function readJsonLines(content: string, accept: (row: Record<string, unknown>, l
 }
 
 function readCsv(content: string, path: string, accept: (row: Record<string, unknown>, line: number) => void, bad: (line: number, message: string) => void): void {
-  let records: Array<{ record: Record<string, string>; info: { lines: number } }>;
   let openQuote: string | null = null;
   try {
-    records = parseCsv(content, {
+    parseCsv(content, {
       bom: true,
       comment: '#',
       comment_no_infix: true,
       skip_empty_lines: true,
       trim: true,
-      info: true,
       relax_column_count: true,
       skip_records_with_error: true,
       columns: (header: string[]) => {
@@ -244,16 +242,20 @@ function readCsv(content: string, path: string, accept: (row: Record<string, unk
         if (unknown.length > 0) throw new OverridesFileError(path, `unknown column(s) in the header row: ${unknown.slice(0, 5).join(', ')}`);
         return names;
       },
+      // Each record is taken as it is read and dropped from the parser's output: a million lines never sit in memory as rows.
+      on_record: (record: Record<string, string>, context: { lines: number }) => {
+        accept(record, context.lines);
+        return null;
+      },
       on_skip: (err: { code?: string; lines?: number; message: string } | undefined) => {
         // An open quote swallows every line after it: the file as a whole is unreadable.
         if (err?.code === 'CSV_QUOTE_NOT_CLOSED') openQuote = err.message;
         else if (err) bad(err.lines ?? 0, err.message);
       },
-    }) as typeof records;
+    });
   } catch (e) {
     if (e instanceof OverridesFileError) throw e;
     throw new OverridesFileError(path, `not readable as CSV: ${(e as Error).message}`);
   }
   if (openQuote !== null) throw new OverridesFileError(path, `not readable as CSV: ${openQuote}`);
-  for (const r of records) accept(r.record, r.info.lines);
 }
