@@ -43,7 +43,8 @@ interface Scored {
 /** Facts of the records of one index (record id -> the value of every field group). */
 export class RecordFacts {
   private readonly ids = new Int32Array(1 << CACHE_BITS).fill(-1);
-  private readonly values: FactValue[][] = new Array(1 << CACHE_BITS);
+  // One array per slot, made once and overwritten: a sweep computes millions of records' facts.
+  private readonly values: FactValue[][] = Array.from({ length: 1 << CACHE_BITS }, () => new Array<FactValue>(DIFF_FIELDS.length).fill(null));
   private readonly allocations = new DirectMappedCache<string>(16);
   private readonly allocationTextOf = (id: number) => {
     const a = this.allocation;
@@ -69,18 +70,22 @@ export class RecordFacts {
     this.route = u32Section(reader.file, Section.ROUTE);
   }
 
-  /** Every field group's value for record `id` (-1: none). */
+  /**
+   * Every field group's value for record `id` (-1: none). The array is the
+   * cache slot's own: valid until the next call for an id of the same slot.
+   */
   of(id: number): readonly FactValue[] {
     if (id < 0) return RecordFacts.NONE;
     const slot = id & ((1 << CACHE_BITS) - 1);
-    if (this.ids[slot] === id) return this.values[slot];
-    const v = this.compute(id);
-    this.ids[slot] = id;
-    this.values[slot] = v;
-    return v;
+    const out = this.values[slot];
+    if (this.ids[slot] !== id) {
+      this.compute(id, out);
+      this.ids[slot] = id;
+    }
+    return out;
   }
 
-  private compute(id: number): FactValue[] {
+  private compute(id: number, out: FactValue[]): void {
     const r = this.rows;
     const base = id * RECORD_WIDTH;
     const str = this.reader.strings;
@@ -92,13 +97,13 @@ export class RecordFacts {
     const routeFlags = routeId === 0 ? 0 : this.route[routeRow + 3];
     const origins = routeId === 0 ? null : (str.get(this.route[routeRow + 1]) ?? '');
     const s = this.scoredOf(id, base, routeId, routeRow, routeFlags, origins);
-    const out: FactValue[] = new Array(DIFF_FIELDS.length);
     out[F.country] = hasGeo ? str.get(cc - GEO_PRESENT) : null;
     out[F.city] = hasGeo ? str.get(r[base + RecordCol.GEO + 2]) : null;
     out[F.asn] = asnRow === 0 ? null : this.asn[asnRow];
     out[F.org] = asnRow === 0 ? null : str.get(this.asn[asnRow + 1]);
     out[F.allocation] = this.allocationText(r[base + RecordCol.ALLOCATION]);
-    out[F.routing_origin] = origins === null ? null : routeFlags & RouteFlag.AS_SET || origins === '' ? `{${origins}}` : `AS${origins.split(',', 1)[0]}`;
+    // The origin AS as a number (no string per record; shown as AS<n>), an AS-set or no origin as text.
+    out[F.routing_origin] = origins === null ? null : routeFlags & RouteFlag.AS_SET || origins === '' ? `{${origins}}` : parseInt(origins, 10);
     out[F.is_datacenter] = s.is_datacenter;
     out[F.is_vpn] = s.is_vpn;
     out[F.is_proxy] = s.is_proxy;
@@ -110,7 +115,6 @@ export class RecordFacts {
     out[F.threat] = s.threat;
     out[F.score_band] = s.band;
     out[F.verdict] = s.verdict;
-    return out;
   }
 
   /** `registry cc status block` of an allocation row (recent rows cached). */

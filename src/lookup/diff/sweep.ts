@@ -22,8 +22,14 @@ export interface DiffOptions {
   newPath?: string;
 }
 
-const V4_MAX = 0xffffffffn;
+const V4_MAX = 0xffffffff;
 const V6_MAX = (1n << 128n) - 1n;
+
+/** The address before a start (never the first address: a start past 0). */
+const predecessor = (p: Pos): Pos => (typeof p === 'number' ? p - 1 : p - 1n);
+
+/** An address: a number for IPv4, a bigint for IPv6. */
+type Pos = number | bigint;
 
 /** Changed space: IPv4 addresses, and IPv6 /64s counted once each even when several pieces of one /64 changed. */
 class Space {
@@ -31,13 +37,13 @@ class Space {
   v6 = 0;
   private last64 = -1n;
 
-  add(family: Family, start: bigint, end: bigint): void {
-    if (family === 4) {
-      this.v4 += Number(end - start) + 1;
+  add(start: Pos, end: Pos): void {
+    if (typeof start === 'number') {
+      this.v4 += (end as number) - start + 1;
       return;
     }
     const first = start >> 64n;
-    const last = end >> 64n;
+    const last = (end as bigint) >> 64n;
     this.v6 += Number(last - first) + (first === this.last64 ? 0 : 1);
     this.last64 = last;
   }
@@ -49,22 +55,24 @@ class Space {
 
 interface Run {
   family: Family;
-  start: bigint;
-  end: bigint;
+  start: Pos;
+  end: Pos;
   before: FactValue;
   after: FactValue;
+  /** IPv4 addresses or IPv6 /64s, set when the run ends. */
+  size: number;
 }
 
 /** The size a run is ranked by: IPv4 addresses, IPv6 /64s. */
-const sizeOf = (r: Run): number => (r.family === 4 ? Number(r.end - r.start) + 1 : Number((r.end >> 64n) - (r.start >> 64n)) + 1);
+const sizeOf = (r: Run): number => (typeof r.start === 'number' ? (r.end as number) - r.start + 1 : Number(((r.end as bigint) >> 64n) - (r.start >> 64n)) + 1);
 
-/** One field group's counts, its current run, and its largest finished runs. */
+/** One field group's counts, its current run, and its largest finished runs (per family, largest first). */
 class FieldAccumulator {
   readonly changed = new Space();
   readonly flagged: Space | null;
   readonly unflagged: Space | null;
   private run: Run | null = null;
-  private readonly largest: Run[] = [];
+  private readonly largest: { 4: Run[]; 6: Run[] } = { 4: [], 6: [] };
 
   constructor(
     readonly field: DiffField,
@@ -75,17 +83,18 @@ class FieldAccumulator {
     this.unflagged = isFlag ? new Space() : null;
   }
 
-  piece(family: Family, start: bigint, end: bigint, before: FactValue, after: FactValue): void {
-    this.changed.add(family, start, end);
-    if (this.flagged && after === true && before !== true) this.flagged.add(family, start, end);
-    if (this.unflagged && before === true && after !== true) this.unflagged.add(family, start, end);
+  piece(family: Family, start: Pos, end: Pos, before: FactValue, after: FactValue): void {
+    this.changed.add(start, end);
+    if (this.flagged && after === true && before !== true) this.flagged.add(start, end);
+    if (this.unflagged && before === true && after !== true) this.unflagged.add(start, end);
     const run = this.run;
-    if (run && run.family === family && run.end + 1n === start && run.before === before && run.after === after) {
+    // Pieces come in address order and an unchanged piece ends the run, so a run's next piece is adjacent.
+    if (run && run.family === family && run.before === before && run.after === after) {
       run.end = end;
       return;
     }
     this.flush();
-    this.run = { family, start, end, before, after };
+    this.run = { family, start, end, before, after, size: 0 };
   }
 
   /** Ends the current run (a piece that did not change, or the end of a family). */
@@ -93,46 +102,43 @@ class FieldAccumulator {
     const run = this.run;
     if (run === null) return;
     this.run = null;
-    const size = sizeOf(run);
-    const list = this.largest;
-    const ofFamily = list.filter((r) => r.family === run.family);
-    if (ofFamily.length >= this.top && sizeOf(ofFamily[ofFamily.length - 1]) >= size) return;
+    run.size = sizeOf(run);
+    const list = this.largest[run.family];
+    if (list.length >= this.top && list[list.length - 1].size >= run.size) return;
     let at = list.length;
-    while (at > 0 && (list[at - 1].family > run.family || (list[at - 1].family === run.family && sizeOf(list[at - 1]) < size))) at--;
+    while (at > 0 && list[at - 1].size < run.size) at--;
     list.splice(at, 0, run);
-    if (ofFamily.length + 1 > this.top) {
-      // Drop the smallest of this family (the last of its family in the list).
-      let last = -1;
-      for (let k = 0; k < list.length; k++) if (list[k].family === run.family) last = k;
-      list.splice(last, 1);
-    }
+    if (list.length > this.top) list.pop();
   }
 
   body(): FieldDiffBody {
     this.flush();
-    const out: FieldDiffBody = { field: this.field, changed: this.changed.body(), largest: this.largest.map(rangeBody) };
+    const largest = [...this.largest[4], ...this.largest[6]].map((r) => rangeBody(this.field, r));
+    const out: FieldDiffBody = { field: this.field, changed: this.changed.body(), largest };
     if (this.flagged) out.flagged = this.flagged.body();
     if (this.unflagged) out.unflagged = this.unflagged.body();
     return out;
   }
 }
 
+/** A value as the answer shows it (facts.ts keeps the routing origin as a number). */
+const shown = (field: DiffField, v: FactValue): FactValue => (field === 'routing_origin' && typeof v === 'number' ? `AS${v}` : v);
+
 /** A run as the answer shows it. */
-function rangeBody(r: Run): ChangedRangeBody {
-  const start = r.family === 4 ? Number(r.start) : r.start;
-  const end = r.family === 4 ? Number(r.end) : r.end;
+function rangeBody(field: DiffField, r: Run): ChangedRangeBody {
+  const { start, end } = r;
   const cidrs = rangeToCidrs(r.family, start, end);
   return {
     family: r.family,
     range: `${formatIp(r.family, start)} - ${formatIp(r.family, end)}`,
     cidr: cidrs.length === 1 ? formatCidr(r.family, cidrs[0].start, cidrs[0].len) : null,
-    size: sizeOf(r),
-    before: r.before,
-    after: r.after,
+    size: r.size,
+    before: shown(field, r.before),
+    after: shown(field, r.after),
   };
 }
 
-/** The starts of one family of one index as a stream of bigints, with each interval's record id. */
+/** The starts of one family of one index (mapped words), compared in place; a bigint only when a piece is reported. */
 class Intervals {
   private readonly starts: Uint32Array;
   readonly count: number;
@@ -143,8 +149,24 @@ class Intervals {
     this.starts = reader.startsOf(family);
     this.count = family === 4 ? this.starts.length : this.starts.length / 4;
   }
-  start(i: number): bigint {
-    return this.family === 4 ? BigInt(this.starts[i]) : wordsToBigInt(this.starts, i);
+  start(i: number): Pos {
+    return this.family === 4 ? this.starts[i] : wordsToBigInt(this.starts, i);
+  }
+  /** Whether interval i starts at address 0. */
+  startsAtZero(i: number): boolean {
+    const s = this.starts;
+    return this.family === 4 ? s[i] === 0 : s[i * 4] === 0 && s[i * 4 + 1] === 0 && s[i * 4 + 2] === 0 && s[i * 4 + 3] === 0;
+  }
+  /** start(i) compared with other.start(j): negative, 0 or positive. */
+  compare(i: number, other: Intervals, j: number): number {
+    const s = this.starts;
+    const o = other.starts;
+    if (this.family === 4) return s[i] - o[j];
+    for (let k = 0; k < 4; k++) {
+      const d = s[i * 4 + k] - o[j * 4 + k];
+      if (d !== 0) return d;
+    }
+    return 0;
   }
   recordId(i: number): number {
     if (i < 0) return -1;
@@ -155,44 +177,59 @@ class Intervals {
 /** Pieces swept between two yields of the sweep (an async caller lets other work run there). */
 const PIECES_PER_SLICE = 1 << 16;
 
-/** Sweeps one family of both indexes, feeding every changed piece to the accumulators; yields every PIECES_PER_SLICE pieces. */
+/**
+ * Sweeps one family of both indexes, feeding every changed piece to the
+ * accumulators; yields every PIECES_PER_SLICE pieces. The loop compares
+ * interval starts in place; a piece's bounds are made (as bigints) only
+ * when some field changed on it.
+ */
 function* sweepFamily(family: Family, oldR: IndexReader, newR: IndexReader, oldFacts: RecordFacts, newFacts: RecordFacts, acc: readonly FieldAccumulator[], at: readonly number[]): Generator<void, void> {
-  const max = family === 4 ? V4_MAX : V6_MAX;
+  const max: Pos = family === 4 ? V4_MAX : V6_MAX;
   const a = new Intervals(oldR, family);
   const b = new Intervals(newR, family);
   // An index's intervals start at address 0; -1 stands for space before a first start (a file that does not).
-  let i = a.count > 0 && a.start(0) === 0n ? 0 : -1;
-  let j = b.count > 0 && b.start(0) === 0n ? 0 : -1;
-  let nextA = i + 1 < a.count ? a.start(i + 1) : max + 1n;
-  let nextB = j + 1 < b.count ? b.start(j + 1) : max + 1n;
+  let i = a.count > 0 && a.startsAtZero(0) ? 0 : -1;
+  let j = b.count > 0 && b.startsAtZero(0) ? 0 : -1;
   let factsA = oldFacts.of(a.recordId(i));
   let factsB = newFacts.of(b.recordId(j));
-  let cur = 0n;
+  // Where the current piece starts: address 0, the start of a's interval i, or of b's interval j.
+  let startAt: 0 | 'a' | 'b' = 0;
   let pieces = 0;
   for (;;) {
     if (++pieces === PIECES_PER_SLICE) {
       pieces = 0;
       yield;
     }
-    const end = (nextA < nextB ? nextA : nextB) - 1n;
+    const hasA = i + 1 < a.count;
+    const hasB = j + 1 < b.count;
+    // Which side's next start ends the piece: < 0 a's, > 0 b's, 0 both; null: neither (the piece runs to the end).
+    const order = hasA ? (hasB ? a.compare(i + 1, b, j + 1) : -1) : hasB ? 1 : null;
     if (factsA !== factsB) {
+      let start: Pos = -1;
+      let end: Pos = -1;
       for (let k = 0; k < acc.length; k++) {
         const f = at[k];
-        if (factsA[f] !== factsB[f]) acc[k].piece(family, cur, end, factsA[f], factsB[f]);
-        else acc[k].flush();
+        if (factsA[f] === factsB[f]) {
+          acc[k].flush();
+          continue;
+        }
+        if (start === -1) {
+          start = startAt === 0 ? (family === 4 ? 0 : 0n) : startAt === 'a' ? a.start(i) : b.start(j);
+          end = order === null ? max : predecessor(order <= 0 ? a.start(i + 1) : b.start(j + 1));
+        }
+        acc[k].piece(family, start, end, factsA[f], factsB[f]);
       }
     } else for (const x of acc) x.flush();
-    if (end >= max) break;
-    cur = end + 1n;
-    if (cur === nextA) {
+    if (order === null) break;
+    if (order <= 0) {
       i++;
-      nextA = i + 1 < a.count ? a.start(i + 1) : max + 1n;
       factsA = oldFacts.of(a.recordId(i));
+      startAt = 'a';
     }
-    if (cur === nextB) {
+    if (order >= 0) {
       j++;
-      nextB = j + 1 < b.count ? b.start(j + 1) : max + 1n;
       factsB = newFacts.of(b.recordId(j));
+      if (order > 0) startAt = 'b';
     }
   }
   for (const x of acc) x.flush();
