@@ -110,7 +110,16 @@ export interface SwapRecordOptions {
  * headline line and keeps the summary. Never throws: a summary is a record
  * of the swap, and failing to make one changes nothing that is served.
  */
-export async function recordSwap(before: IndexReader, afterPath: string, o: SwapRecordOptions): Promise<SwapSummaryBody | null> {
+export function recordSwap(before: IndexReader, afterPath: string, o: SwapRecordOptions): Promise<SwapSummaryBody | null> {
+  // One summary at a time: each appends to the file the previous one wrote.
+  const next = queue.then(() => summarize(before, afterPath, o));
+  queue = next;
+  return next;
+}
+
+let queue: Promise<unknown> = Promise.resolve();
+
+async function summarize(before: IndexReader, afterPath: string, o: SwapRecordOptions): Promise<SwapSummaryBody | null> {
   try {
     const after = IndexReader.open(afterPath);
     const diff = await diffIndexesInSlices(before, after, { top: RANGES_KEPT });
