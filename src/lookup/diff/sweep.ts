@@ -22,30 +22,29 @@ export interface DiffOptions {
   newPath?: string;
 }
 
-const V4_MAX = 0xffffffff;
-const V6_MAX = (1n << 128n) - 1n;
-
-/** The address before a start (never the first address: a start past 0). */
-const predecessor = (p: Pos): Pos => (typeof p === 'number' ? p - 1 : p - 1n);
-
-/** An address: a number for IPv4, a bigint for IPv6. */
-type Pos = number | bigint;
+/**
+ * A piece or run of address space as plain numbers (no bigint per piece:
+ * the sweep makes millions): IPv4 bounds in w[0] and w[4]; IPv6 bounds as
+ * four u32 words each, start in w[0..3] and end in w[4..7], most
+ * significant first.
+ */
+type Bounds = Uint32Array;
 
 /** Changed space: IPv4 addresses, and IPv6 /64s counted once each even when several pieces of one /64 changed. */
 class Space {
   v4 = 0;
   v6 = 0;
-  private last64 = -1n;
+  private last0 = -1;
+  private last1 = -1;
 
-  add(start: Pos, end: Pos): void {
-    if (typeof start === 'number') {
-      this.v4 += (end as number) - start + 1;
+  add(family: Family, w: Bounds): void {
+    if (family === 4) {
+      this.v4 += w[4] - w[0] + 1;
       return;
     }
-    const first = start >> 64n;
-    const last = (end as bigint) >> 64n;
-    this.v6 += Number(last - first) + (first === this.last64 ? 0 : 1);
-    this.last64 = last;
+    this.v6 += slash64s(w) - (w[0] === this.last0 && w[1] === this.last1 ? 1 : 0);
+    this.last0 = w[4];
+    this.last1 = w[5];
   }
 
   body(): ChangedSpaceBody {
@@ -53,25 +52,30 @@ class Space {
   }
 }
 
+const TWO_32 = 2 ** 32;
+/** IPv6 /64s from the start's to the end's, inclusive. */
+const slash64s = (w: Bounds) => (w[4] - w[0]) * TWO_32 + (w[5] - w[1]) + 1;
+
 interface Run {
   family: Family;
-  start: Pos;
-  end: Pos;
+  bounds: Bounds;
   before: FactValue;
   after: FactValue;
-  /** IPv4 addresses or IPv6 /64s, set when the run ends. */
+  /** IPv4 addresses or IPv6 /64s. */
   size: number;
 }
 
 /** The size a run is ranked by: IPv4 addresses, IPv6 /64s. */
-const sizeOf = (r: Run): number => (typeof r.start === 'number' ? (r.end as number) - r.start + 1 : Number(((r.end as bigint) >> 64n) - (r.start >> 64n)) + 1);
+const sizeOf = (family: Family, w: Bounds): number => (family === 4 ? w[4] - w[0] + 1 : slash64s(w));
 
 /** One field group's counts, its current run, and its largest finished runs (per family, largest first). */
 class FieldAccumulator {
   readonly changed = new Space();
   readonly flagged: Space | null;
   readonly unflagged: Space | null;
-  private run: Run | null = null;
+  /** The current run, reused for every run (a sweep has millions). */
+  private readonly run: Run = { family: 4, bounds: new Uint32Array(8), before: null, after: null, size: 0 };
+  private running = false;
   private readonly largest: { 4: Run[]; 6: Run[] } = { 4: [], 6: [] };
 
   constructor(
@@ -83,31 +87,39 @@ class FieldAccumulator {
     this.unflagged = isFlag ? new Space() : null;
   }
 
-  piece(family: Family, start: Pos, end: Pos, before: FactValue, after: FactValue): void {
-    this.changed.add(start, end);
-    if (this.flagged && after === true && before !== true) this.flagged.add(start, end);
-    if (this.unflagged && before === true && after !== true) this.unflagged.add(start, end);
+  piece(family: Family, w: Bounds, before: FactValue, after: FactValue): void {
+    this.changed.add(family, w);
+    if (this.flagged && after === true && before !== true) this.flagged.add(family, w);
+    if (this.unflagged && before === true && after !== true) this.unflagged.add(family, w);
     const run = this.run;
     // Pieces come in address order and an unchanged piece ends the run, so a run's next piece is adjacent.
-    if (run && run.family === family && run.before === before && run.after === after) {
-      run.end = end;
+    if (this.running && run.family === family && run.before === before && run.after === after) {
+      const b = run.bounds;
+      b[4] = w[4];
+      b[5] = w[5];
+      b[6] = w[6];
+      b[7] = w[7];
       return;
     }
     this.flush();
-    this.run = { family, start, end, before, after, size: 0 };
+    this.running = true;
+    run.family = family;
+    run.bounds.set(w);
+    run.before = before;
+    run.after = after;
   }
 
   /** Ends the current run (a piece that did not change, or the end of a family). */
   flush(): void {
+    if (!this.running) return;
+    this.running = false;
     const run = this.run;
-    if (run === null) return;
-    this.run = null;
-    run.size = sizeOf(run);
+    const size = sizeOf(run.family, run.bounds);
     const list = this.largest[run.family];
-    if (list.length >= this.top && list[list.length - 1].size >= run.size) return;
+    if (list.length >= this.top && list[list.length - 1].size >= size) return;
     let at = list.length;
-    while (at > 0 && list[at - 1].size < run.size) at--;
-    list.splice(at, 0, run);
+    while (at > 0 && list[at - 1].size < size) at--;
+    list.splice(at, 0, { ...run, bounds: run.bounds.slice(), size });
     if (list.length > this.top) list.pop();
   }
 
@@ -126,7 +138,9 @@ const shown = (field: DiffField, v: FactValue): FactValue => (field === 'routing
 
 /** A run as the answer shows it. */
 function rangeBody(field: DiffField, r: Run): ChangedRangeBody {
-  const { start, end } = r;
+  const w = r.bounds;
+  const start = r.family === 4 ? w[0] : wordsToBigInt(w, 0);
+  const end = r.family === 4 ? w[4] : wordsToBigInt(w, 1);
   const cidrs = rangeToCidrs(r.family, start, end);
   return {
     family: r.family,
@@ -138,32 +152,35 @@ function rangeBody(field: DiffField, r: Run): ChangedRangeBody {
   };
 }
 
-/** The starts of one family of one index (mapped words), compared in place; a bigint only when a piece is reported. */
+/** The starts of one family of one index (mapped words), compared and copied in place. */
 class Intervals {
   private readonly starts: Uint32Array;
+  private readonly words: number;
   readonly count: number;
   constructor(
     private readonly reader: IndexReader,
     private readonly family: Family,
   ) {
     this.starts = reader.startsOf(family);
-    this.count = family === 4 ? this.starts.length : this.starts.length / 4;
+    this.words = family === 4 ? 1 : 4;
+    this.count = this.starts.length / this.words;
   }
-  start(i: number): Pos {
-    return this.family === 4 ? this.starts[i] : wordsToBigInt(this.starts, i);
+  /** Copies the start of interval i into out[at..]. */
+  copyStart(i: number, out: Bounds, at: number): void {
+    const n = this.words;
+    for (let k = 0; k < n; k++) out[at + k] = this.starts[i * n + k];
   }
   /** Whether interval i starts at address 0. */
   startsAtZero(i: number): boolean {
-    const s = this.starts;
-    return this.family === 4 ? s[i] === 0 : s[i * 4] === 0 && s[i * 4 + 1] === 0 && s[i * 4 + 2] === 0 && s[i * 4 + 3] === 0;
+    const n = this.words;
+    for (let k = 0; k < n; k++) if (this.starts[i * n + k] !== 0) return false;
+    return true;
   }
   /** start(i) compared with other.start(j): negative, 0 or positive. */
   compare(i: number, other: Intervals, j: number): number {
-    const s = this.starts;
-    const o = other.starts;
-    if (this.family === 4) return s[i] - o[j];
-    for (let k = 0; k < 4; k++) {
-      const d = s[i * 4 + k] - o[j * 4 + k];
+    const n = this.words;
+    for (let k = 0; k < n; k++) {
+      const d = this.starts[i * n + k] - other.starts[j * n + k];
       if (d !== 0) return d;
     }
     return 0;
@@ -174,17 +191,28 @@ class Intervals {
   }
 }
 
+/** Decrements the address in out[at..at+n) (it is never the first address: a start past 0). */
+function predecessor(out: Bounds, at: number, n: number): void {
+  for (let k = n - 1; k >= 0; k--) {
+    if (out[at + k] !== 0) {
+      out[at + k]--;
+      return;
+    }
+    out[at + k] = 0xffffffff;
+  }
+}
+
 /** Pieces swept between two yields of the sweep (an async caller lets other work run there). */
 const PIECES_PER_SLICE = 1 << 16;
 
 /**
  * Sweeps one family of both indexes, feeding every changed piece to the
- * accumulators; yields every PIECES_PER_SLICE pieces. The loop compares
- * interval starts in place; a piece's bounds are made (as bigints) only
- * when some field changed on it.
+ * accumulators; yields every PIECES_PER_SLICE pieces. Interval starts are
+ * compared in place; a piece's bounds are written (as words) only when
+ * some field changed on it.
  */
 function* sweepFamily(family: Family, oldR: IndexReader, newR: IndexReader, oldFacts: RecordFacts, newFacts: RecordFacts, acc: readonly FieldAccumulator[], at: readonly number[]): Generator<void, void> {
-  const max: Pos = family === 4 ? V4_MAX : V6_MAX;
+  const n = family === 4 ? 1 : 4;
   const a = new Intervals(oldR, family);
   const b = new Intervals(newR, family);
   // An index's intervals start at address 0; -1 stands for space before a first start (a file that does not).
@@ -192,6 +220,7 @@ function* sweepFamily(family: Family, oldR: IndexReader, newR: IndexReader, oldF
   let j = b.count > 0 && b.startsAtZero(0) ? 0 : -1;
   let factsA = oldFacts.of(a.recordId(i));
   let factsB = newFacts.of(b.recordId(j));
+  const piece: Bounds = new Uint32Array(8);
   // Where the current piece starts: address 0, the start of a's interval i, or of b's interval j.
   let startAt: 0 | 'a' | 'b' = 0;
   let pieces = 0;
@@ -205,19 +234,26 @@ function* sweepFamily(family: Family, oldR: IndexReader, newR: IndexReader, oldF
     // Which side's next start ends the piece: < 0 a's, > 0 b's, 0 both; null: neither (the piece runs to the end).
     const order = hasA ? (hasB ? a.compare(i + 1, b, j + 1) : -1) : hasB ? 1 : null;
     if (factsA !== factsB) {
-      let start: Pos = -1;
-      let end: Pos = -1;
+      let made = false;
       for (let k = 0; k < acc.length; k++) {
         const f = at[k];
         if (factsA[f] === factsB[f]) {
           acc[k].flush();
           continue;
         }
-        if (start === -1) {
-          start = startAt === 0 ? (family === 4 ? 0 : 0n) : startAt === 'a' ? a.start(i) : b.start(j);
-          end = order === null ? max : predecessor(order <= 0 ? a.start(i + 1) : b.start(j + 1));
+        if (!made) {
+          made = true;
+          if (startAt === 0) piece.fill(0, 0, 4);
+          else if (startAt === 'a') a.copyStart(i, piece, 0);
+          else b.copyStart(j, piece, 0);
+          if (order === null) piece.fill(0xffffffff, 4, 4 + n);
+          else {
+            if (order <= 0) a.copyStart(i + 1, piece, 4);
+            else b.copyStart(j + 1, piece, 4);
+            predecessor(piece, 4, n);
+          }
         }
-        acc[k].piece(family, start, end, factsA[f], factsB[f]);
+        acc[k].piece(family, piece, factsA[f], factsB[f]);
       }
     } else for (const x of acc) x.flush();
     if (order === null) break;
