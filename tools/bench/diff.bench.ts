@@ -2,8 +2,9 @@
  * `bun run diff` over two indexes: wall time and peak memory of the
  * comparison, each run in its own process (VmHWM is reset by exec, so the
  * peak is the diff's own; the mapped files count in it as they are read).
- * Also the process's anonymous memory at the end (RssAnon: what the diff
- * itself allocated, without the mapped files' pages).
+ * Also the CPU time (the wall time on a shared machine depends on its
+ * load) and the anonymous memory at the end (RssAnon: what the diff itself
+ * allocated, without the mapped files' pages).
  *
  *   bun tools/bench/diff.bench.ts OLD.idx NEW.idx [--runs N]
  */
@@ -21,11 +22,14 @@ function status(name: string): number {
 const args = process.argv.slice(2);
 if (args[0] === '--child') {
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   const d = diffIndexes(IndexReader.open(args[1]), IndexReader.open(args[2]));
   const seconds = (performance.now() - t0) / 1000;
+  const used = process.cpuUsage(cpu0);
+  const cpu = (used.user + used.system) / 1e6;
   Bun.gc(true);
   const changed = d.fields.reduce((n, f) => n + (f.changed.ipv4_addresses > 0 || f.changed.ipv6_64s > 0 ? 1 : 0), 0);
-  console.log(JSON.stringify({ seconds, hwm: status('VmHWM'), anon: status('RssAnon'), heap: process.memoryUsage().heapUsed, changed }));
+  console.log(JSON.stringify({ seconds, cpu, hwm: status('VmHWM'), anon: status('RssAnon'), changed }));
   process.exit(0);
 }
 
@@ -36,7 +40,7 @@ if (!oldPath || !newPath) {
   console.error('usage: bun tools/bench/diff.bench.ts OLD.idx NEW.idx [--runs N]');
   process.exit(2);
 }
-const results: Array<{ seconds: number; hwm: number; anon: number; heap: number; changed: number }> = [];
+const results: Array<{ seconds: number; cpu: number; hwm: number; anon: number; changed: number }> = [];
 for (let i = 0; i < RUNS; i++) {
   const p = Bun.spawnSync(['bun', import.meta.path, '--child', oldPath, newPath], { stderr: 'inherit' });
   if (p.exitCode !== 0) throw new Error(`diff run failed (${p.exitCode})`);
@@ -49,6 +53,6 @@ const col = (f: (r: (typeof results)[number]) => number, fmt: (x: number) => str
   return `${fmt(median(xs))} (${fmt(quantile(xs, 0))}-${fmt(quantile(xs, 1))})`;
 };
 printTable([
-  ['wall s, median (min-max)', 'peak RSS (VmHWM)', 'anonymous RSS at the end', 'JS heap at the end'],
-  [col((r) => r.seconds, (x) => x.toFixed(1)), col((r) => r.hwm, mib), col((r) => r.anon, mib), col((r) => r.heap, mib)],
+  ['wall s, median (min-max)', 'CPU s (user + sys)', 'peak RSS (VmHWM, with the mapped files)', 'anonymous RSS at the end'],
+  [col((r) => r.seconds, (x) => x.toFixed(1)), col((r) => r.cpu, (x) => x.toFixed(1)), col((r) => r.hwm, mib), col((r) => r.anon, mib)],
 ]);

@@ -17,7 +17,7 @@
  * same round. Each lookup reads the record's country code (an overridden
  * hit builds its overlaid record).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IndexReader } from '../../src/index/reader.ts';
@@ -27,7 +27,21 @@ import { OverrideTable } from '../../src/lookup/overrides/table.ts';
 import { formatIPv4, formatIPv6Groups } from '../../src/net/ip.ts';
 import { indexPathArg, median, mib, printTable, quantile, xorshift32 } from './bench-kit.ts';
 
+/** A kB line of /proc/self/status, in bytes. */
+function status(name: string): number {
+  const m = new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(readFileSync('/proc/self/status', 'utf8'));
+  return m ? Number(m[1]) * 1024 : NaN;
+}
+
 const args = process.argv.slice(2);
+if (args[0] === '--load') {
+  // A process that only loads the file: its peak (VmHWM, reset by exec) is the load's own.
+  const base = status('VmHWM');
+  const holder = OverridesHolder.open(args[1], () => {});
+  Bun.gc(true);
+  console.log(JSON.stringify({ entries: holder.current.size, peak: status('VmHWM') - base, anon: status('RssAnon') }));
+  process.exit(0);
+}
 const roundsAt = args.indexOf('--rounds');
 const ROUNDS = roundsAt >= 0 ? Number(args.splice(roundsAt, 2)[1]) : 11;
 const indexPath = indexPathArg(['', '', ...args]);
@@ -59,7 +73,7 @@ const heap = () => {
 const reader = IndexReader.open(indexPath);
 const dir = mkdtempSync(join(tmpdir(), 'ipintel-overrides-bench-'));
 const tables: Array<{ name: string; table: OverrideTable }> = [];
-const loadRows: (string | number)[][] = [['overrides', 'file', 'load (parse + build)', 'typed arrays', 'heap + buffers held', 'field sets']];
+const loadRows: (string | number)[][] = [['overrides', 'file', 'load (parse + build)', 'typed arrays', 'heap + buffers held', 'field sets', 'peak of a load alone (VmHWM rise)']];
 for (const n of SIZES) {
   const path = join(dir, `o${n}.csv`);
   const csv = overridesCsv(n);
@@ -70,8 +84,9 @@ for (const n of SIZES) {
   const ms = performance.now() - t0;
   const table = holder?.current ?? OverrideTable.EMPTY;
   const held = heap() - before;
+  const alone = n === 0 ? null : JSON.parse(Bun.spawnSync(['bun', import.meta.path, '--load', path]).stdout.toString()) as { peak: number };
   tables.push({ name: `lookupAddress, ${n.toLocaleString('en-US')} overrides`, table });
-  loadRows.push([n.toLocaleString('en-US'), mib(csv.length), n === 0 ? '-' : `${Math.round(ms)} ms`, mib(table.arrayBytes), mib(Math.max(0, held)), table.fieldSetCount]);
+  loadRows.push([n.toLocaleString('en-US'), mib(csv.length), n === 0 ? '-' : `${Math.round(ms)} ms`, mib(table.arrayBytes), mib(Math.max(0, held)), table.fieldSetCount, alone ? mib(alone.peak) : '-']);
 }
 rmSync(dir, { recursive: true, force: true });
 
