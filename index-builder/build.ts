@@ -140,7 +140,9 @@ export function writeCollected(collector: Collector, metas: SourceMeta[], opts: 
 
   progress.source(step + 1, 'encoding');
   const encoders = subTableEncoders(collector, merged);
-  const file = new IndexFileWriter(opts.out, FIXED_SECTIONS + encoders.length);
+  // The operator's overrides of an `overrides` source travel as their own section (src/lookup/overrides).
+  const overrides = collector.overrideLines.length > 0 ? new TextEncoder().encode(`${collector.overrideLines.join('\n')}\n`) : null;
+  const file = new IndexFileWriter(opts.out, FIXED_SECTIONS + encoders.length + (overrides ? 1 : 0));
   try {
     writeIntervals(file, merged);
     // The collector frees memory late on a machine with much RAM; a full collection
@@ -156,6 +158,7 @@ export function writeCollected(collector: Collector, metas: SourceMeta[], opts: 
     // Geo strings are interned after the sub-tables' and before the string table is encoded.
     file.add(Section.RECORDS, bytesOf(encodeRecords(merged.records, merged.recordCount, encodeGeoRows(collector, merged.strings))));
     merged.records = new Uint32Array(0);
+    if (overrides) file.add(Section.OVERRIDES, overrides);
     collector.release();
     Bun.gc(true);
     const strings = encodeStrings(merged.strings);

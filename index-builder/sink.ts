@@ -138,6 +138,12 @@ export interface BuildSink {
   threatList(family: Family, start: Addr, end: Addr, value: ThreatListValue): void;
   asnDrop(value: AsnDropValue): void;
   threatFeed(family: Family, start: Addr, end: Addr, value: ThreatFeedValue): void;
+  /**
+   * An `overrides` source's accepted entries, one JSON object a line: kept
+   * apart in the file and laid over every lookup, so they outrank every feed
+   * (src/lookup/overrides/). Optional: sinks that record claims only ignore them.
+   */
+  overrides?(jsonLines: readonly string[]): void;
   /** `asOf`: ISO date of the bogon list (newer registry allocations outrank it). */
   bogon(family: Family, start: Addr, end: Addr, asOf?: string): void;
 }

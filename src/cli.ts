@@ -9,6 +9,7 @@
  *   inspect      an index file's header, sources and records (as `bun run inspect`)
  *   lookup       the v1 object of addresses from the index, without a server (as `bun run lookup`)
  *   export       write the index as a MaxMind DB (`export --mmdb <file>`)
+ *   diff         what changed between two index files (as `bun run diff`)
  *   feeds        refresh the public feeds and rebuild the index (as `bun run feeds`)
  *   healthcheck  exit 0 when the local server answers /health (container HEALTHCHECK)
  */
@@ -34,6 +35,8 @@ commands:
                                      the API's v1 object from the index (IPINTEL_INDEX), without a server
   export --mmdb <file> [--index <file>]
                                      write the index as a MaxMind DB (GeoIP2 field names), atomically
+  diff OLD.idx NEW.idx [--format text|json] [--field a,b] [--top N]
+                                     what changed between two index files, per field group
   feeds update [--dir feeds/] [--reload <url>] | feeds list
                                      refresh the public feeds, rebuild the index, reload the server
   healthcheck [--url <url>]          exit 0 when http://127.0.0.1:$PORT/health answers 200
@@ -52,6 +55,7 @@ const COMMANDS: Record<string, Command> = {
   inspect: async (argv) => (await import('./commands/inspect.ts')).main(argv),
   lookup: async (argv) => (await import('./commands/lookup.ts')).main(argv),
   export: async (argv) => (await import('./commands/export.ts')).main(argv),
+  diff: async (argv) => (await import('./commands/diff.ts')).main(argv),
   feeds: async (argv) => (await import('./commands/feeds/cli.ts')).main(argv),
   healthcheck,
   // Internal: the feed refresher's child (src/feeds/refresh-child.ts runs it niced, the request on stdin).

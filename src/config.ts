@@ -46,6 +46,8 @@ export interface Config {
   feedsManifest: string | null;
   /** Memory cap of the refresh child, MiB (IPINTEL_FEEDS_MEMORY_MB; default DEFAULT_FEEDS_MEMORY_MB). */
   feedsMemoryMb: number;
+  /** The operator's overrides file (IPINTEL_OVERRIDES); null: none. */
+  overridesPath: string | null;
   /** Serving worker threads on one port (IPINTEL_WORKERS; default the CPUs this process may use; 1: one thread, no pool). */
   workers: number;
   /**
@@ -194,6 +196,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     feedsCatalog: str(env.IPINTEL_FEEDS_CATALOG),
     feedsManifest: str(env.IPINTEL_FEEDS_MANIFEST),
     feedsMemoryMb: feedsMemoryMb(env.IPINTEL_FEEDS_MEMORY_MB),
+    overridesPath: str(env.IPINTEL_OVERRIDES),
     workers: workerCount(env.IPINTEL_WORKERS),
     maxConnections: maxConnections(env.IPINTEL_MAX_CONNECTIONS),
     memoryMb: memoryMb(env.IPINTEL_MEMORY_MB),

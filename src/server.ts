@@ -8,6 +8,7 @@ import { openAccounts } from './accounts/store.ts';
 import type { Config } from './config.ts';
 import { createCrawlerVerifier } from './crawlers/verifier.ts';
 import { IndexHolder } from './index/holder.ts';
+import { OverridesHolder } from './lookup/overrides/holder.ts';
 import { createRadarClient, RADAR_DEFAULTS, type RadarClient } from './lookup/radar.ts';
 import { createRdapClient } from './rdap/index.ts';
 import { loadPolicy } from './scoring/index.ts';
@@ -53,6 +54,7 @@ export async function createServices(config: Config, overrides: Partial<AppServi
   const services: AppServices = {
     config,
     index,
+    overrides: overrides.overrides ?? watchedOverrides(config.overridesPath),
     policy: overrides.policy ?? { current: await loadPolicy(policyPath ?? undefined), path: policyPath },
     crawlers: overrides.crawlers ?? createCrawlerVerifier({ dnsServers: config.dnsServers, cacheSize: budget.dnsEntries }),
     accounts: overrides.accounts ?? (await openAccounts(config.dbPath)),
@@ -66,6 +68,13 @@ export async function createServices(config: Config, overrides: Partial<AppServi
     host: overrides.host,
   };
   return services;
+}
+
+/** The overrides file read now and watched for changes (none when no file is named). */
+function watchedOverrides(path: string | null): OverridesHolder {
+  const holder = OverridesHolder.open(path);
+  holder.watch();
+  return holder;
 }
 
 /** Starts the HTTP server. */
@@ -82,6 +91,7 @@ export async function startServer(config: Config, overrides: Partial<AppServices
     async stop(drain = false) {
       await server.stop(!drain);
       services.limiter?.close();
+      services.overrides.close();
       await services.accounts.close();
     },
   };

@@ -278,6 +278,13 @@ export class Collector implements BuildSink {
     }
   }
 
+  /** Entries of `overrides` sources, JSON lines, in manifest order (a later source's entry wins for the same prefix). */
+  readonly overrideLines: string[] = [];
+
+  overrides(jsonLines: readonly string[]): void {
+    for (const line of jsonLines) this.overrideLines.push(line);
+  }
+
   asnCategory(asn: number, category: Category): void {
     let set = this.asnCategories.get(asn);
     if (!set) this.asnCategories.set(asn, (set = new Set()));

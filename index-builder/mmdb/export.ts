@@ -4,9 +4,14 @@
  * deduplicated data section of geoip-record.ts values, and the metadata.
  * The file appears atomically (temp file, fsync, rename), like the index.
  */
+import { wordsToBigInt } from '../../src/net/ip.ts';
 import { readFileSync } from 'node:fs';
 import { IndexReader } from '../../src/index/reader.ts';
 import type { V1Context } from '../../src/lookup/v1.ts';
+import { overlayRecord } from '../../src/lookup/overrides/overlay.ts';
+import type { OverrideTable } from '../../src/lookup/overrides/table.ts';
+import { embeddedOverrides } from '../../src/lookup/overrides/embedded.ts';
+import type { OverridesHolder } from '../../src/lookup/overrides/holder.ts';
 import { coverageOf } from '../../src/scoring/coverage.ts';
 import { DEFAULT_POLICY } from '../../src/scoring/index.ts';
 import { removeStaleTempFiles, writeFileAtomic } from '../write/atomic-file.ts';
@@ -30,15 +35,17 @@ export interface MmdbExportSummary {
   values: number;
 }
 
-/** Record id -> data offset, computed once per record (-2: not yet). */
+/** Record id -> data offset, computed once per record (-2: not yet); and per (record, override) pair. */
 class RecordValues {
   private readonly offsets: Int32Array;
+  private readonly overridden = new Map<string, number>();
   readonly data = new MmdbDataWriter();
   values = 0;
 
   constructor(
     private readonly reader: IndexReader,
     private readonly ctx: V1Context,
+    private readonly overrides: OverrideTable,
   ) {
     this.offsets = new Int32Array(reader.meta.counts.records).fill(-2);
   }
@@ -46,20 +53,34 @@ class RecordValues {
   offsetOf(recordId: number): number {
     let at = this.offsets[recordId];
     if (at !== -2) return at;
-    const value = mmdbRecord(this.reader.record(recordId), this.ctx);
-    if (value === null) at = NO_DATA;
-    else {
-      const before = this.data.size;
-      at = this.data.write(value);
-      if (this.data.size > before) this.values++;
-    }
+    at = this.write(mmdbRecord(this.reader.record(recordId), this.ctx));
     this.offsets[recordId] = at;
+    return at;
+  }
+
+  /** The data offset of a record under override entry `entry` (the same record the lookup pipeline answers from). */
+  overriddenOffsetOf(recordId: number, entry: number): number {
+    const key = `${recordId}:${entry}`;
+    let at = this.overridden.get(key);
+    if (at === undefined) {
+      at = this.write(mmdbRecord(overlayRecord(this.reader.record(recordId), this.overrides.match(entry)), this.ctx));
+      this.overridden.set(key, at);
+    }
+    return at;
+  }
+
+  private write(value: ReturnType<typeof mmdbRecord>): number {
+    if (value === null) return NO_DATA;
+    const before = this.data.size;
+    const at = this.data.write(value);
+    if (this.data.size > before) this.values++;
     return at;
   }
 }
 
 /** One family's intervals as ranges with data offsets, neighbours with the same offset merged. */
-function rangesOf(reader: IndexReader, family: 4 | 6, values: RecordValues): Ranges {
+function rangesOf(reader: IndexReader, family: 4 | 6, values: RecordValues, overrides: OverrideTable): Ranges {
+  if (overrides.intervals(family).entries.length > 0) return overriddenRangesOf(reader, family, values, overrides);
   const { starts, recordIds } = reader.intervals(family);
   const words = family === 4 ? 1 : 4;
   const outStarts: number[] = [];
@@ -74,6 +95,45 @@ function rangesOf(reader: IndexReader, family: 4 | 6, values: RecordValues): Ran
     if (outData.length > 0 && outData[outData.length - 1] === at) continue;
     for (let w = 0; w < words; w++) outStarts.push(starts[i * words + w]);
     outData.push(at);
+  }
+  return { starts: outStarts, data: outData };
+}
+
+/**
+ * rangesOf with the overrides' intervals laid over the index's: one merged
+ * sweep, a new range wherever either side starts one (bigint arithmetic:
+ * this runs only when the family has overrides).
+ */
+function overriddenRangesOf(reader: IndexReader, family: 4 | 6, values: RecordValues, overrides: OverrideTable): Ranges {
+  const { starts, recordIds } = reader.intervals(family);
+  const ov = overrides.intervals(family);
+  const words = family === 4 ? 1 : 4;
+  const max = family === 4 ? 0xffffffffn : (1n << 128n) - 1n;
+  const at = (a: Uint32Array, i: number): bigint => (words === 1 ? BigInt(a[i]) : wordsToBigInt(a, i));
+  const n = recordIds.length;
+  const m = ov.entries.length;
+  const outStarts: number[] = [];
+  const outData: number[] = [];
+  const push = (start: bigint, data: number) => {
+    if (outData.length > 0 && outData[outData.length - 1] === data) return;
+    if (words === 1) outStarts.push(Number(start));
+    else for (let k = 3; k >= 0; k--) outStarts.push(Number((start >> BigInt(32 * k)) & 0xffffffffn));
+    outData.push(data);
+  };
+  let cur = 0n;
+  let i = n > 0 && at(starts, 0) === 0n ? 0 : -1;
+  let j = 0;
+  for (;;) {
+    const iEnd = i + 1 < n ? at(starts, i + 1) - 1n : max;
+    while (j < m && at(ov.ends, j) < cur) j++;
+    const inOverride = j < m && at(ov.starts, j) <= cur;
+    const oBound = j >= m ? max : inOverride ? at(ov.ends, j) : at(ov.starts, j) - 1n;
+    const end = iEnd < oBound ? iEnd : oBound;
+    const record = i < 0 ? -1 : recordIds[i];
+    push(cur, record < 0 ? NO_DATA : inOverride ? values.overriddenOffsetOf(record, ov.entries[j]) : values.offsetOf(record));
+    if (end >= max) break;
+    cur = end + 1n;
+    if (cur > iEnd) i++;
   }
   return { starts: outStarts, data: outData };
 }
@@ -102,11 +162,11 @@ function metadataBytes(nodeCount: number, recordSize: number, builtAtMs: number)
  * score are the API's for an anonymous caller at `nowMs` (coverage and
  * staleness as of then; no crawler proof); the build epoch is the index's.
  */
-export function exportMmdb(reader: IndexReader, path: string, nowMs: number = Date.now()): MmdbExportSummary {
+export function exportMmdb(reader: IndexReader, path: string, nowMs: number = Date.now(), overrides: OverrideTable = embeddedOverrides(reader)): MmdbExportSummary {
   const ctx: V1Context = { scoring: { verifiedCrawler: null, coverage: coverageOf(reader.meta, nowMs) }, policy: DEFAULT_POLICY, rdapOwner: null, now: nowMs };
-  const values = new RecordValues(reader, ctx);
-  const v4 = rangesOf(reader, 4, values);
-  const v6 = rangesOf(reader, 6, values);
+  const values = new RecordValues(reader, ctx, overrides);
+  const v4 = rangesOf(reader, 4, values, overrides);
+  const v6 = rangesOf(reader, 6, values, overrides);
   const data = values.data.bytes();
   const tree = buildSearchTree(v4, v6, data.length);
   const chunks = [tree.bytes, new Uint8Array(16), data, METADATA_MARKER, metadataBytes(tree.nodeCount, tree.recordSize, Date.parse(reader.meta.builtAt))];
@@ -116,7 +176,12 @@ export function exportMmdb(reader: IndexReader, path: string, nowMs: number = Da
   return { path, sizeBytes: chunks.reduce((n, c) => n + c.length, 0), nodeCount: tree.nodeCount, recordSize: tree.recordSize, values: values.values };
 }
 
-/** Opens the index file at `indexPath` (IndexFileError when refused) and exports it to `mmdbPath`. */
-export function exportIndexFile(indexPath: string, mmdbPath: string): MmdbExportSummary {
-  return exportMmdb(IndexReader.open(indexPath), mmdbPath);
+/**
+ * Opens the index file at `indexPath` (IndexFileError when refused) and
+ * exports it to `mmdbPath`, with the overrides a lookup applies laid over
+ * it: the index's own and, when given, the operator's file.
+ */
+export function exportIndexFile(indexPath: string, mmdbPath: string, overrides?: OverridesHolder): MmdbExportSummary {
+  const reader = IndexReader.open(indexPath);
+  return exportMmdb(reader, mmdbPath, Date.now(), overrides ? overrides.tableFor(reader) : embeddedOverrides(reader));
 }

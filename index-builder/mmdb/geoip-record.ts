@@ -29,7 +29,8 @@ export function hasFacts(record: IndexRecord): boolean {
     record.specialUse !== null ||
     record.threatList !== null ||
     record.threatFeed !== null ||
-    record.networkType !== null
+    record.networkType !== null ||
+    record.override !== undefined
   );
 }
 

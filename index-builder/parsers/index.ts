@@ -32,6 +32,7 @@ export const PARSERS: Record<string, () => Promise<ParserModule>> = {
   'threat-feed': () => import('./threat-feed.ts'),
   bogons: () => import('./bogons.ts'),
   'peeringdb-net': () => import('./peeringdb-net.ts'),
+  overrides: () => import('./overrides.ts'),
 };
 
 /** Whether a manifest type has a parser. */

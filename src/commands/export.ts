@@ -5,12 +5,15 @@
 import { parseArgs } from 'node:util';
 import { exportIndexFile } from '../../index-builder/mmdb/export.ts';
 import { IndexFileError } from '../index/index-file.ts';
+import { loadConfig } from '../config.ts';
+import { OverridesHolder } from '../lookup/overrides/holder.ts';
 
 export const USAGE = `usage: ipintel export --mmdb <file> [--index <file>]
 
 Writes the index (--index, else IPINTEL_INDEX, else data/ipintel.idx) as a MaxMind DB: GeoIP2-City,
 GeoLite2-ASN and GeoIP2-Anonymous-IP field names plus ipintel's network, routing, score and classification
-(docs/deployment.md). The file is written to a temp name, fsynced, checked and renamed into place.`;
+(docs/deployment.md), with the operator's overrides (IPINTEL_OVERRIDES) laid over the index as the API
+applies them. The file is written to a temp name, fsynced, checked and renamed into place.`;
 
 /** Runs the command with argv (after the command name); resolves with the exit code. */
 export async function main(argv: string[]): Promise<number> {
@@ -31,7 +34,10 @@ export async function main(argv: string[]): Promise<number> {
   }
   const index = args.index ?? (process.env.IPINTEL_INDEX?.trim() || 'data/ipintel.idx');
   try {
-    const s = exportIndexFile(index, args.mmdb);
+    // The operator's overrides (IPINTEL_OVERRIDES) apply as the API applies them; a refused file exports none.
+    const overrides = OverridesHolder.open(loadConfig().overridesPath);
+    if (overrides.last && !overrides.last.applied) throw new Error(overrides.last.refused ?? 'overrides refused');
+    const s = exportIndexFile(index, args.mmdb, overrides);
     console.error(`MaxMind DB ${s.path}: ${(s.sizeBytes / 1048576).toFixed(1)} MiB, ${s.nodeCount} nodes, ${s.values} values`);
     console.log(s.path);
     return 0;

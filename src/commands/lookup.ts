@@ -5,6 +5,7 @@
  */
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
+import { loadConfig } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import { invalidIp } from '../http/address-lookup.ts';
 import { IndexFileError } from '../index/index-file.ts';
@@ -15,7 +16,8 @@ export const USAGE = `usage: bun run lookup <ip> [ip ...] [--fields a,b] [--inde
        bun run lookup --stdin [--format ndjson|csv] [--column N] [--fields a,b] [--index <file>]
 
 Prints the v1 object the API returns for each address (one JSON object a line), from the index file
-(--index, else IPINTEL_INDEX, else data/ipintel.idx) and the policy (IPINTEL_POLICY, else the built-in one).
+(--index, else IPINTEL_INDEX, else data/ipintel.idx), the policy (IPINTEL_POLICY, else the built-in one) and
+the operator's overrides (IPINTEL_OVERRIDES), as the server answers.
 No crawler DNS proof and no RDAP are asked for: is_verified_crawler is false, network.owner is the ASN's name.
 
   --fields a,b      the top-level fields to print (as the API's fields parameter)
@@ -68,7 +70,8 @@ export async function main(argv: string[]): Promise<number> {
   }
   let lookup: OfflineLookup;
   try {
-    lookup = await OfflineLookup.open(args.index ?? (process.env.IPINTEL_INDEX?.trim() || 'data/ipintel.idx'), process.env.IPINTEL_POLICY?.trim() || undefined);
+    const env = loadConfig();
+    lookup = await OfflineLookup.open(args.index ?? env.indexPath, env.policyPath ?? undefined, env.overridesPath);
   } catch (e) {
     console.error(`lookup: ${e instanceof IndexFileError ? e.message : (e as Error).message}`);
     return 1;

@@ -6,6 +6,7 @@
 import { Type } from '@sinclair/typebox';
 import { EVIDENCE_KINDS } from '../index/evidence-kinds.ts';
 import { Closed, Named, Nullable, NullableString, StringEnum } from './schema-kit.ts';
+import { SwapSummary } from './diff.ts';
 
 const DateTime = Type.String({ format: 'date-time' });
 const NullableDateTime = Nullable(DateTime);
@@ -78,6 +79,7 @@ export const FeedsStatus = Named('FeedsStatus', Closed({
   sources: Type.Optional(Type.Array(FeedSource, { description: 'Per feed; only with the admin bearer token' })),
   lock: Type.Optional(Nullable(RefreshLock, { description: 'Who refreshes on this host and since when (null: nobody now); only with the admin bearer token' })),
   last_run: Type.Optional(Nullable(RefreshRun, { description: 'The last refresh child; only with the admin bearer token' })),
+  swaps: Type.Optional(Type.Array(SwapSummary, { description: 'What each of the last swaps changed, oldest first (bun run diff); only with the admin bearer token' })),
 }));
 
 /** GET /v1/data/status. */
@@ -114,6 +116,13 @@ export const Reload = Named('Reload', Closed({
     generation: Type.Integer({ minimum: 0 }),
   }),
   policy_version: Type.String(),
+  overrides: Type.Optional(Closed({
+    applied: Type.Boolean({ description: 'false: the file was refused and the overrides in force stay' }),
+    entries: Type.Integer({ minimum: 0 }),
+    bad_lines: Type.Integer({ minimum: 0 }),
+    refused: NullableString,
+    generation: Type.Integer({ minimum: 0 }),
+  }, { description: 'The operator overrides file (IPINTEL_OVERRIDES), read again; absent when none is configured' })),
 }));
 
 const TierName = StringEnum(['anonymous', 'free', 'pro']);

@@ -18,6 +18,8 @@ import { formatDuration } from './duration.ts';
 import { countersOf, loadRefreshState, saveRefreshState, type RunOutcome } from './feed-state.ts';
 import { acquireLock, type HeldLock } from './lock.ts';
 import { FeedStateView } from './state-view.ts';
+import { recordSwap } from './swap-summary.ts';
+import { IndexReader } from '../index/reader.ts';
 
 /** Who manages the served index: the server itself, the operator (left alone), the operator's manifest (refreshed), or nobody (off). */
 export type FeedsMode = 'server' | 'operator' | 'manifest' | 'off';
@@ -58,6 +60,8 @@ export class FeedRefresher extends FeedStateView {
   /** Consecutive failed rounds (the child, or the file system) and when the next may start: exponential back-off. */
   private failedRounds = 0;
   private retryAt = 0;
+  /** The summary of this process's last swap, being made in slices after the swap (swap-summary.ts). */
+  lastSwapSummary: Promise<unknown> | null = null;
 
   constructor(readonly opts: RefresherOptions) {
     super(opts);
@@ -184,10 +188,14 @@ export class FeedRefresher extends FeedStateView {
     const settings: RoundSettings = { indexPath, feedsDir, catalog, refreshMs, manifest, withDefaults, mirror, limits, retryBaseMs };
     const req: RefreshRequest = { ...settings, statePath: this.statePath, clockOffsetMs: this.opts.now() - Date.now() };
     let built = null as Extract<RefreshEvent, { kind: 'built' }> | null;
+    // The index being replaced, mapped before the child renames the new one over it: what the swap summary compares.
+    let replaced: IndexReader | null = null;
     const result = await this.opts.runChild(req, signal, (e) => {
       if (e.kind === 'fetched') this.logOutcomes(e.outcomes);
-      else if (e.kind === 'building') this.opts.log(`feeds: building ${indexPath} in the background`);
-      else if (e.kind === 'built') built = e;
+      else if (e.kind === 'building') {
+        this.opts.log(`feeds: building ${indexPath} in the background`);
+        replaced = openQuietly(indexPath);
+      } else if (e.kind === 'built') built = e;
     });
     if (this.closing.signal.aborted) return;
     const swap = built;
@@ -227,6 +235,7 @@ export class FeedRefresher extends FeedStateView {
     if (!swapped || !swap) return;
     const peak = result.peakRssBytes ? `, peak memory ${Math.round(result.peakRssBytes / 1048576)} MiB` : '';
     this.opts.log(`feeds: swapped in ${indexPath} (generation ${swapped.generation}, built in ${swap.seconds} s${peak}); coverage: ${swap.coverage ?? 'unknown'}`);
+    if (replaced) this.lastSwapSummary = recordSwap(replaced, indexPath, { indexPath, log: this.opts.log, now: this.opts.now });
   }
 
   /** One line per feed; a single line when no publisher could be reached at all (offline). */
@@ -273,4 +282,13 @@ function fileKey(path: string): string {
 export function manifestFeeds(catalog: CatalogFeed[], manifestDir: string, manifestFiles: string[]): CatalogFeed[] {
   const named = new Set(manifestFiles.map((p) => resolve(p)));
   return catalog.filter((f) => named.has(localPathOf(manifestDir, f)));
+}
+
+/** The index at `path` mapped without re-checking its sections (it is being served), or null when it cannot be. */
+function openQuietly(path: string): IndexReader | null {
+  try {
+    return IndexReader.open(path, { verifyChecksums: false });
+  } catch {
+    return null;
+  }
 }

@@ -7,6 +7,7 @@ import { verifiedCrawlerOf } from '../crawlers/lookup-flags.ts';
 import type { CrawlerProof } from '../crawlers/verifier.ts';
 import { ApiError } from '../errors.ts';
 import type { LookupHit } from '../index/record.ts';
+import { lookupAddress } from '../lookup/overrides/overlay.ts';
 import type { ScoringContext } from '../scoring/index.ts';
 import type { AppServices } from './services.ts';
 
@@ -20,7 +21,7 @@ export function invalidIp(text: string): ApiError {
 
 /** Looks up an address text or throws INVALID_IP with the text provided. */
 export function lookupOrThrow(s: AppServices, ip: string): LookupHit {
-  const hit = s.index.current.lookup(ip);
+  const hit = lookupAddress(s.index.current, s.overrides.tableFor(s.index.current), ip);
   if (!hit) throw invalidIp(ip);
   s.metrics.lookup(hit.family);
   return hit;

@@ -15,6 +15,7 @@ import { loadDocsSite, type DocsSite } from './docs/page.ts';
 import { openApiJson } from './openapi/document.ts';
 import { oauthSetup } from '../accounts/oauth/providers.ts';
 import { invalidAsn } from '../lookup/asn.ts';
+import { lookupAddress } from '../lookup/overrides/overlay.ts';
 import { asnRoutes } from './routes/asn.ts';
 import { assessmentRoutes } from './routes/assessment.ts';
 import { legacyRoutes } from './routes/legacy.ts';
@@ -101,7 +102,7 @@ function createRoutesOnly(s: AppServices) {
     .use(lookupRoutes(s))
     .use(assessmentRoutes(s))
     .use(asnRoutes(s))
-    .use(crawlerVerifyRoutes({ lookup: (ip) => s.index.current.lookup(ip), verifier: s.crawlers }))
+    .use(crawlerVerifyRoutes({ lookup: (ip) => lookupAddress(s.index.current, s.overrides.tableFor(s.index.current), ip), verifier: s.crawlers }))
     .use(authRoutes({ config: s.config, accounts: s.accounts, now: s.now }))
     .use(dashboardRoutes({ config: s.config, accounts: s.accounts, now: s.now }))
     // The legacy /{ip} catch-all goes last so every static route wins.

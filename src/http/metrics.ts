@@ -13,6 +13,8 @@
  * Its registry is built on the first scrape.
  */
 import * as promClient from 'prom-client';
+import { registerSwapMetrics } from '../feeds/swap-metrics.ts';
+import { swapSummariesPath } from '../feeds/swap-summary.ts';
 import type { Registry } from 'prom-client';
 import type { IndexHolder } from '../index/holder.ts';
 import { registerFeedMetrics } from '../feeds/metrics.ts';
@@ -239,6 +241,7 @@ class PromMetrics {
       },
     });
     registerFeedMetrics(prom, this.registry, feeds);
+    registerSwapMetrics(prom, this.registry, () => swapSummariesPath(index.describe().path));
   }
 }
 

@@ -14,6 +14,8 @@ export interface ReloadAnswer {
   reloaded: true;
   index: { built_at: string; v4_intervals: number; v6_intervals: number; records: number; size_bytes: number; generation: number };
   policy_version: string;
+  /** The overrides file read again (absent when none is configured). */
+  overrides?: { applied: boolean; entries: number; bad_lines: number; refused: string | null; generation: number };
 }
 
 /** Reloads this thread's index and policy; `generation` numbers the new index (default: the next one). Throws ApiError INVALID_REQUEST when refused. */
@@ -32,10 +34,13 @@ export async function reloadLocally(s: AppServices, generation?: number): Promis
     throw e;
   }
   s.policy.current = policy;
+  // A refused overrides file keeps the overrides in force and refuses nothing else (the answer says so).
+  const o = s.overrides.path === null ? null : s.overrides.reload();
   return {
     reloaded: true,
     index: { built_at: index.builtAt, v4_intervals: index.v4Intervals, v6_intervals: index.v6Intervals, records: index.records, size_bytes: index.sizeBytes, generation: index.generation },
     policy_version: policy.policy_version,
+    ...(o === null ? {} : { overrides: { applied: o.applied, entries: o.entries, bad_lines: o.badLines, refused: o.refused, generation: o.generation } }),
   };
 }
 

@@ -7,6 +7,7 @@ import type { Config } from '../config.ts';
 import type { FeedsStatus } from '../feeds/status-view.ts';
 import type { CrawlerVerifier } from '../crawlers/verifier.ts';
 import type { IndexHolder } from '../index/holder.ts';
+import type { OverridesHolder } from '../lookup/overrides/holder.ts';
 import type { RdapClient } from '../rdap/index.ts';
 import type { Policy } from '../scoring/index.ts';
 import type { RadarClient } from '../lookup/radar.ts';
@@ -25,6 +26,8 @@ export interface PolicyHolder {
 export interface AppServices {
   config: Config;
   index: IndexHolder;
+  /** The operator's overrides, laid over every lookup (src/lookup/overrides/). */
+  overrides: OverridesHolder;
   policy: PolicyHolder;
   crawlers: CrawlerVerifier;
   accounts: AccountStore;

@@ -96,7 +96,13 @@ export class V1Pipeline {
    * (Pro include), else of a cached one; ownerFromRdap never yields a person.
    */
   private context(hit: LookupHit, scoring: ScoringContext, fetched: RdapResult | null): V1Context {
-    return { scoring, policy: this.s.policy.current, rdapOwner: ownerFromRdap(fetched ?? this.s.rdap.peek(hit) ?? emptyRdap), now: this.s.now() };
+    return {
+      scoring,
+      policy: this.s.policy.current,
+      rdapOwner: ownerFromRdap(fetched ?? this.s.rdap.peek(hit) ?? emptyRdap),
+      now: this.s.now(),
+      overridesGeneration: this.s.overrides.generation,
+    };
   }
 }
 

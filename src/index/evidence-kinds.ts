@@ -64,6 +64,8 @@ const KINDS_OF_TYPE: Readonly<Record<string, readonly EvidenceKind[]>> = {
   'threat-feed': ['threat'],
   bogons: ['bogons'],
   'peeringdb-net': ['network_type'],
+  // The operator's word on their own ranges: it speaks for the ranges it names, not for a kind.
+  overrides: [],
 };
 
 /** Types whose `category` option names what their ranges are evidence of. */

@@ -79,6 +79,7 @@ export const Section = {
   THREAT_FEED: 'TTHF',
   SPECIAL_USE: 'TSPC',
   ASN_DETAILS: 'ASND', // rows sorted by ASN, for /v1/asn
+  OVERRIDES: 'OVRD', // optional: the `overrides` sources' accepted entries as JSON lines, laid over lookups (src/lookup/overrides/)
 } as const;
 
 /**

@@ -94,6 +94,20 @@ export class IndexReader {
   }
 
   /**
+   * The mapped interval starts of a family (IPv4: a word each; IPv6: four
+   * words each), without copying: for streaming comparisons of two indexes
+   * (record ids from v4RecordId, or v6RecordIdAt).
+   */
+  startsOf(family: Family): Uint32Array {
+    return family === 4 ? this.v4Starts : this.v6Starts;
+  }
+
+  /** Record id of IPv6 interval `i`. */
+  v6RecordIdAt(i: number): number {
+    return this.v6Recs[i];
+  }
+
+  /**
    * Record id of an IPv4 number: one read of the /24's direct entry, plus a
    * scan of its bucket (one cache line, usually 2-3 entries) for the 2% of
    * /24s split between intervals.
@@ -263,6 +277,12 @@ export class IndexReader {
   /** The decoded record of an id (cached while hot). */
   record(id: number): IndexRecord {
     return this.decoder.record(id);
+  }
+
+  /** The entries of the build's `overrides` sources as JSON lines (null when it had none): the lookup layer lays them over answers. */
+  embeddedOverrides(): string | null {
+    const s = this.file.sections.get(Section.OVERRIDES);
+    return s ? new TextDecoder().decode(s.bytes) : null;
   }
 
   /** Per-ASN facts (binary search over the ASN details table); null when unknown. */

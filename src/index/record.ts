@@ -6,6 +6,7 @@
  * is null, never an invented value.
  */
 import type { Family } from '../net/ip.ts';
+import type { EvidenceKind } from './evidence-kinds.ts';
 
 /** Bit flags of a record (category layers are unions, not "most specific"). */
 export const Flag = {
@@ -142,6 +143,28 @@ export interface ThreatFeedInfo {
   status: string | null;
 }
 
+/**
+ * What an operator override (src/lookup/overrides/) says beyond the facts
+ * it overlays on the record: scoring reads it to raise the
+ * `operator_override` signal, apply the risk or verdict, and use the usage
+ * type and category the operator named.
+ */
+export interface OverrideFacts {
+  /** The override's prefix, CIDR text. */
+  cidr: string;
+  note: string | null;
+  /** The organisation named (network.org) even where the index knows no ASN. */
+  org: string | null;
+  usageType: string | null;
+  category: string | null;
+  /** Risk points added after the signals (0: none). */
+  risk: number;
+  /** A fixed verdict (the risk moves into its band), or null. */
+  verdict: 'allow' | 'monitor' | 'challenge' | 'block' | null;
+  /** Kinds of evidence the operator spoke to (their signals count even when the index holds none of that kind). */
+  kinds: readonly EvidenceKind[];
+}
+
 /** Every fact the index has for one address (sub-objects null when absent). */
 export interface IndexRecord {
   flags: number;
@@ -158,6 +181,8 @@ export interface IndexRecord {
   threatFeed: ThreatFeedInfo | null;
   /** Network type the announcing ASN declares (peeringdb-net); null when no source names one. */
   networkType: NetworkType | null;
+  /** Set when an operator override covers the address (its named facts are already overlaid above). */
+  readonly override?: OverrideFacts;
 }
 
 /** The answer of a lookup: the elementary interval and its record. */

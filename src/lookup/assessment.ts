@@ -9,6 +9,7 @@ import type { LookupHit } from '../index/record.ts';
 import { assess } from '../scoring/index.ts';
 import type { AssessContext } from '../scoring/index.ts';
 import type { PairAssessment, StackAssessmentBody } from '../contract/lookups.ts';
+import { orgOf } from './v1.ts';
 
 /** One address's part of the assessment (declared in src/contract/lookups.ts). */
 export type StackAssessment = StackAssessmentBody;
@@ -23,7 +24,7 @@ export function assessStack(hit: LookupHit, ctx: AssessContext): StackAssessment
     ip: hit.ip,
     country_code: hit.record.geo?.countryCode ?? null,
     asn: hit.record.asn ? `AS${hit.record.asn.asn}` : null,
-    org: hit.record.asn?.name ?? null,
+    org: orgOf(hit.record),
     usage_type: c.usage_type,
     is_datacenter: c.is_datacenter,
     is_vpn: c.is_vpn,

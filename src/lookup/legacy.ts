@@ -10,6 +10,7 @@ import { operatorDomain } from './operator-domain.ts';
 import type { LegacyObjectBody } from '../contract/lookups.ts';
 import { utcOffset } from './timezone.ts';
 import { RecordMemo } from './record-memo.ts';
+import { orgOf } from './v1.ts';
 
 /** The legacy object (declared in src/contract/lookups.ts). */
 export type LegacyObject = LegacyObjectBody;
@@ -22,6 +23,7 @@ export function legacyPlace(hit: LookupHit): LegacyPlace {
   const r = hit.record;
   const g = r.geo;
   const asn = r.asn ? `AS${r.asn.asn}` : null;
+  const org = orgOf(r);
   return {
     ip: hit.ip,
     city: g?.city ?? null,
@@ -29,7 +31,7 @@ export function legacyPlace(hit: LookupHit): LegacyPlace {
     country: g?.countryCode ?? null,
     country_name: countryName(g?.countryCode ?? null),
     asn,
-    org: asn && r.asn?.name ? `${asn} ${r.asn.name}` : (r.asn?.name ?? null),
+    org: asn && org ? `${asn} ${org}` : org,
   };
 }
 

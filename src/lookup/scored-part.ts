@@ -47,6 +47,7 @@ export interface ScoredText {
 export class ScoredPartCache {
   private policy: Policy | null = null;
   private coverage: Coverage | undefined = undefined;
+  private overrides: number | undefined = undefined;
   private readonly parts = new Map<number | string, ScoredPart>();
 
   /** `maxViews`: views held before the memo starts over. */
@@ -65,9 +66,10 @@ export class ScoredPartCache {
    */
   get(record: IndexRecord, ctx: V1Context): ScoredText {
     // The scored part depends on the policy and on the index's coverage (one object per index and staleness state).
-    if (ctx.policy !== this.policy || ctx.scoring.coverage !== this.coverage) {
+    if (ctx.policy !== this.policy || ctx.scoring.coverage !== this.coverage || ctx.overridesGeneration !== this.overrides) {
       this.policy = ctx.policy;
       this.coverage = ctx.scoring.coverage;
+      this.overrides = ctx.overridesGeneration;
       this.parts.clear();
     }
     const key = scoringKey(record, ctx.scoring.coverage);

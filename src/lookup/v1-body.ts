@@ -65,6 +65,7 @@ export class V1BodyCache {
   private index: WeakRef<object> | null = null;
   private policy: Policy | null = null;
   private coverage: Coverage | undefined = undefined;
+  private overrides: number | undefined = undefined;
 
   /** `tailSlots`: slots of the per-record memo (a power of two); `scoredViews`: views the scored memo holds. */
   constructor(
@@ -108,12 +109,15 @@ export class V1BodyCache {
     }
     let tails = this.tails;
     if (tails === null) tails = this.tails = new RecordMemo<string>(this.tailSlots, PARTS);
-    if (index !== this.index?.deref() || ctx.policy !== this.policy || ctx.scoring.coverage !== this.coverage) {
-      // A reload, or a source turned stale: start over (requests still finishing on the old index pass through here too, briefly).
+    if (index !== this.index?.deref() || ctx.policy !== this.policy || ctx.scoring.coverage !== this.coverage || ctx.overridesGeneration !== this.overrides) {
+      // A reload, a source turned stale, or the overrides changed: start over (requests still finishing on the old index pass through here too, briefly).
+      // Answers under an override are never kept here (their hits name no index, overrides/overlay.ts); the generation
+      // check keeps the memo honest should that ever change.
       tails.clear();
       this.index = new WeakRef(index);
       this.policy = ctx.policy;
       this.coverage = ctx.scoring.coverage;
+      this.overrides = ctx.overridesGeneration;
     }
     const id = hit.recordId;
     tails.touch(id);

@@ -43,6 +43,13 @@ export interface V1Context extends AssessContext {
   /** RDAP owner when an RDAP answer is cached for this address (never fetched here). */
   rdapOwner?: string | null;
   now?: number;
+  /** Generation of the operator overrides in force (memos of answers start over when it changes). */
+  overridesGeneration?: number;
+}
+
+/** The organisation of a record: an override's, else the ASN's name. */
+export function orgOf(record: IndexRecord): string | null {
+  return record.override?.org ?? record.asn?.name ?? null;
 }
 
 /** Spec 2.1 location object. */
@@ -93,12 +100,12 @@ export function networkOf(record: IndexRecord, classification: Classification, r
   const special = record.specialUse;
   return {
     asn: record.asn ? `AS${record.asn.asn}` : null,
-    org: record.asn?.name ?? null,
+    org: orgOf(record),
     category: ctx.category,
     operator: ctx.operator,
     operator_type: ctx.operator_type,
     service_name: ctx.service_name,
-    owner: rdapOwner ?? record.asn?.name ?? null,
+    owner: rdapOwner ?? orgOf(record),
     allocation: a ? { cidr: a.cidr, range: a.range, registry: a.registry, country: a.countryCode, status: a.status, date: a.date } : null,
     routability: routabilityOf(record, coverage),
     is_special_use: special !== null,

@@ -326,3 +326,9 @@ export function canonicalAddress(text: string): string | null {
   const plain = plainAddress(ip);
   return formatIp(plain.family, plain.value);
 }
+
+/** The IPv6 address stored as four u32 words (most significant first) at word offset 4i of `words`. */
+export function wordsToBigInt(words: Uint32Array, i: number): bigint {
+  const b = i * 4;
+  return (BigInt(words[b]) << 96n) | (BigInt(words[b + 1]) << 64n) | (BigInt(words[b + 2]) << 32n) | BigInt(words[b + 3]);
+}

@@ -63,7 +63,7 @@ class LazyAssessment implements RecordAssessment {
   }
 
   private scoreTrace(): ScoreTrace {
-    return (this.trace ??= traceScore(this.evidence, this.context.scoring.coverage));
+    return (this.trace ??= traceScore(this.evidence, this.context.scoring.coverage, this.record.override));
   }
 }
 

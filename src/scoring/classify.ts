@@ -54,6 +54,9 @@ const NO_USAGE = Object.freeze({ usage: 'unknown' as UsageType, confidence: 'low
  */
 function primaryUsage(record: IndexRecord, ctx: ScoringContext): { usage: UsageType; confidence: Level } {
   const f = record.flags;
+  // The operator's word on their own range outranks every feed.
+  const named = record.override?.usageType;
+  if (named) return { usage: named as UsageType, confidence: 'high' };
   if (isNonRoutable(record)) return { usage: 'reserved', confidence: 'high' };
   if (f & Flag.TOR_EXIT) return { usage: 'tor', confidence: 'high' };
   if (f & Flag.VPN) return { usage: 'vpn', confidence: 'high' };
@@ -175,7 +178,8 @@ export function classify(record: IndexRecord, ctx: ScoringContext): Classificati
   const coverage = ctx.coverage ?? FULL_COVERAGE;
   const primary = primaryUsage(record, ctx);
   const usage = primary.usage;
-  const confidence = coveredConfidence(usage, primary.confidence, coverage);
+  // An override speaks for its range whatever the index holds.
+  const confidence = record.override?.usageType || (record.override?.kinds.length ?? 0) > 0 ? primary.confidence : coveredConfidence(usage, primary.confidence, coverage);
   return {
     usage_type: usage,
     is_datacenter: (f & (Flag.DATACENTER | Flag.DATACENTER_ASN)) !== 0,
@@ -238,7 +242,8 @@ const OPERATOR_TYPE_OF_CATEGORY: Readonly<Record<NetworkCategory, OperatorType |
 
 /** The `network` fields category, operator, operator_type and service_name. */
 export function networkContext(record: IndexRecord, classification: Classification): NetworkContext {
-  const category = CATEGORY_OF_USAGE[classification.usage_type];
+  const named = record.override?.category as NetworkCategory | null | undefined;
+  const category = named ? named : CATEGORY_OF_USAGE[classification.usage_type];
   let operatorType = category ? OPERATOR_TYPE_OF_CATEGORY[category] : null;
   if (category === 'tor' && record.flags & (Flag.DATACENTER | Flag.DATACENTER_ASN)) operatorType = 'hosting';
   return {

@@ -2,7 +2,8 @@
  * Evidence (spec 2.1 `evidence`): the registry's signals raised by rules
  * over the record, plus the threat-feed sidecar's metadata.
  */
-import { Flag, type IndexRecord } from '../index/record.ts';
+import type { EvidenceKind } from '../index/evidence-kinds.ts';
+import { Flag, type IndexRecord, type OverrideFacts } from '../index/record.ts';
 import { isNonRoutable } from './classify.ts';
 import { coverageGaps, FULL_COVERAGE, KIND_BIT, missingRouteIsEvidence, type Coverage } from './coverage.ts';
 import { SIGNALS, type SignalLabel } from './signals.ts';
@@ -47,6 +48,20 @@ export const SIGNAL_RULES: readonly SignalRule[] = [
   { label: 'verified_crawler', holds: (_r, c) => c.is_verified_crawler },
 ];
 
+/** The coverage bits of some kinds. */
+function kindBits(kinds: readonly EvidenceKind[]): number {
+  let bits = 0;
+  for (const k of kinds) bits |= KIND_BIT[k];
+  return bits;
+}
+
+/** The operator_override signal of an override: its note (else the registry's text) as the description. */
+function overrideSignal(o: OverrideFacts): Signal {
+  const d = SIGNALS.operator_override;
+  const description = `${o.note ?? d.description} (operator override ${o.cidr})`;
+  return { category: d.category, label: d.label, severity: d.severity, confidence: d.confidence, description };
+}
+
 /** One level less sure: what a stale source's signal can still claim. */
 const LOWER: Readonly<Record<Level, Level>> = { high: 'medium', medium: 'low', low: 'low' };
 
@@ -81,13 +96,19 @@ const RULE_KIND_BITS = SIGNAL_RULES.map((r) => {
  */
 export function collectEvidence(record: IndexRecord, classification: Classification, coverage: Coverage = FULL_COVERAGE): Evidence {
   const signals: Signal[] = [];
+  const override = record.override;
+  // The kinds an operator override speaks to are held, and fresh, for its range.
+  const spoken = override === undefined ? 0 : kindBits(override.kinds);
+  const held = coverage.held | spoken;
+  const stale = coverage.stale & ~spoken;
   for (let i = 0; i < SIGNAL_RULES.length; i++) {
     const bit = RULE_KIND_BITS[i];
-    if (bit !== 0 && !(coverage.held & bit)) continue;
+    if (bit !== 0 && !(held & bit)) continue;
     if (i === UNROUTED_RULE && !missingRouteIsEvidence(record, coverage)) continue;
     const rule = SIGNAL_RULES[i];
-    if (rule.holds(record, classification)) signals.push((coverage.stale & bit ? STALE_SIGNAL_OBJECTS : SIGNAL_OBJECTS)[rule.label]);
+    if (rule.holds(record, classification)) signals.push((stale & bit ? STALE_SIGNAL_OBJECTS : SIGNAL_OBJECTS)[rule.label]);
   }
+  if (override !== undefined) signals.push(overrideSignal(override));
   const evidence: Evidence = { signals };
   if (record.threatFeed) {
     evidence.threat_feed = {

@@ -4,6 +4,7 @@
  * coverage only (a stale kind's signals weigh less), so the same record on
  * the same index always scores the same and no policy can move it.
  */
+import type { OverrideFacts } from '../index/record.ts';
 import { FULL_COVERAGE, isStale, type Coverage } from './coverage.ts';
 import { BASE_RISK, CATEGORY_CAPS, SIGNALS, STALE_WEIGHT_FACTOR, isSignalLabel, type SignalDefinition } from './signals.ts';
 import type { Band, Contribution, Evidence, RecommendedAction, Score, ScoreTrace, SignalCategory, Verdict } from './types.ts';
@@ -24,7 +25,7 @@ export function signalWeight(def: SignalDefinition, coverage: Coverage): number 
 }
 
 /** The score with the per-signal contributions that produced it. */
-export function traceScore(evidence: Evidence, coverage: Coverage = FULL_COVERAGE): ScoreTrace {
+export function traceScore(evidence: Evidence, coverage: Coverage = FULL_COVERAGE, override?: OverrideFacts): ScoreTrace {
   const categoryRaw: Partial<Record<SignalCategory, number>> = {};
   const contributions: Contribution[] = [];
   let raw = BASE_RISK;
@@ -44,8 +45,29 @@ export function traceScore(evidence: Evidence, coverage: Coverage = FULL_COVERAG
     const effective = clamp(raw, 0, 100) - clamp(prevRaw, 0, 100);
     contributions.push({ label: def.label, weight, effective });
   }
-  const risk = clamp(raw, 0, 100);
+  let risk = clamp(raw, 0, 100);
+  if (override !== undefined && (override.risk !== 0 || override.verdict !== null)) {
+    // The operator's word comes last and is not capped by a category: its risk, then its verdict's band.
+    let after = clamp(risk + override.risk, 0, 100);
+    if (override.verdict !== null) after = intoBand(after, override.verdict);
+    contributions.push({ label: 'operator_override', weight: after - risk, effective: after - risk, reason: overrideReason(override) });
+    risk = after;
+  }
   return { score: scoreFromRisk(risk), base_risk_score: BASE_RISK, contributions };
+}
+
+/** The risk nearest to `risk` whose band has `verdict`. */
+function intoBand(risk: number, verdict: Verdict): number {
+  const i = SCORE_BANDS.findIndex((b) => b.verdict === verdict);
+  const lo = i === 0 ? 0 : SCORE_BANDS[i - 1].below;
+  const hi = Math.min(SCORE_BANDS[i].below - 1, 100);
+  return clamp(risk, lo, hi);
+}
+
+/** How an override's adjustment reads in the explanation. */
+function overrideReason(o: OverrideFacts): string {
+  const what = [o.risk !== 0 ? `risk ${o.risk > 0 ? '+' : ''}${o.risk}` : '', o.verdict !== null ? `verdict ${o.verdict}` : ''].filter(Boolean).join(', ');
+  return `Operator override ${o.cidr} (${what})${o.note ? `: ${o.note}` : ''}`;
 }
 
 /** Spec 2.1 score object for a risk value in 0..100. */

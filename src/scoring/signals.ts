@@ -223,6 +223,16 @@ export const SIGNALS = {
     // Offsets the infrastructure signals every crawler range also carries (crawlers run in datacenters).
     weight: -15,
   },
+  operator_override: {
+    label: 'operator_override',
+    kind: null,
+    category: 'network',
+    severity: 'info',
+    confidence: 'high',
+    // Raised with the override's note as its description; its risk adjustment is scored apart (score.ts).
+    description: 'The operator of this service overrides what the feeds say about this range',
+    weight: 0,
+  },
   verified_crawler: {
     label: 'verified_crawler',
     kind: null,

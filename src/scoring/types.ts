@@ -70,6 +70,8 @@ export interface Contribution {
   weight: number;
   /** The change it actually caused after category caps and the 0..100 clamp. */
   effective: number;
+  /** The driver's reason when it is not the registry's description (an operator override's). */
+  reason?: string;
 }
 
 /** computeScore's full result: the spec object plus the trace behind it. */

@@ -45,7 +45,7 @@ const NETWORK_TYPE_KEY = Object.fromEntries(NETWORK_TYPE_CODES.map((t, i) => [t,
 export function scoringKey(r: IndexRecord, coverage: Coverage = FULL_COVERAGE): number | string {
   const route = r.route;
   const rpki = route ? RPKI_CODE[route.rpkiStatus] : 0;
-  if (r.specialUse !== null || r.provider !== null || r.threatFeed !== null || r.flags >>> FLAG_BITS !== 0 || rpki === undefined) return textKey(r, coverage);
+  if (r.specialUse !== null || r.provider !== null || r.threatFeed !== null || r.override !== undefined || r.flags >>> FLAG_BITS !== 0 || rpki === undefined) return textKey(r, coverage);
   // bits 0-18 flags, 19 geo, 20 allocation, 21 crawler, 22 threat list, 23-27 route (0 none), 28-29 ASN name state (0 no ASN).
   const routeCode = route ? 1 + rpki * 4 + (route.originConflict ? 2 : 0) + (route.originAsn === null ? 1 : 0) : 0;
   const packed =
@@ -81,5 +81,6 @@ export function scoringView(r: IndexRecord, coverage: Coverage = FULL_COVERAGE):
     threatList: r.threatList ? PRESENT_THREAT_LIST : null,
     threatFeed: r.threatFeed,
     networkType: r.networkType,
+    ...(r.override === undefined ? {} : { override: r.override }),
   };
 }

@@ -75,3 +75,11 @@ export function writeTestCatalog(file: string, paths: string[], base: string): v
   });
   writeFileSync(file, JSON.stringify({ feeds }));
 }
+
+/** Refresher options of the tests: the feeds only, small download limits, no retries or pickups during a test. */
+export const TEST_REFRESH = {
+  withDefaults: false,
+  limits: { timeoutMs: 5_000, maxBytes: 64 * 1048576, connectTimeoutMs: 1_000 },
+  retryBaseMs: 60_000,
+  pickupMs: 60_000,
+} as const;

@@ -18,7 +18,7 @@ import type { FeedRefresher } from '../../src/feeds/refresher.ts';
 import type { RunningServer } from '../../src/server.ts';
 import { FIXTURE_FEEDS_DIR } from '../helpers/fixture-index.ts';
 import { startTestServer } from '../helpers/test-server.ts';
-import { startPublisher, writeTestCatalog, type Publisher } from './publisher.ts';
+import { startPublisher, TEST_REFRESH, writeTestCatalog, type Publisher } from './publisher.ts';
 import { childParses, countingBuilds, smallServerIndex } from './refresh-kit.ts';
 
 const TOR = 'tor/torbulkexitlist';
@@ -63,10 +63,7 @@ async function setup(name: string, paths: string[]): Promise<Setup> {
   const builds: RefreshRequest[] = [];
   const clock = { now: Date.now() };
   const status = startFeedRefresher(server.services.config, server.services.index, {
-    withDefaults: false,
-    limits: { timeoutMs: 5_000, maxBytes: 64 * 1048576, connectTimeoutMs: 1_000 },
-    retryBaseMs: 60_000,
-    pickupMs: 60_000,
+    ...TEST_REFRESH,
     log: (line) => logs.push(line),
     now: () => clock.now,
     runChild: countingBuilds(builds),

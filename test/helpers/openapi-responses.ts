@@ -23,7 +23,7 @@ export interface SeenAnswer {
 const CHECKED_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-tier', 'retry-after', 'etag', 'allow', 'cache-control'];
 
 /** OpenAPI 3.0 schema -> JSON Schema: `nullable` becomes a null type, refs point into `definitions`. */
-function toJsonSchema(node: unknown): unknown {
+export function toJsonSchema(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(toJsonSchema);
   if (node === null || typeof node !== 'object') return node;
   const out: Json = {};

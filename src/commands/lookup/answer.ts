@@ -8,6 +8,8 @@ import { parseProjection } from '../../lookup/projection.ts';
 import { V1BodyCache, v1BodyText } from '../../lookup/v1-body.ts';
 import type { V1Context } from '../../lookup/v1.ts';
 import { loadPolicy, type Policy } from '../../scoring/index.ts';
+import { OverridesHolder } from '../../lookup/overrides/holder.ts';
+import { lookupAddress } from '../../lookup/overrides/overlay.ts';
 
 /** A parsed `--fields` value: null for the whole object (throws the API's INVALID_FIELDS ApiError). */
 export function parseFields(fields: string | undefined): Set<string> | null {
@@ -21,11 +23,16 @@ export class OfflineLookup {
   private constructor(
     readonly holder: IndexHolder,
     private readonly policy: Policy,
+    readonly overrides: OverridesHolder,
   ) {}
 
-  /** Opens the index (IndexFileError when refused) and the policy (PolicyError). */
-  static async open(indexPath: string, policyPath?: string): Promise<OfflineLookup> {
-    return new OfflineLookup(IndexHolder.open(indexPath), await loadPolicy(policyPath));
+  /**
+   * Opens the index (IndexFileError when refused), the policy (PolicyError)
+   * and the overrides file when one is named (bad lines and a refused file
+   * are reported on stderr, as the server logs them).
+   */
+  static async open(indexPath: string, policyPath?: string, overridesPath: string | null = null): Promise<OfflineLookup> {
+    return new OfflineLookup(IndexHolder.open(indexPath), await loadPolicy(policyPath), OverridesHolder.open(overridesPath));
   }
 
   /**
@@ -36,9 +43,16 @@ export class OfflineLookup {
    * the route's pipeline uses (v1BodyText).
    */
   answer(ip: string, fields: ReadonlySet<string> | null): string | null {
-    const hit = this.holder.current.lookup(ip);
+    const index = this.holder.current;
+    const hit = lookupAddress(index, this.overrides.tableFor(index), ip);
     if (!hit) return null;
-    const ctx: V1Context = { scoring: { verifiedCrawler: null, coverage: this.holder.coverage }, policy: this.policy, rdapOwner: null, now: Date.now() };
+    const ctx: V1Context = {
+      scoring: { verifiedCrawler: null, coverage: this.holder.coverage },
+      policy: this.policy,
+      rdapOwner: null,
+      now: Date.now(),
+      overridesGeneration: this.overrides.generation,
+    };
     return v1BodyText(this.bodies, hit, ctx, fields);
   }
 }

@@ -8,6 +8,7 @@ import type { TSchema } from '@sinclair/typebox';
 import * as v1 from '../../contract/v1.ts';
 import * as lookups from '../../contract/lookups.ts';
 import * as service from '../../contract/service.ts';
+import * as diff from '../../contract/diff.ts';
 import { NULLABLE_OF } from '../../contract/schema-kit.ts';
 import { ERROR_STATUS } from '../../errors.ts';
 
@@ -49,6 +50,7 @@ export const NAMED_SCHEMAS: Readonly<Record<string, TSchema>> = {
   Health: service.Health,
   DataStatus: service.DataStatus,
   FeedsStatus: service.FeedsStatus,
+  SwapSummary: diff.SwapSummary,
   Reload: service.Reload,
   User: service.User,
   Me: service.Me,

@@ -6,6 +6,7 @@ import { Elysia } from 'elysia';
 import { coverageOf, EVIDENCE_KINDS, type Coverage } from '../../scoring/index.ts';
 import { isAdmin, requireAdmin } from '../admin.ts';
 import { adminFeedsView, adminRefreshView, publicFeedsView } from '../../feeds/status-view.ts';
+import { loadSwapSummaries, swapSummariesPath } from '../../feeds/swap-summary.ts';
 import { ApiError } from '../../errors.ts';
 import { reloadServer } from '../reload.ts';
 import type { AppServices } from '../services.ts';
@@ -58,7 +59,12 @@ export function opsRoutes(s: AppServices) {
           index: { built_at: m.builtAt, age_seconds: ageSeconds, loaded_at: new Date(s.index.loadedAt).toISOString() },
           capabilities: capabilities(s, coverage),
           coverage: coverageReport(coverage),
-          feeds: s.feeds ? { ...publicFeedsView(s.feeds, s.now()), ...(admin ? { sources: adminFeedsView(s.feeds, s.now()), ...adminRefreshView(s.feeds) } : {}) } : null,
+          feeds: s.feeds
+            ? {
+                ...publicFeedsView(s.feeds, s.now()),
+                ...(admin ? { sources: adminFeedsView(s.feeds, s.now()), ...adminRefreshView(s.feeds), swaps: loadSwapSummaries(swapSummariesPath(s.config.indexPath)) } : {}),
+              }
+            : null,
           policy_version: s.policy.current.policy_version,
           attributions: m.attributions,
         };

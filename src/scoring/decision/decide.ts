@@ -115,7 +115,7 @@ export function planDecision(
   knownTrace?: ScoreTrace,
   coverage: Coverage = FULL_COVERAGE,
 ): DecisionPlan {
-  const trace = knownTrace ?? traceScore(evidence, coverage);
+  const trace = knownTrace ?? traceScore(evidence, coverage, record.override);
   if (trace.score.risk_score !== score.risk_score) throw new Error('decide: score does not match the evidence');
   const { profile, because } = assignProfile(record, classification);
   const subs = computeSubScores(record, classification, trace, profile, policy, coverage);
@@ -208,7 +208,7 @@ export function decide(
   );
   const operator = networkContext(record, classification).operator;
   // What the index cannot tell is part of the answer: "No Tor, VPN or threat data loaded."
-  const note = coverageNote(coverage);
+  const note = [overrideNote(record), coverageNote(coverage)].filter(Boolean).join(' ');
   const explanation = buildExplanation({
     trace,
     score,
@@ -218,6 +218,13 @@ export function decide(
     decisionChain,
   });
   return { decision, scores: subs, scenarios, explanation };
+}
+
+/** What the explanation says of an operator override covering the address (empty without one). */
+function overrideNote(record: IndexRecord): string {
+  const o = record.override;
+  if (o === undefined) return '';
+  return `An operator override applies to ${o.cidr}${o.note ? ` (${o.note})` : ''}.`;
 }
 
 const GUARDRAIL_INDEX = Object.fromEntries(GUARDRAILS.map((g, i) => [g.name, i])) as Record<GuardrailName, number>;

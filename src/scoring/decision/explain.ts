@@ -18,8 +18,8 @@ export function driversOf(trace: ScoreTrace): Driver[] {
   const drivers: Driver[] = [];
   for (const c of trace.contributions) {
     if (c.weight === 0) continue;
-    const description = isSignalLabel(c.label) ? SIGNALS[c.label].description : c.label;
-    const nominal = isSignalLabel(c.label) ? SIGNALS[c.label].weight : c.weight;
+    const description = c.reason ?? (isSignalLabel(c.label) ? SIGNALS[c.label].description : c.label);
+    const nominal = c.reason !== undefined || !isSignalLabel(c.label) ? c.weight : SIGNALS[c.label].weight;
     const capped = c.effective !== c.weight;
     // A stale source's signal counts for less (docs/scoring.md): say so where the weight is shown.
     const stale = c.weight !== nominal ? `; stale data: weight ${signed(c.weight)} instead of ${signed(nominal)}` : '';

@@ -1,0 +1,26 @@
+/** Builds a small index from sources written as text (fast builds for tests that compare indexes). */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildIndex } from '../../index-builder/build.ts';
+import type { ResolvedSource } from '../../index-builder/manifest.ts';
+
+/** One source: its manifest type, options and file text. */
+export interface TextSource {
+  type: string;
+  /** File name inside the build's folder. */
+  name: string;
+  text: string;
+  options?: Record<string, string>;
+}
+
+/** Writes the sources into `dir` and builds `dir/<out>`; returns the index path. */
+export async function buildFromTexts(dir: string, out: string, sources: readonly TextSource[], builtAt = '2026-11-18T12:00:00Z'): Promise<string> {
+  const resolved: ResolvedSource[] = sources.map((s) => {
+    const absPath = join(dir, s.name);
+    writeFileSync(absPath, s.text);
+    return { options: { ...s.options, type: s.type, path: absPath }, absPath, displayPath: s.name };
+  });
+  const path = join(dir, out);
+  await buildIndex({ sources: resolved, out: path, quiet: true, builtAtMs: Date.parse(builtAt) });
+  return path;
+}
