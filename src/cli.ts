@@ -10,6 +10,7 @@
  *   lookup       the v1 object of addresses from the index, without a server (as `bun run lookup`)
  *   export       write the index as a MaxMind DB (`export --mmdb <file>`)
  *   feeds        refresh the public feeds and rebuild the index (as `bun run feeds`)
+ *   index-keygen write the key pair that signs published indexes
  *   healthcheck  exit 0 when the local server answers /health (container HEALTHCHECK)
  */
 import { existsSync } from 'node:fs';
@@ -26,7 +27,7 @@ commands:
   serve                              serve the API (PORT, HOST, IPINTEL_INDEX, IPINTEL_DB, ... from the
                                      environment); builds the default index first when IPINTEL_INDEX is missing
   build-index --manifest <feeds.json> --out <file> [--no-defaults]
-  build-index --default [--out <file>] [--feeds-dir <dir>]
+  build-index --default [--out <file>] [--feeds-dir <dir>] [--publish <dir>]
                                      compile feeds into an index file (atomic, verified)
   keys create --email <addr> --tier <free|pro> | keys list --email <addr> | keys revoke <id>
   inspect <index-file> [ip ...]      header, sources and raw records of an index
@@ -36,6 +37,7 @@ commands:
                                      write the index as a MaxMind DB (GeoIP2 field names), atomically
   feeds update [--dir feeds/] [--reload <url>] | feeds list
                                      refresh the public feeds, rebuild the index, reload the server
+  index-keygen --out PREFIX          write the ed25519 key pair that signs published indexes
   healthcheck [--url <url>]          exit 0 when http://127.0.0.1:$PORT/health answers 200
 
 The default data (DB-IP city MMDB, ip-location-db ASN CSV) is read from
@@ -53,6 +55,7 @@ const COMMANDS: Record<string, Command> = {
   lookup: async (argv) => (await import('./commands/lookup.ts')).main(argv),
   export: async (argv) => (await import('./commands/export.ts')).main(argv),
   feeds: async (argv) => (await import('./commands/feeds/cli.ts')).main(argv),
+  'index-keygen': async (argv) => (await import('./commands/index-keygen.ts')).main(argv),
   healthcheck,
   // Internal: the feed refresher's background build (src/feeds/build-child.ts runs it in a niced child).
   'refresh-build': async (argv) => (await import('./feeds/build-child.ts')).runRefreshBuild(argv),
@@ -88,16 +91,34 @@ async function buildIndexCommand(argv: string[]): Promise<number> {
     args = parseArgs({
       args: argv,
       strict: true,
-      options: { default: { type: 'boolean' }, out: { type: 'string' }, 'feeds-dir': { type: 'string' }, mmdb: { type: 'string' }, quiet: { type: 'boolean' } },
+      options: {
+        default: { type: 'boolean' },
+        out: { type: 'string' },
+        'feeds-dir': { type: 'string' },
+        mmdb: { type: 'string' },
+        publish: { type: 'string' },
+        quiet: { type: 'boolean' },
+      },
     }).values;
   } catch (e) {
-    console.error(`${(e as Error).message}\nusage: ipintel build-index --default [--out <file>] [--feeds-dir <dir>] [--mmdb <file>] [--quiet]`);
+    console.error(`${(e as Error).message}\nusage: ipintel build-index --default [--out <file>] [--feeds-dir <dir>] [--mmdb <file>] [--publish <dir>] [--quiet]`);
     return 2;
   }
   const out = args.out ?? process.env.IPINTEL_INDEX ?? 'data/ipintel.idx';
+  let publishing: ReturnType<typeof builder.publishSettings> | null = null;
+  try {
+    if (args.publish) publishing = builder.publishSettings(args.publish, process.env);
+  } catch (e) {
+    console.error(`--publish: ${(e as Error).message}`);
+    return 2;
+  }
   try {
     await data.buildDefaultIndex(out, args['feeds-dir'] ?? process.env.IPINTEL_FEEDS_DIR ?? 'feeds', args.quiet, 'server');
     if (args.mmdb) (await import('../index-builder/mmdb/export.ts')).exportIndexFile(out, args.mmdb);
+    if (publishing) {
+      const { publishIndex } = await import('./index/publish/publish.ts');
+      publishIndex({ indexPath: out, dir: publishing.dir, privateKey: publishing.key, keep: publishing.keep });
+    }
   } catch (e) {
     console.error(`build failed: ${(e as Error).message}`);
     return 1;
