@@ -137,11 +137,16 @@ async function serve(argv: string[]): Promise<number> {
   const { startServer } = await import('./server.ts');
   const data = await import('./feeds/default-data.ts');
   let server: { port: number; stop(): Promise<void> };
+  let pulling: import('./start-pull.ts').PullingIndex | null = null;
   try {
     const config = loadConfig();
-    if (!existsSync(config.indexPath)) {
+    const buildDefault = () => data.buildDefaultIndex(config.indexPath, config.feedsDir, false, 'server');
+    if (config.pull) {
+      // A pulling server never builds from feeds; its index comes verified from the publisher.
+      pulling = await (await import('./start-pull.ts')).startPullingIndex(config, config.pull, buildDefault);
+    } else if (!existsSync(config.indexPath)) {
       console.error(`no index at ${config.indexPath}: building it from the embedded default sources`);
-      await data.buildDefaultIndex(config.indexPath, config.feedsDir, false, 'server');
+      await buildDefault();
     }
     if (config.workers > 1 && config.dbPath === ':memory:') {
       // Each thread would open its own empty database: keys made through one worker unknown to the others.
@@ -152,11 +157,15 @@ async function serve(argv: string[]): Promise<number> {
       // Migrations run here once, not in every worker at the same moment.
       await (await openAccountStore(config.dbPath, { flushIntervalMs: 0, syncIntervalMs: 0 })).close();
       const { startWorkerPool } = await import('./workers/pool.ts');
-      server = await startWorkerPool(config);
+      const pool = await startWorkerPool(config);
+      pulling?.onSwap(() => pool.reloadAll());
+      server = pool;
     } else {
       const single = await startServer(config, { accounts: await openAccountStore(config.dbPath) });
       // Each worker starts its own refresher (workers/worker-main.ts); serving alone, this thread does.
       single.services.feeds = (await import('./feeds/start.ts')).startFeedRefresher(config, single.services.index);
+      const { reloadServer } = await import('./http/reload.ts');
+      pulling?.onSwap(() => reloadServer(single.services));
       server = {
         port: single.port,
         async stop() {
@@ -176,6 +185,7 @@ async function serve(argv: string[]): Promise<number> {
     process.on(signal, async () => {
       if (stopping) return;
       stopping = true;
+      pulling?.close();
       await server.stop(); // stops the refresher, drains the workers, flushes usage counters and closes the database
       process.exit(0);
     });

@@ -46,6 +46,31 @@ export interface Config {
   feedsManifest: string | null;
   /** Serving worker threads on one port (IPINTEL_WORKERS; default the CPUs this process may use; 1: one thread, no pool). */
   workers: number;
+  /** Pulling a published index instead of building (IPINTEL_INDEX_URL and friends); null: this server builds its own. */
+  pull: PullConfig | null;
+}
+
+/** IPINTEL_INDEX_URL, IPINTEL_INDEX_PUBKEY, IPINTEL_INDEX_POLL and IPINTEL_INDEX_FALLBACK. */
+export interface PullConfig {
+  /** URL of the published index; its manifest is this plus `.json`. */
+  url: string;
+  /** The publisher's public key: its one-line form or a path to the `.pub` file. */
+  publicKey: string;
+  pollMs: number;
+  /** `default`: with no index yet, build the embedded default instead of answering 503 until the first pull. */
+  fallback: 'default' | null;
+}
+
+/** The pull settings, or null when IPINTEL_INDEX_URL is unset; throws on an incomplete or malformed set. */
+function pullConfig(env: Record<string, string | undefined>): PullConfig | null {
+  const url = str(env.IPINTEL_INDEX_URL);
+  if (url === null) return null;
+  if (!/^https?:\/\//i.test(url)) throw new Error(`IPINTEL_INDEX_URL must be an http(s) URL (got "${url}")`);
+  const publicKey = str(env.IPINTEL_INDEX_PUBKEY);
+  if (publicKey === null) throw new Error('IPINTEL_INDEX_URL needs IPINTEL_INDEX_PUBKEY (the publisher\'s .pub line or its path): an unverifiable index is never served');
+  const fallback = str(env.IPINTEL_INDEX_FALLBACK)?.toLowerCase() ?? null;
+  if (fallback !== null && fallback !== 'default') throw new Error(`IPINTEL_INDEX_FALLBACK must be default or unset (got "${env.IPINTEL_INDEX_FALLBACK}")`);
+  return { url, publicKey, pollMs: parseDuration('IPINTEL_INDEX_POLL', str(env.IPINTEL_INDEX_POLL) ?? '5m'), fallback };
 }
 
 /** Upper bound on IPINTEL_WORKERS: each worker holds its own heap and caches. */
@@ -133,9 +158,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitStore: str(env.IPINTEL_RATE_LIMIT_STORE),
     rateLimits: flag('IPINTEL_RATE_LIMITS', env.IPINTEL_RATE_LIMITS, true),
     policyPath: str(env.IPINTEL_POLICY),
-    feedsRefreshMs: feedsRefresh(env.IPINTEL_FEEDS_REFRESH),
+    // A pulling server never contacts the feed publishers: its publisher does.
+    feedsRefreshMs: str(env.IPINTEL_INDEX_URL) ? null : feedsRefresh(env.IPINTEL_FEEDS_REFRESH),
     feedsCatalog: str(env.IPINTEL_FEEDS_CATALOG),
     feedsManifest: str(env.IPINTEL_FEEDS_MANIFEST),
     workers: workerCount(env.IPINTEL_WORKERS),
+    pull: pullConfig(env),
   };
 }

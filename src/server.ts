@@ -7,6 +7,8 @@
 import { openAccounts } from './accounts/store.ts';
 import type { Config } from './config.ts';
 import { createCrawlerVerifier } from './crawlers/verifier.ts';
+import { resolve } from 'node:path';
+import { readPullStatus } from './index/pull/pull-status-file.ts';
 import { IndexHolder } from './index/holder.ts';
 import { createRadarClient } from './lookup/radar.ts';
 import { createRdapClient } from './rdap/index.ts';
@@ -45,7 +47,7 @@ export async function createServices(config: Config, overrides: Partial<AppServi
     limiter: overrides.limiter !== undefined ? overrides.limiter : createRateLimiterFromConfig(config),
     rdap: overrides.rdap ?? createRdapClient({ base: config.rdapBase }),
     radar: overrides.radar ?? createRadarClient({ url: config.radarUrl, token: config.radarToken }),
-    metrics: overrides.metrics ?? new HttpMetrics(index, () => services.feeds),
+    metrics: overrides.metrics ?? new HttpMetrics(index, () => services.feeds, config.pull ? () => readPullStatus(resolve(config.indexPath)) : undefined),
     trusted: overrides.trusted ?? new TrustedProxies(config.trustProxy, config.trustProxyHeader),
     now: overrides.now ?? Date.now,
     host: overrides.host,

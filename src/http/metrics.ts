@@ -14,6 +14,8 @@
 import type { Registry } from 'prom-client';
 import type { IndexHolder } from '../index/holder.ts';
 import { registerFeedMetrics } from '../feeds/metrics.ts';
+import { registerPullMetrics } from '../index/pull/pull-metrics.ts';
+import type { PullStatus } from '../index/pull/pull-status-file.ts';
 import type { FeedsStatus } from '../feeds/status-view.ts';
 import { limiterMetrics } from './ratelimit/index.ts';
 
@@ -157,7 +159,7 @@ function latencyMetric(counters: Counters) {
 class PromMetrics {
   readonly registry: Registry;
 
-  constructor(prom: Prom, index: IndexHolder, counters: Counters, feeds: () => FeedsStatus | undefined) {
+  constructor(prom: Prom, index: IndexHolder, counters: Counters, feeds: () => FeedsStatus | undefined, pull: () => PullStatus | null) {
     const { Counter, Gauge, Registry } = prom;
     this.registry = new Registry();
     const registers = [this.registry];
@@ -237,6 +239,7 @@ class PromMetrics {
       },
     });
     registerFeedMetrics(prom, this.registry, feeds);
+    registerPullMetrics(prom, this.registry, pull);
   }
 }
 
@@ -249,11 +252,13 @@ export class HttpMetrics {
   constructor(
     private readonly index: IndexHolder,
     private readonly feeds: () => FeedsStatus | undefined = () => undefined,
+    /** A pulling server's puller state at scrape time (null: not pulling). */
+    private readonly pull: () => PullStatus | null = () => null,
   ) {}
 
   /** Loads prom-client and builds the registry over the counters (idempotent). */
   init(): Promise<PromMetrics> {
-    this.loading ??= import('prom-client').then((m) => new PromMetrics(m, this.index, this.counters, this.feeds));
+    this.loading ??= import('prom-client').then((m) => new PromMetrics(m, this.index, this.counters, this.feeds, this.pull));
     return this.loading;
   }
 

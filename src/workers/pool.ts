@@ -27,6 +27,8 @@ export interface WorkerPool {
   worker(slot: number): Worker | null;
   /** Resolves once the worker in `slot` (a restarted one too) serves. */
   serving(slot: number): Promise<void>;
+  /** Reloads every worker onto the next generation (as /reload does); what an index puller of the host calls after a swap. */
+  reloadAll(): Promise<ReloadAnswer>;
   /** Drains every worker (requests in flight finish) and stops them. */
   stop(): Promise<void>;
 }
@@ -217,6 +219,7 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
     state,
     worker: (slot) => slots[slot]?.worker ?? null,
     serving: (slot) => slots[slot]!.ready,
+    reloadAll: () => reloads.run(() => reloadAll()),
     stop: stopAll,
   };
 }

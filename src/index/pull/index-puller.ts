@@ -12,26 +12,10 @@ import { basename, dirname, join } from 'node:path';
 import { FORMAT_VERSION } from '../format.ts';
 import { mapIndexFile } from '../index-file.ts';
 import { MAX_MANIFEST_BYTES, ManifestRefusal, verifyManifest, type PublishedManifest } from '../publish/signed-manifest.ts';
+import { writePullStatus, type PollOutcome, type PullStatus } from './pull-status-file.ts';
+
+export type { PollOutcome, PullStatus };
 import { checkPullUrl } from './pull-url.ts';
-
-/** What the status route shows of the puller. */
-export interface PullStatus {
-  source: 'pull';
-  url: string;
-  /** ISO times; null until it happened. */
-  last_check: string | null;
-  last_change: string | null;
-  last_error: string | null;
-  last_error_at: string | null;
-  /** The manifest of the index served (null before the first verified pull). */
-  sha256: string | null;
-  built_at: string | null;
-  next_check: string | null;
-  consecutive_failures: number;
-}
-
-/** Outcome of one poll. */
-export type PollOutcome = 'not_modified' | 'unchanged' | 'updated' | 'failed';
 
 export interface PullerOptions {
   /** URL of the published index; the manifest is this plus `.json`. */
@@ -42,10 +26,10 @@ export interface PullerOptions {
   pollMs: number;
   /** Swaps the placed file in (every worker); a throw counts as a failed poll. */
   swap: (path: string) => Promise<void>;
-  /** The build time of the index served now, for the rollback check (null: none yet). */
-  servedBuiltAtMs: () => number | null;
   log?: (line: string) => void;
   now?: () => number;
+  /** Keep the status in a file beside the pulled index, for every worker's status and metrics. */
+  writeStatus?: boolean;
   /** Bounds of one transfer. */
   manifestTimeoutMs?: number;
   indexTimeoutMs?: number;
@@ -87,6 +71,7 @@ export class IndexPuller {
       built_at: null,
       next_check: null,
       consecutive_failures: 0,
+      polls: { updated: 0, not_modified: 0, unchanged: 0, failed: 0 },
     };
   }
 
@@ -109,9 +94,15 @@ export class IndexPuller {
 
   /** One poll (or the one in flight); resolves with its outcome, never rejects. */
   poll(): Promise<PollOutcome> {
-    this.running ??= this.pollOnce().finally(() => {
-      this.running = null;
-    });
+    this.running ??= this.pollOnce()
+      .then((outcome) => {
+        this.status.polls[outcome]++;
+        return outcome;
+      })
+      .finally(() => {
+        this.running = null;
+        if (this.options.writeStatus) writePullStatus(this.options.localPath, this.status);
+      });
     return this.running;
   }
 
@@ -119,6 +110,7 @@ export class IndexPuller {
     if (this.closed) return;
     if (this.timer) clearTimeout(this.timer);
     this.status.next_check = new Date(this.now() + delayMs).toISOString();
+    if (this.options.writeStatus) writePullStatus(this.options.localPath, this.status);
     this.timer = setTimeout(async () => {
       this.timer = null;
       await this.poll();
@@ -129,11 +121,11 @@ export class IndexPuller {
 
   /** The poll interval (±10 % so a fleet does not poll in step); longer while polls fail, shorter while nothing is served yet. */
   private nextDelay(): number {
-    const { pollMs, servedBuiltAtMs } = this.options;
+    const { pollMs } = this.options;
     const failures = this.status.consecutive_failures;
     const jitter = 0.9 + Math.random() * 0.2;
     if (failures === 0) return Math.round(pollMs * jitter);
-    if (servedBuiltAtMs() === null) return Math.round(Math.min(pollMs, FIRST_RETRY_MS * 2 ** (failures - 1)) * jitter);
+    if (this.served === null) return Math.round(Math.min(pollMs, FIRST_RETRY_MS * 2 ** (failures - 1)) * jitter);
     return Math.round(pollMs * Math.min(MAX_BACKOFF_FACTOR, 2 ** (failures - 1)) * jitter);
   }
 
@@ -175,8 +167,8 @@ export class IndexPuller {
       this.validators = validators;
       return 'unchanged';
     }
-    const servedAt = this.options.servedBuiltAtMs();
-    if (servedAt !== null && Date.parse(manifest.built_at) < servedAt) {
+    // Only a pulled index counts: a fallback default built here is replaced by any verified publish.
+    if (this.served && Date.parse(manifest.built_at) < Date.parse(this.served.built_at)) {
       throw new PullError(`manifest built ${manifest.built_at} is older than the served index (rollback refused)`);
     }
     const fileUrl = new URL(manifest.file, manifestUrl).href;
