@@ -12,20 +12,14 @@ import { defaultSources, packageSources, withDataDefaults } from './default-sour
 import { loadManifest, ManifestError, type ResolvedSource } from './manifest.ts';
 import { exportIndexFile } from './mmdb/export.ts';
 import type { KeyObject } from 'node:crypto';
-import { publishIndex } from '../src/index/publish/publish.ts';
+import { parsePublishKeep, publishIndex } from '../src/index/publish/publish.ts';
 import { readSigningKey } from '../src/index/publish/signing-keys.ts';
-
-/** Default number of published versions kept (IPINTEL_PUBLISH_KEEP). */
-export const DEFAULT_PUBLISH_KEEP = 3;
 
 /** The publish directory, signing key and versions kept; throws when publishing cannot sign. */
 export function publishSettings(dir: string, env: Record<string, string | undefined>): { dir: string; key: KeyObject; keep: number } {
   const keyPath = env.IPINTEL_INDEX_SIGNING_KEY?.trim();
   if (!keyPath) throw new Error('IPINTEL_INDEX_SIGNING_KEY names no signing key; publishing refuses to write an unsigned index (make one with bun run index-keygen --out PREFIX)');
-  const keepText = env.IPINTEL_PUBLISH_KEEP?.trim();
-  const keep = keepText ? Number(keepText) : DEFAULT_PUBLISH_KEEP;
-  if (!Number.isInteger(keep) || keep < 1 || keep > 1000) throw new Error(`IPINTEL_PUBLISH_KEEP must be a whole number from 1 to 1000, not ${JSON.stringify(keepText)}`);
-  return { dir, key: readSigningKey(keyPath), keep };
+  return { dir, key: readSigningKey(keyPath), keep: parsePublishKeep(env.IPINTEL_PUBLISH_KEEP) };
 }
 
 /** The --help text: every flag of CLI_OPTIONS. */

@@ -148,6 +148,8 @@ async function serve(argv: string[]): Promise<number> {
       console.error(`no index at ${config.indexPath}: building it from the embedded default sources`);
       await buildDefault();
     }
+    // A publisher answers three routes; one thread is plenty.
+    if (config.role === 'publisher') config.workers = 1;
     if (config.workers > 1 && config.dbPath === ':memory:') {
       // Each thread would open its own empty database: keys made through one worker unknown to the others.
       console.error(`IPINTEL_DB=:memory: is one database per thread, not shareable by ${config.workers} workers: serving with 1`);
@@ -163,7 +165,20 @@ async function serve(argv: string[]): Promise<number> {
     } else {
       const single = await startServer(config, { accounts: await openAccountStore(config.dbPath) });
       // Each worker starts its own refresher (workers/worker-main.ts); serving alone, this thread does.
-      single.services.feeds = (await import('./feeds/start.ts')).startFeedRefresher(config, single.services.index);
+      const publishNow = config.publish ? (await import('./start-publisher.ts')).createIndexPublisher(config.publish) : null;
+      publishNow?.(config.indexPath);
+      single.services.feeds = (await import('./feeds/start.ts')).startFeedRefresher(
+        config,
+        single.services.index,
+        publishNow
+          ? {
+              reload: (path: string) => {
+                single.services.index.reload(path);
+                publishNow(path);
+              },
+            }
+          : {},
+      );
       const { reloadServer } = await import('./http/reload.ts');
       pulling?.onSwap(() => reloadServer(single.services));
       server = {

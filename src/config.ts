@@ -5,6 +5,7 @@ import { availableParallelism } from 'node:os';
  * ../shared/interface.md). Read once at start-up; pure over `env`.
  */
 import { parseDuration } from './feeds/duration.ts';
+import { parsePublishKeep } from './index/publish/publish.ts';
 
 /** Headers a trusted proxy may name the client in; exactly one is read. */
 export const TRUST_PROXY_HEADERS = ['x-forwarded-for', 'forwarded'] as const;
@@ -48,6 +49,30 @@ export interface Config {
   workers: number;
   /** Pulling a published index instead of building (IPINTEL_INDEX_URL and friends); null: this server builds its own. */
   pull: PullConfig | null;
+  /** IPINTEL_ROLE: `server` (default) serves the API; `publisher` only refreshes feeds and publishes each verified build. */
+  role: 'server' | 'publisher';
+  /** The publisher's settings (IPINTEL_PUBLISH_DIR, IPINTEL_INDEX_SIGNING_KEY, IPINTEL_PUBLISH_KEEP); null unless role is publisher. */
+  publish: PublishConfig | null;
+}
+
+/** Where and how a publisher publishes. */
+export interface PublishConfig {
+  dir: string;
+  signingKeyPath: string;
+  keep: number;
+}
+
+/** IPINTEL_ROLE and, for a publisher, its settings; throws on an incomplete set. */
+function roleConfig(env: Record<string, string | undefined>): { role: Config['role']; publish: PublishConfig | null } {
+  const role = str(env.IPINTEL_ROLE)?.toLowerCase() ?? 'server';
+  if (role === 'server') return { role, publish: null };
+  if (role !== 'publisher') throw new Error(`IPINTEL_ROLE must be server or publisher (got "${env.IPINTEL_ROLE}")`);
+  const dir = str(env.IPINTEL_PUBLISH_DIR);
+  if (dir === null) throw new Error('IPINTEL_ROLE=publisher needs IPINTEL_PUBLISH_DIR (the folder a static HTTP server serves)');
+  const signingKeyPath = str(env.IPINTEL_INDEX_SIGNING_KEY);
+  if (signingKeyPath === null) throw new Error('IPINTEL_ROLE=publisher needs IPINTEL_INDEX_SIGNING_KEY (bun run index-keygen --out PREFIX): an unsigned index is never published');
+  if (str(env.IPINTEL_INDEX_URL) !== null) throw new Error('IPINTEL_ROLE=publisher builds from feeds; it cannot also pull (unset IPINTEL_INDEX_URL)');
+  return { role, publish: { dir, signingKeyPath, keep: parsePublishKeep(env.IPINTEL_PUBLISH_KEEP) } };
 }
 
 /** IPINTEL_INDEX_URL, IPINTEL_INDEX_PUBKEY, IPINTEL_INDEX_POLL and IPINTEL_INDEX_FALLBACK. */
@@ -164,5 +189,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     feedsManifest: str(env.IPINTEL_FEEDS_MANIFEST),
     workers: workerCount(env.IPINTEL_WORKERS),
     pull: pullConfig(env),
+    ...roleConfig(env),
   };
 }

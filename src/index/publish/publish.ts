@@ -4,7 +4,7 @@
  * `DIR/ipintel.idx.json` (its signed manifest, written last), keeping the
  * newest `keep` versions. Any static HTTP server can serve DIR.
  */
-import { closeSync, copyFileSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { KeyObject } from 'node:crypto';
 import { mapIndexFile } from '../index-file.ts';
@@ -14,6 +14,18 @@ import { signManifest, type PublishedManifest } from './signed-manifest.ts';
 export const PUBLISHED_INDEX = 'ipintel.idx';
 export const PUBLISHED_MANIFEST = `${PUBLISHED_INDEX}.json`;
 const VERSIONS = 'versions';
+
+/** Versions kept when IPINTEL_PUBLISH_KEEP is unset. */
+export const DEFAULT_PUBLISH_KEEP = 3;
+
+/** IPINTEL_PUBLISH_KEEP: a whole number 1..1000; unset or blank: DEFAULT_PUBLISH_KEEP. Throws otherwise. */
+export function parsePublishKeep(text: string | undefined): number {
+  const t = text?.trim() ?? '';
+  if (t === '') return DEFAULT_PUBLISH_KEEP;
+  const keep = Number(t);
+  if (!/^[0-9]+$/.test(t) || keep < 1 || keep > 1000) throw new Error(`IPINTEL_PUBLISH_KEEP must be a whole number 1..1000 (got "${text}")`);
+  return keep;
+}
 
 export interface PublishOptions {
   /** The built, complete index file. */
@@ -72,10 +84,13 @@ function versionName(builtAt: string, sha256: string): string {
   return `ipintel-${builtAt.replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${sha256.slice(0, 12)}.idx`;
 }
 
-/** Publishes a verified index to `dir` and returns its manifest; older versions past `keep` are removed. */
+/** Publishes a verified index to `dir` and returns its manifest (the current one when these bytes are already published); older versions past `keep` are removed. */
 export function publishIndex(options: PublishOptions): PublishedManifest {
   const index = mapIndexFile(options.indexPath); // the index's own checks, before anything is published
   const sha256 = sha256OfFile(options.indexPath);
+  // Publishing what is already published changes nothing (a publisher's restart, a rebuild to the same bytes).
+  const current = readPublishedManifest(options.dir);
+  if (current?.sha256 === sha256 && existsSync(join(options.dir, current.file))) return current;
   const manifest = signManifest(
     {
       format_version: index.meta.formatVersion,
