@@ -6,6 +6,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fixedTestPort } from './fixed-port.ts';
 
 export const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => Bun.file(p).size > 0) ?? null;
 
@@ -21,7 +22,7 @@ export interface Nginx {
 export async function startNginx(root: string, work: string): Promise<Nginx> {
   if (!NGINX) throw new Error('nginx is not installed (apt-get install nginx-light)');
   mkdirSync(work, { recursive: true });
-  const port = 20_000 + Math.floor(Math.random() * 30_000);
+  const port = fixedTestPort();
   const access = join(work, 'access.log');
   writeFileSync(access, '');
   writeFileSync(

@@ -15,6 +15,7 @@ import { PUBLISHED_INDEX } from '../../src/index/publish/publish.ts';
 import { writeSigningKeyPair } from '../../src/index/publish/signing-keys.ts';
 import { writeTestCatalog } from '../feeds/publisher.ts';
 import { NGINX, startNginx, type Nginx } from '../helpers/nginx.ts';
+import { fixedTestPort } from '../helpers/fixed-port.ts';
 
 const ROOT = resolve(import.meta.dir, '../..');
 const runNginx = NGINX !== null || !!process.env.CI;
@@ -31,7 +32,7 @@ describe.if(runNginx)('a publisher and two pulling servers', () => {
   const logs: Record<string, string[]> = {};
 
   function spawn(name: string, env: Record<string, string>): Bun.Subprocess {
-    const port = 20_000 + Math.floor(Math.random() * 30_000);
+    const port = fixedTestPort();
     const lines: string[] = (logs[name] = []);
     const child = Bun.spawn(['bun', 'src/main.ts'], {
       cwd: ROOT,

@@ -12,6 +12,7 @@ import { buildIndex } from '../../index-builder/build.ts';
 import { PUBLISHED_INDEX, publishIndex } from '../../src/index/publish/publish.ts';
 import { readSigningKey, writeSigningKeyPair } from '../../src/index/publish/signing-keys.ts';
 import { NGINX, startNginx, type Nginx } from '../helpers/nginx.ts';
+import { fixedTestPort } from '../helpers/fixed-port.ts';
 import { writeSmallDefaultData } from '../ship/small-default-data.ts';
 
 const ROOT = resolve(import.meta.dir, '../..');
@@ -37,7 +38,7 @@ describe.if(runNginx)('a pulling server with IPINTEL_INDEX_FALLBACK=default', ()
 
   test('serves the embedded default until the first verified publish, then the publish', async () => {
     const keys = writeSigningKeyPair(join(work, 'keys'));
-    const port = 20_000 + Math.floor(Math.random() * 30_000);
+    const port = fixedTestPort();
     mkdirSync(join(work, 'server'));
     mkdirSync(join(work, 'no-feeds'));
     server = Bun.spawn(['bun', 'src/main.ts'], {

@@ -13,6 +13,7 @@ import { buildIndex } from '../../index-builder/build.ts';
 import { PUBLISHED_INDEX, publishIndex } from '../../src/index/publish/publish.ts';
 import { readSigningKey, writeSigningKeyPair } from '../../src/index/publish/signing-keys.ts';
 import { NGINX, startNginx, type Nginx } from '../helpers/nginx.ts';
+import { fixedTestPort } from '../helpers/fixed-port.ts';
 
 const ROOT = resolve(import.meta.dir, '../..');
 const runNginx = NGINX !== null || !!process.env.CI;
@@ -21,6 +22,7 @@ const ADMIN = 'pull-test-admin-token';
 
 interface Served {
   port: number;
+  log: string[];
   proc: ReturnType<typeof Bun.spawn>;
   get(path: string, admin?: boolean): Promise<Response>;
   stop(): Promise<void>;
@@ -51,7 +53,7 @@ describe.if(runNginx)('servers pulling through nginx', () => {
   function startPulling(name: string, workers: number): Served {
     const dir = join(work, name);
     mkdirSync(dir);
-    const port = 20_000 + Math.floor(Math.random() * 30_000);
+    const port = fixedTestPort();
     const proc = Bun.spawn(['bun', 'run', 'src/main.ts'], {
       cwd: ROOT,
       env: {
@@ -68,10 +70,15 @@ describe.if(runNginx)('servers pulling through nginx', () => {
         IPINTEL_RATE_LIMITS: 'off',
       },
       stdout: 'ignore',
-      stderr: 'ignore',
+      stderr: 'pipe',
     });
+    const log: string[] = [];
+    void (async () => {
+      for await (const chunk of proc.stderr as ReadableStream<Uint8Array>) log.push(...new TextDecoder().decode(chunk).split('\n').filter(Boolean));
+    })();
     const s: Served = {
       port,
+      log,
       proc,
       get: (path, admin = false) => fetch(`http://127.0.0.1:${port}${path}`, admin ? { headers: { authorization: `Bearer ${ADMIN}` } } : {}),
       async stop() {
@@ -125,7 +132,11 @@ describe.if(runNginx)('servers pulling through nginx', () => {
   test('a publish reaches both servers, which answer identically', async () => {
     publishIndex({ indexPath: idx.a, dir: pub, privateKey: key, keep: 5 });
     const two = startPulling('two', 1);
-    for (const s of servers) expect(await eventually(async () => (await s.get('/health')).status === 200, 60_000)).toBe(true);
+    for (const s of servers) {
+      const ready = await eventually(async () => (await s.get('/health')).status === 200, 60_000);
+      if (!ready) console.error(`server on ${s.port} not ready:\n${s.log.join('\n')}`);
+      expect(ready).toBe(true);
+    }
     const answers = await Promise.all(servers.map(async (s) => (await s.get('/v1/ip/203.0.113.5')).json()));
     expect(answers[0]).toEqual(answers[1]);
     expect((answers[0] as { classification: { is_datacenter: boolean } }).classification.is_datacenter).toBe(true);
