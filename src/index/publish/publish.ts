@@ -6,9 +6,9 @@
  */
 import { closeSync, copyFileSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { mapIndexFile } from '../index-file.ts';
-import { signManifest, type PublishedManifest } from './signed-manifest.ts';
+import { signManifest, verifyManifest, type PublishedManifest } from './signed-manifest.ts';
 
 /** Name of the newest index in a publish directory (the manifest is this plus `.json`). */
 export const PUBLISHED_INDEX = 'ipintel.idx';
@@ -90,7 +90,7 @@ export function publishIndex(options: PublishOptions): PublishedManifest {
   const sha256 = sha256OfFile(options.indexPath);
   // Publishing what is already published changes nothing (a publisher's restart, a rebuild to the same bytes).
   const current = readPublishedManifest(options.dir);
-  if (current?.sha256 === sha256 && existsSync(join(options.dir, current.file))) return current;
+  if (current?.sha256 === sha256 && existsSync(join(options.dir, current.file)) && signedBy(current, options.privateKey)) return current;
   const manifest = signManifest(
     {
       format_version: index.meta.formatVersion,
@@ -115,6 +115,17 @@ export function publishIndex(options: PublishOptions): PublishedManifest {
   fsyncPath(options.dir);
   pruneVersions(versions, Math.max(1, options.keep));
   return manifest;
+}
+
+/** Whether a published manifest verifies with the public half of `privateKey` (a damaged one is published again). */
+function signedBy(manifest: PublishedManifest, privateKey: string | KeyObject): boolean {
+  try {
+    const publicKey = createPublicKey(typeof privateKey === 'string' ? createPrivateKey(privateKey) : privateKey);
+    verifyManifest(JSON.stringify(manifest), publicKey);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Writes text atomically and synchronously (temp, fsync, rename). */
