@@ -11,10 +11,20 @@ import { buildIndex, formatSummary } from './build.ts';
 import { defaultSources, packageSources, withDataDefaults } from './default-sources.ts';
 import { loadManifest, ManifestError, type ResolvedSource } from './manifest.ts';
 import { exportIndexFile } from './mmdb/export.ts';
+import type { KeyObject } from 'node:crypto';
+import { parsePublishKeep, publishIndex } from '../src/index/publish/publish.ts';
+import { readSigningKey } from '../src/index/publish/signing-keys.ts';
+
+/** The publish directory, signing key and versions kept; throws when publishing cannot sign. */
+export function publishSettings(dir: string, env: Record<string, string | undefined>): { dir: string; key: KeyObject; keep: number } {
+  const keyPath = env.IPINTEL_INDEX_SIGNING_KEY?.trim();
+  if (!keyPath) throw new Error('IPINTEL_INDEX_SIGNING_KEY names no signing key; publishing refuses to write an unsigned index (make one with bun run index-keygen --out PREFIX)');
+  return { dir, key: readSigningKey(keyPath), keep: parsePublishKeep(env.IPINTEL_PUBLISH_KEEP) };
+}
 
 /** The --help text: every flag of CLI_OPTIONS. */
-export const USAGE = `usage: bun run build-index --manifest <feeds.json> [--out <file>] [--no-defaults] [--mmdb <file>] [--quiet]
-       bun run build-index --default [--out <file>] [--feeds-dir <dir>] [--mmdb <file>] [--quiet]
+export const USAGE = `usage: bun run build-index --manifest <feeds.json> [--out <file>] [--no-defaults] [--mmdb <file>] [--publish <dir>] [--quiet]
+       bun run build-index --default [--out <file>] [--feeds-dir <dir>] [--mmdb <file>] [--publish <dir>] [--quiet]
 
 Compiles feeds into one index file (written to a temp name, verified, then renamed into place).
 
@@ -28,6 +38,9 @@ Compiles feeds into one index file (written to a temp name, verified, then renam
   --out <file>        the index file to write (default IPINTEL_INDEX, else data/ipintel.idx)
   --mmdb <file>       also write the index as a MaxMind DB (GeoIP2-City/ASN/Anonymous-IP field names plus
                       ipintel's network, routing, score and classification; docs/deployment.md), atomically
+  --publish <dir>     also publish the index for pulling servers: <dir>/ipintel.idx and its signed manifest
+                      <dir>/ipintel.idx.json, keeping the newest IPINTEL_PUBLISH_KEEP versions (default 3); signed
+                      with the ed25519 key in the file named by IPINTEL_INDEX_SIGNING_KEY (bun run index-keygen)
   --quiet             no progress bar and no summary table
   --help              this text
 
@@ -41,6 +54,7 @@ export const CLI_OPTIONS = {
   'no-defaults': { type: 'boolean' },
   'feeds-dir': { type: 'string' },
   mmdb: { type: 'string' },
+  publish: { type: 'string' },
   quiet: { type: 'boolean' },
   help: { type: 'boolean' },
 } as const;
@@ -67,6 +81,16 @@ export async function main(argv: string[], dataSources: () => ResolvedSource[] =
     return 2;
   }
   const out = args.out ?? process.env.IPINTEL_INDEX ?? 'data/ipintel.idx';
+  let publishing: { dir: string; key: KeyObject; keep: number } | null = null;
+  if (args.publish) {
+    // Checked before the build: a publish that cannot sign must not cost a build first.
+    try {
+      publishing = publishSettings(args.publish, process.env);
+    } catch (e) {
+      console.error(`--publish: ${(e as Error).message}`);
+      return 2;
+    }
+  }
   try {
     let sources: ResolvedSource[];
     if (args.default) sources = defaultSources(args['feeds-dir'] ?? process.env.IPINTEL_FEEDS_DIR ?? 'feeds');
@@ -80,6 +104,10 @@ export async function main(argv: string[], dataSources: () => ResolvedSource[] =
     if (args.mmdb) {
       const mmdb = exportIndexFile(out, args.mmdb);
       if (!args.quiet) console.error(`MaxMind DB ${mmdb.path}: ${(mmdb.sizeBytes / 1048576).toFixed(1)} MiB, ${mmdb.nodeCount} nodes, ${mmdb.values} values`);
+    }
+    if (publishing) {
+      const published = publishIndex({ indexPath: out, dir: publishing.dir, privateKey: publishing.key, keep: publishing.keep });
+      if (!args.quiet) console.error(`published ${published.file} (sha256 ${published.sha256.slice(0, 16)}…) to ${publishing.dir}`);
     }
     console.log(out);
     return 0;

@@ -11,6 +11,7 @@
  *   export       write the index as a MaxMind DB (`export --mmdb <file>`)
  *   diff         what changed between two index files (as `bun run diff`)
  *   feeds        refresh the public feeds and rebuild the index (as `bun run feeds`)
+ *   index-keygen write the key pair that signs published indexes
  *   healthcheck  exit 0 when the local server answers /health (container HEALTHCHECK)
  */
 import { existsSync } from 'node:fs';
@@ -27,7 +28,7 @@ commands:
   serve                              serve the API (PORT, HOST, IPINTEL_INDEX, IPINTEL_DB, ... from the
                                      environment); builds the default index first when IPINTEL_INDEX is missing
   build-index --manifest <feeds.json> --out <file> [--no-defaults]
-  build-index --default [--out <file>] [--feeds-dir <dir>]
+  build-index --default [--out <file>] [--feeds-dir <dir>] [--publish <dir>]
                                      compile feeds into an index file (atomic, verified)
   keys create --email <addr> --tier <free|pro> | keys list --email <addr> | keys revoke <id>
   inspect <index-file> [ip ...]      header, sources and raw records of an index
@@ -39,6 +40,7 @@ commands:
                                      what changed between two index files, per field group
   feeds update [--dir feeds/] [--reload <url>] | feeds list
                                      refresh the public feeds, rebuild the index, reload the server
+  index-keygen --out PREFIX          write the ed25519 key pair that signs published indexes
   healthcheck [--url <url>]          exit 0 when http://127.0.0.1:$PORT/health answers 200
 
 The default data (DB-IP city MMDB, ip-location-db ASN CSV) is read from
@@ -57,6 +59,7 @@ const COMMANDS: Record<string, Command> = {
   export: async (argv) => (await import('./commands/export.ts')).main(argv),
   diff: async (argv) => (await import('./commands/diff.ts')).main(argv),
   feeds: async (argv) => (await import('./commands/feeds/cli.ts')).main(argv),
+  'index-keygen': async (argv) => (await import('./commands/index-keygen.ts')).main(argv),
   healthcheck,
   // Internal: the feed refresher's child (src/feeds/refresh-child.ts runs it niced, the request on stdin).
   'refresh-run': async () => (await import('./feeds/refresh-child.ts')).runRefreshChildMain(),
@@ -92,16 +95,34 @@ async function buildIndexCommand(argv: string[]): Promise<number> {
     args = parseArgs({
       args: argv,
       strict: true,
-      options: { default: { type: 'boolean' }, out: { type: 'string' }, 'feeds-dir': { type: 'string' }, mmdb: { type: 'string' }, quiet: { type: 'boolean' } },
+      options: {
+        default: { type: 'boolean' },
+        out: { type: 'string' },
+        'feeds-dir': { type: 'string' },
+        mmdb: { type: 'string' },
+        publish: { type: 'string' },
+        quiet: { type: 'boolean' },
+      },
     }).values;
   } catch (e) {
-    console.error(`${(e as Error).message}\nusage: ipintel build-index --default [--out <file>] [--feeds-dir <dir>] [--mmdb <file>] [--quiet]`);
+    console.error(`${(e as Error).message}\nusage: ipintel build-index --default [--out <file>] [--feeds-dir <dir>] [--mmdb <file>] [--publish <dir>] [--quiet]`);
     return 2;
   }
   const out = args.out ?? process.env.IPINTEL_INDEX ?? 'data/ipintel.idx';
+  let publishing: ReturnType<typeof builder.publishSettings> | null = null;
+  try {
+    if (args.publish) publishing = builder.publishSettings(args.publish, process.env);
+  } catch (e) {
+    console.error(`--publish: ${(e as Error).message}`);
+    return 2;
+  }
   try {
     await data.buildDefaultIndex(out, args['feeds-dir'] ?? process.env.IPINTEL_FEEDS_DIR ?? 'feeds', args.quiet, 'server');
     if (args.mmdb) (await import('../index-builder/mmdb/export.ts')).exportIndexFile(out, args.mmdb);
+    if (publishing) {
+      const { publishIndex } = await import('./index/publish/publish.ts');
+      publishIndex({ indexPath: out, dir: publishing.dir, privateKey: publishing.key, keep: publishing.keep });
+    }
   } catch (e) {
     console.error(`build failed: ${(e as Error).message}`);
     return 1;
@@ -122,18 +143,29 @@ async function serve(argv: string[]): Promise<number> {
   const data = await import('./feeds/default-data.ts');
   const descriptors = await import('./net/descriptor-limit.ts');
   let server: { port: number; stop(): Promise<void> };
+  let pulling: import('./start-pull.ts').PullingIndex | null = null;
   try {
     const config = loadConfig();
     // Before anything opens a descriptor: the soft limit up to the hard one (the process's, so every worker's too).
     const limit = descriptors.raiseDescriptorLimit();
     config.maxConnections ??= connectionCapFor(limit.soft);
     const descriptorLine = `${descriptors.describeDescriptorLimit(limit)}; at most ${config.maxConnections} open connections${process.env.IPINTEL_MAX_CONNECTIONS ? ' (IPINTEL_MAX_CONNECTIONS)' : ''}`;
-    if (!existsSync(config.indexPath)) {
+    // In a child: the build's peak must not become the serving process's footprint.
+    const buildDefault = async () => (await import('./feeds/first-build.ts')).buildDefaultInChild(config.indexPath, config.feedsDir, data.isCompiledBinary());
+    if (config.pull) {
+      // A pulling server never builds from feeds; its index comes verified from the publisher.
+      pulling = await (await import('./start-pull.ts')).startPullingIndex(config, config.pull, buildDefault);
+    } else if (!existsSync(config.indexPath)) {
       console.error(`no index at ${config.indexPath}: building it from the embedded default sources`);
-      // In a child: the build's peak must not become the serving process's footprint.
-      await (await import('./feeds/first-build.ts')).buildDefaultInChild(config.indexPath, config.feedsDir, data.isCompiledBinary());
+      await buildDefault();
     }
-    server = await (await import('./serve-host.ts')).startHost(config);
+    // A publisher answers three routes; one thread is plenty. It publishes the index it starts with and every swap.
+    if (config.role === 'publisher') config.workers = 1;
+    const publishNow = config.publish ? (await import('./start-publisher.ts')).createIndexPublisher(config.publish) : null;
+    publishNow?.(config.indexPath);
+    const host = await (await import('./serve-host.ts')).startHost(config, {}, publishNow);
+    pulling?.onSwap(() => host.reload());
+    server = host;
     console.error(descriptorLine);
     console.error(`ipintel listening on ${config.host}:${server.port} (index ${config.indexPath}, ${config.workers} worker${config.workers === 1 ? '' : 's'})`);
   } catch (e) {
@@ -146,6 +178,7 @@ async function serve(argv: string[]): Promise<number> {
     process.on(signal, async () => {
       if (stopping) return;
       stopping = true;
+      pulling?.close();
       await server.stop(); // stops the refresher, drains the workers, flushes usage counters and closes the database
       process.exit(0);
     });

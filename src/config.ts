@@ -5,6 +5,7 @@ import { availableParallelism } from 'node:os';
  * docs/interface.md). Read once at start-up; pure over `env`.
  */
 import { parseDuration } from './feeds/duration.ts';
+import { parsePublishKeep } from './index/publish/publish.ts';
 
 /** Headers a trusted proxy may name the client in; exactly one is read. */
 export const TRUST_PROXY_HEADERS = ['x-forwarded-for', 'forwarded'] as const;
@@ -57,6 +58,12 @@ export interface Config {
   maxConnections: number | null;
   /** A serving worker's memory budget in MiB (IPINTEL_MEMORY_MB; src/memory-budget.ts); null: the memos' default sizes. */
   memoryMb: number | null;
+  /** Pulling a published index instead of building (IPINTEL_INDEX_URL and friends); null: this server builds its own. */
+  pull: PullConfig | null;
+  /** IPINTEL_ROLE: `server` (default) serves the API; `publisher` only refreshes feeds and publishes each verified build. */
+  role: 'server' | 'publisher';
+  /** The publisher's settings (IPINTEL_PUBLISH_DIR, IPINTEL_INDEX_SIGNING_KEY, IPINTEL_PUBLISH_KEEP); null unless role is publisher. */
+  publish: PublishConfig | null;
 }
 
 /** Smallest IPINTEL_MEMORY_MB accepted: below it the runtime alone does not fit (src/memory-budget.ts). */
@@ -69,6 +76,49 @@ function memoryMb(v: string | undefined): number | null {
   const n = Number(text);
   if (!/^[0-9]+$/.test(text) || n < MIN_MEMORY_MB || n > 1_048_576) throw new Error(`IPINTEL_MEMORY_MB must be a whole number of MiB, ${MIN_MEMORY_MB} or more (got "${v}")`);
   return n;
+}
+
+/** Where and how a publisher publishes. */
+export interface PublishConfig {
+  dir: string;
+  signingKeyPath: string;
+  keep: number;
+}
+
+/** IPINTEL_ROLE and, for a publisher, its settings; throws on an incomplete set. */
+function roleConfig(env: Record<string, string | undefined>): { role: Config['role']; publish: PublishConfig | null } {
+  const role = str(env.IPINTEL_ROLE)?.toLowerCase() ?? 'server';
+  if (role === 'server') return { role, publish: null };
+  if (role !== 'publisher') throw new Error(`IPINTEL_ROLE must be server or publisher (got "${env.IPINTEL_ROLE}")`);
+  const dir = str(env.IPINTEL_PUBLISH_DIR);
+  if (dir === null) throw new Error('IPINTEL_ROLE=publisher needs IPINTEL_PUBLISH_DIR (the folder a static HTTP server serves)');
+  const signingKeyPath = str(env.IPINTEL_INDEX_SIGNING_KEY);
+  if (signingKeyPath === null) throw new Error('IPINTEL_ROLE=publisher needs IPINTEL_INDEX_SIGNING_KEY (bun run index-keygen --out PREFIX): an unsigned index is never published');
+  if (str(env.IPINTEL_INDEX_URL) !== null) throw new Error('IPINTEL_ROLE=publisher builds from feeds; it cannot also pull (unset IPINTEL_INDEX_URL)');
+  return { role, publish: { dir, signingKeyPath, keep: parsePublishKeep(env.IPINTEL_PUBLISH_KEEP) } };
+}
+
+/** IPINTEL_INDEX_URL, IPINTEL_INDEX_PUBKEY, IPINTEL_INDEX_POLL and IPINTEL_INDEX_FALLBACK. */
+export interface PullConfig {
+  /** URL of the published index; its manifest is this plus `.json`. */
+  url: string;
+  /** The publisher's public key: its one-line form or a path to the `.pub` file. */
+  publicKey: string;
+  pollMs: number;
+  /** `default`: with no index yet, build the embedded default instead of answering 503 until the first pull. */
+  fallback: 'default' | null;
+}
+
+/** The pull settings, or null when IPINTEL_INDEX_URL is unset; throws on an incomplete or malformed set. */
+function pullConfig(env: Record<string, string | undefined>): PullConfig | null {
+  const url = str(env.IPINTEL_INDEX_URL);
+  if (url === null) return null;
+  if (!/^https?:\/\//i.test(url)) throw new Error(`IPINTEL_INDEX_URL must be an http(s) URL (got "${url}")`);
+  const publicKey = str(env.IPINTEL_INDEX_PUBKEY);
+  if (publicKey === null) throw new Error('IPINTEL_INDEX_URL needs IPINTEL_INDEX_PUBKEY (the publisher\'s .pub line or its path): an unverifiable index is never served');
+  const fallback = str(env.IPINTEL_INDEX_FALLBACK)?.toLowerCase() ?? null;
+  if (fallback !== null && fallback !== 'default') throw new Error(`IPINTEL_INDEX_FALLBACK must be default or unset (got "${env.IPINTEL_INDEX_FALLBACK}")`);
+  return { url, publicKey, pollMs: parseDuration('IPINTEL_INDEX_POLL', str(env.IPINTEL_INDEX_POLL) ?? '5m'), fallback };
 }
 
 /** Upper bound on IPINTEL_WORKERS: each worker holds its own heap and caches. */
@@ -192,7 +242,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitStore: str(env.IPINTEL_RATE_LIMIT_STORE),
     rateLimits: flag('IPINTEL_RATE_LIMITS', env.IPINTEL_RATE_LIMITS, true),
     policyPath: str(env.IPINTEL_POLICY),
-    feedsRefreshMs: feedsRefresh(env.IPINTEL_FEEDS_REFRESH),
+    // A pulling server never contacts the feed publishers: its publisher does.
+    feedsRefreshMs: str(env.IPINTEL_INDEX_URL) ? null : feedsRefresh(env.IPINTEL_FEEDS_REFRESH),
     feedsCatalog: str(env.IPINTEL_FEEDS_CATALOG),
     feedsManifest: str(env.IPINTEL_FEEDS_MANIFEST),
     feedsMemoryMb: feedsMemoryMb(env.IPINTEL_FEEDS_MEMORY_MB),
@@ -200,5 +251,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     workers: workerCount(env.IPINTEL_WORKERS),
     maxConnections: maxConnections(env.IPINTEL_MAX_CONNECTIONS),
     memoryMb: memoryMb(env.IPINTEL_MEMORY_MB),
+    pull: pullConfig(env),
+    ...roleConfig(env),
   };
 }

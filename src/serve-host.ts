@@ -6,19 +6,31 @@
  */
 import type { Config } from './config.ts';
 import type { RefresherOptions } from './feeds/refresher.ts';
-import { startFeedRefresher } from './feeds/start.ts';
+import { holderTarget, startFeedRefresher } from './feeds/start.ts';
+import { reloadServer } from './http/reload.ts';
 import { openAccountStore } from './open-accounts.ts';
 import { startServer } from './server.ts';
 
 /** A running host. */
 export interface RunningHost {
   port: number;
+  /** Reloads the index file wherever it is served (this thread, or every worker): what an index puller calls after its swap. */
+  reload(): Promise<unknown>;
   /** Stops the refresher, drains the workers, flushes usage counters and closes the database. */
   stop(): Promise<void>;
 }
 
-/** Starts serving `config`; `feeds` overrides the refresher's options (tests: small builds, short timers). */
-export async function startHost(config: Config, feeds: Partial<RefresherOptions> & { timeBudgetMs?: number } = {}): Promise<RunningHost> {
+/** Starts serving `config`; `feeds` overrides the refresher's options (tests: small builds, short timers); `afterSwap` sees every index the refresher swapped in (the publisher role publishes it). */
+export async function startHost(
+  config: Config,
+  feeds: Partial<RefresherOptions> & { timeBudgetMs?: number } = {},
+  afterSwap: ((path: string) => void) | null = null,
+): Promise<RunningHost> {
+  const then = <T>(swap: (path: string) => Promise<T>) => (afterSwap ? async (path: string) => {
+    const swapped = await swap(path);
+    afterSwap(path);
+    return swapped;
+  } : swap);
   if (config.workers > 1 && config.dbPath === ':memory:') {
     // Each thread would open its own empty database: keys made through one worker unknown to the others.
     console.error(`IPINTEL_DB=:memory: is one database per thread, not shareable by ${config.workers} workers: serving with 1`);
@@ -27,10 +39,14 @@ export async function startHost(config: Config, feeds: Partial<RefresherOptions>
   if (config.workers === 1) {
     const single = await startServer(config, { accounts: await openAccountStore(config.dbPath) });
     // Serving alone, this thread refreshes.
-    const status = startFeedRefresher(config, single.services.index, feeds);
+    const holder = single.services.index;
+    const served = holderTarget(holder);
+    const managedBy = holder.current.meta.managedBy === 'server' ? 'server' : 'operator';
+    const status = startFeedRefresher(config, { ...served, managedBy, swap: then(served.swap) }, feeds);
     single.services.feeds = status;
     return {
       port: single.port,
+      reload: () => reloadServer(single.services),
       async stop() {
         status.refresher?.close(); // kills a refresh child under way
         await single.stop();
@@ -46,9 +62,10 @@ export async function startHost(config: Config, feeds: Partial<RefresherOptions>
     const answer = await pool.reloadAll();
     return { generation: answer.index.generation, builtAt: answer.index.built_at };
   };
-  const status = startFeedRefresher(config, { managedBy: pool.managedBy, loadedAt: () => pool.loadedAt(), swap: swapAll }, feeds);
+  const status = startFeedRefresher(config, { managedBy: pool.managedBy, loadedAt: () => pool.loadedAt(), swap: then(swapAll) }, feeds);
   return {
     port: pool.port,
+    reload: () => pool.reloadAll(),
     async stop() {
       status.refresher?.close(); // kills a refresh child under way
       await pool.stop();

@@ -82,10 +82,28 @@ export const FeedsStatus = Named('FeedsStatus', Closed({
   swaps: Type.Optional(Type.Array(SwapSummary, { description: 'What each of the last swaps changed, oldest first (bun run diff); only with the admin bearer token' })),
 }));
 
+/** A pulling server's puller (docs/deployment.md, "Build once, serve many"); the URL and the last error only with the admin token. */
+const IndexPull = Closed({
+  last_check: NullableDateTime,
+  last_change: NullableDateTime,
+  next_check: NullableDateTime,
+  consecutive_failures: Seconds,
+  sha256: NullableString,
+  url: Type.Optional(Type.String()),
+  last_error: Type.Optional(NullableString),
+  last_error_at: Type.Optional(NullableDateTime),
+});
+
 /** GET /v1/data/status. */
 export const DataStatus = Named('DataStatus', Closed({
   status: StringEnum(['ok']),
-  index: Closed({ built_at: DateTime, age_seconds: Type.Integer({ minimum: 0 }), loaded_at: DateTime }),
+  index: Closed({
+    built_at: DateTime,
+    age_seconds: Type.Integer({ minimum: 0 }),
+    loaded_at: DateTime,
+    source: StringEnum(['local', 'pull'], { description: '`pull`: the index comes verified from a publisher (IPINTEL_INDEX_URL)' }),
+    pull: Type.Optional(IndexPull),
+  }),
   capabilities: Closed({
     ...Object.fromEntries(EVIDENCE_KINDS.map((k) => [k, KindState])),
     accounts: StringEnum(['ready', 'keys_only']),

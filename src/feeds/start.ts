@@ -41,7 +41,7 @@ function managerOf(target: RefreshTarget): 'server' | 'operator' {
 }
 
 /** One thread's holder as a swap target. */
-function holderTarget(holder: IndexHolder): ServedIndex {
+export function holderTarget(holder: IndexHolder): ServedIndex {
   return {
     loadedAt: () => holder.loadedAt,
     swap: async (path) => {

@@ -18,6 +18,8 @@ import { swapSummariesPath } from '../feeds/swap-summary.ts';
 import type { Registry } from 'prom-client';
 import type { IndexHolder } from '../index/holder.ts';
 import { registerFeedMetrics } from '../feeds/metrics.ts';
+import { registerPullMetrics } from '../index/pull/pull-metrics.ts';
+import type { PullStatus } from '../index/pull/pull-status-file.ts';
 import type { FeedsStatus } from '../feeds/status-view.ts';
 import { limiterMetrics } from './ratelimit/index.ts';
 
@@ -161,7 +163,7 @@ function latencyMetric(counters: Counters) {
 class PromMetrics {
   readonly registry: Registry;
 
-  constructor(prom: Prom, index: IndexHolder, counters: Counters, feeds: () => FeedsStatus | undefined) {
+  constructor(prom: Prom, index: IndexHolder, counters: Counters, feeds: () => FeedsStatus | undefined, pull: () => PullStatus | null) {
     const { Counter, Gauge, Registry } = prom;
     this.registry = new Registry();
     const registers = [this.registry];
@@ -242,6 +244,7 @@ class PromMetrics {
     });
     registerFeedMetrics(prom, this.registry, feeds);
     registerSwapMetrics(prom, this.registry, () => swapSummariesPath(index.describe().path));
+    registerPullMetrics(prom, this.registry, pull);
   }
 }
 
@@ -254,11 +257,13 @@ export class HttpMetrics {
   constructor(
     private readonly index: IndexHolder,
     private readonly feeds: () => FeedsStatus | undefined = () => undefined,
+    /** A pulling server's puller state at scrape time (null: not pulling). */
+    private readonly pull: () => PullStatus | null = () => null,
   ) {}
 
   /** Builds the registry over the counters (idempotent). */
   init(): PromMetrics {
-    this.built ??= new PromMetrics(promClient, this.index, this.counters, this.feeds);
+    this.built ??= new PromMetrics(promClient, this.index, this.counters, this.feeds, this.pull);
     return this.built;
   }
 

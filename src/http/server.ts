@@ -92,6 +92,8 @@ function refusedAdminToken(s: AppServices, request: Request, route: string, call
   } else console.warn(`[admin] wrong admin token on ${route} from ${bucket} (${decision.remaining} tries left this minute)`);
   return decision.allowed ? null : adminBudgetExceeded(decision);
 }
+/** The routes a publisher (IPINTEL_ROLE=publisher) answers; every other path is 404. */
+const PUBLISHER_ROUTES = new Set(['/health', '/metrics', '/v1/data/status']);
 
 /** Legacy routes answer their errors as text when the request asked for text (spec 4.6 rule 6). */
 const LEGACY_ROUTES = new Set(['/', LEGACY_LOOKUP_ROUTE]);
@@ -152,6 +154,7 @@ export function createFetchHandler(s: AppServices, app: App, pacer: { tick(): vo
   const legacyLookupRoute = routes.entry(LEGACY_LOOKUP_ROUTE);
   const observeLookup = s.metrics.observer(V1_LOOKUP_ROUTE, 'GET', 200);
   const observeLegacy = s.metrics.observer(LEGACY_LOOKUP_ROUTE, 'GET', 200);
+  const publisherOnly = s.config.role === 'publisher';
 
   /** Caller, rate limit, usage, then the route (the lookup pipeline for a GET lookup, else the app). */
   async function answer(request: Request, server: Server<unknown> | null, path: string, hasQuery: boolean, route: string, entry: RouteEntry | null): Promise<Response> {
@@ -208,6 +211,11 @@ export function createFetchHandler(s: AppServices, app: App, pacer: { tick(): vo
     const path = url.slice(start, end);
     const hasQuery = end < url.length;
     const route = entry === null ? OTHER_ROUTE : entry.label;
+    if (publisherOnly && !PUBLISHER_ROUTES.has(route)) {
+      const response = earlyError(new ApiError('NOT_FOUND', 'This process is a publisher: it serves /health, /metrics and /v1/data/status only', {}), request, route);
+      s.metrics.observe(route, request.method, response.status, (performance.now() - t0) / 1000);
+      return response;
+    }
     // The fast case of the lookups (v1 and legacy /{ip}): without an API key and with limits off there is no caller
     // to resolve, no token to take and no usage to count, so nothing to await before the pipeline.
     if (entry !== null && (entry === lookupRoute || entry === legacyLookupRoute) && request.method === 'GET' && s.limiter === null && !request.headers.has('x-api-key')) {

@@ -8,8 +8,8 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { mapFileReadOnly } from '../../src/index/map-read-only.ts';
-import { mapIndexFile } from '../../src/index/index-file.ts';
 import { fixtureIndexPath } from '../helpers/fixture-index.ts';
+import { fixedTestPort } from '../helpers/fixed-port.ts';
 
 const ROOT = resolve(import.meta.dir, '../..');
 const canMount = process.getuid?.() === 0 && Bun.which('unshare') !== null;
@@ -39,7 +39,7 @@ describe.if(runMount)('an index on a read-only mount', () => {
     mkdirSync(ro);
     copyFileSync(await fixtureIndexPath(), join(src, 'ipintel.idx'));
     const index = join(ro, 'ipintel.idx');
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const port = fixedTestPort();
     const script = [
       `mount --bind '${src}' '${ro}'`,
       `mount -o remount,bind,ro '${ro}'`,

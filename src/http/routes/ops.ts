@@ -9,6 +9,8 @@ import { adminFeedsView, adminRefreshView, publicFeedsView } from '../../feeds/s
 import { loadSwapSummaries, swapSummariesPath } from '../../feeds/swap-summary.ts';
 import { ApiError } from '../../errors.ts';
 import { reloadServer } from '../reload.ts';
+import { readPullStatus } from '../../index/pull/pull-status-file.ts';
+import { resolve } from 'node:path';
 import type { AppServices } from '../services.ts';
 
 /** Public capability readiness: ready, stale or unavailable per evidence kind; names only, never source paths or vendors. */
@@ -30,6 +32,19 @@ function coverageReport(coverage: Coverage) {
   );
 }
 
+/** The puller's state as the status route shows it (the URL and last error for the admin only). */
+function pullView(indexPath: string, admin: boolean) {
+  const p = readPullStatus(resolve(indexPath));
+  return {
+    last_check: p?.last_check ?? null,
+    last_change: p?.last_change ?? null,
+    next_check: p?.next_check ?? null,
+    consecutive_failures: p?.consecutive_failures ?? 0,
+    sha256: p?.sha256 ?? null,
+    ...(admin ? { url: p?.url ?? '', last_error: p?.last_error ?? null, last_error_at: p?.last_error_at ?? null } : {}),
+  };
+}
+
 /** The operational routes. */
 export function opsRoutes(s: AppServices) {
   return new Elysia({ name: 'ops' })
@@ -47,8 +62,9 @@ export function opsRoutes(s: AppServices) {
       '/v1/data/status',
       ({ request, set }) => {
         // The admin's answer adds per-source detail: never cached for others.
-        const admin = s.feeds !== undefined && isAdmin(request, s.config.adminToken);
-        set.headers['cache-control'] = admin ? 'no-store' : 'public, max-age=60';
+        const adminCaller = isAdmin(request, s.config.adminToken);
+        const admin = s.feeds !== undefined && adminCaller;
+        set.headers['cache-control'] = adminCaller ? 'no-store' : 'public, max-age=60';
         set.headers.vary = 'authorization';
         const m = s.index.current.meta;
         const ageSeconds = Math.max(0, Math.round((s.now() - Date.parse(m.builtAt)) / 1000));
@@ -56,7 +72,13 @@ export function opsRoutes(s: AppServices) {
         const coverage = coverageOf(m, s.now());
         return {
           status: 'ok',
-          index: { built_at: m.builtAt, age_seconds: ageSeconds, loaded_at: new Date(s.index.loadedAt).toISOString() },
+          index: {
+            built_at: m.builtAt,
+            age_seconds: ageSeconds,
+            loaded_at: new Date(s.index.loadedAt).toISOString(),
+            source: s.config.pull ? ('pull' as const) : ('local' as const),
+            ...(s.config.pull ? { pull: pullView(s.config.indexPath, adminCaller) } : {}),
+          },
           capabilities: capabilities(s, coverage),
           coverage: coverageReport(coverage),
           feeds: s.feeds

@@ -1,0 +1,53 @@
+/**
+ * The index puller's series on /metrics, read from its status file at each
+ * scrape (every worker of a host reads the same file, so they agree).
+ */
+import type { Registry } from 'prom-client';
+import type { PollOutcome, PullStatus } from './pull-status-file.ts';
+
+type Prom = typeof import('prom-client');
+
+const OUTCOMES: readonly PollOutcome[] = ['updated', 'not_modified', 'unchanged', 'failed'];
+const seconds = (iso: string | null) => (iso ? Date.parse(iso) / 1000 : null);
+
+/** Registers the pull series; `status` is read at each scrape (null: not pulling, no values). */
+export function registerPullMetrics({ Gauge }: Prom, registry: Registry, status: () => PullStatus | null): void {
+  const registers = [registry];
+  // Gauges, not counters: the counts live in the puller's process and workers only read them.
+  new Gauge({
+    name: 'ipintel_index_pull_polls',
+    help: 'Index manifest polls since the puller started, by outcome (updated, not_modified, unchanged, failed)',
+    labelNames: ['result'],
+    registers,
+    aggregator: 'max',
+    collect() {
+      const s = status();
+      if (!s) return;
+      for (const result of OUTCOMES) this.set({ result }, s.polls?.[result] ?? 0);
+    },
+  });
+  const timestamp = (name: string, help: string, pick: (s: PullStatus) => string | null) =>
+    new Gauge({
+      name,
+      help,
+      registers,
+      aggregator: 'max',
+      collect() {
+        const s = status();
+        const v = s ? seconds(pick(s)) : null;
+        if (v !== null && Number.isFinite(v)) this.set(v);
+      },
+    });
+  timestamp('ipintel_index_pull_last_check_timestamp_seconds', 'When the puller last polled the manifest (Unix seconds)', (s) => s.last_check);
+  timestamp('ipintel_index_pull_last_change_timestamp_seconds', 'When the puller last swapped in a new index (Unix seconds)', (s) => s.last_change);
+  new Gauge({
+    name: 'ipintel_index_pull_consecutive_failures',
+    help: 'Polls failed in a row (0: the last poll succeeded)',
+    registers,
+    aggregator: 'max',
+    collect() {
+      const s = status();
+      if (s) this.set(s.consecutive_failures);
+    },
+  });
+}

@@ -1,0 +1,43 @@
+/**
+ * Which index URLs a server may pull from: https anywhere; plain http only
+ * where every address the host resolves to is loopback, private or
+ * unique-local (a publisher inside the operator's own network).
+ */
+import { lookup } from 'node:dns/promises';
+import ipaddr from 'ipaddr.js';
+
+const PLAIN_HTTP_RANGES = new Set(['loopback', 'private', 'uniqueLocal']);
+
+/** Whether an address is one plain http may reach. */
+export function isInsideAddress(address: string): boolean {
+  try {
+    let parsed = ipaddr.parse(address);
+    if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+    return PLAIN_HTTP_RANGES.has(parsed.range());
+  } catch {
+    return false;
+  }
+}
+
+/** Throws an Error saying why `url` may not be pulled from; resolves when it may. */
+export async function checkPullUrl(url: string): Promise<void> {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error(`not a URL: ${JSON.stringify(url)}`);
+  }
+  if (parsed.protocol === 'https:') return;
+  if (parsed.protocol !== 'http:') throw new Error(`${parsed.protocol} is not a pull protocol (https, or http inside the network)`);
+  const host = parsed.hostname.replace(/^\[|\]$/g, '');
+  let addresses: string[];
+  try {
+    addresses = ipaddr.isValid(host) ? [host] : (await lookup(host, { all: true })).map((a) => a.address);
+  } catch {
+    throw new Error(`${host} does not resolve`);
+  }
+  const outside = addresses.find((a) => !isInsideAddress(a));
+  if (addresses.length === 0 || outside !== undefined) {
+    throw new Error(`plain http is allowed only to loopback and private addresses; ${host} is ${outside ?? 'unresolved'} (use https)`);
+  }
+}

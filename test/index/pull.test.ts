@@ -1,0 +1,277 @@
+/**
+ * Publishing and pulling an index through a real nginx on 127.0.0.1: a
+ * verified pull, a 304 that downloads nothing, a new publish swapped in, and
+ * tampered, foreign-signed, truncated and rolled-back publishes refused with
+ * the served index kept; nginx stopped keeps it too.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildIndex } from '../../index-builder/build.ts';
+import { main as buildIndexCli } from '../../index-builder/cli.ts';
+import { mapIndexFile } from '../../src/index/index-file.ts';
+import { IndexPuller, type PollOutcome } from '../../src/index/pull/index-puller.ts';
+import { checkPullUrl } from '../../src/index/pull/pull-url.ts';
+import { PUBLISHED_INDEX, PUBLISHED_MANIFEST, publishIndex, sha256OfFile } from '../../src/index/publish/publish.ts';
+import { signManifest, type PublishedManifest } from '../../src/index/publish/signed-manifest.ts';
+import { readPublicKey, readSigningKey, writeSigningKeyPair } from '../../src/index/publish/signing-keys.ts';
+import { NGINX, startNginx, type Nginx } from '../helpers/nginx.ts';
+
+const runNginx = NGINX !== null || !!process.env.CI;
+if (NGINX === null) console.log('pull: skipped (nginx is not installed; .ci/run installs nginx-light)');
+
+let work: string;
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'ipintel-pull-'));
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** A tiny index: one datacenter list of `cidrs`, built at `builtAt`. */
+async function tinyIndex(name: string, cidrs: string[], builtAt: string): Promise<string> {
+  const list = join(work, `${name}.txt`);
+  writeFileSync(list, `${cidrs.join('\n')}\n`);
+  const out = join(work, `${name}.idx`);
+  await buildIndex({
+    sources: [{ options: { type: 'cidr-list', category: 'datacenter', provider: name, path: list }, absPath: list, displayPath: `${name}.txt` }],
+    out,
+    quiet: true,
+    builtAtMs: Date.parse(builtAt),
+  });
+  return out;
+}
+
+describe('index-keygen and --publish', () => {
+  test('keygen writes a 0600 private key and a one-line public key, and never overwrites', () => {
+    const prefix = join(work, 'keygen');
+    const { keyPath, pubPath, publicLine } = writeSigningKeyPair(prefix);
+    expect(Bun.file(keyPath).size).toBeGreaterThan(0);
+    expect(require('node:fs').statSync(keyPath).mode & 0o777).toBe(0o600);
+    expect(readFileSync(pubPath, 'utf8')).toBe(`${publicLine}\n`);
+    expect(publicLine).toMatch(/^ed25519:[A-Za-z0-9+/=]+$/);
+    expect(() => writeSigningKeyPair(prefix)).toThrow(/exists/);
+  });
+
+  test('build-index --publish refuses without a signing key, before building', async () => {
+    const manifest = join(work, 'refuse.json');
+    writeFileSync(manifest, JSON.stringify({ sources: [] }));
+    const saved = process.env.IPINTEL_INDEX_SIGNING_KEY;
+    delete process.env.IPINTEL_INDEX_SIGNING_KEY;
+    try {
+      const code = await buildIndexCli(['--manifest', manifest, '--no-defaults', '--out', join(work, 'never.idx'), '--publish', join(work, 'pub-refused'), '--quiet']);
+      expect(code).toBe(2);
+      expect(Bun.file(join(work, 'never.idx')).size).toBe(0);
+    } finally {
+      if (saved !== undefined) process.env.IPINTEL_INDEX_SIGNING_KEY = saved;
+    }
+  });
+
+  test('build-index --publish writes the index, its signed manifest and keeps IPINTEL_PUBLISH_KEEP versions', async () => {
+    const { keyPath, pubPath } = writeSigningKeyPair(join(work, 'cli'));
+    const list = join(work, 'cli-list.txt');
+    const manifest = join(work, 'cli-feeds.json');
+    const dir = join(work, 'pub-cli');
+    const env = { IPINTEL_INDEX_SIGNING_KEY: keyPath, IPINTEL_PUBLISH_KEEP: '2' };
+    Object.assign(process.env, env);
+    try {
+      for (let i = 1; i <= 3; i++) {
+        writeFileSync(list, `198.51.${i}.0/24\n`);
+        writeFileSync(manifest, JSON.stringify({ sources: [{ type: 'cidr-list', category: 'datacenter', path: 'cli-list.txt' }] }));
+        expect(await buildIndexCli(['--manifest', manifest, '--no-defaults', '--out', join(work, `cli-${i}.idx`), '--publish', dir, '--quiet'])).toBe(0);
+      }
+    } finally {
+      for (const k of Object.keys(env)) delete process.env[k];
+    }
+    const published = readPublicKey(pubPath);
+    const { verifyManifest } = await import('../../src/index/publish/signed-manifest.ts');
+    const m = verifyManifest(readFileSync(join(dir, PUBLISHED_MANIFEST), 'utf8'), published);
+    expect(m.sha256).toBe(sha256OfFile(join(work, 'cli-3.idx')));
+    expect(sha256OfFile(join(dir, PUBLISHED_INDEX))).toBe(m.sha256);
+    expect(sha256OfFile(join(dir, m.file))).toBe(m.sha256);
+    expect(m.sources.map((s) => s.type)).toEqual(['cidr-list']);
+    const versions = require('node:fs').readdirSync(join(dir, 'versions')).filter((n: string) => n.endsWith('.idx'));
+    expect(versions.length).toBe(2);
+  }, 120_000);
+});
+
+describe('publishing the same bytes again', () => {
+  test('changes nothing when the manifest is intact, and repairs one that no longer verifies', async () => {
+    const index = await tinyIndex('again', ['192.0.2.0/25'], '2026-10-01T00:00:00Z');
+    const dir = join(work, 'pub-again');
+    const { keyPath, pubPath } = writeSigningKeyPair(join(work, 'again'));
+    const key = readSigningKey(keyPath);
+    const first = publishIndex({ indexPath: index, dir, privateKey: key, keep: 3 });
+    const manifestPath = join(dir, PUBLISHED_MANIFEST);
+    const before = require('node:fs').statSync(manifestPath).mtimeMs;
+    expect(publishIndex({ indexPath: index, dir, privateKey: key, keep: 3 })).toEqual(first);
+    expect(require('node:fs').statSync(manifestPath).mtimeMs).toBe(before);
+    writeFileSync(manifestPath, JSON.stringify({ ...first, built_at: '2027-01-01T00:00:00.000Z' })); // no longer verifies
+    publishIndex({ indexPath: index, dir, privateKey: key, keep: 3 });
+    const { verifyManifest } = await import('../../src/index/publish/signed-manifest.ts');
+    expect(verifyManifest(readFileSync(manifestPath, 'utf8'), readPublicKey(pubPath)).built_at).toBe(first.built_at);
+  }, 60_000);
+});
+
+describe.if(runNginx)('pulling through nginx', () => {
+  let nginx: Nginx;
+  let pub: string;
+  let local: string;
+  let key: ReturnType<typeof readSigningKey>;
+  let other: ReturnType<typeof readSigningKey>;
+  let puller: IndexPuller;
+  const swaps: string[] = [];
+  const logs: string[] = [];
+  const indexes: Record<string, string> = {};
+
+  beforeAll(async () => {
+    pub = join(work, 'pub');
+    mkdirSync(pub);
+    const good = writeSigningKeyPair(join(work, 'good'));
+    key = readSigningKey(good.keyPath);
+    other = readSigningKey(writeSigningKeyPair(join(work, 'other')).keyPath);
+    indexes.a = await tinyIndex('a', ['203.0.113.0/24'], '2026-11-01T00:00:00Z');
+    indexes.b = await tinyIndex('b', ['203.0.113.0/24', '198.51.100.0/24'], '2026-11-02T00:00:00Z');
+    indexes.c = await tinyIndex('c', ['192.0.2.0/24'], '2026-11-03T00:00:00Z');
+    publishIndex({ indexPath: indexes.a, dir: pub, privateKey: key, keep: 3 });
+    nginx = await startNginx(pub, join(work, 'nginx'));
+    mkdirSync(join(work, 'server'));
+    local = join(work, 'server', 'ipintel.idx');
+    puller = new IndexPuller({
+      indexUrl: `${nginx.url}/${PUBLISHED_INDEX}`,
+      publicKey: readPublicKey(good.pubPath),
+      localPath: local,
+      pollMs: 3_600_000,
+      swap: async (path) => {
+        mapIndexFile(path);
+        swaps.push(sha256OfFile(path));
+      },
+      log: (l) => logs.push(l),
+    });
+  }, 120_000);
+  afterAll(async () => {
+    puller?.close();
+    await nginx?.stop().catch(() => {});
+  });
+
+  const poll = (): Promise<PollOutcome> => puller.poll();
+  const fileGets = () => nginx.requests().filter((r) => r.includes('/versions/') && r.startsWith('GET'));
+
+  test('the first poll downloads, verifies and swaps in the published index', async () => {
+    expect(await poll()).toBe('updated');
+    expect(sha256OfFile(local)).toBe(sha256OfFile(indexes.a));
+    expect(swaps).toEqual([sha256OfFile(indexes.a)]);
+    expect(puller.status.sha256).toBe(sha256OfFile(indexes.a));
+    expect(puller.status.last_error).toBeNull();
+  });
+
+  test('an unchanged manifest is a 304 and downloads nothing', async () => {
+    const before = fileGets().length;
+    const notModified = () => nginx.requests().filter((r) => r === `GET /${PUBLISHED_MANIFEST} 304`).length;
+    const before304 = notModified();
+    expect(await poll()).toBe('not_modified');
+    expect(notModified()).toBe(before304 + 1);
+    expect(fileGets().length).toBe(before);
+  });
+
+  test('a new publish is swapped in at the next poll', async () => {
+    publishIndex({ indexPath: indexes.b, dir: pub, privateKey: key, keep: 3 });
+    expect(await poll()).toBe('updated');
+    expect(sha256OfFile(local)).toBe(sha256OfFile(indexes.b));
+    expect(swaps.length).toBe(2);
+  });
+
+  /** Publishes C, lets `spoil` damage what was published, polls, and checks B still serves. */
+  async function refused(spoil: (m: PublishedManifest) => void, reason: RegExp): Promise<void> {
+    const m = publishIndex({ indexPath: indexes.c, dir: pub, privateKey: key, keep: 5 });
+    spoil(m);
+    const swapsBefore = swaps.length;
+    expect(await poll()).toBe('failed');
+    expect(puller.status.last_error).toMatch(reason);
+    expect(swaps.length).toBe(swapsBefore);
+    expect(sha256OfFile(local)).toBe(sha256OfFile(indexes.b));
+    // No temp file is left beside the served one.
+    expect(require('node:fs').readdirSync(join(work, 'server')).filter((n: string) => n.includes('.pull-'))).toEqual([]);
+  }
+
+  test('a tampered index (same size, one byte changed) is refused', async () => {
+    await refused((m) => {
+      const path = join(pub, m.file);
+      const bytes = readFileSync(path);
+      bytes[bytes.length - 100] ^= 0xff;
+      rmSync(path); // versions are hard links: write a new file, not through the link
+      writeFileSync(path, bytes);
+    }, /sha256 differs/);
+  });
+
+  test('a manifest signed by another key is refused', async () => {
+    await refused((m) => {
+      const { signature: _, ...body } = m;
+      writeFileSync(join(pub, PUBLISHED_MANIFEST), JSON.stringify(signManifest(body, other)));
+    }, /signature does not verify/);
+  });
+
+  test('a manifest whose fields were edited after signing is refused', async () => {
+    await refused((m) => {
+      writeFileSync(join(pub, PUBLISHED_MANIFEST), JSON.stringify({ ...m, built_at: '2027-01-01T00:00:00.000Z' }));
+    }, /signature does not verify/);
+  });
+
+  test('a truncated index is refused', async () => {
+    await refused((m) => {
+      const path = join(pub, m.file);
+      const copy = `${path}.copy`;
+      copyFileSync(path, copy);
+      rmSync(path);
+      copyFileSync(copy, path);
+      truncateSync(path, m.size - 4096);
+    }, /truncated/);
+  });
+
+  test('an older manifest (rollback) is refused', async () => {
+    await refused(() => {
+      publishIndex({ indexPath: indexes.a, dir: pub, privateKey: key, keep: 5 });
+    }, /older than the served index/);
+  });
+
+  test('a restarted puller knows what it serves from its sidecar and downloads nothing', async () => {
+    publishIndex({ indexPath: indexes.b, dir: pub, privateKey: key, keep: 5 });
+    const before = fileGets().length;
+    const again = new IndexPuller({
+      indexUrl: `${nginx.url}/${PUBLISHED_INDEX}`,
+      publicKey: readPublicKey(join(work, 'good.pub')),
+      localPath: local,
+      pollMs: 3_600_000,
+      swap: async () => {
+        throw new Error('must not swap');
+      },
+      log: () => {},
+    });
+    again.start();
+    again.close(); // the scheduled poll is not wanted; poll by hand
+    expect(again.status.sha256).toBe(sha256OfFile(indexes.b));
+    expect(await again.poll()).toBe('unchanged');
+    expect(fileGets().length).toBe(before);
+  });
+
+  test('nginx stopped: the served index stays and the failure is reported', async () => {
+    await nginx.stop();
+    expect(await poll()).toBe('failed');
+    expect(puller.status.last_error).toMatch(/unreachable/);
+    expect(sha256OfFile(local)).toBe(sha256OfFile(indexes.b));
+    expect(puller.status.consecutive_failures).toBeGreaterThan(0);
+    // No fetched bytes and no key in what is logged.
+    expect(logs.join('\n')).not.toMatch(/BEGIN|PRIVATE/);
+  });
+});
+
+describe('which URLs may be pulled from', () => {
+  test('https anywhere; plain http only to loopback and private addresses', async () => {
+    await expect(checkPullUrl('https://example.invalid/ipintel.idx')).resolves.toBeUndefined();
+    await expect(checkPullUrl('http://127.0.0.1:8080/ipintel.idx')).resolves.toBeUndefined();
+    await expect(checkPullUrl('http://10.1.2.3/ipintel.idx')).resolves.toBeUndefined();
+    await expect(checkPullUrl('http://[fd00::1]/ipintel.idx')).resolves.toBeUndefined();
+    await expect(checkPullUrl('http://8.8.8.8/ipintel.idx')).rejects.toThrow(/only to loopback and private/);
+    await expect(checkPullUrl('http://169.254.169.254/ipintel.idx')).rejects.toThrow(/only to loopback and private/);
+    await expect(checkPullUrl('ftp://127.0.0.1/ipintel.idx')).rejects.toThrow(/not a pull protocol/);
+  });
+});
