@@ -187,13 +187,10 @@ export function createFetchHandler(s: AppServices, app: App, pacer: { tick(): vo
 
   return function handle(request: Request, server: Server<unknown> | null): Response | Promise<Response> {
     pacer.tick();
-    if (server !== null) {
-      const peer = server.requestIP(request);
-      if (peer !== null && !gate.admit(peer.address, peer.port)) {
-        const refused = connectionRefusal(request, gate.max);
-        s.metrics.observe(OTHER_ROUTE, request.method, refused.status, 0);
-        return refused;
-      }
+    if (server !== null && !gate.allows(request, server)) {
+      const refused = connectionRefusal(request, gate.max);
+      s.metrics.observe(OTHER_ROUTE, request.method, refused.status, 0);
+      return refused;
     }
     const t0 = performance.now();
     const url = request.url;
