@@ -372,6 +372,31 @@ describe('no free oracles on routes that take no token (issue 26 #3)', () => {
   });
 });
 
+describe('the admin budget across workers (issue 26 #3)', () => {
+  test(
+    '2 workers, 30 wrong admin tokens from one caller on new connections: 10 answered, 20 x 429, whichever worker takes them',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'ipintel-admin-'));
+      const server = await spawnServer({ IPINTEL_WORKERS: '2', IPINTEL_DB: join(dir, 'accounts.sqlite'), IPINTEL_ADMIN_TOKEN: ADMIN, IPINTEL_RATE_LIMITS: 'off' });
+      try {
+        const statuses: number[] = [];
+        for (let i = 0; i < 30; i++) {
+          const r = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer guess-${i}`, connection: 'close' } });
+          await r.arrayBuffer();
+          statuses.push(r.status);
+        }
+        expect(statuses.slice(0, ADMIN_FAILURES_PER_MINUTE).every((s) => s === 403)).toBe(true);
+        expect(statuses.slice(ADMIN_FAILURES_PER_MINUTE).every((s) => s === 429)).toBe(true);
+        expect(server.log.some((l) => l.includes('guess-'))).toBe(false);
+      } finally {
+        await server.stop();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    60_000,
+  );
+});
+
 describe("anonymous callers and the operator's radar quota (issue 26 #4)", () => {
   test(
     '5 callers x 40 distinct ASNs on a 2-worker server: 50 upstream calls (10 per caller), then none for what is cached, from any worker',
