@@ -38,6 +38,8 @@ export interface ConnectionGateOptions {
   openDescriptors: () => number | null;
   /** The host's shared count (allocateConnectionCount); absent: this thread's own. */
   shared?: SharedArrayBuffer;
+  /** Workers sharing the count (each lets its share of the untracked headroom pass). */
+  workers?: number;
   now?: () => number;
   warn?: (line: string) => void;
 }
@@ -84,9 +86,11 @@ export class ConnectionGate {
   allows(request: Request, peers: PeerSource): boolean {
     if (!this.tracking) {
       const n = ++this.requestsSinceSample;
-      if (n < this.headroom && (n & 63) !== 0) return true;
+      // Another worker may have seen the count rise: its estimate is shared.
+      const rising = Atomics.load(this.cells, ESTIMATE) >= this.options.max >> 1;
+      if (!rising && n < this.headroom && (n & 63) !== 0) return true;
       const t = this.now();
-      if (n < this.headroom && t - this.sampledAt < SAMPLE_MS) return true;
+      if (!rising && n < this.headroom && t - this.sampledAt < SAMPLE_MS) return true;
       this.sample(t);
       if (!this.tracking) return true;
     }
@@ -160,7 +164,7 @@ export class ConnectionGate {
       this.tracking = false;
       this.seen.clear();
     }
-    this.headroom = Math.max(1, half - fresh);
+    this.headroom = Math.max(1, Math.floor((half - fresh) / (this.options.workers ?? 1)));
     return fresh;
   }
 }

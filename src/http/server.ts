@@ -130,7 +130,7 @@ function failureResponse(e: unknown, request: Request, route: string): Response 
 /** The connection gate of a server: IPINTEL_MAX_CONNECTIONS, else derived from the descriptor limit (connection-gate.ts). */
 export function connectionGateFor(s: AppServices): ConnectionGate {
   const max = s.config.maxConnections ?? connectionCapFor(currentDescriptorLimit().soft);
-  return new ConnectionGate({ max, quietMs: (IDLE_TIMEOUT_SECONDS + 5) * 1000, openDescriptors: openDescriptorCount, shared: s.host?.connections });
+  return new ConnectionGate({ max, quietMs: (IDLE_TIMEOUT_SECONDS + 5) * 1000, openDescriptors: openDescriptorCount, shared: s.host?.connections, workers: s.host ? s.config.workers : 1 });
 }
 
 /** The answer on a connection past the cap: 503, and the connection closed after it. */
