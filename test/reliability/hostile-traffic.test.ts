@@ -10,6 +10,14 @@
  * and the limiter's count exact for each legitimate caller (60 x 200, then
  * 429). The limiter's clock is frozen so no token refills mid-test: the
  * counts do not depend on how fast a busy machine runs the test.
+ *
+ * Issue 26 (round 2) adds shapes against the server as operators run it
+ * (its own process, `bun src/main.ts`, often with 2 workers): 10 000 verify
+ * addresses whose reverse zone answers 64 KB PTR sets (resident growth
+ * bounded), 200 concurrent key creates (exactly 25 active), random keys and
+ * wrong admin tokens on the routes that take no token (no 401, admin budget
+ * then 429), 5 callers x 40 uncached ASNs (the radar quota), and 400
+ * connections held open under `ulimit -n 256` (the process stays up).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
