@@ -11,7 +11,9 @@
  * A request on a known connection is always served. A request on a new one
  * is served while the open count is below `max`; beyond it the answer is
  * 503 with `Connection: close`, so its descriptor is given back at once
- * while the connections already open keep being served.
+ * while the connections already open keep being served. Connections are
+ * told apart only from half the cap up (reading a request's peer costs on
+ * every request); below that the gate is a counter and a periodic count.
  */
 
 /** How stale the descriptor count may be when deciding on a new connection; near the cap, NEAR_SAMPLE_MS. */
@@ -36,8 +38,15 @@ export interface ConnectionGateOptions {
   openDescriptors: () => number | null;
   /** The host's shared count (allocateConnectionCount); absent: this thread's own. */
   shared?: SharedArrayBuffer;
+  /** Workers sharing the count (each lets its share of the untracked headroom pass). */
+  workers?: number;
   now?: () => number;
   warn?: (line: string) => void;
+}
+
+/** What the gate reads of a request's connection (Bun's Server). */
+export interface PeerSource {
+  requestIP(request: Request): { address: string; port: number } | null;
 }
 
 export class ConnectionGate {
@@ -47,6 +56,11 @@ export class ConnectionGate {
   private readonly cells: Int32Array;
   private sampledAt = -Infinity;
   private countable = true;
+  /** Whether connections are being told apart (from half the cap up): below it every request is served without reading its peer. */
+  private tracking = false;
+  private requestsSinceSample = 0;
+  /** Requests that may pass untracked before the count is sampled again (0: sample on the next). */
+  private headroom = 0;
   private lastWarning = -Infinity;
   private readonly now: () => number;
   private readonly warn: (line: string) => void;
@@ -64,7 +78,27 @@ export class ConnectionGate {
     return this.options.max;
   }
 
-  /** Whether a request arriving on the connection from `address`:`port` is served. */
+  /**
+   * Whether a request is served. Far below the cap this costs a counter:
+   * the descriptor count is sampled every SAMPLE_MS or once as many requests
+   * as could open the connections left below half the cap have passed.
+   */
+  allows(request: Request, peers: PeerSource): boolean {
+    if (!this.tracking) {
+      const n = ++this.requestsSinceSample;
+      // Another worker may have seen the count rise: its estimate is shared.
+      const rising = Atomics.load(this.cells, ESTIMATE) >= this.options.max >> 1;
+      if (!rising && n < this.headroom && (n & 63) !== 0) return true;
+      const t = this.now();
+      if (!rising && n < this.headroom && t - this.sampledAt < SAMPLE_MS) return true;
+      this.sample(t);
+      if (!this.tracking) return true;
+    }
+    const peer = peers.requestIP(request);
+    return peer === null || this.admit(peer.address, peer.port);
+  }
+
+  /** Whether a request arriving on the connection from `address`:`port` is served (the gate is tracking). */
   admit(address: string, port: number): boolean {
     const key = address + ' ' + port;
     const t = this.now();
@@ -106,16 +140,31 @@ export class ConnectionGate {
     const estimate = Atomics.load(this.cells, ESTIMATE);
     const due = estimate >= this.options.max * 0.9 ? NEAR_SAMPLE_MS : SAMPLE_MS;
     if (t - this.sampledAt < due) return estimate;
-    const open = this.options.openDescriptors();
+    return this.sample(t) ?? this.seen.size;
+  }
+
+  /** Counts descriptors now: sets the estimate, whether to track, and the untracked headroom; null when they cannot be counted. */
+  private sample(t: number): number | null {
+    this.sampledAt = t;
+    this.requestsSinceSample = 0;
+    const open = this.countable ? this.options.openDescriptors() : null;
     if (open === null) {
       this.countable = false;
-      return this.seen.size;
+      this.tracking = true;
+      return null;
     }
-    this.sampledAt = t;
-    // The first new connection of the host fixes the baseline: every worker has started by then, and this one's own descriptor is already open.
+    // The first sample fixes the baseline: before it no connection but the asking one is open.
     Atomics.compareExchange(this.cells, BASELINE, 0, Math.max(1, open - 1));
     const fresh = Math.max(0, open - Atomics.load(this.cells, BASELINE) - 1);
     Atomics.store(this.cells, ESTIMATE, fresh);
+    const half = Math.floor(this.options.max / 2);
+    if (fresh >= half) this.tracking = true;
+    else if (this.tracking && fresh < Math.floor(this.options.max / 4)) {
+      // Far below the cap again: stop telling connections apart.
+      this.tracking = false;
+      this.seen.clear();
+    }
+    this.headroom = Math.max(1, Math.floor((half - fresh) / (this.options.workers ?? 1)));
     return fresh;
   }
 }

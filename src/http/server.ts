@@ -132,7 +132,7 @@ function failureResponse(e: unknown, request: Request, route: string): Response 
 /** The connection gate of a server: IPINTEL_MAX_CONNECTIONS, else derived from the descriptor limit (connection-gate.ts). */
 export function connectionGateFor(s: AppServices): ConnectionGate {
   const max = s.config.maxConnections ?? connectionCapFor(currentDescriptorLimit().soft);
-  return new ConnectionGate({ max, quietMs: (IDLE_TIMEOUT_SECONDS + 5) * 1000, openDescriptors: openDescriptorCount, shared: s.host?.connections });
+  return new ConnectionGate({ max, quietMs: (IDLE_TIMEOUT_SECONDS + 5) * 1000, openDescriptors: openDescriptorCount, shared: s.host?.connections, workers: s.host ? s.config.workers : 1 });
 }
 
 /** The answer on a connection past the cap: 503, and the connection closed after it. */
@@ -190,13 +190,10 @@ export function createFetchHandler(s: AppServices, app: App, pacer: { tick(): vo
 
   return function handle(request: Request, server: Server<unknown> | null): Response | Promise<Response> {
     pacer.tick();
-    if (server !== null) {
-      const peer = server.requestIP(request);
-      if (peer !== null && !gate.admit(peer.address, peer.port)) {
-        const refused = connectionRefusal(request, gate.max);
-        s.metrics.observe(OTHER_ROUTE, request.method, refused.status, 0);
-        return refused;
-      }
+    if (server !== null && !gate.allows(request, server)) {
+      const refused = connectionRefusal(request, gate.max);
+      s.metrics.observe(OTHER_ROUTE, request.method, refused.status, 0);
+      return refused;
     }
     const t0 = performance.now();
     const url = request.url;

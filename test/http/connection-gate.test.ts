@@ -96,3 +96,35 @@ const r = raiseDescriptorLimit(); console.log(JSON.stringify(r));`;
   expect(limit.before).toBe(64);
   expect(limit.soft).toBe(limit.hard);
 });
+
+test('far below the cap a request costs no peer read; from half the cap connections are told apart', () => {
+  const h = host();
+  const clock = { t: 0 };
+  const { gate } = gateWith(10, h.fds, clock);
+  let reads = 0;
+  let port = 0;
+  const peers = { requestIP: () => (reads++, { address: '10.0.0.9', port }) };
+  const request = new Request('http://x/');
+  // The first connection's request fixes the baseline; four connections open: below half the cap, requests pass on a counter.
+  h.fds.n++;
+  expect(gate.allows(request, peers)).toBe(true);
+  h.fds.n += 3;
+  for (let i = 0; i < 200; i++) expect(gate.allows(request, peers)).toBe(true);
+  expect(reads).toBe(0);
+  // Two more: the next sample (time, or the headroom of requests) turns tracking on.
+  h.fds.n += 2;
+  clock.t += 150;
+  port = 1;
+  h.fds.n++; // the asking connection
+  expect(gate.allows(request, peers)).toBe(true);
+  expect(reads).toBe(1);
+  // Three more fill the cap; the next new one is refused, a known one served.
+  for (port = 2; port <= 4; port++) {
+    h.fds.n++;
+    expect(gate.allows(request, peers)).toBe(true);
+  }
+  port = 5;
+  expect(gate.allows(request, peers)).toBe(false);
+  port = 2;
+  expect(gate.allows(request, peers)).toBe(true);
+});

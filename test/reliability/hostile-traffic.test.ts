@@ -10,6 +10,14 @@
  * and the limiter's count exact for each legitimate caller (60 x 200, then
  * 429). The limiter's clock is frozen so no token refills mid-test: the
  * counts do not depend on how fast a busy machine runs the test.
+ *
+ * Issue 26 (round 2) adds shapes against the server as operators run it
+ * (its own process, `bun src/main.ts`, often with 2 workers): 10 000 verify
+ * addresses whose reverse zone answers 64 KB PTR sets (resident growth
+ * bounded), 200 concurrent key creates (exactly 25 active), random keys and
+ * wrong admin tokens on the routes that take no token (no 401, admin budget
+ * then 429), 5 callers x 40 uncached ASNs (the radar quota), and 400
+ * connections held open under `ulimit -n 256` (the process stays up).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -228,7 +236,7 @@ async function flood(count: number, concurrency: number, make: (i: number) => Pr
 describe('reverse DNS answers a zone owner makes huge (issue 26 #1)', () => {
   /** Distinct addresses verified; the bound on the server's resident growth over them. */
   const ADDRESSES = 10_000;
-  // Collector slack on a loaded machine included: measured 12-64 MB; the unbounded cache grew 1.3 MB per address.
+  // Collector slack on a loaded machine included: measured 12-68 MB; the unbounded cache grew 1.3 MB per address.
   const RSS_GROWTH_LIMIT_MB = 96;
 
   test(
@@ -370,6 +378,31 @@ describe('no free oracles on routes that take no token (issue 26 #3)', () => {
     expect(real.status).toBe(200);
     await Promise.all([other.arrayBuffer(), real.arrayBuffer()]);
   });
+});
+
+describe('the admin budget across workers (issue 26 #3)', () => {
+  test(
+    '2 workers, 30 wrong admin tokens from one caller on new connections: 10 answered, 20 x 429, whichever worker takes them',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'ipintel-admin-'));
+      const server = await spawnServer({ IPINTEL_WORKERS: '2', IPINTEL_DB: join(dir, 'accounts.sqlite'), IPINTEL_ADMIN_TOKEN: ADMIN, IPINTEL_RATE_LIMITS: 'off' });
+      try {
+        const statuses: number[] = [];
+        for (let i = 0; i < 30; i++) {
+          const r = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer guess-${i}`, connection: 'close' } });
+          await r.arrayBuffer();
+          statuses.push(r.status);
+        }
+        expect(statuses.slice(0, ADMIN_FAILURES_PER_MINUTE).every((s) => s === 403)).toBe(true);
+        expect(statuses.slice(ADMIN_FAILURES_PER_MINUTE).every((s) => s === 429)).toBe(true);
+        expect(server.log.some((l) => l.includes('guess-'))).toBe(false);
+      } finally {
+        await server.stop();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    60_000,
+  );
 });
 
 describe("anonymous callers and the operator's radar quota (issue 26 #4)", () => {
