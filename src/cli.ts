@@ -139,7 +139,7 @@ async function serve(argv: string[]): Promise<number> {
   }
   // A task that forgot its catch logs a line; the server keeps serving.
   (await import('./process-guards.ts')).installProcessGuards();
-  const { connectionCapFor, loadConfig } = await import('./config.ts');
+  const { connectionCapFor, loadConfig, writablePathsOf } = await import('./config.ts');
   const data = await import('./feeds/default-data.ts');
   const descriptors = await import('./net/descriptor-limit.ts');
   let server: { port: number; stop(): Promise<void> };
@@ -167,6 +167,8 @@ async function serve(argv: string[]): Promise<number> {
     pulling?.onSwap(() => host.reload());
     server = host;
     console.error(descriptorLine);
+    const writable = writablePathsOf(config);
+    console.error(`writable: ${writable.length > 0 ? writable.join('; ') : 'nothing'} (everything else may be read-only)`);
     console.error(`ipintel listening on ${config.host}:${server.port} (index ${config.indexPath}, ${config.workers} worker${config.workers === 1 ? '' : 's'})`);
   } catch (e) {
     // One clear line (the index file, the database, the setting at fault), no stack trace.

@@ -121,6 +121,17 @@ function pullConfig(env: Record<string, string | undefined>): PullConfig | null 
   return { url, publicKey, pollMs: parseDuration('IPINTEL_INDEX_POLL', str(env.IPINTEL_INDEX_POLL) ?? '5m'), fallback };
 }
 
+/** What the server may write, in words, for its start-up line: everything else (the index on a read-only volume too) may be read-only. */
+export function writablePathsOf(config: Config): string[] {
+  const folderOf = (path: string) => path.replace(/\/[^/]*$/, '') || '.';
+  const paths: string[] = [];
+  if (config.dbPath !== ':memory:' && !/^postgres(ql)?:\/\//.test(config.dbPath)) paths.push(`${folderOf(config.dbPath)} (accounts database)`);
+  if (config.pull) paths.push(`${folderOf(config.indexPath)} (the pulled index and its state)`);
+  else if (config.feedsRefreshMs !== null) paths.push(`${folderOf(config.indexPath)} and ${config.feedsDir} (the refresher, for an index the server built itself)`);
+  if (config.publish) paths.push(`${config.publish.dir} (published indexes)`);
+  return paths;
+}
+
 /** Upper bound on IPINTEL_WORKERS: each worker holds its own heap and caches. */
 export const MAX_WORKERS = 256;
 

@@ -160,3 +160,17 @@ describe('a --manifest build adds the data packages it does not replace', () => 
     expect(types([entry('asn-csv')])).toEqual(['geo-mmdb', 'geo-mmdb', 'asn-csv']);
   });
 });
+
+describe('what the server writes (its start-up line)', () => {
+  test('accounts, the refresher, a pull and a publisher each name their folder; a read-only deployment names none', async () => {
+    const { writablePathsOf } = await import('../../src/config.ts');
+    expect(writablePathsOf(loadConfig({ IPINTEL_DB: '/var/lib/ipintel/a.sqlite', IPINTEL_INDEX: '/srv/idx/ipintel.idx' }))).toEqual([
+      '/var/lib/ipintel (accounts database)',
+      '/srv/idx and feeds (the refresher, for an index the server built itself)',
+    ]);
+    expect(writablePathsOf(loadConfig({ IPINTEL_DB: ':memory:', IPINTEL_INDEX: '/ro/ipintel.idx', IPINTEL_FEEDS_REFRESH: 'off' }))).toEqual([]);
+    expect(writablePathsOf(loadConfig({ IPINTEL_DB: 'postgres://u@h/db', IPINTEL_INDEX: '/data/ipintel.idx', IPINTEL_INDEX_URL: 'https://x.example/ipintel.idx', IPINTEL_INDEX_PUBKEY: 'ed25519:AAAA' }))).toEqual([
+      '/data (the pulled index and its state)',
+    ]);
+  });
+});
