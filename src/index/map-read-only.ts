@@ -4,7 +4,8 @@
  * read-write, so it fails with EROFS on a read-only mount and EACCES on a
  * file the server may read but not write.
  */
-import { dlopen, FFIType, read, suffix, toArrayBuffer, type Pointer } from 'bun:ffi';
+import { FFIType, read, toArrayBuffer, type Pointer } from 'bun:ffi';
+import { openLibc } from '../net/libc.ts';
 
 const O_RDONLY = 0;
 const PROT_READ = 1;
@@ -19,23 +20,15 @@ const SYMBOLS = {
   __errno_location: { args: [], returns: FFIType.ptr },
 } as const;
 
-type Libc = ReturnType<typeof dlopen<typeof SYMBOLS>>['symbols'];
+type Libc = NonNullable<ReturnType<typeof openLibc<typeof SYMBOLS>>>;
 
 let libc: Libc | null = null;
 
-/** libc's symbols, loaded on first use (glibc's soname first, then the platform's plain name). */
+/** libc's symbols, loaded on first use. */
 function loadLibc(): Libc {
-  if (libc) return libc;
-  let lastError: unknown;
-  for (const name of ['libc.so.6', `libc.${suffix}`]) {
-    try {
-      libc = dlopen(name, SYMBOLS).symbols;
-      return libc;
-    } catch (e) {
-      lastError = e;
-    }
-  }
-  throw new Error(`read-only mapping needs libc: ${(lastError as Error).message}`);
+  libc ??= openLibc(SYMBOLS);
+  if (!libc) throw new Error('read-only mapping needs libc, and none could be loaded');
+  return libc;
 }
 
 /** The calling thread's errno (0 where the platform does not say). */

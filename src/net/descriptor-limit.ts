@@ -6,14 +6,13 @@
  * setrlimit are called through bun:ffi (in-process, no re-exec). Linux
  * only; elsewhere the limit is left as it is and said so.
  */
-import { dlopen, FFIType, ptr } from 'bun:ffi';
+import { FFIType, ptr } from 'bun:ffi';
+import { openLibc } from './libc.ts';
 import { readdirSync, readFileSync } from 'node:fs';
 
 /** RLIMIT_NOFILE on Linux (x86-64 and arm64 alike). */
 const RLIMIT_NOFILE = 7;
 const RLIM_INFINITY = 0xffff_ffff_ffff_ffffn;
-/** glibc first (Debian runtime image), then musl. */
-const LIBC_NAMES = ['libc.so.6', 'libc.musl-x86_64.so.1', 'libc.musl-aarch64.so.1'];
 
 export interface DescriptorLimit {
   /** The soft limit now in force (what EMFILE is measured against). */
@@ -28,22 +27,15 @@ export interface DescriptorLimit {
 type Rlimit = { getrlimit(resource: number, out: number): number; setrlimit(resource: number, value: number): number };
 
 let libc: Rlimit | null | undefined;
-function openLibc(): Rlimit | null {
+/** getrlimit and setrlimit, loaded on first use (null off Linux or without a libc). */
+function rlimitCalls(): Rlimit | null {
   if (libc !== undefined) return libc;
   libc = null;
   if (process.platform !== 'linux') return libc;
-  for (const name of LIBC_NAMES) {
-    try {
-      const lib = dlopen(name, {
-        getrlimit: { args: [FFIType.i32, FFIType.ptr], returns: FFIType.i32 },
-        setrlimit: { args: [FFIType.i32, FFIType.ptr], returns: FFIType.i32 },
-      });
-      libc = lib.symbols as unknown as Rlimit;
-      break;
-    } catch {
-      // try the next name
-    }
-  }
+  libc = openLibc({
+    getrlimit: { args: [FFIType.i32, FFIType.ptr], returns: FFIType.i32 },
+    setrlimit: { args: [FFIType.i32, FFIType.ptr], returns: FFIType.i32 },
+  }) as unknown as Rlimit | null;
   return libc;
 }
 
@@ -70,7 +62,7 @@ const toNumber = (v: bigint) => (v > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MA
 
 /** The limit in force, without changing it. */
 export function currentDescriptorLimit(): DescriptorLimit {
-  const lib = openLibc();
+  const lib = rlimitCalls();
   const cells = new BigUint64Array(2);
   if (lib && lib.getrlimit(RLIMIT_NOFILE, ptr(cells)) === 0) {
     return { soft: toNumber(cells[0]!), hard: toNumber(cells[1]!), before: toNumber(cells[0]!), problem: null };
@@ -81,7 +73,7 @@ export function currentDescriptorLimit(): DescriptorLimit {
 
 /** Raises the soft limit to the hard one (capped at the kernel's nr_open) and reports both. */
 export function raiseDescriptorLimit(): DescriptorLimit {
-  const lib = openLibc();
+  const lib = rlimitCalls();
   const current = currentDescriptorLimit();
   if (!lib || current.problem) return current;
   const cells = new BigUint64Array(2);
