@@ -6,7 +6,7 @@
  */
 import { crawlerFamily } from '../../src/crawlers/registry.ts';
 import { Flag } from '../../src/index/record.ts';
-import type { ManifestSource, ProviderValue } from '../sink.ts';
+import type { GeoValue, ManifestSource, ProviderValue } from '../sink.ts';
 
 /**
  * How a source stands toward the ranges it lists:
@@ -163,4 +163,27 @@ function withOptional(v: ResolvedProvider, service: string | undefined, region: 
   if (service) v.service = service;
   if (region) v.region = region;
   return v;
+}
+
+const comparableNames = new Map<string, string>();
+
+/** A place name as compared: no diacritics, lower case ("Tôkyô" and "Tokyo" agree). */
+function comparable(name: string): string {
+  let key = comparableNames.get(name);
+  if (key === undefined) comparableNames.set(name, (key = name.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase()));
+  return key;
+}
+
+/**
+ * Whether the holder's location of a range stands over the geolocation
+ * database's. It does wherever they disagree; where the holder names only a
+ * country (or a country and subdivision, as a cloud region often does) and
+ * the database places the address inside it, the database's finer answer
+ * stays: the publisher is not contradicted, and its city is not invented.
+ */
+export function publisherGeoStands(publisher: GeoValue, database: GeoValue | undefined): boolean {
+  if (publisher.city !== undefined || database === undefined) return true;
+  if (database.countryCode !== publisher.countryCode) return true;
+  if (publisher.region === undefined) return false;
+  return database.region === undefined || comparable(database.region) !== comparable(publisher.region);
 }

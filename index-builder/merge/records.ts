@@ -8,7 +8,7 @@ import { NETWORK_TYPE_CODES, NETWORK_TYPE_SHIFT, RecordCol } from '../../src/ind
 import type { AllocationValue, Category } from '../sink.ts';
 import { ASN_CATEGORY_FLAG, type AsnValue, type Collector, type RouteEntry, VALUE_LAYERS, type ValueLayer } from './collector.ts';
 import { RowSet } from './row-set.ts';
-import { claimBit, resolveFlags, resolveProvider, type ResolvedProvider } from './precedence.ts';
+import { claimBit, publisherGeoStands, resolveFlags, resolveProvider, type ResolvedProvider } from './precedence.ts';
 import { type StringTable, ValueTable } from './value-table.ts';
 
 /** ASN row of the record's ASN sub-table. */
@@ -118,8 +118,9 @@ export class RecordTable {
     const flags = resolveFlags(claims);
 
     const cols = this.cols;
-    // The publisher speaks first: its own location of the range, else the geolocation database's.
-    cols[RecordCol.GEO] = values[LAYER.publisherGeo] || values[LAYER.geo];
+    // The publisher speaks first: its own location of the range, unless the database's lies inside it.
+    const publisherGeo = values[LAYER.publisherGeo];
+    cols[RecordCol.GEO] = publisherGeo && publisherGeoStands(c.geoValues.get(publisherGeo)!, c.geoValues.get(values[LAYER.geo])) ? publisherGeo : values[LAYER.geo];
     cols[RecordCol.ASN] = asnRowId;
     cols[RecordCol.ALLOCATION] = values[LAYER.allocation];
     cols[RecordCol.ROUTE] = values[LAYER.route];

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { buildIndex } from '../../index-builder/build.ts';
 import type { ResolvedSource } from '../../index-builder/manifest.ts';
-import { AggregatedClaim, dayOf, resolveFlags, resolveProvider, spanOf, standingOf } from '../../index-builder/merge/precedence.ts';
+import { AggregatedClaim, dayOf, publisherGeoStands, resolveFlags, resolveProvider, spanOf, standingOf } from '../../index-builder/merge/precedence.ts';
 import { IndexReader } from '../../src/index/reader.ts';
 import { Flag } from '../../src/index/record.ts';
 import { FIXTURE_FEEDS_DIR } from '../helpers/fixture-index.ts';
@@ -44,6 +44,21 @@ describe('standing of a source', () => {
     expect(spanOf(0, 0xffffffff)).toBe(32);
     expect(spanOf(0n, (1n << 64n) - 1n)).toBe(64);
     expect(spanOf(0n, (1n << 128n) - 1n)).toBe(128);
+  });
+});
+
+describe('publisherGeoStands', () => {
+  const tokyo = { countryCode: 'JP', region: 'Tôkyô', city: 'Tokyo' };
+  test('a publisher naming the city always stands; so does any publisher without a database answer', () => {
+    expect(publisherGeoStands(tokyo, { countryCode: 'JP', region: 'Tokyo', city: 'Shibuya City' })).toBe(true);
+    expect(publisherGeoStands({ countryCode: 'IE' }, undefined)).toBe(true);
+  });
+  test("a cityless publisher yields to a database answer inside its country and subdivision (names compared without diacritics or case)", () => {
+    expect(publisherGeoStands({ countryCode: 'IE' }, { countryCode: 'IE', city: 'Dublin' })).toBe(false);
+    expect(publisherGeoStands({ countryCode: 'JP', region: 'Tôkyô' }, { countryCode: 'JP', region: 'TOKYO', city: 'Shibuya City' })).toBe(false);
+    expect(publisherGeoStands({ countryCode: 'US', region: 'Virginia' }, { countryCode: 'US', region: 'New York', city: 'New York' })).toBe(true);
+    expect(publisherGeoStands({ countryCode: 'US', region: 'Virginia' }, { countryCode: 'US', city: 'Somewhere' })).toBe(true);
+    expect(publisherGeoStands({ countryCode: 'BR' }, { countryCode: 'US', city: 'Ashburn' })).toBe(true);
   });
 });
 

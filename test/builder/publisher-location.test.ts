@@ -31,6 +31,9 @@ const DB = [
   '100.64.0.0,100.64.0.255,DE,Hessen,,Frankfurt am Main,60311,50.11,8.68,Europe/Berlin',
   '100.65.0.0,100.65.0.255,DE,Hessen,,Frankfurt am Main,60311,50.11,8.68,Europe/Berlin',
   '100.66.0.0,100.66.0.255,NL,North Holland,,Amsterdam,1012,52.37,4.9,Europe/Amsterdam',
+  '100.67.0.0,100.67.0.255,US,Virginia,,Ashburn,20147,39.0438,-77.4874,America/New_York',
+  '100.67.1.0,100.67.1.255,US,New York,,New York,10001,40.71,-74.0,America/New_York',
+  '100.68.0.0,100.68.0.255,IE,Leinster,,Dublin,,53.35,-6.26,Europe/Dublin',
 ];
 const AWS = {
   syncToken: '1',
@@ -41,6 +44,8 @@ const AWS = {
     { ip_prefix: '100.64.0.0/24', region: 'ap-northeast-1', service: 'EC2', network_border_group: 'ap-northeast-1' },
     { ip_prefix: '192.0.2.0/24', region: 'GLOBAL', service: 'CLOUDFRONT', network_border_group: 'GLOBAL' },
     { ip_prefix: '100.65.0.0/24', region: 'xx-unknown-9', service: 'EC2', network_border_group: 'xx-unknown-9' },
+    { ip_prefix: '100.67.0.0/16', region: 'us-east-1', service: 'EC2', network_border_group: 'us-east-1' },
+    { ip_prefix: '100.68.0.0/16', region: 'eu-west-1', service: 'EC2', network_border_group: 'eu-west-1' },
   ],
   ipv6_prefixes: [{ ipv6_prefix: '2001:db8:aa::/48', region: 'eu-west-1', service: 'EC2', network_border_group: 'eu-west-1' }],
 };
@@ -79,9 +84,17 @@ describe('publisher location over the geolocation database', () => {
 
   test("among the publisher's own ranges the more specific wins", () => {
     expect(geo('100.64.0.9')).toMatchObject({ countryCode: 'JP', city: 'Tokyo' });
-    expect(geo('100.64.1.9')).toMatchObject({ countryCode: 'US', region: 'Virginia' });
-    // The region names no city: none is invented, the database's is not mixed in.
-    expect(geo('100.64.1.9')?.city).toBeNull();
+    // us-east-1 names a state, no city: where the database disagrees (Frankfurt) the publisher's answer is whole, no city invented.
+    expect(geo('100.64.1.9')).toMatchObject({ countryCode: 'US', region: 'Virginia', city: null, latitude: null });
+  });
+
+  test("a region naming no city keeps the database's finer answer where it lies inside the region, not elsewhere", () => {
+    expect(geo('100.67.0.9')).toMatchObject({ countryCode: 'US', region: 'Virginia', city: 'Ashburn' });
+    expect(geo('100.67.1.9')).toMatchObject({ countryCode: 'US', region: 'Virginia', city: null });
+    expect(geo('100.67.2.9')).toMatchObject({ countryCode: 'US', region: 'Virginia', city: null });
+    // eu-west-1 names only the country: Dublin lies inside it.
+    expect(geo('100.68.0.9')).toMatchObject({ countryCode: 'IE', city: 'Dublin', timezone: 'Europe/Dublin' });
+    expect(geo('100.68.1.9')).toMatchObject({ countryCode: 'IE', city: null });
   });
 
   test('a global scope or a region the table does not know leaves the database answer', () => {
