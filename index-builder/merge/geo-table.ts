@@ -64,6 +64,15 @@ export class GeoTable {
     return id;
   }
 
+  /** The named parts of a location (country, region, city) by id, for precedence; undefined for 0. */
+  get(id: number | undefined): GeoValue | undefined {
+    if (!id || id >= this.size) return undefined;
+    const rows = this.keys.rows;
+    const k = id * KEY_WIDTH;
+    const named = (lid: number) => this.strings[lid] || undefined;
+    return { countryCode: named(rows.at(k)), region: named(rows.at(k + 1)), city: named(rows.at(k + 2)) };
+  }
+
   /** Forgets which objects were reported (a source's values go with its parser). */
   forgetValues(): void {
     this.memo = new Map();
