@@ -11,7 +11,7 @@ import type { OverrideEntry, OverrideFields } from '../../contract/overrides.ts'
 
 /** The override that answers an address. */
 export interface OverrideMatch {
-  /** Entry number (file order of the accepted entries). */
+  /** Entry number in the table. */
   readonly id: number;
   readonly cidr: string;
   readonly fields: Readonly<OverrideFields>;
@@ -183,38 +183,45 @@ export class OverrideTable {
   }
 }
 
-/** The entries with one per prefix: the later line wins. */
+/**
+ * The entries with one per prefix (the later line wins), sorted by family,
+ * start and prefix length: one sort, no map of a million keys.
+ */
 function lastOfEachPrefix(input: readonly OverrideEntry[]): { kept: OverrideEntry[]; replaced: Array<{ line: number; by: number }> } {
-  const byPrefix = new Map<string, number>();
-  const replaced: Array<{ line: number; by: number }> = [];
+  const order = Array.from({ length: input.length }, (_, i) => i);
+  // Starts of one family are all numbers or all bigints: compared as they are.
+  order.sort((x, y) => {
+    const a = input[x];
+    const b = input[y];
+    if (a.family !== b.family) return a.family - b.family;
+    if (a.start !== b.start) return a.start < b.start ? -1 : 1;
+    return a.len - b.len || x - y;
+  });
   const kept: OverrideEntry[] = [];
-  for (const e of input) {
-    const key = `${e.family}:${e.start}/${e.len}`;
-    const at = byPrefix.get(key);
-    if (at === undefined) {
-      byPrefix.set(key, kept.length);
-      kept.push(e);
-    } else {
-      replaced.push({ line: kept[at].line, by: e.line });
-      kept[at] = e;
-    }
+  const replaced: Array<{ line: number; by: number }> = [];
+  for (const i of order) {
+    const e = input[i];
+    const last = kept[kept.length - 1];
+    if (last !== undefined && last.family === e.family && last.start === e.start && last.len === e.len) {
+      replaced.push({ line: last.line, by: e.line });
+      kept[kept.length - 1] = e;
+    } else kept.push(e);
   }
   return { kept, replaced };
 }
 
-/** One frozen object per distinct set of fields, and each entry's set. */
+/** One object per distinct set of fields (entries already share them: overrides.ts), and each entry's set. */
 function sharedFieldSets(kept: readonly OverrideEntry[]): { fieldSets: Readonly<OverrideFields>[]; setOf: Uint32Array } {
-  const sets = new Map<string, number>();
+  const ids = new Map<Readonly<OverrideFields>, number>();
   const fieldSets: Readonly<OverrideFields>[] = [];
   const setOf = new Uint32Array(kept.length);
   for (let i = 0; i < kept.length; i++) {
     const f = kept[i].fields;
-    const key = JSON.stringify(f);
-    let id = sets.get(key);
+    let id = ids.get(f);
     if (id === undefined) {
       id = fieldSets.length;
-      sets.set(key, id);
-      fieldSets.push(Object.freeze({ ...f }));
+      ids.set(f, id);
+      fieldSets.push(Object.isFrozen(f) ? f : Object.freeze({ ...f }));
     }
     setOf[i] = id;
   }
@@ -223,62 +230,58 @@ function sharedFieldSets(kept: readonly OverrideEntry[]): { fieldSets: Readonly<
 
 /**
  * Disjoint intervals of one family, each with its most specific entry: a
- * sweep over the prefixes sorted by start, broader first, with the stack of
- * prefixes open at the cursor.
+ * sweep over the prefixes (sorted by start, broader first: lastOfEachPrefix)
+ * with the stack of prefixes open at the cursor. IPv4 in numbers, IPv6 in
+ * bigints.
  */
 function flatten(entries: readonly OverrideEntry[], family: Family): FamilyIntervals {
   const ids: number[] = [];
   for (let i = 0; i < entries.length; i++) if (entries[i].family === family) ids.push(i);
   if (ids.length === 0) return EMPTY;
-  const big = (v: number | bigint) => BigInt(v);
-  // Starts of one family are all numbers or all bigints: compared as they are.
-  ids.sort((a, b) => {
-    const x = entries[a];
-    const y = entries[b];
-    if (x.start !== y.start) return x.start < y.start ? -1 : 1;
-    return x.len - y.len;
-  });
-  const outStart: bigint[] = [];
-  const outEnd: bigint[] = [];
-  const outId: number[] = [];
-  const emit = (s: bigint, e: bigint, id: number) => {
+  return family === 4 ? flattenWith(entries, ids, 4, 0, 1) : flattenWith<bigint>(entries, ids, 6, 0n, 1n);
+}
+
+function flattenWith<P extends number | bigint>(entries: readonly OverrideEntry[], ids: number[], family: Family, zero: P, one: P): FamilyIntervals {
+  const add = (x: P, y: P) => ((x as number) + (y as number)) as P;
+  const sub = (x: P, y: P) => ((x as number) - (y as number)) as P;
+  const words = family === 4 ? 1 : 4;
+  let starts = new Uint32Array(ids.length * 2 * words + words);
+  let ends = new Uint32Array(starts.length);
+  let out = new Uint32Array(ids.length * 2 + 1);
+  let count = 0;
+  const put = (a: Uint32Array, i: number, v: P) => {
+    if (family === 4) a[i] = v as number;
+    else writeWords(a, i, v as bigint);
+  };
+  const emit = (s: P, e: P, id: number) => {
     if (s > e) return;
-    outStart.push(s);
-    outEnd.push(e);
-    outId.push(id);
+    put(starts, count, s);
+    put(ends, count, e);
+    out[count++] = id;
   };
   const stack: number[] = [];
-  let cursor = 0n;
-  const endOf = (id: number) => big(entries[id].end);
+  let cursor = zero;
+  const endOf = (id: number) => entries[id].end as P;
   for (const id of ids) {
-    const s = big(entries[id].start);
+    const s = entries[id].start as P;
     while (stack.length > 0 && endOf(stack[stack.length - 1]) < s) {
       const top = stack.pop()!;
       emit(cursor, endOf(top), top);
-      cursor = endOf(top) + 1n;
+      cursor = add(endOf(top), one);
     }
-    if (stack.length > 0) emit(cursor, s - 1n, stack[stack.length - 1]);
+    if (stack.length > 0) emit(cursor, sub(s, one), stack[stack.length - 1]);
     stack.push(id);
     cursor = s;
   }
   while (stack.length > 0) {
     const top = stack.pop()!;
     emit(cursor, endOf(top), top);
-    cursor = endOf(top) + 1n;
+    cursor = add(endOf(top), one);
   }
-  const words = family === 4 ? 1 : 4;
-  const starts = new Uint32Array(outId.length * words);
-  const ends = new Uint32Array(outId.length * words);
-  for (let i = 0; i < outId.length; i++) {
-    if (family === 4) {
-      starts[i] = Number(outStart[i]);
-      ends[i] = Number(outEnd[i]);
-    } else {
-      writeWords(starts, i, outStart[i]);
-      writeWords(ends, i, outEnd[i]);
-    }
-  }
-  return { starts, ends, entries: Uint32Array.from(outId) };
+  starts = starts.slice(0, count * words);
+  ends = ends.slice(0, count * words);
+  out = out.slice(0, count);
+  return { starts, ends, entries: out };
 }
 
 function writeWords(out: Uint32Array, i: number, v: bigint): void {
