@@ -193,8 +193,20 @@ function entryOf(row: Record<string, unknown>, line: number, shared: Map<string,
  * OverridesFileError when the file is refused as a whole.
  */
 export function parseOverridesText(content: string, path: string, maxEntries = MAX_OVERRIDE_ENTRIES): ParsedOverrides {
+  const entries: OverrideEntry[] = [];
+  const read = readOverridesText(content, path, (e) => entries.push(e), maxEntries);
+  return { entries, errors: read.errors, badLines: read.badLines };
+}
+
+/**
+ * parseOverridesText handing each accepted entry to `onEntry` as it is
+ * read, without collecting them (a load of a million lines keeps them in
+ * columns, src/lookup/overrides/table.ts). Returns the bad lines and the
+ * count of entries.
+ */
+export function readOverridesText(content: string, path: string, onEntry: (e: OverrideEntry) => void, maxEntries = MAX_OVERRIDE_ENTRIES): Omit<ParsedOverrides, 'entries'> & { entries: number } {
   if (content.indexOf('\u0000') >= 0 || content.indexOf('\ufffd') >= 0) throw new OverridesFileError(path, 'holds binary or non-UTF-8 bytes');
-  const out: ParsedOverrides = { entries: [], errors: [], badLines: 0 };
+  const out = { entries: 0, errors: [] as OverrideLineError[], badLines: 0 };
   const bad = (line: number, message: string) => {
     out.badLines++;
     if (out.errors.length < MAX_REPORTED_ERRORS) out.errors.push({ line, message });
@@ -203,8 +215,9 @@ export function parseOverridesText(content: string, path: string, maxEntries = M
   const accept = (row: Record<string, unknown>, line: number) => {
     try {
       const entry = entryOf(row, line, shared);
-      if (out.entries.length >= maxEntries) throw new OverridesFileError(path, `more than ${maxEntries} entries`);
-      out.entries.push(entry);
+      if (out.entries >= maxEntries) throw new OverridesFileError(path, `more than ${maxEntries} entries`);
+      out.entries++;
+      onEntry(entry);
     } catch (e) {
       if (e instanceof OverridesFileError) throw e;
       bad(line, (e as Error).message);
@@ -213,7 +226,7 @@ export function parseOverridesText(content: string, path: string, maxEntries = M
   const first = /^\uFEFF?[ \t]*(?:[#;][^\n]*\n|[ \t]*\r?\n)*[ \t]*(.)/.exec(content);
   if (first && first[1] === '{') readJsonLines(content, accept, bad);
   else readCsv(content, path, accept, bad);
-  if (out.entries.length === 0 && out.badLines > 0) throw new OverridesFileError(path, `no line could be read (line ${out.errors[0].line}: ${out.errors[0].message})`);
+  if (out.entries === 0 && out.badLines > 0) throw new OverridesFileError(path, `no line could be read (line ${out.errors[0].line}: ${out.errors[0].message})`);
   return out;
 }
 
