@@ -88,12 +88,18 @@ const bool: Check = (v) => {
 const zones = new Set(Intl.supportedValuesOf('timeZone'));
 const zone: Check = (v) => (typeof v === 'string' && (zones.has(v) || v === 'UTC') ? v : new Error('must be an IANA time zone name'));
 const regions = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
+/** Codes already checked (at most 26 * 26): a million lines ask Intl a few hundred times. */
+const knownCountry = new Map<string, boolean>();
 const country: Check = (v) => {
-  let known = false;
-  try {
-    known = typeof v === 'string' && /^[A-Z]{2}$/.test(v) && regions.of(v) !== undefined;
-  } catch {
-    known = false;
+  if (typeof v !== 'string' || !/^[A-Z]{2}$/.test(v)) return new Error('must be an ISO 3166-1 alpha-2 code (upper case)');
+  let known = knownCountry.get(v);
+  if (known === undefined) {
+    try {
+      known = regions.of(v) !== undefined;
+    } catch {
+      known = false;
+    }
+    knownCountry.set(v, known);
   }
   return known ? v : new Error('must be an ISO 3166-1 alpha-2 code (upper case)');
 };
@@ -128,7 +134,8 @@ export interface OverrideEntry {
   start: Addr;
   end: Addr;
   len: number;
-  fields: OverrideFields;
+  /** Shared between entries that name the same fields (frozen). */
+  fields: Readonly<OverrideFields>;
   /** 1-based line of the file. */
   line: number;
 }
@@ -156,8 +163,12 @@ export class OverridesFileError extends Error {
   }
 }
 
-/** Reads the fields of one row (an object of column -> value); throws Error naming the column at fault. */
-function entryOf(row: Record<string, unknown>, line: number): OverrideEntry {
+/**
+ * Reads the fields of one row (an object of column -> value); throws Error
+ * naming the column at fault. Identical sets of fields are one frozen object
+ * (`shared`), so a million lines with a few distinct sets hold a few objects.
+ */
+function entryOf(row: Record<string, unknown>, line: number, shared: Map<string, Readonly<OverrideFields>>): OverrideEntry {
   const cidrText = row.cidr;
   if (typeof cidrText !== 'string' || cidrText === '') throw new Error('cidr is missing');
   const cidr = parseCidr(cidrText.trim());
@@ -171,7 +182,10 @@ function entryOf(row: Record<string, unknown>, line: number): OverrideEntry {
     if (v instanceof Error) throw new Error(`${name} ${v.message}`);
     fields[name] = v;
   }
-  return { family: cidr.family, start: cidr.start, end: cidr.end, len: cidr.len, fields: fields as OverrideFields, line };
+  const key = JSON.stringify(fields);
+  let same = shared.get(key);
+  if (same === undefined) shared.set(key, (same = Object.freeze(fields as OverrideFields)));
+  return { family: cidr.family, start: cidr.start, end: cidr.end, len: cidr.len, fields: same, line };
 }
 
 /**
@@ -179,17 +193,31 @@ function entryOf(row: Record<string, unknown>, line: number): OverrideEntry {
  * OverridesFileError when the file is refused as a whole.
  */
 export function parseOverridesText(content: string, path: string, maxEntries = MAX_OVERRIDE_ENTRIES): ParsedOverrides {
+  const entries: OverrideEntry[] = [];
+  const read = readOverridesText(content, path, (e) => entries.push(e), maxEntries);
+  return { entries, errors: read.errors, badLines: read.badLines };
+}
+
+/**
+ * parseOverridesText handing each accepted entry to `onEntry` as it is
+ * read, without collecting them (a load of a million lines keeps them in
+ * columns, src/lookup/overrides/table.ts). Returns the bad lines and the
+ * count of entries.
+ */
+export function readOverridesText(content: string, path: string, onEntry: (e: OverrideEntry) => void, maxEntries = MAX_OVERRIDE_ENTRIES): Omit<ParsedOverrides, 'entries'> & { entries: number } {
   if (content.indexOf('\u0000') >= 0 || content.indexOf('\ufffd') >= 0) throw new OverridesFileError(path, 'holds binary or non-UTF-8 bytes');
-  const out: ParsedOverrides = { entries: [], errors: [], badLines: 0 };
+  const out = { entries: 0, errors: [] as OverrideLineError[], badLines: 0 };
   const bad = (line: number, message: string) => {
     out.badLines++;
     if (out.errors.length < MAX_REPORTED_ERRORS) out.errors.push({ line, message });
   };
+  const shared = new Map<string, Readonly<OverrideFields>>();
   const accept = (row: Record<string, unknown>, line: number) => {
     try {
-      const entry = entryOf(row, line);
-      if (out.entries.length >= maxEntries) throw new OverridesFileError(path, `more than ${maxEntries} entries`);
-      out.entries.push(entry);
+      const entry = entryOf(row, line, shared);
+      if (out.entries >= maxEntries) throw new OverridesFileError(path, `more than ${maxEntries} entries`);
+      out.entries++;
+      onEntry(entry);
     } catch (e) {
       if (e instanceof OverridesFileError) throw e;
       bad(line, (e as Error).message);
@@ -198,7 +226,7 @@ export function parseOverridesText(content: string, path: string, maxEntries = M
   const first = /^\uFEFF?[ \t]*(?:[#;][^\n]*\n|[ \t]*\r?\n)*[ \t]*(.)/.exec(content);
   if (first && first[1] === '{') readJsonLines(content, accept, bad);
   else readCsv(content, path, accept, bad);
-  if (out.entries.length === 0 && out.badLines > 0) throw new OverridesFileError(path, `no line could be read (line ${out.errors[0].line}: ${out.errors[0].message})`);
+  if (out.entries === 0 && out.badLines > 0) throw new OverridesFileError(path, `no line could be read (line ${out.errors[0].line}: ${out.errors[0].message})`);
   return out;
 }
 

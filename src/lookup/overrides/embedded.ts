@@ -4,9 +4,9 @@
  * builder, so a line refused here means a damaged file: it is left out
  * and the rest apply.
  */
-import { OverridesFileError, parseOverridesText } from '../../contract/overrides.ts';
+import { OverridesFileError, readOverridesText } from '../../contract/overrides.ts';
 import type { IndexReader } from '../../index/reader.ts';
-import { OverrideTable } from './table.ts';
+import { OverrideColumns, OverrideTable } from './table.ts';
 
 const tables = new WeakMap<IndexReader, OverrideTable>();
 
@@ -16,7 +16,12 @@ export function embeddedOverrides(index: IndexReader): OverrideTable {
   if (t === undefined) {
     const text = index.embeddedOverrides();
     try {
-      t = text === null ? OverrideTable.EMPTY : OverrideTable.build(parseOverridesText(text, `${index.file.path} (overrides section)`).entries);
+      if (text === null) t = OverrideTable.EMPTY;
+      else {
+        const columns = new OverrideColumns();
+        readOverridesText(text, `${index.file.path} (overrides section)`, (e) => columns.add(e));
+        t = OverrideTable.fromColumns(columns).table;
+      }
     } catch (e) {
       if (!(e instanceof OverridesFileError)) throw e;
       t = OverrideTable.EMPTY;

@@ -6,10 +6,13 @@
  * (unreadable, garbled, over the limits) keeps the overrides in force.
  */
 import { readFileSync, statSync } from 'node:fs';
-import { MAX_OVERRIDE_FILE_BYTES, OverridesFileError, parseOverridesText, type OverrideLineError } from '../../contract/overrides.ts';
+import { MAX_OVERRIDE_FILE_BYTES, OverridesFileError, readOverridesText, type OverrideLineError } from '../../contract/overrides.ts';
 import type { IndexReader } from '../../index/reader.ts';
 import { embeddedOverrides } from './embedded.ts';
-import { OverrideTable } from './table.ts';
+import { OverrideColumns, OverrideTable } from './table.ts';
+
+/** Entries from which a load collects its parse's garbage before building. */
+const LARGE_LOAD = 100_000;
 
 /** How often the file's stat is compared. */
 export const OVERRIDES_POLL_MS = 2_000;
@@ -87,8 +90,12 @@ export class OverridesHolder {
     try {
       const size = statSync(path).size;
       if (size > this.maxFileBytes) throw new OverridesFileError(path, `is ${size} bytes, over the limit of ${this.maxFileBytes}`);
-      const parsed = parseOverridesText(readFileSync(path, 'utf8'), path);
-      const { table, replaced } = OverrideTable.buildReporting(parsed.entries);
+      // Entries go into columns as they are read: no object per line is kept.
+      const columns = new OverrideColumns();
+      const parsed = readOverridesText(readFileSync(path, 'utf8'), path, (e) => columns.add(e));
+      // The parse's garbage (a few hundred bytes a line) goes before the build makes its own: the peak is the larger, not the sum.
+      if (columns.count >= LARGE_LOAD) Bun.gc(true);
+      const { table, replaced } = OverrideTable.fromColumns(columns);
       const errors = parsed.errors.concat(replaced.slice(0, Math.max(0, 100 - parsed.errors.length)).map((r) => ({ line: r.line, message: `the same prefix again on line ${r.by}, which wins` })));
       this.table = table;
       this.generation++;

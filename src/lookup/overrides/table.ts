@@ -11,7 +11,7 @@ import type { OverrideEntry, OverrideFields } from '../../contract/overrides.ts'
 
 /** The override that answers an address. */
 export interface OverrideMatch {
-  /** Entry number (file order of the accepted entries). */
+  /** Entry number in the table. */
   readonly id: number;
   readonly cidr: string;
   readonly fields: Readonly<OverrideFields>;
@@ -39,29 +39,15 @@ export class OverrideTable {
 
   private constructor(
     private readonly fieldSets: readonly Readonly<OverrideFields>[],
-    entryFieldSets: Uint32Array,
+    kept: Kept,
     private readonly v4: FamilyIntervals,
     private readonly v6: FamilyIntervals,
-    entries: readonly OverrideEntry[],
   ) {
-    const n = entries.length;
-    this.fieldSetOf = entryFieldSets;
-    this.lenOf = new Uint8Array(n);
-    this.familyOf = new Uint8Array(n);
-    this.startOf = new Float64Array(n);
-    const v6count = entries.reduce((c, e) => c + (e.family === 6 ? 1 : 0), 0);
-    this.entryStartsV6 = new Uint32Array(v6count * 4);
-    let k = 0;
-    for (let i = 0; i < n; i++) {
-      const e = entries[i];
-      this.lenOf[i] = e.len;
-      this.familyOf[i] = e.family;
-      if (e.family === 4) this.startOf[i] = e.start as number;
-      else {
-        writeWords(this.entryStartsV6, k, e.start as bigint);
-        this.startOf[i] = k++;
-      }
-    }
+    this.fieldSetOf = kept.set;
+    this.lenOf = kept.len;
+    this.familyOf = kept.family;
+    this.startOf = kept.startOf;
+    this.entryStartsV6 = kept.v6Starts;
   }
 
   /** No overrides. */
@@ -77,9 +63,15 @@ export class OverrideTable {
 
   /** Like build, also returning the lines of entries a later entry of the same prefix replaced. */
   static buildReporting(entries: readonly OverrideEntry[]): { table: OverrideTable; replaced: Array<{ line: number; by: number }> } {
-    const { kept, replaced } = lastOfEachPrefix(entries);
-    const { fieldSets, setOf } = sharedFieldSets(kept);
-    return { table: new OverrideTable(fieldSets, setOf, flatten(kept, 4), flatten(kept, 6), kept), replaced };
+    const columns = new OverrideColumns();
+    for (const e of entries) columns.add(e);
+    return OverrideTable.fromColumns(columns);
+  }
+
+  /** The table of entries gathered in columns (a load's way: no object per entry). */
+  static fromColumns(c: OverrideColumns): { table: OverrideTable; replaced: Array<{ line: number; by: number }> } {
+    const { kept, replaced } = lastOfEachPrefix(c);
+    return { table: new OverrideTable(c.fieldSets, kept, flatten(kept, 4), flatten(kept, 6)), replaced };
   }
 
   /** Number of entries. */
@@ -183,102 +175,171 @@ export class OverrideTable {
   }
 }
 
-/** The entries with one per prefix: the later line wins. */
-function lastOfEachPrefix(input: readonly OverrideEntry[]): { kept: OverrideEntry[]; replaced: Array<{ line: number; by: number }> } {
-  const byPrefix = new Map<string, number>();
+/**
+ * Accepted entries in columns, as a load reads them: 26 bytes an entry
+ * (the start as four words, IPv4 in the first), fields shared by identity.
+ */
+export class OverrideColumns {
+  count = 0;
+  family = new Uint8Array(1024);
+  len = new Uint8Array(1024);
+  line = new Uint32Array(1024);
+  set = new Uint32Array(1024);
+  start = new Uint32Array(4096);
+  readonly fieldSets: Readonly<OverrideFields>[] = [];
+  private readonly ids = new Map<Readonly<OverrideFields>, number>();
+
+  /** Appends an entry (its fields object is kept once per distinct object: the reader shares identical ones). */
+  add(e: OverrideEntry): void {
+    if (this.count === this.family.length) this.grow();
+    const i = this.count++;
+    this.family[i] = e.family;
+    this.len[i] = e.len;
+    this.line[i] = e.line;
+    let id = this.ids.get(e.fields);
+    if (id === undefined) {
+      id = this.fieldSets.length;
+      this.ids.set(e.fields, id);
+      this.fieldSets.push(Object.isFrozen(e.fields) ? e.fields : Object.freeze({ ...e.fields }));
+    }
+    this.set[i] = id;
+    if (e.family === 4) this.start[i * 4] = e.start as number;
+    else writeWords(this.start, i, e.start as bigint);
+  }
+
+  private grow(): void {
+    const more = <T extends Uint8Array | Uint32Array>(a: T, n: number): T => {
+      const b = new (a.constructor as { new (n: number): T })(n);
+      b.set(a);
+      return b;
+    };
+    const n = this.family.length * 2;
+    this.family = more(this.family, n);
+    this.len = more(this.len, n);
+    this.line = more(this.line, n);
+    this.set = more(this.set, n);
+    this.start = more(this.start, n * 4);
+  }
+}
+
+/** The entries a table keeps, in order (family, start, prefix length), in columns. */
+interface Kept {
+  count: number;
+  family: Uint8Array;
+  len: Uint8Array;
+  set: Uint32Array;
+  /** IPv4: the start; IPv6: the index of its four words in v6Starts. */
+  startOf: Float64Array;
+  v6Starts: Uint32Array;
+}
+
+/**
+ * One entry per prefix (the later line wins), sorted by family, start and
+ * prefix length: one sort of entry numbers over the columns, no object or
+ * map key per entry.
+ */
+function lastOfEachPrefix(c: OverrideColumns): { kept: Kept; replaced: Array<{ line: number; by: number }> } {
+  const order = new Uint32Array(c.count);
+  for (let i = 0; i < c.count; i++) order[i] = i;
+  const w = c.start;
+  order.sort((x, y) => {
+    const d = c.family[x] - c.family[y];
+    if (d !== 0) return d;
+    for (let k = 0; k < 4; k++) {
+      const dw = w[x * 4 + k] - w[y * 4 + k];
+      if (dw !== 0) return dw;
+    }
+    return c.len[x] - c.len[y] || x - y;
+  });
+  const same = (x: number, y: number) => c.family[x] === c.family[y] && c.len[x] === c.len[y] && w[x * 4] === w[y * 4] && w[x * 4 + 1] === w[y * 4 + 1] && w[x * 4 + 2] === w[y * 4 + 2] && w[x * 4 + 3] === w[y * 4 + 3];
   const replaced: Array<{ line: number; by: number }> = [];
-  const kept: OverrideEntry[] = [];
-  for (const e of input) {
-    const key = `${e.family}:${e.start}/${e.len}`;
-    const at = byPrefix.get(key);
-    if (at === undefined) {
-      byPrefix.set(key, kept.length);
-      kept.push(e);
-    } else {
-      replaced.push({ line: kept[at].line, by: e.line });
-      kept[at] = e;
+  const keep: number[] = [];
+  for (let k = 0; k < order.length; k++) {
+    const i = order[k];
+    const last = keep.length > 0 ? keep[keep.length - 1] : -1;
+    if (last >= 0 && same(last, i)) {
+      replaced.push({ line: c.line[last], by: c.line[i] });
+      keep[keep.length - 1] = i;
+    } else keep.push(i);
+  }
+  const n = keep.length;
+  const kept: Kept = { count: n, family: new Uint8Array(n), len: new Uint8Array(n), set: new Uint32Array(n), startOf: new Float64Array(n), v6Starts: new Uint32Array(0) };
+  let v6 = 0;
+  for (const i of keep) if (c.family[i] === 6) v6++;
+  kept.v6Starts = new Uint32Array(v6 * 4);
+  let k6 = 0;
+  for (let k = 0; k < n; k++) {
+    const i = keep[k];
+    kept.family[k] = c.family[i];
+    kept.len[k] = c.len[i];
+    kept.set[k] = c.set[i];
+    if (c.family[i] === 4) kept.startOf[k] = w[i * 4];
+    else {
+      kept.v6Starts.set(w.subarray(i * 4, i * 4 + 4), k6 * 4);
+      kept.startOf[k] = k6++;
     }
   }
   return { kept, replaced };
 }
 
-/** One frozen object per distinct set of fields, and each entry's set. */
-function sharedFieldSets(kept: readonly OverrideEntry[]): { fieldSets: Readonly<OverrideFields>[]; setOf: Uint32Array } {
-  const sets = new Map<string, number>();
-  const fieldSets: Readonly<OverrideFields>[] = [];
-  const setOf = new Uint32Array(kept.length);
-  for (let i = 0; i < kept.length; i++) {
-    const f = kept[i].fields;
-    const key = JSON.stringify(f);
-    let id = sets.get(key);
-    if (id === undefined) {
-      id = fieldSets.length;
-      sets.set(key, id);
-      fieldSets.push(Object.freeze({ ...f }));
-    }
-    setOf[i] = id;
-  }
-  return { fieldSets, setOf };
-}
-
 /**
  * Disjoint intervals of one family, each with its most specific entry: a
- * sweep over the prefixes sorted by start, broader first, with the stack of
- * prefixes open at the cursor.
+ * sweep over the kept prefixes (sorted by start, broader first) with the
+ * stack of prefixes open at the cursor. IPv4 in numbers, IPv6 in bigints.
  */
-function flatten(entries: readonly OverrideEntry[], family: Family): FamilyIntervals {
+function flatten(kept: Kept, family: Family): FamilyIntervals {
   const ids: number[] = [];
-  for (let i = 0; i < entries.length; i++) if (entries[i].family === family) ids.push(i);
+  for (let i = 0; i < kept.count; i++) if (kept.family[i] === family) ids.push(i);
   if (ids.length === 0) return EMPTY;
-  const big = (v: number | bigint) => BigInt(v);
-  // Starts of one family are all numbers or all bigints: compared as they are.
-  ids.sort((a, b) => {
-    const x = entries[a];
-    const y = entries[b];
-    if (x.start !== y.start) return x.start < y.start ? -1 : 1;
-    return x.len - y.len;
-  });
-  const outStart: bigint[] = [];
-  const outEnd: bigint[] = [];
-  const outId: number[] = [];
-  const emit = (s: bigint, e: bigint, id: number) => {
-    if (s > e) return;
-    outStart.push(s);
-    outEnd.push(e);
-    outId.push(id);
+  if (family === 4) {
+    const startOf = (id: number) => kept.startOf[id];
+    return flattenWith(ids, 4, 0, 1, startOf, (id) => startOf(id) + 2 ** (32 - kept.len[id]) - 1);
+  }
+  const startOf = (id: number) => wordsToBigInt(kept.v6Starts, kept.startOf[id]);
+  return flattenWith<bigint>(ids, 6, 0n, 1n, startOf, (id) => startOf(id) | ((1n << BigInt(128 - kept.len[id])) - 1n));
+}
+
+function flattenWith<P extends number | bigint>(ids: number[], family: Family, zero: P, one: P, startOf: (id: number) => P, endOf: (id: number) => P): FamilyIntervals {
+  const add = (x: P, y: P) => ((x as number) + (y as number)) as P;
+  const sub = (x: P, y: P) => ((x as number) - (y as number)) as P;
+  const words = family === 4 ? 1 : 4;
+  let starts = new Uint32Array(ids.length * 2 * words + words);
+  let ends = new Uint32Array(starts.length);
+  let out = new Uint32Array(ids.length * 2 + 1);
+  let count = 0;
+  const put = (a: Uint32Array, i: number, v: P) => {
+    if (family === 4) a[i] = v as number;
+    else writeWords(a, i, v as bigint);
   };
-  const stack: number[] = [];
-  let cursor = 0n;
-  const endOf = (id: number) => big(entries[id].end);
+  const emit = (s: P, e: P, id: number) => {
+    if (s > e) return;
+    put(starts, count, s);
+    put(ends, count, e);
+    out[count++] = id;
+  };
+  // Each open prefix with its end (computed once).
+  const stack: Array<{ id: number; end: P }> = [];
+  let cursor = zero;
   for (const id of ids) {
-    const s = big(entries[id].start);
-    while (stack.length > 0 && endOf(stack[stack.length - 1]) < s) {
+    const s = startOf(id);
+    while (stack.length > 0 && stack[stack.length - 1].end < s) {
       const top = stack.pop()!;
-      emit(cursor, endOf(top), top);
-      cursor = endOf(top) + 1n;
+      emit(cursor, top.end, top.id);
+      cursor = add(top.end, one);
     }
-    if (stack.length > 0) emit(cursor, s - 1n, stack[stack.length - 1]);
-    stack.push(id);
+    if (stack.length > 0) emit(cursor, sub(s, one), stack[stack.length - 1].id);
+    stack.push({ id, end: endOf(id) });
     cursor = s;
   }
   while (stack.length > 0) {
     const top = stack.pop()!;
-    emit(cursor, endOf(top), top);
-    cursor = endOf(top) + 1n;
+    emit(cursor, top.end, top.id);
+    cursor = add(top.end, one);
   }
-  const words = family === 4 ? 1 : 4;
-  const starts = new Uint32Array(outId.length * words);
-  const ends = new Uint32Array(outId.length * words);
-  for (let i = 0; i < outId.length; i++) {
-    if (family === 4) {
-      starts[i] = Number(outStart[i]);
-      ends[i] = Number(outEnd[i]);
-    } else {
-      writeWords(starts, i, outStart[i]);
-      writeWords(ends, i, outEnd[i]);
-    }
-  }
-  return { starts, ends, entries: Uint32Array.from(outId) };
+  starts = starts.slice(0, count * words);
+  ends = ends.slice(0, count * words);
+  out = out.slice(0, count);
+  return { starts, ends, entries: out };
 }
 
 function writeWords(out: Uint32Array, i: number, v: bigint): void {
