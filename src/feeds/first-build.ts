@@ -23,5 +23,9 @@ export async function buildDefaultInChild(out: string, feedsDir: string, compile
   const child = Bun.spawn(firstBuildCommand(out, feedsDir, compiled), { stdin: 'ignore', stdout: 'ignore', stderr: 'inherit', env: process.env });
   log(`building in child process ${child.pid} (the server starts once it is done)`);
   const code = await child.exited;
-  if (code !== 0) throw new Error(`the first build of ${out} failed (child ${child.pid} ${child.signalCode ? `killed by ${child.signalCode}` : `exited ${code}`}; its error is above)`);
+  if (code === 0) return;
+  const signal = child.signalCode;
+  // A build killed outright said nothing; the kernel's out-of-memory killer is the usual sender of SIGKILL.
+  const why = signal === 'SIGKILL' ? 'killed by SIGKILL: out of memory, or killed by hand' : signal ? `killed by ${signal}` : `exited ${code}; its error is above`;
+  throw new Error(`the first build of ${out} failed (child ${child.pid} ${why})`);
 }

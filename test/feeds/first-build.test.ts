@@ -66,3 +66,27 @@ test('a failed first build stops the start: the child says why, the server names
   expect(stderr).toContain(`IPINTEL_DATA_DIR=${empty}`);
   expect(stderr).toMatch(new RegExp(`ipintel cannot start: the first build of ${index.replace(/[.]/g, '\\.')} failed \\(child \\d+ exited 1`));
 }, 60_000);
+
+test('a build killed outright (as by the out-of-memory killer) is named as such, and the server does not start', async () => {
+  // The real default data: a build of many seconds, killed as soon as it starts.
+  const index = join(dir, 'killed', 'ipintel.idx');
+  const server = start('killed', { IPINTEL_INDEX: index });
+  let log = '';
+  const decoder = new TextDecoder();
+  const reader = server.stderr.getReader();
+  let builder = 0;
+  while (!builder) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`exited before building: ${log}`);
+    log += decoder.decode(value);
+    builder = Number(/building in child process (\d+)/.exec(log)?.[1] ?? 0);
+  }
+  process.kill(builder, 'SIGKILL');
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    log += decoder.decode(value);
+  }
+  expect(await server.exited).toBe(1);
+  expect(log).toContain(`ipintel cannot start: the first build of ${index} failed (child ${builder} killed by SIGKILL: out of memory, or killed by hand)`);
+}, 60_000);

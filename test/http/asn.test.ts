@@ -15,7 +15,8 @@ import { createRadarClient } from '../../src/lookup/radar.ts';
 import type { RunningServer } from '../../src/server.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { call, expectError, NO_LIMITS } from './support.ts';
-import { testWithShared } from '../helpers/shared-feeds.ts';
+import { fixtureIndexPath } from '../helpers/fixture-index.ts';
+import { SHARED_FEEDS_DIR, testWithShared } from '../helpers/shared-feeds.ts';
 
 let server: RunningServer;
 let radarServer: ReturnType<typeof Bun.serve>;
@@ -79,9 +80,19 @@ describe('threat density without threat data', () => {
   });
 });
 
+/** Runs `use` against a server on the fixture index built from the real snapshots (facts of the complete files). */
+async function onRealIndex(use: (url: string) => Promise<void>): Promise<void> {
+  const real = await startTestServer({ ...NO_LIMITS, IPINTEL_INDEX: await fixtureIndexPath(SHARED_FEEDS_DIR) });
+  try {
+    await use(real.url);
+  } finally {
+    await real.stop();
+  }
+}
+
 describe('the ASN object', () => {
-  testWithShared('AS15169: local name, density over its announced IPv4 space, no ASN-DROP, radar null when unset', async () => {
-    const a = await call(server.url, '/v1/asn/AS15169');
+  testWithShared('AS15169: local name, density over its announced IPv4 space, no ASN-DROP, radar null when unset', () => onRealIndex(async (url) => {
+    const a = await call(url, '/v1/asn/AS15169');
     expect(a.status).toBe(200);
     const b = a.json();
     expect(Object.keys(b)).toEqual(['asn', 'name', 'radar', 'threat_density', 'asndrop']);
@@ -96,7 +107,7 @@ describe('the ASN object', () => {
     expect(d.significant).toBe(false);
     expect(typeof d.source).toBe('string');
     expect(d.source.length).toBeGreaterThan(10);
-  });
+  }), 120_000);
 
   test('an ASN whose announced space is all on the DROP list is significant', async () => {
     // AS210558 announces only netblocks that the real Spamhaus DROP snapshot lists.
@@ -125,10 +136,10 @@ describe('the ASN object', () => {
     }
   });
 
-  testWithShared('an ASN on the real ASN-DROP list carries its asndrop context', async () => {
-    const b = (await call(server.url, '/v1/asn/AS932')).json();
+  testWithShared('an ASN on the real ASN-DROP list carries its asndrop context', () => onRealIndex(async (url) => {
+    const b = (await call(url, '/v1/asn/AS932')).json();
     expect(b.asndrop).toEqual({ asn: 'AS932', as_name: 'XNNET', rir: 'arin', domain: 'xn.net', country_code: 'US' });
-  });
+  }), 120_000);
 
   test('a valid ASN the index does not know is 200 with null name and zero density', async () => {
     const a = await call(server.url, '/v1/asn/AS4294967295');
