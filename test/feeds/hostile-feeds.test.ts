@@ -378,4 +378,14 @@ describe('an unchanged feed parses nothing', () => {
     }
     expect(parseCounter.parses).toBe(parses + 1);
   });
+
+  test('a remembered summary counts only for the bytes it describes: a copy changed by hand is replaced by the publisher\'s', async () => {
+    const dir = join(tmp, 'by-hand');
+    mkdirSync(dir, { recursive: true });
+    const catalog = writeCatalog('by-hand.json', [GOOGLEBOT]);
+    expect((await update(dir, catalog)).code).toBe(0);
+    writeFileSync(join(dir, GOOGLEBOT), '{"prefixes": [{"ipv4Prefix": "192.0.2.0/24"}]}');
+    expect(rowOf(await update(dir, catalog), GOOGLEBOT)).toMatch(/updated +315/);
+    expect(readFileSync(join(dir, GOOGLEBOT))).toEqual(readFileSync(join(FEEDS_DIR, GOOGLEBOT)));
+  });
 });
