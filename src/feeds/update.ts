@@ -135,7 +135,8 @@ async function updateOne(feed: CatalogFeed, url: string, opts: UpdateOptions): P
       next = await summarizeCopy(feed, temp, `${feed.path} (download)`, downloaded.sha256);
     } catch (e) {
       if (e instanceof FeedError) return failed(`refused: ${parseFailureReason(feed, e)}`, true);
-      throw e;
+      // Any other throw is the parser meeting input it did not expect: this copy is refused, the round goes on (its message is not shown: it may quote the copy).
+      return failed(`refused: the ${feed.type} parser failed on this copy (${(e as Error)?.name ?? 'error'})`, true);
     }
     const before = await previous();
     const refused = copyRefusal(feed, next, before, opts.accept?.has(feed.path) ?? false);

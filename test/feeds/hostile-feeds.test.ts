@@ -17,6 +17,7 @@ import { main } from '../../src/commands/feeds/cli.ts';
 import { parseCounter } from '../../src/feeds/validate.ts';
 import { redirectScope, redirectVerdict } from '../../src/feeds/redirect-policy.ts';
 import { FEEDS_DIR } from '../helpers/recording-sink.ts';
+import { PARSERS } from '../../index-builder/parsers/index.ts';
 import { startFeedMirror, type FeedMirror } from '../ship/feed-mirror.ts';
 
 const VPN = 'vpn/x4bnet-vpn-ipv4.txt';
@@ -356,6 +357,29 @@ describe('huge and compressed feeds stop at their bounds with bounded memory', (
       mirror.overrides.clear();
     }
   }, 60_000);
+});
+
+describe('a parser that throws on a copy', () => {
+  test('refuses that copy without its message, and the other feeds of the run go on', async () => {
+    const dir = join(tmp, 'throwing');
+    const catalog = writeCatalog('throwing.json', [GOOGLEBOT, VPN]);
+    const real = PARSERS['crawler-ranges'];
+    PARSERS['crawler-ranges'] = async () => ({
+      parse: async () => {
+        throw new TypeError(`cannot read ${SECRET}`);
+      },
+    });
+    let run: Run;
+    try {
+      run = await update(dir, catalog);
+    } finally {
+      PARSERS['crawler-ranges'] = real;
+    }
+    expect(rowOf(run, GOOGLEBOT)).toMatch(/missing .*refused: the crawler-ranges parser failed on this copy \(TypeError\)$/);
+    expect(rowOf(run, VPN)).toMatch(/updated +10862/);
+    expect(run.log).not.toContain(SECRET);
+    expect(run.state).not.toContain(SECRET);
+  });
 });
 
 describe('an unchanged feed parses nothing', () => {
