@@ -279,6 +279,57 @@ describe('redirects', () => {
     }
   });
 
+  test('a real https publisher: a redirect down to http is refused, one within its origin is followed (feeds update in a child trusting a test CA)', async () => {
+    const openssl = Bun.which('openssl');
+    if (!openssl) {
+      if (process.env.CI === 'true') throw new Error('openssl is needed for the https publisher');
+      console.log('skipped: no openssl to make the https publisher a certificate');
+      return;
+    }
+    const tls = join(tmp, 'tls');
+    mkdirSync(tls, { recursive: true });
+    const made = Bun.spawnSync([openssl, 'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(tls, 'key.pem'), '-out', join(tls, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1']);
+    expect(made.exitCode).toBe(0);
+    let plainHits = 0;
+    const plain = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => (plainHits++, new Response(`${SECRET}\n`)) });
+    const https = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      tls: { cert: Bun.file(join(tls, 'cert.pem')), key: Bun.file(join(tls, 'key.pem')) },
+      fetch(req) {
+        const path = new URL(req.url).pathname;
+        if (path === '/down/googlebot.json') return new Response(null, { status: 302, headers: { location: `http://127.0.0.1:${plain.port}/googlebot.json` } });
+        if (path === '/moved/googlebot.json') return new Response(null, { status: 301, headers: { location: '/real/googlebot.json' } });
+        if (path === '/real/googlebot.json') return new Response(Bun.file(join(FEEDS_DIR, GOOGLEBOT)));
+        return new Response('not found', { status: 404 });
+      },
+    });
+    try {
+      const run = async (from: string) => {
+        const dir = join(tmp, `tls-${from}`);
+        const catalog = writeCatalog(`tls-${from}.json`, [GOOGLEBOT], { [GOOGLEBOT]: { url: `https://127.0.0.1:${https.port}/${from}/googlebot.json` } });
+        const child = Bun.spawn(['bun', join(import.meta.dir, '../../src/commands/feeds/cli.ts'), 'update', '--dir', dir, '--catalog', catalog, '--index', join(dir, 'index.idx'), '--no-build'], {
+          env: { ...process.env, NODE_EXTRA_CA_CERTS: join(tls, 'cert.pem'), IPINTEL_FEEDS_MIRROR: '' },
+          stdout: 'pipe',
+          stderr: 'pipe',
+        });
+        const [out, err] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+        return { code: child.exitCode, log: out + err, state: readFileSync(join(dir, 'index.idx.feeds-state.json'), 'utf8') } as Run;
+      };
+      const down = await run('down');
+      expect(down.code).toBe(1);
+      expect(rowOf(down, GOOGLEBOT)).toMatch(/missing .*redirect refused: https to a plain-http URL$/);
+      expect(plainHits).toBe(0);
+      expect(down.log + down.state).not.toContain(SECRET);
+      const moved = await run('moved');
+      expect(moved.code).toBe(0);
+      expect(rowOf(moved, GOOGLEBOT)).toMatch(/updated +315/);
+    } finally {
+      https.stop(true);
+      plain.stop(true);
+    }
+  }, 60_000);
+
   test('https -> http is refused even on the same host; https to the entry host or a named one is left to the address check', () => {
     const scope = redirectScope('https://www.gstatic.com/ipranges/goog.json', ['gstatic.example']);
     const from = new URL('https://www.gstatic.com/ipranges/goog.json');
