@@ -13,6 +13,8 @@ import ipaddr from 'ipaddr.js';
 
 /** Most redirects one download follows. */
 export const MAX_REDIRECTS = 5;
+/** Longest wait for the lookup of a redirect's host. */
+const LOOKUP_TIMEOUT_MS = 10_000;
 
 /** What a download may be redirected to. */
 export interface RedirectScope {
@@ -55,10 +57,15 @@ export async function addressVerdict(hostname: string): Promise<string | null> {
   let addresses: string[];
   if (ipaddr.isValid(bare)) addresses = [bare];
   else {
+    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      addresses = (await lookup(bare, { all: true, verbatim: true })).map((a) => a.address);
+      // The resolver's own retries can take long; a redirect target that does not resolve promptly is refused.
+      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('lookup timed out')), LOOKUP_TIMEOUT_MS)));
+      addresses = (await Promise.race([lookup(bare, { all: true, verbatim: true }), late])).map((a) => a.address);
     } catch {
       return 'redirect refused: the host does not resolve';
+    } finally {
+      clearTimeout(timer);
     }
   }
   if (addresses.length === 0) return 'redirect refused: the host does not resolve';

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { main } from '../../src/commands/feeds/cli.ts';
-import { redirectScope, redirectVerdict } from '../../src/feeds/redirect-policy.ts';
+import { addressVerdict, isPublicAddress, redirectScope, redirectVerdict } from '../../src/feeds/redirect-policy.ts';
 import { FEEDS_DIR } from '../helpers/recording-sink.ts';
 import { PARSERS } from '../../index-builder/parsers/index.ts';
 import { startFeedMirror, type FeedMirror } from '../ship/feed-mirror.ts';
@@ -329,6 +329,17 @@ describe('redirects', () => {
       plain.stop(true);
     }
   }, 60_000);
+
+  test('only public unicast addresses: loopback, private, link-local, unique-local, CGNAT, mapped and reserved ones are refused, also behind a name', async () => {
+    for (const a of ['8.8.8.8', '1.1.1.1', '2001:4860:4860::8888', '2a00:1450::1']) expect({ a, ok: isPublicAddress(a) }).toEqual({ a, ok: true });
+    for (const a of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fc00::1', 'fd00:ec2::254', '::ffff:169.254.169.254', '2001:db8::1', '224.0.0.1', 'not-an-address']) {
+      expect({ a, ok: isPublicAddress(a) }).toEqual({ a, ok: false });
+    }
+    expect(await addressVerdict('localhost')).toBe('redirect refused: to a loopback, private, link-local or reserved address');
+    expect(await addressVerdict('[::1]')).toBe('redirect refused: to a loopback, private, link-local or reserved address');
+    expect(await addressVerdict('169.254.169.254')).toBe('redirect refused: to a loopback, private, link-local or reserved address');
+    expect(await addressVerdict('8.8.8.8')).toBeNull();
+  });
 
   test('https -> http is refused even on the same host; https to the entry host or a named one is left to the address check', () => {
     const scope = redirectScope('https://www.gstatic.com/ipranges/goog.json', ['gstatic.example']);
