@@ -137,7 +137,8 @@ export function copyRefusal(feed: CatalogFeed, next: CopySummary, previous: Copy
       }
     }
   }
-  if (accept || !previous) return null;
+  // A previous copy that would not pass these bounds itself (accepted before they existed: a poisoned list) is no baseline.
+  if (accept || !previous || copyRefusal(feed, previous, null) !== null) return null;
   if (previous.rows > 0) {
     const lost = (previous.rows - next.rows) / previous.rows;
     if (lost > feed.maxShrink) {

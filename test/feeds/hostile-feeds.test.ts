@@ -221,6 +221,16 @@ describe('a poisoned third-party list is refused and the previous copy stays', (
     expect(readFileSync(join(dir(), VPN), 'utf8')).toBe(shrunk);
   });
 
+  test('a poisoned copy accepted before these checks is no baseline: the clean copy replaces it', async () => {
+    const d = join(tmp, 'poisoned-before');
+    const c = writeCatalog('poisoned-before.json', [VPN]);
+    mkdirSync(join(d, 'vpn'), { recursive: true });
+    writeFileSync(join(d, VPN), `${vpnText}0.0.0.0/0\n`);
+    const run = await update(d, c);
+    expect(rowOf(run, VPN)).toMatch(/updated +10862 +10863/);
+    expect(readFileSync(join(d, VPN), 'utf8')).toBe(vpnText);
+  });
+
   test('--accept never waives the bounds every copy meets', async () => {
     const run = await serving(VPN, vpnText + '0.0.0.0/0\n', '--accept', VPN);
     expect(rowOf(run, VPN)).toMatch(/refused: lists the whole IPv4 space/);
