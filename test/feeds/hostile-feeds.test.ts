@@ -387,6 +387,31 @@ describe('huge and compressed feeds stop at their bounds with bounded memory', (
     }
   }, 120_000);
 
+  test('a Content-Encoding gzip bomb on a plain feed stops at the size bound, counted after decoding', async () => {
+    const catalog = writeCatalog('encoding-bomb.json', [VPN6]);
+    const member = gzipSync(Buffer.from(`# ${'B'.repeat(997)}\n`.repeat(65536)), { level: 9 });
+    const members = Math.ceil(10_000_000 / member.length);
+    let sent = 0;
+    mirror.overrides.set(VPN6, () => {
+      sent = 0;
+      const body = new ReadableStream({
+        pull(controller) {
+          if (sent++ < members) controller.enqueue(member);
+          else controller.close();
+        },
+      });
+      return new Response(body, { headers: { 'content-encoding': 'gzip' } });
+    });
+    try {
+      const { result: run, growthMb, seconds } = await peakRssGrowth(() => update(dir(), catalog));
+      measured.push(`Content-Encoding bomb ~10 MB -> ${Math.round((members * 65536000) / 1e9)} GB: +${growthMb} MB, ${seconds} s`);
+      expect(rowOf(run, VPN6)).toMatch(/missing .*larger than 67108864 bytes/);
+      expect(growthMb).toBeLessThan(300);
+    } finally {
+      mirror.overrides.clear();
+    }
+  }, 120_000);
+
   test('a 500 MB JSON feed is refused at its type bound before any parse', async () => {
     const catalog = writeCatalog('json.json', [GOOGLEBOT]);
     const chunk = new TextEncoder().encode(`{"ipv4Prefix":"66.249.64.0/27"},`.repeat(32768));
