@@ -12,12 +12,12 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
 import { main } from '../../src/commands/feeds/cli.ts';
 import { addressVerdict, isPublicAddress, redirectScope, redirectVerdict } from '../../src/feeds/redirect-policy.ts';
 import { FEEDS_DIR } from '../helpers/recording-sink.ts';
 import { PARSERS } from '../../index-builder/parsers/index.ts';
 import { startFeedMirror, type FeedMirror } from '../ship/feed-mirror.ts';
+import { gzipBomb, hostLines, hugeJson, streamed } from './hostile-bodies.ts';
 
 const VPN = 'vpn/x4bnet-vpn-ipv4.txt';
 const VPN6 = 'vpn/x4bnet-vpn-ipv6.txt';
@@ -132,19 +132,6 @@ function countParses(type: string): { count: () => number; restore: () => void }
     };
   };
   return { count: () => n, restore: () => void (PARSERS[type] = real) };
-}
-
-/** A response streamed from `next` (called until it returns null), never held whole. */
-function streamed(next: () => Uint8Array | null): Response {
-  return new Response(
-    new ReadableStream({
-      pull(controller) {
-        const chunk = next();
-        if (chunk === null) controller.close();
-        else controller.enqueue(chunk);
-      },
-    }),
-  );
 }
 
 describe('a poisoned third-party list is refused and the previous copy stays', () => {
@@ -369,17 +356,12 @@ describe('huge and compressed feeds stop at their bounds with bounded memory', (
 
   test('a gzip bomb (10 MB -> 4.8 GB) stops at its inflation bound', async () => {
     const catalog = writeCatalog('bomb.json', [RIS6], { [RIS6]: { minRows: 1 } });
-    // One member inflates 475:1 (comment lines of 1000 bytes); the publisher repeats it to ~10 MB.
-    const member = gzipSync(Buffer.from(`%${'A'.repeat(998)}\n`.repeat(65536)), { level: 9 });
-    const members = Math.ceil(10_000_000 / member.length);
-    let sent = 0;
-    mirror.overrides.set(RIS6, () => {
-      sent = 0;
-      return streamed(() => (sent++ < members ? member : null));
-    });
+    // Comment lines of the RIS format: the parse skips them, the inflation bound is what stops the copy.
+    const bomb = gzipBomb(10_000_000, '%');
+    mirror.overrides.set(RIS6, () => bomb.response());
     try {
       const { result: run, growthMb, seconds } = await peakRssGrowth(() => update(dir(), catalog));
-      measured.push(`gzip bomb ${Math.round((members * member.length) / 1e6)} MB -> ${Math.round((members * 65536000) / 1e9)} GB: +${growthMb} MB, ${seconds} s`);
+      measured.push(`gzip bomb ${Math.round(bomb.wireBytes / 1e6)} MB -> ${Math.round(bomb.inflatedBytes / 1e9)} GB: +${growthMb} MB, ${seconds} s`);
       expect(rowOf(run, RIS6)).toMatch(/missing .*refused: decompresses to more than \d+ bytes \(the bound for this feed\)/);
       expect(growthMb).toBeLessThan(300);
     } finally {
@@ -389,22 +371,11 @@ describe('huge and compressed feeds stop at their bounds with bounded memory', (
 
   test('a Content-Encoding gzip bomb on a plain feed stops at the size bound, counted after decoding', async () => {
     const catalog = writeCatalog('encoding-bomb.json', [VPN6]);
-    const member = gzipSync(Buffer.from(`# ${'B'.repeat(997)}\n`.repeat(65536)), { level: 9 });
-    const members = Math.ceil(10_000_000 / member.length);
-    let sent = 0;
-    mirror.overrides.set(VPN6, () => {
-      sent = 0;
-      const body = new ReadableStream({
-        pull(controller) {
-          if (sent++ < members) controller.enqueue(member);
-          else controller.close();
-        },
-      });
-      return new Response(body, { headers: { 'content-encoding': 'gzip' } });
-    });
+    const bomb = gzipBomb(10_000_000, '#');
+    mirror.overrides.set(VPN6, () => bomb.response({ 'content-encoding': 'gzip' }));
     try {
       const { result: run, growthMb, seconds } = await peakRssGrowth(() => update(dir(), catalog));
-      measured.push(`Content-Encoding bomb ~10 MB -> ${Math.round((members * 65536000) / 1e9)} GB: +${growthMb} MB, ${seconds} s`);
+      measured.push(`Content-Encoding bomb ${Math.round(bomb.wireBytes / 1e6)} MB -> ${Math.round(bomb.inflatedBytes / 1e9)} GB: +${growthMb} MB, ${seconds} s`);
       expect(rowOf(run, VPN6)).toMatch(/missing .*larger than 67108864 bytes/);
       expect(growthMb).toBeLessThan(300);
     } finally {
@@ -414,20 +385,15 @@ describe('huge and compressed feeds stop at their bounds with bounded memory', (
 
   test('a 500 MB JSON feed is refused at its type bound before any parse', async () => {
     const catalog = writeCatalog('json.json', [GOOGLEBOT]);
-    const chunk = new TextEncoder().encode(`{"ipv4Prefix":"66.249.64.0/27"},`.repeat(32768));
-    const total = Math.ceil(500e6 / chunk.length);
-    let sent = 0;
-    mirror.overrides.set(GOOGLEBOT, () => {
-      sent = 0;
-      return streamed(() => (sent === 0 ? (sent++, new TextEncoder().encode('{"prefixes":[')) : sent++ < total ? chunk : null));
-    });
+    const json = hugeJson(500e6);
+    mirror.overrides.set(GOOGLEBOT, () => json.response());
     const parses = countParses('crawler-ranges');
     try {
       const { result: run, growthMb, seconds } = await peakRssGrowth(() => update(dir(), catalog));
-      measured.push(`JSON 500 MB: +${growthMb} MB, ${seconds} s, stopped after ${sent} of ${total} chunks`);
+      measured.push(`JSON 500 MB: +${growthMb} MB, ${seconds} s, stopped after ${json.sent()} of ${json.chunks} chunks`);
       expect(rowOf(run, GOOGLEBOT)).toMatch(/missing .*larger than 8388608 bytes/);
       expect(parses.count()).toBe(0);
-      expect(sent).toBeLessThan(total / 10);
+      expect(json.sent()).toBeLessThan(json.chunks / 10);
       expect(growthMb).toBeLessThan(200);
     } finally {
       parses.restore();
@@ -435,27 +401,9 @@ describe('huge and compressed feeds stop at their bounds with bounded memory', (
     }
   }, 120_000);
 
-  /** 10 M distinct /128 lines, streamed. */
-  function tenMillionLines(): { next: () => Uint8Array | null; sent: () => number } {
-    let n = 0;
-    const enc = new TextEncoder();
-    return {
-      next() {
-        if (n >= 10_000_000) return null;
-        let s = '';
-        for (let i = 0; i < 20_000; i++, n++) s += `2001:db8:${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}::1/128\n`;
-        return enc.encode(s);
-      },
-      sent: () => n,
-    };
-  }
-
   test('a list of 10 M /128 lines: refused at the download bound; with the bound raised, the streamed parse stops at the range bound', async () => {
-    let lines = tenMillionLines();
-    mirror.overrides.set(VPN6, () => {
-      lines = tenMillionLines();
-      return streamed(() => lines.next());
-    });
+    const lines = hostLines(10_000_000);
+    mirror.overrides.set(VPN6, () => lines.response());
     try {
       const a = await peakRssGrowth(() => update(dir(), writeCatalog('lines.json', [VPN6])));
       measured.push(`10 M /128 lines, default bound: +${a.growthMb} MB, ${a.seconds} s, ${lines.sent()} lines sent`);
@@ -474,9 +422,8 @@ describe('huge and compressed feeds stop at their bounds with bounded memory', (
   test('a line longer than 64 KiB is refused without holding it', async () => {
     const catalog = writeCatalog('longline.json', [VPN6]);
     const chunk = new Uint8Array(1 << 20).fill(0x41);
-    let sent = 0;
     mirror.overrides.set(VPN6, () => {
-      sent = 0;
+      let sent = 0;
       return streamed(() => (sent++ < 60 ? chunk : null));
     });
     try {
