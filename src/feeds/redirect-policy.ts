@@ -30,13 +30,16 @@ export function redirectScope(url: string, extraHosts: readonly string[] = []): 
   return { configuredOrigin: u.origin, hosts: new Set([u.hostname.toLowerCase(), ...extraHosts.map((h) => h.toLowerCase())]) };
 }
 
-/** Why a redirect from `from` to `to` is refused before any lookup, or null when the address check is what remains ('same-origin' skips it). */
-export function redirectVerdict(from: URL, to: URL, scope: RedirectScope): string | 'same-origin' | null {
-  if (to.origin === scope.configuredOrigin && from.protocol === to.protocol) return 'same-origin';
-  if (to.protocol !== 'https:') return from.protocol === 'https:' ? 'redirect refused: https to a plain-http URL' : 'redirect refused: to a URL that is not https';
-  if (to.username || to.password) return 'redirect refused: URL with credentials';
-  if (!scope.hosts.has(to.hostname.toLowerCase())) return "redirect refused: to a host other than the catalog entry's";
-  return null;
+/** What to do with one redirect: refuse it (with a category), or follow it, after the address check unless it returns to the configured origin. */
+export type RedirectVerdict = { refused: string } | { follow: 'configured-origin' | 'after-address-check' };
+
+/** The verdict on a redirect from `from` to `to` before any lookup. */
+export function redirectVerdict(from: URL, to: URL, scope: RedirectScope): RedirectVerdict {
+  if (to.origin === scope.configuredOrigin && from.protocol === to.protocol) return { follow: 'configured-origin' };
+  if (to.protocol !== 'https:') return { refused: from.protocol === 'https:' ? 'redirect refused: https to a plain-http URL' : 'redirect refused: to a URL that is not https' };
+  if (to.username || to.password) return { refused: 'redirect refused: URL with credentials' };
+  if (!scope.hosts.has(to.hostname.toLowerCase())) return { refused: "redirect refused: to a host other than the catalog entry's" };
+  return { follow: 'after-address-check' };
 }
 
 /** Whether an address is public unicast (the only kind a redirect may reach). */

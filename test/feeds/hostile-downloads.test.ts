@@ -144,11 +144,11 @@ describe('redirects', () => {
   test('https -> http is refused even on the same host; https to the entry host or a named one is left to the address check', () => {
     const scope = redirectScope('https://www.gstatic.com/ipranges/goog.json', ['gstatic.example']);
     const from = new URL('https://www.gstatic.com/ipranges/goog.json');
-    expect(redirectVerdict(from, new URL('http://www.gstatic.com/ipranges/goog.json'), scope)).toBe('redirect refused: https to a plain-http URL');
-    expect(redirectVerdict(from, new URL('https://www.gstatic.com/other.json'), scope)).toBe('same-origin');
-    expect(redirectVerdict(from, new URL('https://gstatic.example/goog.json'), scope)).toBeNull();
-    expect(redirectVerdict(from, new URL('https://169.254.169.254/'), scope)).toBe("redirect refused: to a host other than the catalog entry's");
-    expect(redirectVerdict(from, new URL('https://user:pw@gstatic.example/'), scope)).toBe('redirect refused: URL with credentials');
+    expect(redirectVerdict(from, new URL('http://www.gstatic.com/ipranges/goog.json'), scope)).toEqual({ refused: 'redirect refused: https to a plain-http URL' });
+    expect(redirectVerdict(from, new URL('https://www.gstatic.com/other.json'), scope)).toEqual({ follow: 'configured-origin' });
+    expect(redirectVerdict(from, new URL('https://gstatic.example/goog.json'), scope)).toEqual({ follow: 'after-address-check' });
+    expect(redirectVerdict(from, new URL('https://169.254.169.254/'), scope)).toEqual({ refused: "redirect refused: to a host other than the catalog entry's" });
+    expect(redirectVerdict(from, new URL('https://user:pw@gstatic.example/'), scope)).toEqual({ refused: 'redirect refused: URL with credentials' });
   });
 });
 
