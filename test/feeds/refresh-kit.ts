@@ -27,3 +27,9 @@ export function countingBuilds(builds: RefreshRequest[]) {
       },
     });
 }
+
+/** smallServerIndex in a child process: the builder's heap never grows the test process's (memory-measuring tests share it). */
+export async function smallServerIndexInChild(out: string): Promise<void> {
+  const child = Bun.spawn(['bun', '-e', `await (await import(${JSON.stringify(import.meta.path)})).smallServerIndex(${JSON.stringify(out)})`], { stderr: 'pipe' });
+  if ((await child.exited) !== 0) throw new Error(`building ${out} failed: ${await new Response(child.stderr).text()}`);
+}

@@ -17,7 +17,7 @@ import { runRefreshChild } from '../../src/feeds/refresh-child.ts';
 import type { RunningServer } from '../../src/server.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { startPublisher, writeTestCatalog, type Publisher } from './publisher.ts';
-import { countingBuilds, smallServerIndex } from './refresh-kit.ts';
+import { countingBuilds, smallServerIndexInChild } from './refresh-kit.ts';
 
 const ROOT = join(import.meta.dir, '..', '..');
 const TOR = 'tor/torbulkexitlist';
@@ -37,7 +37,7 @@ beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'ipintel-faults-'));
   publisher = startPublisher(join(tmp, 'publisher'), [TOR]);
   baseIndex = join(tmp, 'base.idx');
-  await smallServerIndex(baseIndex);
+  await smallServerIndexInChild(baseIndex);
 });
 afterAll(() => {
   publisher.stop();
