@@ -169,12 +169,15 @@ export class SourceContext {
   /** Streams the file's lines (1-based numbers), gunzipping `.gz` files. */
   async *lines(): AsyncGenerator<[text: string, lineNo: number]> {
     const raw = createReadStream(this.path);
-    let input: NodeJS.ReadableStream = this.path.endsWith('.gz') ? raw.pipe(createGunzip()) : raw;
-    let bounded: BoundedReader | null = null;
-    if (this.readLimits) {
-      bounded = new BoundedReader(this.maxReadBytes(), this.readLimits.maxLineBytes);
-      input = input.pipe(bounded);
-    }
+    const bounded = this.readLimits ? new BoundedReader(this.maxReadBytes(), this.readLimits.maxLineBytes) : null;
+    // Each stage's error is passed on: a truncated gzip must reach the reader, or it waits forever (pipe() does not forward errors).
+    let input: NodeJS.ReadableStream = raw;
+    const then = <T extends NodeJS.ReadWriteStream & { destroy(e?: Error): unknown }>(next: T): void => {
+      input.on('error', (e: Error) => next.destroy(e));
+      input = input.pipe(next);
+    };
+    if (this.path.endsWith('.gz')) then(createGunzip());
+    if (bounded) then(bounded);
     const rl = createInterface({ input, crlfDelay: Infinity });
     let n = 0;
     try {

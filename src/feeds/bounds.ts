@@ -118,8 +118,8 @@ export function copyRefusal(feed: CatalogFeed, next: CopySummary, previous: Copy
   // More malformed lines than data: an error page or a different format that happens to half-parse.
   if (next.skipped > next.rows) return `${next.skipped} malformed lines against ${next.rows} rows`;
   const families = [
-    ['v4', 'IPv4', 32, ANNOUNCED_V4, 'addresses'],
-    ['v6', 'IPv6', 128, ANNOUNCED_V6_NETS64, '/64 networks'],
+    ['v4', 'IPv4', ANNOUNCED_V4, 'addresses'],
+    ['v6', 'IPv6', ANNOUNCED_V6_NETS64, '/64 networks'],
   ] as const;
   for (const [key, name] of families) {
     if (next[key].widest === 0) return `lists the whole ${name} space (/0)`;
@@ -127,7 +127,7 @@ export function copyRefusal(feed: CatalogFeed, next: CopySummary, previous: Copy
   if (listSourceOf(feed) === 'third-party') {
     const category = shareCategoryOf(feed);
     const share = MAX_SHARE[category] ?? MAX_SHARE.threat;
-    for (const [key, name, , announced, unit] of families) {
+    for (const [key, name, announced, unit] of families) {
       const c: FamilyCoverage = next[key];
       if (c.widest !== null && c.widest < WIDEST_THIRD_PARTY[key]) {
         return `a range as wide as a /${c.widest} in a ${category} list that is not the holder's own (widest allowed: /${WIDEST_THIRD_PARTY[key]} of ${name})`;
@@ -137,14 +137,15 @@ export function copyRefusal(feed: CatalogFeed, next: CopySummary, previous: Copy
       }
     }
   }
-  if (accept || !previous) return null;
+  // A previous copy that would not pass these bounds itself (accepted before they existed: a poisoned list) is no baseline.
+  if (accept || !previous || copyRefusal(feed, previous, null) !== null) return null;
   if (previous.rows > 0) {
     const lost = (previous.rows - next.rows) / previous.rows;
     if (lost > feed.maxShrink) {
       return `shrank from ${previous.rows} to ${next.rows} rows (${Math.round(lost * 100)}% lost, at most ${Math.round(feed.maxShrink * 100)}% allowed)`;
     }
   }
-  for (const [key, name, , , unit] of families) {
+  for (const [key, name, , unit] of families) {
     const was = previous[key].units;
     const now = next[key].units;
     if (now > MAX_COVERAGE_FACTOR * Math.max(was, COVERAGE_FLOOR[key]) || (was > COVERAGE_FLOOR[key] && now * MAX_COVERAGE_FACTOR < was)) {

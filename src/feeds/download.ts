@@ -137,16 +137,17 @@ async function fetchFollowing(url: string, init: FetchInit, scope: RedirectScope
     if (![301, 302, 303, 307, 308].includes(res.status)) return res;
     await res.body?.cancel();
     if (hop >= MAX_REDIRECTS) throw new DownloadError(`redirect refused: more than ${MAX_REDIRECTS} redirects`);
+    const location = res.headers.get('location');
     let next: URL;
     try {
-      next = new URL(res.headers.get('location') ?? '', current);
+      if (!location) throw new Error('no location');
+      next = new URL(location, current);
     } catch {
       throw new DownloadError('redirect refused: no usable location');
     }
-    if (!res.headers.get('location')) throw new DownloadError('redirect refused: no usable location');
     const verdict = redirectVerdict(current, next, scope);
-    if (verdict !== null && verdict !== 'same-origin') throw new DownloadError(verdict);
-    if (verdict === null) {
+    if ('refused' in verdict) throw new DownloadError(verdict.refused);
+    if (verdict.follow === 'after-address-check') {
       const refused = await addressVerdict(next.hostname);
       if (refused) throw new DownloadError(refused);
     }

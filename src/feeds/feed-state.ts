@@ -10,7 +10,7 @@ import { writeFileAtomic } from '../../index-builder/write/atomic-file.ts';
 import { resolve } from 'node:path';
 import type { Validators } from './download.ts';
 import type { CopySummary } from './copy-summary.ts';
-import type { FeedOutcome } from './update.ts';
+import { hasGoodCopy, type FeedOutcome } from './update.ts';
 
 /**
  * How a feed stands: a good recent copy, an old one, none, a last attempt
@@ -100,7 +100,7 @@ export function statePathOf(indexPath: string): string {
 /** Records one fetch's outcome in a feed's record (everything but the schedule): dates, validators, the copy's summary, failure and refusal. */
 export function recordOutcome(r: FeedRecord, o: FeedOutcome, at: number): void {
   r.lastAttemptAt = at;
-  r.hasCopy = o.status === 'updated' || o.status === 'unchanged' || o.status === 'kept-previous';
+  r.hasCopy = hasGoodCopy(o);
   r.refused = o.refused === true;
   if (o.summary) r.copy = o.summary;
   if (!r.hasCopy) r.copy = null;

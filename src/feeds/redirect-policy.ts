@@ -13,6 +13,8 @@ import ipaddr from 'ipaddr.js';
 
 /** Most redirects one download follows. */
 export const MAX_REDIRECTS = 5;
+/** Longest wait for the lookup of a redirect's host. */
+const LOOKUP_TIMEOUT_MS = 10_000;
 
 /** What a download may be redirected to. */
 export interface RedirectScope {
@@ -28,13 +30,16 @@ export function redirectScope(url: string, extraHosts: readonly string[] = []): 
   return { configuredOrigin: u.origin, hosts: new Set([u.hostname.toLowerCase(), ...extraHosts.map((h) => h.toLowerCase())]) };
 }
 
-/** Why a redirect from `from` to `to` is refused before any lookup, or null when the address check is what remains ('same-origin' skips it). */
-export function redirectVerdict(from: URL, to: URL, scope: RedirectScope): string | 'same-origin' | null {
-  if (to.origin === scope.configuredOrigin && from.protocol === to.protocol) return 'same-origin';
-  if (to.protocol !== 'https:') return from.protocol === 'https:' ? 'redirect refused: https to a plain-http URL' : 'redirect refused: to a URL that is not https';
-  if (to.username || to.password) return 'redirect refused: URL with credentials';
-  if (!scope.hosts.has(to.hostname.toLowerCase())) return "redirect refused: to a host other than the catalog entry's";
-  return null;
+/** What to do with one redirect: refuse it (with a category), or follow it, after the address check unless it returns to the configured origin. */
+export type RedirectVerdict = { refused: string } | { follow: 'configured-origin' | 'after-address-check' };
+
+/** The verdict on a redirect from `from` to `to` before any lookup. */
+export function redirectVerdict(from: URL, to: URL, scope: RedirectScope): RedirectVerdict {
+  if (to.origin === scope.configuredOrigin && from.protocol === to.protocol) return { follow: 'configured-origin' };
+  if (to.protocol !== 'https:') return { refused: from.protocol === 'https:' ? 'redirect refused: https to a plain-http URL' : 'redirect refused: to a URL that is not https' };
+  if (to.username || to.password) return { refused: 'redirect refused: URL with credentials' };
+  if (!scope.hosts.has(to.hostname.toLowerCase())) return { refused: "redirect refused: to a host other than the catalog entry's" };
+  return { follow: 'after-address-check' };
 }
 
 /** Whether an address is public unicast (the only kind a redirect may reach). */
@@ -55,10 +60,15 @@ export async function addressVerdict(hostname: string): Promise<string | null> {
   let addresses: string[];
   if (ipaddr.isValid(bare)) addresses = [bare];
   else {
+    let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      addresses = (await lookup(bare, { all: true, verbatim: true })).map((a) => a.address);
+      // The resolver's own retries can take long; a redirect target that does not resolve promptly is refused.
+      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('lookup timed out')), LOOKUP_TIMEOUT_MS)));
+      addresses = (await Promise.race([lookup(bare, { all: true, verbatim: true }), late])).map((a) => a.address);
     } catch {
       return 'redirect refused: the host does not resolve';
+    } finally {
+      clearTimeout(timer);
     }
   }
   if (addresses.length === 0) return 'redirect refused: the host does not resolve';

@@ -29,6 +29,8 @@ export interface ChildResult {
   seconds: number;
   /** The child's own peak resident memory (what it reported; else the largest the watchdog saw). */
   peakRssBytes: number | null;
+  /** Its process id (null: never started), for removing what it left behind. */
+  pid: number | null;
 }
 
 /** Niceness of the child: below the server, above idle work. */
@@ -66,13 +68,13 @@ export async function runRefreshChild(
 ): Promise<ChildResult> {
   const t0 = performance.now();
   const seconds = () => Math.round((performance.now() - t0) / 100) / 10;
-  if (opts.signal?.aborted) return { outcome: 'failed', detail: 'not started: stopping', seconds: 0, peakRssBytes: null };
+  if (opts.signal?.aborted) return { outcome: 'failed', detail: 'not started: stopping', seconds: 0, peakRssBytes: null, pid: null };
   let child: Bun.Subprocess<'pipe', 'pipe', 'pipe'>;
   try {
     child = Bun.spawn(childCommand(opts.compiled), { stdin: 'pipe', stdout: 'pipe', stderr: 'pipe', env: process.env });
   } catch (e) {
     // Out of descriptors or processes: nothing started.
-    return { outcome: 'failed', detail: `cannot start the refresh child: ${(e as Error).message}`, seconds: 0, peakRssBytes: null };
+    return { outcome: 'failed', detail: `cannot start the refresh child: ${(e as Error).message}`, seconds: 0, peakRssBytes: null, pid: null };
   }
   let stopped: { outcome: RunOutcome; detail: string } | null = null;
   let watched = 0;
@@ -115,14 +117,16 @@ export async function runRefreshChild(
       child.exited,
     ]);
     const peakRssBytes = reported ?? (watched || null);
-    if (stopped) return { ...(stopped as { outcome: RunOutcome; detail: string }), seconds: seconds(), peakRssBytes };
-    if (code === 0) return { outcome: 'ok', detail: '', seconds: seconds(), peakRssBytes };
+    const pid = child.pid;
+    if (stopped) return { ...(stopped as { outcome: RunOutcome; detail: string }), seconds: seconds(), peakRssBytes, pid };
+    if (code === 0) return { outcome: 'ok', detail: '', seconds: seconds(), peakRssBytes, pid };
     const tail = stderr.trim().split('\n').slice(-3).join(' | ').slice(0, 500);
     const how = code === null || child.signalCode ? `killed by ${child.signalCode ?? 'a signal'}` : `exited ${code}`;
-    return { outcome: 'failed', detail: `refresh child ${how}${tail ? `: ${tail}` : ''}`, seconds: seconds(), peakRssBytes };
+    return { outcome: 'failed', detail: `refresh child ${how}${tail ? `: ${tail}` : ''}`, seconds: seconds(), peakRssBytes, pid };
   } catch (e) {
     child.kill('SIGKILL');
-    return { outcome: 'failed', detail: `refresh child: ${(e as Error).message}`, seconds: seconds(), peakRssBytes: watched || null };
+    await child.exited;
+    return { outcome: 'failed', detail: `refresh child: ${(e as Error).message}`, seconds: seconds(), peakRssBytes: watched || null, pid: child.pid };
   } finally {
     clearInterval(watchdog);
     clearTimeout(budget);

@@ -15,7 +15,6 @@ import { localPathOf, type CatalogFeed } from './catalog.ts';
 import type { DownloadLimits } from './download.ts';
 import { operatorEntries, writeFeedsManifest } from './manifest-writer.ts';
 import { updateFeeds, type FeedOutcome, type FeedStatus } from './update.ts';
-import { parseCounter } from './validate.ts';
 import { countersOf, loadRefreshState, newFeedRecord, recordOutcome, saveRefreshState, type FeedRecord, type RefreshState } from './feed-state.ts';
 
 /** What a round works on: the refresher's settings, as it passes them to the child. */
@@ -55,8 +54,7 @@ export interface FeedOutcomeLine {
 
 /** The child's events, one JSON line each on its stdout. */
 export type RefreshEvent =
-  /** `parses`: feed copies the checks parsed in this child (an unchanged feed parses none). */
-  | { kind: 'fetched'; outcomes: FeedOutcomeLine[]; parses: number }
+  | { kind: 'fetched'; outcomes: FeedOutcomeLine[] }
   | { kind: 'building' }
   | { kind: 'built'; ok: boolean; detail: string; seconds: number; coverage: string | null }
   | { kind: 'done'; peakRssBytes: number | null };
@@ -141,8 +139,7 @@ async function fetchDue(req: RefreshRequest, state: RefreshState, now: () => num
     }
   }
   saveRefreshState(req.statePath, state);
-  const lines = outcomes.map((o) => ({ path: o.feed.path, status: o.status, notModified: o.notModified, rows: o.rows, reason: o.reason }));
-  emit({ kind: 'fetched', outcomes: lines, parses: parseCounter.parses });
+  emit({ kind: 'fetched', outcomes: outcomes.map((o) => ({ path: o.feed.path, status: o.status, notModified: o.notModified, rows: o.rows, reason: o.reason })) });
 }
 
 /** Updates a feed's record from its outcome: success schedules the next check at its cadence, failure backs off. */

@@ -10,7 +10,7 @@
  * index keeps serving.
  */
 import { statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { localPathOf, type CatalogFeed } from './catalog.ts';
 import type { ChildResult } from './refresh-child.ts';
 import { UNREACHABLE, type FeedOutcomeLine, type RefreshEvent, type RefreshRequest, type RoundSettings } from './refresh-round.ts';
@@ -20,6 +20,7 @@ import { acquireLock, type HeldLock } from './lock.ts';
 import { FeedStateView } from './state-view.ts';
 import { recordSwap } from './swap-summary.ts';
 import { IndexReader } from '../index/reader.ts';
+import { removeChildLeftovers } from './leftovers.ts';
 
 /** Who manages the served index: the server itself, the operator (left alone), the operator's manifest (refreshed), or nobody (off). */
 export type FeedsMode = 'server' | 'operator' | 'manifest' | 'off';
@@ -197,6 +198,10 @@ export class FeedRefresher extends FeedStateView {
         replaced = openQuietly(indexPath);
       } else if (e.kind === 'built') built = e;
     });
+    if (result.pid !== null && result.outcome !== 'ok') {
+      // A child killed mid-write leaves temp files (a temp index is as large as the index).
+      removeChildLeftovers(result.pid, [indexPath, this.statePath], catalog.map((f) => dirname(localPathOf(feedsDir, f))));
+    }
     if (this.closing.signal.aborted) return;
     const swap = built;
     let swapped: { generation: number } | null = null;

@@ -96,11 +96,18 @@ async function updateOne(feed: CatalogFeed, url: string, opts: UpdateOptions): P
   // Same folder (atomic rename) and same extension (the parser gunzips by name).
   const temp = join(dirname(target), `.download-${process.pid}-${basename(target)}`);
   const hasCopy = existsSync(target);
-  const known = hasCopy ? (opts.previousOf?.(feed) ?? null) : null;
+  const remembered = hasCopy ? (opts.previousOf?.(feed) ?? null) : null;
+  // The copy's sha256, hashed (never parsed) when first needed: a remembered summary counts only for the bytes it describes.
+  let hashed: Promise<string | null> | null = null;
+  const onDiskSha = (): Promise<string | null> => (hashed ??= hasCopy ? sha256OfFile(target) : Promise.resolve(null));
   let baseline: Promise<CopySummary | null> | null = null;
-  // The previous copy is parsed only when no summary of it was kept (a copy from before summaries), once.
+  // The previous copy is parsed only when no summary of its bytes was kept (a copy from before summaries, or changed by hand), once.
   const previous = (): Promise<CopySummary | null> =>
-    (baseline ??= known ? Promise.resolve(known) : hasCopy ? summarizeOrNull(feed, target) : Promise.resolve(null));
+    (baseline ??= (async () => {
+      if (!hasCopy) return null;
+      if (remembered && remembered.sha256 === (await onDiskSha())) return remembered;
+      return summarizeOrNull(feed, target, (await onDiskSha()) ?? undefined);
+    })());
   // The copy on disk stays; it is good when its summary is known, or (a copy from before summaries) when it still parses.
   const failed = async (reason: string, refused = false): Promise<FeedOutcome> => {
     const kept = await previous();
@@ -119,14 +126,17 @@ async function updateOne(feed: CatalogFeed, url: string, opts: UpdateOptions): P
   const fresh: Validators = { etag: downloaded.etag, lastModified: downloaded.lastModified };
   try {
     // Hash first: the same bytes as the accepted copy need no parse at all.
-    const sameBytes = known ? known.sha256 === downloaded.sha256 : hasCopy && (await sha256OfFile(target)) === downloaded.sha256;
-    if (sameBytes) return { feed, status: 'unchanged', rows: known?.rows ?? null, previousRows: known?.rows ?? null, bytes: downloaded.bytes, validators: fresh, summary: known ?? undefined };
+    if ((await onDiskSha()) === downloaded.sha256) {
+      const summary = remembered?.sha256 === downloaded.sha256 ? remembered : undefined;
+      return { feed, status: 'unchanged', rows: summary?.rows ?? null, previousRows: summary?.rows ?? null, bytes: downloaded.bytes, validators: fresh, summary };
+    }
     let next: CopySummary;
     try {
       next = await summarizeCopy(feed, temp, `${feed.path} (download)`, downloaded.sha256);
     } catch (e) {
       if (e instanceof FeedError) return failed(`refused: ${parseFailureReason(feed, e)}`, true);
-      throw e;
+      // Any other throw is the parser meeting input it did not expect: this copy is refused, the round goes on (its message is not shown: it may quote the copy).
+      return failed(`refused: the ${feed.type} parser failed on this copy (${(e as Error)?.name ?? 'error'})`, true);
     }
     const before = await previous();
     const refused = copyRefusal(feed, next, before, opts.accept?.has(feed.path) ?? false);
@@ -140,9 +150,9 @@ async function updateOne(feed: CatalogFeed, url: string, opts: UpdateOptions): P
 }
 
 /** The summary of a copy already on disk (hashed and parsed within its bounds), or null when it no longer parses (not a baseline). */
-async function summarizeOrNull(feed: CatalogFeed, path: string): Promise<CopySummary | null> {
+async function summarizeOrNull(feed: CatalogFeed, path: string, sha256?: string): Promise<CopySummary | null> {
   try {
-    return await summarizeCopy(feed, path, feed.path, await sha256OfFile(path));
+    return await summarizeCopy(feed, path, feed.path, sha256 ?? (await sha256OfFile(path)));
   } catch (e) {
     if (e instanceof FeedError) return null;
     throw e;

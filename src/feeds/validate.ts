@@ -9,16 +9,12 @@ import { manifestEntryOf, type CatalogFeed } from './catalog.ts';
 import { readLimitsOf } from './bounds.ts';
 import { CoverageSink, type CopySummary } from './copy-summary.ts';
 
-/** Parses one copy; counts parses (a refresh of an unchanged feed must not parse; tests read it). */
-export const parseCounter = { parses: 0 };
-
 /**
  * Parses `path` as the feed's type within `limits` (null: unbounded, a
  * trusted copy); throws FeedError (naming `displayPath` and the line) when it
  * does not parse, FeedLimitError when it passes a bound.
  */
 export async function summarizeCopy(feed: CatalogFeed, path: string, displayPath: string, sha256: string, limits: ReadLimits | null = readLimitsOf(feed)): Promise<CopySummary> {
-  parseCounter.parses++;
   const ctx = new SourceContext(path, displayPath, manifestEntryOf(feed));
   ctx.readLimits = limits;
   const coverage = new CoverageSink(limits?.maxRanges ?? Infinity, (ranges) => {

@@ -1,12 +1,13 @@
 /** The refresh child: niced, fetches and builds outside the server, reports events, and is stopped at its memory cap, its time budget, or its parent's end. */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { childCommand, runRefreshChild } from '../../src/feeds/refresh-child.ts';
 import type { RefreshEvent, RefreshRequest } from '../../src/feeds/refresh-round.ts';
 import { loadRefreshState } from '../../src/feeds/feed-state.ts';
 import { loadCatalog } from '../../src/feeds/catalog.ts';
+import { removeChildLeftovers } from '../../src/feeds/leftovers.ts';
 import { startPublisher, writeTestCatalog, type Publisher } from './publisher.ts';
 
 const TOR = 'tor/torbulkexitlist';
@@ -127,3 +128,15 @@ test('stopping (the server closing) kills the child under way', async () => {
     publisher.modes.delete(TOR);
   }
 }, 30_000);
+
+test("what a killed child left (its temp index, state temp and downloads) is removed; a live writer's temp stays", async () => {
+  const d = join(dir, 'leftovers');
+  mkdirSync(join(d, 'tor'), { recursive: true });
+  const gone = Bun.spawn(['true']);
+  await gone.exited;
+  const index = join(d, 'ipintel.idx');
+  const files = [`.ipintel.idx.tmp-${gone.pid}-1`, `.ipintel.idx.feeds-state.json.tmp-${gone.pid}-2`, `tor/.download-${gone.pid}-torbulkexitlist`, `.ipintel.idx.tmp-${process.pid}-3`, 'tor/torbulkexitlist'];
+  for (const f of files) writeFileSync(join(d, f), 'x');
+  expect(removeChildLeftovers(gone.pid, [index, `${index}.feeds-state.json`], [join(d, 'tor')])).toBe(3);
+  expect(files.filter((f) => existsSync(join(d, f)))).toEqual([`.ipintel.idx.tmp-${process.pid}-3`, 'tor/torbulkexitlist']);
+});

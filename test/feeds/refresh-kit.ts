@@ -13,10 +13,7 @@ export async function smallServerIndex(out: string): Promise<void> {
   await buildIndex({ sources: [{ options: { type: 'cidr-list', category: 'content', path: src }, absPath: src, displayPath: CLOUDFLARE }], out, quiet: true, managedBy: 'server' });
 }
 
-/** Feed copies parsed by the refresh children of countingBuilds (the checks run there, not in the test process). */
-export const childParses = { parses: 0 };
-
-/** The real refresh child (a generous cap), recording each round that built into `builds` (and the child's parses in childParses). */
+/** The real refresh child (a generous cap), recording each round that built into `builds`. */
 export function countingBuilds(builds: RefreshRequest[]) {
   return (req: RefreshRequest, signal: AbortSignal, onEvent: (e: RefreshEvent) => void) =>
     runRefreshChild(req, {
@@ -26,8 +23,13 @@ export function countingBuilds(builds: RefreshRequest[]) {
       signal,
       onEvent: (e) => {
         if (e.kind === 'building') builds.push(req);
-        if (e.kind === 'fetched') childParses.parses += e.parses;
         onEvent(e);
       },
     });
+}
+
+/** smallServerIndex in a child process: the builder's heap never grows the test process's (memory-measuring tests share it). */
+export async function smallServerIndexInChild(out: string): Promise<void> {
+  const child = Bun.spawn(['bun', '-e', `await (await import(${JSON.stringify(import.meta.path)})).smallServerIndex(${JSON.stringify(out)})`], { stderr: 'pipe' });
+  if ((await child.exited) !== 0) throw new Error(`building ${out} failed: ${await new Response(child.stderr).text()}`);
 }

@@ -5,6 +5,7 @@
  * build of accepted copies) the same files read as before.
  */
 import { describe, expect, test } from 'bun:test';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { FeedLimitError, SourceContext, type ReadLimits } from '../../index-builder/feed/source.ts';
 import { PARSERS } from '../../index-builder/parsers/index.ts';
 import { CoverageSink } from '../../src/feeds/copy-summary.ts';
@@ -97,5 +98,19 @@ describe('coverage', () => {
     expect(c.v6).toEqual({ ranges: 2, units: 65_537, widest: 48 });
     c.add(4, 0, 0xffffffff);
     expect(c.v4.widest).toBe(0);
+  });
+});
+
+describe('a truncated gzip', () => {
+  test('fails with a FeedError instead of waiting forever, bounded or not', async () => {
+    const whole = tempFeed('whole.txt.gz', Array.from({ length: 20_000 }, (_, i) => `10.0.${i & 255}.0/24 # ${i}`));
+    const bytes = readFileSync(whole);
+    const path = tempFeed('truncated.txt.gz', '');
+    writeFileSync(path, bytes.subarray(0, bytes.length >> 1));
+    for (const limits of [loose, null]) {
+      const started = performance.now();
+      await expect(lines(path, limits)).rejects.toThrow(/feed\.txt(:\d+)?: cannot read/);
+      expect(performance.now() - started).toBeLessThan(10_000);
+    }
   });
 });

@@ -80,6 +80,8 @@ describe('catalog errors name the file and the entry', () => {
     ['a duplicate path', { ...good }, /feeds\[1\]: path tor\/exits appears twice/],
     ['a cadence that is not a duration', { ...good, path: 'b', cadence: 'hourly' }, /feeds\[1\]: cadence must be a duration/],
     ['a numeric cadence', { ...good, path: 'b', cadence: 3600 }, /feeds\[1\]: cadence must be a duration/],
+    ['a size bound of 0', { ...good, path: 'b', maxMb: 0 }, /feeds\[1\]: maxMb must be a positive number/],
+    ['allowHosts that is not a list of host names', { ...good, path: 'b', allowHosts: ['x.org/path'] }, /feeds\[1\]: allowHosts must be a list of host names/],
   ])('%s', (_what, bad, message) => {
     const run = load([good, bad]);
     expect(run).toThrow(CatalogError);

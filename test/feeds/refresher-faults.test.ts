@@ -7,7 +7,7 @@
  * backs off.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statfsSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statfsSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFeedRefresher } from '../../src/feeds/start.ts';
@@ -17,7 +17,7 @@ import { runRefreshChild } from '../../src/feeds/refresh-child.ts';
 import type { RunningServer } from '../../src/server.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { startPublisher, writeTestCatalog, type Publisher } from './publisher.ts';
-import { countingBuilds, smallServerIndex } from './refresh-kit.ts';
+import { countingBuilds, smallServerIndexInChild } from './refresh-kit.ts';
 
 const ROOT = join(import.meta.dir, '..', '..');
 const TOR = 'tor/torbulkexitlist';
@@ -27,9 +27,17 @@ let tmp: string;
 let publisher: Publisher;
 const mounts: string[] = [];
 
-beforeAll(() => {
+/** One small server-built index, copied where each test needs it (one build in this process, not one per test). */
+let baseIndex: string;
+async function placeIndex(path: string): Promise<void> {
+  copyFileSync(baseIndex, path);
+}
+
+beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'ipintel-faults-'));
   publisher = startPublisher(join(tmp, 'publisher'), [TOR]);
+  baseIndex = join(tmp, 'base.idx');
+  await smallServerIndexInChild(baseIndex);
 });
 afterAll(() => {
   publisher.stop();
@@ -136,7 +144,7 @@ describe('a timer task that forgot its catch', () => {
   test('a rejected promise and a thrown exception from timers: a real server process logs each once and keeps serving', async () => {
     const dir = join(tmp, 'reject');
     mkdirSync(dir, { recursive: true });
-    await smallServerIndex(join(dir, 'ipintel.idx'));
+    await placeIndex(join(dir, 'ipintel.idx'));
     const child = Bun.spawn(['bun', 'test/feeds/serve-host.ts'], {
       cwd: ROOT,
       env: { ...process.env, PORT: '0', HOST: '127.0.0.1', IPINTEL_DB: ':memory:', IPINTEL_INDEX: join(dir, 'ipintel.idx'), IPINTEL_FEEDS_REFRESH: 'off', IPINTEL_WORKERS: '1', TEST_REJECT_AFTER_MS: '300' },
@@ -169,7 +177,7 @@ describe('the file system refuses', () => {
     // files read-write, so an index on the read-only mount itself could not be served at all).
     const elsewhere = join(tmp, 'ro-index');
     mkdirSync(elsewhere, { recursive: true });
-    await smallServerIndex(join(elsewhere, 'ipintel.idx'));
+    await placeIndex(join(elsewhere, 'ipintel.idx'));
     const source = join(tmp, 'rw');
     mkdirSync(source, { recursive: true });
     symlinkSync(join(elsewhere, 'ipintel.idx'), join(source, 'ipintel.idx'));
@@ -201,7 +209,7 @@ describe('the file system refuses', () => {
     test(`a full disk on the ${c.path} path: the old index serves, one line per round with doubling waits, nothing left behind`, async () => {
       const data = join(tmp, `full-${c.path}`);
       if (!mountTmpfs(data, 131_072)) return;
-      await smallServerIndex(join(data, 'ipintel.idx'));
+      await placeIndex(join(data, 'ipintel.idx'));
       fillLeaving(data, c.pagesLeft);
       const s = await serve(data, join(tmp, `full-${c.path}-feeds`));
       try {
@@ -227,7 +235,7 @@ describe('the file system refuses', () => {
     fillLeaving(feeds, 0);
     const data = join(tmp, 'full-temp-data');
     mkdirSync(data, { recursive: true });
-    await smallServerIndex(join(data, 'ipintel.idx'));
+    await placeIndex(join(data, 'ipintel.idx'));
     const s = await serve(data, feeds);
     try {
       const sentBefore = publisher.sent.get(TOR) ?? 0;
@@ -248,7 +256,7 @@ describe('the file system refuses', () => {
   test('no file descriptors left (EMFILE) on the lock path: one line, the old index serves; with descriptors back, the next round works', async () => {
     const data = join(tmp, 'emfile');
     mkdirSync(data, { recursive: true });
-    await smallServerIndex(join(data, 'ipintel.idx'));
+    await placeIndex(join(data, 'ipintel.idx'));
     const s = await serve(data, join(tmp, 'emfile-feeds'));
     const held: number[] = [];
     try {
@@ -274,7 +282,7 @@ describe('a refresh child over its memory cap', () => {
   test('is stopped; the old index serves; status, metrics and one log line say so', async () => {
     const data = join(tmp, 'cap');
     mkdirSync(data, { recursive: true });
-    await smallServerIndex(join(data, 'ipintel.idx'));
+    await placeIndex(join(data, 'ipintel.idx'));
     const s = await serve(data, join(tmp, 'cap-feeds'), {
       retryBaseMs: 60_000,
       runChild: (req, signal, onEvent) => runRefreshChild(req, { compiled: false, memoryCapBytes: 24 * 1048576, timeBudgetMs: 60_000, signal, onEvent }),
