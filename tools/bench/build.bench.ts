@@ -20,7 +20,7 @@
  * every 100 ms from /proc (counts helper processes, misses spikes < 100 ms).
  * An empty --feeds-dir keeps a local feeds/feeds.json out of the default.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { packageSources } from '../../index-builder/default-sources.ts';
@@ -63,7 +63,8 @@ async function measure(cmd: string[], cwd: string): Promise<Measured> {
   const code = await child.exited;
   clearInterval(sampler);
   const text = await stderr;
-  if (code !== 0) throw new Error(`${cmd.join(' ')} (in ${cwd}) exited ${code}:\n${text.slice(-2000)}`);
+  // The builder's own message comes before GNU time's report.
+  if (code !== 0) throw new Error(`${cmd.join(' ')} (in ${cwd}) exited ${code}: ${text.split('\tCommand being timed')[0].slice(-2000)}`);
   const field = (label: string) => {
     const m = text.match(new RegExp(`${label}: (.+)`));
     if (!m) throw new Error(`no "${label}" in GNU time output`);
@@ -101,6 +102,7 @@ console.log(lines);
 const runs = new Map<string, Measured[]>();
 const record = (key: string, m: Measured) => runs.set(key, [...(runs.get(key) ?? []), m]);
 const sectionsEqual: Record<string, boolean[]> = {};
+const failures: Record<string, number> = {};
 for (let r = 0; r < RUNS; r++) {
   if (!BASE) record('floor', await measure(['bun', 'run', FLOOR], HERE));
   for (const kind of KINDS) {
@@ -109,10 +111,18 @@ for (let r = 0; r < RUNS; r++) {
     const order = BASE ? (r % 2 === 0 ? [BASE, HERE] : [HERE, BASE]) : [HERE];
     for (const dir of order) {
       const file = dir === HERE ? out : join(work, `${kind}-base.idx`);
+      rmSync(file, { force: true });
       console.error(`run ${r + 1}/${RUNS}: ${kind} build, ${dir === HERE ? 'this checkout' : 'base'}`);
-      record(`${kind}:${dir === HERE ? 'new' : 'base'}`, await measure(buildCommand(kind, file), dir));
+      const key = `${kind}:${dir === HERE ? 'new' : 'base'}`;
+      try {
+        record(key, await measure(buildCommand(kind, file), dir));
+      } catch (e) {
+        // A failed build is reported and counted, not measured; the other runs go on.
+        console.error(`FAILED: ${(e as Error).message}`);
+        failures[key] = (failures[key] ?? 0) + 1;
+      }
     }
-    if (BASE) {
+    if (BASE && existsSync(out) && existsSync(join(work, `${kind}-base.idx`))) {
       const a = sectionHashes(out);
       const b = sectionHashes(join(work, `${kind}-base.idx`));
       delete a.META;
@@ -127,7 +137,8 @@ for (let r = 0; r < RUNS; r++) {
 const MiB = 1048576;
 const spread = (xs: number[], f: (x: number) => string) => (xs.length > 1 ? ` (${f(Math.min(...xs))}–${f(Math.max(...xs))})` : '');
 const row = (name: string, key: string, target?: number): (string | number)[] => {
-  const ms = runs.get(key)!;
+  const ms = runs.get(key) ?? [];
+  if (ms.length === 0) return [name, 'failed', '', '', '', ''];
   const wall = ms.map((m) => m.wallS);
   const peak = ms.map((m) => m.maxRssBytes / MiB);
   const within = target === undefined ? '' : `${peak.filter((p) => p <= target).length}/${peak.length}`;
@@ -150,13 +161,16 @@ for (const kind of KINDS) {
 printTable(table);
 if (BASE) {
   for (const kind of KINDS) {
-    const n = runs.get(`${kind}:new`)!;
-    const b = runs.get(`${kind}:base`)!;
+    const n = runs.get(`${kind}:new`) ?? [];
+    const b = runs.get(`${kind}:base`) ?? [];
+    if (n.length === 0 || b.length === 0) continue;
     const ratio = (k: keyof Measured) => (median(n.map((m) => m[k])) / median(b.map((m) => m[k]))).toFixed(2);
     console.log(
       `${kind}: this/base wall ${ratio('wallS')}x, cpu ${ratio('cpuS')}x, peak RSS ${ratio('maxRssBytes')}x; ` +
-        `sections equal to the base's in ${sectionsEqual[kind].filter(Boolean).length}/${sectionsEqual[kind].length} runs`,
+        `sections equal to the base's in ${(sectionsEqual[kind] ?? []).filter(Boolean).length}/${(sectionsEqual[kind] ?? []).length} runs`,
     );
   }
 }
+const failed = Object.entries(failures);
+if (failed.length) console.log(`failed builds (not in the medians): ${failed.map(([k, n]) => `${k} ${n}`).join(', ')}`);
 rmSync(work, { recursive: true, force: true });
