@@ -24,7 +24,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { packageSources } from '../../index-builder/default-sources.ts';
-import { sectionHashes } from '../../test/helpers/section-hashes.ts';
+import { sectionHashes } from '../../index-builder/write/section-hashes.ts';
 import { median, printTable, procStatus, processTree } from './bench-kit.ts';
 
 const args = process.argv.slice(2);
