@@ -51,8 +51,10 @@ interface Measured {
 
 /** Runs a command under /usr/bin/time -v while sampling the RSS of its process tree. */
 async function measure(cmd: string[], cwd: string): Promise<Measured> {
-  const child = Bun.spawn(['/usr/bin/time', '-v', ...cmd], { cwd, stdout: 'ignore', stderr: 'pipe' });
+  // stdout piped and drained: with it ignored, the CLI's last line made the full build exit 1.
+  const child = Bun.spawn(['/usr/bin/time', '-v', ...cmd], { cwd, stdout: 'pipe', stderr: 'pipe' });
   const stderr = new Response(child.stderr).text();
+  const stdout = new Response(child.stdout).text();
   let treePeakBytes = 0;
   const sampler = setInterval(() => {
     let sum = 0;
@@ -63,6 +65,7 @@ async function measure(cmd: string[], cwd: string): Promise<Measured> {
   const code = await child.exited;
   clearInterval(sampler);
   const text = await stderr;
+  await stdout;
   // The builder's own message comes before GNU time's report.
   if (code !== 0) throw new Error(`${cmd.join(' ')} (in ${cwd}) exited ${code}: ${text.split('\tCommand being timed')[0].slice(-2000)}`);
   const field = (label: string) => {
