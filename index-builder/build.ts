@@ -144,23 +144,27 @@ export function writeCollected(collector: Collector, metas: SourceMeta[], opts: 
   const overrides = collector.overrideLines.length > 0 ? new TextEncoder().encode(`${collector.overrideLines.join('\n')}\n`) : null;
   const file = new IndexFileWriter(opts.out, FIXED_SECTIONS + encoders.length + (overrides ? 1 : 0));
   try {
+    progress.phase('interval tables');
     writeIntervals(file, merged);
     // The collector frees memory late on a machine with much RAM; a full collection
     // between the large steps keeps their garbage from adding up.
     Bun.gc(true);
     const tables: Record<string, number> = {};
     for (const [tag, encode] of encoders) {
+      progress.phase(`sub-table ${tag}`);
       const u32 = encode();
       tables[tag] = u32.length;
       file.add(tag, bytesOf(u32));
     }
     Bun.gc(true);
+    progress.phase('records');
     // Geo strings are interned after the sub-tables' and before the string table is encoded.
     file.add(Section.RECORDS, bytesOf(encodeRecords(merged.records, merged.recordCount, encodeGeoRows(collector, merged.strings))));
     merged.records = new Uint32Array(0);
     if (overrides) file.add(Section.OVERRIDES, overrides);
     collector.release();
     Bun.gc(true);
+    progress.phase('strings');
     const strings = encodeStrings(merged.strings);
     file.add(Section.STRING_OFFSETS, bytesOf(strings.offsets));
     file.add(Section.STRING_BYTES, strings.bytes);

@@ -190,7 +190,7 @@ export class Collector implements BuildSink {
    */
   seal(): void {
     for (const t of this.valueTables()) t.seal();
-    this.geoValues.forgetValues();
+    this.geoValues.seal();
   }
 
   private valueTables(): ValueTable<unknown>[] {
@@ -223,7 +223,7 @@ export class Collector implements BuildSink {
     // Parsing a large feed makes short-lived values (lines, fields, addresses) by the
     // million, which the collector frees late on a machine with much RAM: a young
     // collection every 256 K reports keeps them from piling up.
-    if ((++this.reports & 0x3ffff) === 0) Bun.gc(false);
+    if ((++this.reports & 0xffff) === 0) Bun.gc(false);
     return family === 4 ? this.v4 : this.v6;
   }
 

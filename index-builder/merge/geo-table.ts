@@ -8,7 +8,7 @@ import { GEO_LAYOUT } from '../../src/index/format.ts';
 import type { GeoValue } from '../sink.ts';
 import { GrowableU32 } from './growable.ts';
 import { RowSet } from './row-set.ts';
-import type { StringTable } from './value-table.ts';
+import { StringTable } from './value-table.ts';
 
 // Key row: four strings, latitude and longitude as f64 words, time zone, which coordinates are present.
 const KEY_WIDTH = 10;
@@ -18,44 +18,51 @@ const f32Bits = new Uint32Array(f32.buffer);
 
 /** Locations by id; id 0 is reserved for "none". */
 export class GeoTable {
-  private readonly keys = new RowSet(KEY_WIDTH);
+  private keys: RowSet | undefined = new RowSet(KEY_WIDTH);
   /** Per id: latitude and longitude as f32 bits, as first reported (NaN when absent). */
   private readonly coordinates = new GrowableU32(1 << 16);
-  private readonly stringIds = new Map<string, number>([['', 0]]);
-  private readonly strings: string[] = [''];
+  /** Local string ids (0: empty); the map goes at seal, the list stays for encode. */
+  private readonly localStrings = new StringTable();
+  /** After seal: per id the GEO_LAYOUT row with local string ids (the dedup keys let go). */
+  private sealed: Uint32Array | undefined;
   private readonly row = new Array<number>(KEY_WIDTH).fill(0);
   /** The last values reported and their ids: parsers report one object for many ranges. */
   private memo = new Map<GeoValue, number>();
+  /** The number of ids once sealed. */
+  private count = 0;
 
   constructor() {
     // Id 0: a key no location produces (presence bits beyond the two used).
-    this.keys.idOf(new Array<number>(KEY_WIDTH).fill(0xffffffff));
+    this.keys!.idOf(new Array<number>(KEY_WIDTH).fill(0xffffffff));
     this.coordinates.push(0);
     this.coordinates.push(0);
   }
 
   /** Number of ids including the reserved 0. */
   get size(): number {
-    return this.keys.size;
+    return this.keys ? this.keys.size : this.count;
   }
 
   /** The id of a location, adding it when new; equal locations get one id. */
   intern(v: GeoValue): number {
     let id = this.memo.get(v);
     if (id !== undefined) return id;
+    const keys = this.keys;
+    if (!keys) throw new Error('GeoTable: intern after seal');
     const row = this.row;
-    row[0] = this.stringId(v.countryCode);
-    row[1] = this.stringId(v.region);
-    row[2] = this.stringId(v.city);
-    row[3] = this.stringId(v.postalCode);
+    const local = this.localStrings;
+    row[0] = local.id(v.countryCode);
+    row[1] = local.id(v.region);
+    row[2] = local.id(v.city);
+    row[3] = local.id(v.postalCode);
     // Coordinates compare as numbers (0 and -0 are one location, as their text is).
     const present = (v.latitude === undefined ? 0 : 1) | (v.longitude === undefined ? 0 : 2);
     setF64(row, 4, v.latitude);
     setF64(row, 6, v.longitude);
-    row[8] = this.stringId(v.timezone);
+    row[8] = local.id(v.timezone);
     row[9] = present;
-    const before = this.keys.size;
-    id = this.keys.idOf(row);
+    const before = keys.size;
+    id = keys.idOf(row);
     if (id === before) {
       this.coordinates.push(f32BitsOf(v.latitude));
       this.coordinates.push(f32BitsOf(v.longitude));
@@ -64,12 +71,46 @@ export class GeoTable {
     return id;
   }
 
-  /** The named parts of a location (country, region, city) by id, for precedence; undefined for 0. */
+  /**
+   * Ends interning: each location becomes its GEO_LAYOUT row (local string
+   * ids) and the deduplication keys are let go before the sweep allocates.
+   */
+  seal(): void {
+    const keys = this.keys;
+    if (!keys) return;
+    const g = GEO_LAYOUT.length;
+    const n = keys.size;
+    const rows = keys.rows;
+    const out = new Uint32Array(n * g);
+    for (let r = 1; r < n; r++) {
+      const k = r * KEY_WIDTH;
+      const o = r * g;
+      out[o] = rows.at(k);
+      out[o + 1] = rows.at(k + 1);
+      out[o + 2] = rows.at(k + 2);
+      out[o + 3] = rows.at(k + 3);
+      out[o + 4] = this.coordinates.at(2 * r);
+      out[o + 5] = this.coordinates.at(2 * r + 1);
+      out[o + 6] = rows.at(k + 8);
+    }
+    this.sealed = out;
+    this.count = n;
+    this.keys = undefined;
+    this.localStrings.seal();
+    this.forgetValues();
+  }
+
+  /** The named parts of a location (country, region, city) by id, for precedence (publisherGeoStands); undefined for 0. */
   get(id: number | undefined): GeoValue | undefined {
     if (!id || id >= this.size) return undefined;
-    const rows = this.keys.rows;
+    const names = this.localStrings.strings;
+    const named = (lid: number) => names[lid] || undefined;
+    if (this.sealed) {
+      const o = id * GEO_LAYOUT.length;
+      return { countryCode: named(this.sealed[o]), region: named(this.sealed[o + 1]), city: named(this.sealed[o + 2]) };
+    }
+    const rows = this.keys!.rows;
     const k = id * KEY_WIDTH;
-    const named = (lid: number) => this.strings[lid] || undefined;
     return { countryCode: named(rows.at(k)), region: named(rows.at(k + 1)), city: named(rows.at(k + 2)) };
   }
 
@@ -83,40 +124,28 @@ export class GeoTable {
    * id order, column by column: the order a table of the values would use.
    */
   encode(strings: StringTable): Uint32Array {
+    this.seal();
+    const local = this.sealed!;
     const g = GEO_LAYOUT.length;
-    const n = this.size;
-    const out = new Uint32Array(n * g);
-    const rows = this.keys.rows;
-    const local = new Uint32Array(this.strings.length).fill(0xffffffff);
+    const out = new Uint32Array(local.length);
+    const names = this.localStrings.strings;
+    const ids = new Uint32Array(names.length).fill(0xffffffff);
     const id = (lid: number): number => {
-      let v = local[lid];
-      if (v === 0xffffffff) v = local[lid] = strings.id(this.strings[lid]);
+      let v = ids[lid];
+      if (v === 0xffffffff) v = ids[lid] = strings.id(names[lid]);
       return v;
     };
     out[4] = out[5] = NAN_BITS;
-    for (let r = 1; r < n; r++) {
-      const k = r * KEY_WIDTH;
-      const o = r * g;
-      out[o] = id(rows.at(k));
-      out[o + 1] = id(rows.at(k + 1));
-      out[o + 2] = id(rows.at(k + 2));
-      out[o + 3] = id(rows.at(k + 3));
-      out[o + 4] = this.coordinates.at(2 * r);
-      out[o + 5] = this.coordinates.at(2 * r + 1);
-      out[o + 6] = id(rows.at(k + 8));
+    for (let o = g; o < local.length; o += g) {
+      out[o] = id(local[o]);
+      out[o + 1] = id(local[o + 1]);
+      out[o + 2] = id(local[o + 2]);
+      out[o + 3] = id(local[o + 3]);
+      out[o + 4] = local[o + 4];
+      out[o + 5] = local[o + 5];
+      out[o + 6] = id(local[o + 6]);
     }
     return out;
-  }
-
-  private stringId(s: string | undefined): number {
-    if (s === undefined || s === '') return 0;
-    let id = this.stringIds.get(s);
-    if (id === undefined) {
-      id = this.strings.length;
-      this.strings.push(s);
-      this.stringIds.set(s, id);
-    }
-    return id;
   }
 }
 

@@ -74,6 +74,8 @@ export function sweep(collector: Collector, onProgress?: (phase: string) => void
     // The rows are now held as segments: let the collector's copies go before the sweep allocates.
     for (const l of VALUE_LAYERS) fam.values[l] = new RangeRows(family);
     fam.flags.clear();
+    // Rows that were copied into segments are garbage now: freed before the sweep grows its own columns.
+    Bun.gc(true);
     const valueCount = valueSegs.length;
     const all = [...valueSegs, ...flagSegs];
     const ptr = new Int32Array(all.length);

@@ -35,18 +35,25 @@ export class ValueTable<T> {
 
 /** Interned strings; id 0 is the empty string, which reads back as null. */
 export class StringTable {
-  private readonly ids = new Map<string, number>([['', 0]]);
+  private ids: Map<string, number> | undefined = new Map<string, number>([['', 0]]);
   readonly strings: string[] = [''];
 
   /** Returns the id of a string (0 for undefined, null or empty). */
   id(s: string | null | undefined): number {
     if (s === undefined || s === null || s === '') return 0;
-    let id = this.ids.get(s);
+    const ids = this.ids;
+    if (!ids) throw new Error('StringTable: intern after seal');
+    let id = ids.get(s);
     if (id === undefined) {
       id = this.strings.length;
       this.strings.push(s);
-      this.ids.set(s, id);
+      ids.set(s, id);
     }
     return id;
+  }
+
+  /** Ends interning: the lookup map goes, the strings stay. */
+  seal(): void {
+    this.ids = undefined;
   }
 }

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import reference from './fixtures/reference-sections.json';
-import { sectionHashes } from '../helpers/section-hashes.ts';
+import { sectionHashes } from '../../index-builder/write/section-hashes.ts';
 import { FEEDS_DIR } from '../helpers/recording-sink.ts';
 
 const ROOT = resolve(import.meta.dir, '../..');
