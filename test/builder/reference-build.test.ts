@@ -2,8 +2,10 @@
  * The builder writes the same sections as the builder of 0f1fc5e did (the
  * one before the small-box rework), on the real inputs: the data packages
  * (default) and every snapshot of ../shared/feeds (full). The expected
- * XXH3-64 per section were taken from that builder's files; META holds build
- * times and durations, so it is not compared.
+ * XXH3-64 per section were taken from that builder's files (the full build's
+ * from f6633dc: that builder plus the publisher-location layer, which changes
+ * the full build's locations); META holds build times and durations, so it is
+ * not compared.
  */
 import { describe, expect, test } from 'bun:test';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
