@@ -112,6 +112,20 @@ describe('publishing the same bytes again', () => {
   }, 60_000);
 });
 
+describe('a manifest replaced within the second', () => {
+  test('gets a later mtime, so a static server validating by mtime and size never answers 304 for it', async () => {
+    const dir = join(work, 'pub-same-second');
+    const key = readSigningKey(writeSigningKeyPair(join(work, 'same-second')).keyPath);
+    const a = await tinyIndex('second-a', ['192.0.2.0/26'], '2026-10-02T00:00:00Z');
+    const b = await tinyIndex('second-b', ['192.0.2.64/26'], '2026-10-03T00:00:00Z');
+    const mtime = () => Math.floor(require('node:fs').statSync(join(dir, PUBLISHED_MANIFEST)).mtimeMs / 1000);
+    publishIndex({ indexPath: a, dir, privateKey: key, keep: 3 });
+    const first = mtime();
+    publishIndex({ indexPath: b, dir, privateKey: key, keep: 3 });
+    expect(mtime()).toBeGreaterThan(first);
+  }, 60_000);
+});
+
 describe.if(runNginx)('pulling through nginx', () => {
   let nginx: Nginx;
   let pub: string;

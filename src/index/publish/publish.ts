@@ -4,7 +4,7 @@
  * `DIR/ipintel.idx.json` (its signed manifest, written last), keeping the
  * newest `keep` versions. Any static HTTP server can serve DIR.
  */
-import { closeSync, copyFileSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { mapIndexFile } from '../index-file.ts';
@@ -111,7 +111,12 @@ export function publishIndex(options: PublishOptions): PublishedManifest {
   placeAtomically(join(options.dir, PUBLISHED_INDEX), (tmp) => linkSync(versioned, tmp));
   fsyncPath(versions);
   // The manifest last: a puller that sees it finds every file it names.
-  writeTextNow(join(options.dir, PUBLISHED_MANIFEST), manifestText);
+  const manifestPath = join(options.dir, PUBLISHED_MANIFEST);
+  const previousMtime = mtimeSecondsOf(manifestPath);
+  writeTextNow(manifestPath, manifestText);
+  // Static servers validate by mtime in whole seconds and size (nginx's ETag, Last-Modified): a manifest
+  // replaced within the second by one of the same length would be answered 304. Its mtime always moves on.
+  if (previousMtime !== null && mtimeSecondsOf(manifestPath)! <= previousMtime) utimesSync(manifestPath, previousMtime + 1, previousMtime + 1);
   fsyncPath(options.dir);
   pruneVersions(versions, Math.max(1, options.keep));
   return manifest;
@@ -125,6 +130,15 @@ function signedBy(manifest: PublishedManifest, privateKey: string | KeyObject): 
     return true;
   } catch {
     return false;
+  }
+}
+
+/** A file's mtime in whole seconds, or null when it does not exist. */
+function mtimeSecondsOf(path: string): number | null {
+  try {
+    return Math.floor(statSync(path).mtimeMs / 1000);
+  } catch {
+    return null;
   }
 }
 
