@@ -105,7 +105,7 @@ testWithShared('records of a real index share few scoring views: the scored part
   expect(records.size).toBeGreaterThan(3000);
   expect(cache.views).toBeGreaterThan(1);
   expect(cache.views).toBeLessThan(records.size / 10);
-});
+}, 120_000); // the real-snapshot fixture index may have to be built first
 
 test('the memo holds at most its slots (IPINTEL_MEMORY_MB sizes it): answers stay exact', () => {
   const slots = 128;
