@@ -25,6 +25,8 @@ function collectingSink(): { sink: BuildSink; got: Collected } {
   const got: Collected = { families: [], starts: [], ends: [], values: [] };
   const sink = new Proxy({} as BuildSink, {
     get: (_t, prop) => {
+      // The optional words form is absent: every range comes through geo().
+      if (prop === 'geo6Words') return undefined;
       if (prop !== 'geo') return () => { throw new Error(`unexpected sink.${String(prop)}`); };
       return (family: Family, start: Addr, end: Addr, value: GeoValue) => {
         got.families.push(family);
