@@ -2,7 +2,7 @@
  * The rig of the hostile-feed tests: a feed mirror on 127.0.0.1 whose
  * per-path overrides play the hostile publisher, `feeds update` run
  * in-process with its log and state captured, a catalog of real entries with
- * a test's own bounds, the process's peak RSS around a step, and a spy
+ * a test's own bounds, a measured run in a process of its own, and a spy
  * counting a parser's runs.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -70,6 +70,35 @@ export class HostileRig {
     return { code, log: lines.join('\n'), state: existsSync(statePath) ? readFileSync(statePath, 'utf8') : '' };
   }
 
+  /**
+   * `feeds update --no-build` against the mirror in a child process of its
+   * own, as an operator runs it, with that process's peak RSS (VmHWM, read
+   * every 20 ms until it exits). Measured inside the test process instead,
+   * the figure depended on what earlier test files had left on its heap.
+   */
+  async updateMeasured(dir: string, catalog: string, ...more: string[]): Promise<{ result: Run; peakMb: number; seconds: number }> {
+    const t0 = performance.now();
+    const child = Bun.spawn(
+      ['bun', 'src/commands/feeds/cli.ts', 'update', '--dir', dir, '--catalog', catalog, '--mirror', this.mirror.url, '--index', join(dir, 'index.idx'), '--no-build', ...more],
+      { cwd: join(import.meta.dir, '../..'), stdout: 'ignore', stderr: 'pipe' },
+    );
+    let peakKb = 0;
+    const timer = setInterval(() => {
+      try {
+        const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+        if (kb) peakKb = Math.max(peakKb, Number(kb[1]));
+      } catch {
+        // it has exited
+      }
+    }, 20);
+    const log = await new Response(child.stderr as ReadableStream<Uint8Array>).text();
+    const code = await child.exited;
+    clearInterval(timer);
+    const statePath = join(dir, 'index.idx.feeds-state.json');
+    const result = { code, log, state: existsSync(statePath) ? readFileSync(statePath, 'utf8') : '' };
+    return { result, peakMb: Math.round(peakKb / 1024), seconds: Math.round(performance.now() - t0) / 1000 };
+  }
+
   /** One update with `path` answered by `respond`. */
   async serving(dir: string, catalog: string, path: string, respond: () => Response, ...more: string[]): Promise<Run> {
     this.mirror.overrides.set(path, respond);
@@ -78,38 +107,6 @@ export class HostileRig {
     } finally {
       this.mirror.overrides.clear();
     }
-  }
-}
-
-/** This process's peak RSS since the last reset (Linux VmHWM), or null where /proc does not say. */
-function peakRss(): number | null {
-  try {
-    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
-    return kb ? Number(kb[1]) * 1024 : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Peak growth of this process's RSS while `work` runs: the kernel's high-water mark (reset first), else samples every 20 ms. */
-export async function peakRssGrowth<T>(work: () => Promise<T>): Promise<{ result: T; growthMb: number; seconds: number }> {
-  Bun.gc(true);
-  const base = process.memoryUsage.rss();
-  try {
-    // Resets VmHWM to the current RSS: a synchronous peak between two samples is still seen.
-    writeFileSync('/proc/self/clear_refs', '5');
-  } catch {
-    // Not Linux, or not allowed: the samples alone.
-  }
-  let peak = base;
-  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 20);
-  const t0 = performance.now();
-  try {
-    const result = await work();
-    peak = Math.max(peak, process.memoryUsage.rss(), peakRss() ?? 0);
-    return { result, growthMb: Math.round((peak - base) / 1048576), seconds: Math.round(performance.now() - t0) / 1000 };
-  } finally {
-    clearInterval(timer);
   }
 }
 
