@@ -24,3 +24,8 @@ export async function buildFromTexts(dir: string, out: string, sources: readonly
   await buildIndex({ sources: resolved, out: path, quiet: true, builtAtMs: Date.parse(builtAt) });
   return path;
 }
+
+/** A tiny index of one datacenter list (`name` its provider) holding `cidrs`, built at `builtAt`, as `dir/<name>.idx`. */
+export function datacenterIndex(dir: string, name: string, cidrs: readonly string[], builtAt: string): Promise<string> {
+  return buildFromTexts(dir, `${name}.idx`, [{ type: 'cidr-list', name: `${name}.txt`, text: `${cidrs.join('\n')}\n`, options: { category: 'datacenter', provider: name } }], builtAt);
+}

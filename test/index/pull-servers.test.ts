@@ -6,14 +6,14 @@
  * the old index serves; nginx stopped, both keep serving.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { buildIndex } from '../../index-builder/build.ts';
-import { PUBLISHED_INDEX, publishIndex } from '../../src/index/publish/publish.ts';
+import { PUBLISHED_INDEX, PUBLISHED_MANIFEST, publishIndex } from '../../src/index/publish/publish.ts';
 import { readSigningKey, writeSigningKeyPair } from '../../src/index/publish/signing-keys.ts';
 import { NGINX, startNginx, type Nginx } from '../helpers/nginx.ts';
 import { fixedTestPort } from '../helpers/fixed-port.ts';
+import { datacenterIndex } from '../helpers/small-build.ts';
 
 const ROOT = resolve(import.meta.dir, '../..');
 const runNginx = NGINX !== null || !!process.env.CI;
@@ -37,18 +37,7 @@ describe.if(runNginx)('servers pulling through nginx', () => {
   const servers: Served[] = [];
   const idx: Record<string, string> = {};
 
-  async function tinyIndex(name: string, cidrs: string[], builtAt: string): Promise<string> {
-    const list = join(work, `${name}.txt`);
-    writeFileSync(list, `${cidrs.join('\n')}\n`);
-    const out = join(work, `${name}.idx`);
-    await buildIndex({
-      sources: [{ options: { type: 'cidr-list', category: 'datacenter', provider: name, path: list }, absPath: list, displayPath: `${name}.txt` }],
-      out,
-      quiet: true,
-      builtAtMs: Date.parse(builtAt),
-    });
-    return out;
-  }
+  const tinyIndex = (name: string, cidrs: string[], builtAt: string) => datacenterIndex(work, name, cidrs, builtAt);
 
   function startPulling(name: string, workers: number): Served {
     const dir = join(work, name);
@@ -159,12 +148,17 @@ describe.if(runNginx)('servers pulling through nginx', () => {
   }, 90_000);
 
   test('a tampered publish is refused by both with the reason in the admin status; the old index serves', async () => {
-    const m = publishIndex({ indexPath: idx.c, dir: pub, privateKey: key, keep: 5 });
-    const path = join(pub, m.file);
-    const bytes = readFileSync(path);
+    // Published aside and damaged there, then laid out for nginx manifest last: the servers poll every
+    // second, so a manifest visible before the damage would let them fetch the good file.
+    const staging = join(work, 'pub-staging');
+    const m = publishIndex({ indexPath: idx.c, dir: staging, privateKey: key, keep: 5 });
+    const bytes = readFileSync(join(staging, m.file));
     bytes[bytes.length - 64] ^= 0x01;
-    rmSync(path);
-    writeFileSync(path, bytes);
+    writeFileSync(join(pub, m.file), bytes);
+    writeFileSync(join(pub, 'manifest.tmp'), readFileSync(join(staging, PUBLISHED_MANIFEST)));
+    renameSync(join(pub, 'manifest.tmp'), join(pub, PUBLISHED_MANIFEST));
+    const later = Date.now() / 1000 + 2; // a new mtime for nginx's validators (mtime seconds and size)
+    utimesSync(join(pub, PUBLISHED_MANIFEST), later, later);
     for (const s of servers) {
       expect(
         await eventually(async () => {

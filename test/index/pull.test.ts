@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildIndex } from '../../index-builder/build.ts';
 import { main as buildIndexCli } from '../../index-builder/cli.ts';
 import { mapIndexFile } from '../../src/index/index-file.ts';
 import { IndexPuller, type PollOutcome } from '../../src/index/pull/index-puller.ts';
@@ -17,6 +16,7 @@ import { PUBLISHED_INDEX, PUBLISHED_MANIFEST, publishIndex, sha256OfFile } from 
 import { signManifest, type PublishedManifest } from '../../src/index/publish/signed-manifest.ts';
 import { readPublicKey, readSigningKey, writeSigningKeyPair } from '../../src/index/publish/signing-keys.ts';
 import { NGINX, startNginx, type Nginx } from '../helpers/nginx.ts';
+import { datacenterIndex } from '../helpers/small-build.ts';
 
 const runNginx = NGINX !== null || !!process.env.CI;
 if (NGINX === null) console.log('pull: skipped (nginx is not installed; .ci/run installs nginx-light)');
@@ -28,18 +28,7 @@ beforeAll(() => {
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** A tiny index: one datacenter list of `cidrs`, built at `builtAt`. */
-async function tinyIndex(name: string, cidrs: string[], builtAt: string): Promise<string> {
-  const list = join(work, `${name}.txt`);
-  writeFileSync(list, `${cidrs.join('\n')}\n`);
-  const out = join(work, `${name}.idx`);
-  await buildIndex({
-    sources: [{ options: { type: 'cidr-list', category: 'datacenter', provider: name, path: list }, absPath: list, displayPath: `${name}.txt` }],
-    out,
-    quiet: true,
-    builtAtMs: Date.parse(builtAt),
-  });
-  return out;
-}
+const tinyIndex = (name: string, cidrs: string[], builtAt: string) => datacenterIndex(work, name, cidrs, builtAt);
 
 describe('index-keygen and --publish', () => {
   test('keygen writes a 0600 private key and a one-line public key, and never overwrites', () => {

@@ -236,8 +236,8 @@ async function flood(count: number, concurrency: number, make: (i: number) => Pr
 describe('reverse DNS answers a zone owner makes huge (issue 26 #1)', () => {
   /** Distinct addresses verified; the bound on the server's resident growth over them. */
   const ADDRESSES = 10_000;
-  // Collector slack on a loaded machine included: measured 12-68 MB; the unbounded cache grew 1.3 MB per address.
-  const RSS_GROWTH_LIMIT_MB = 96;
+  // Collector slack included: measured 12-96 MB (the merged server, full suite); the unbounded cache grew 1.3 MB per address (13 GB here).
+  const RSS_GROWTH_LIMIT_MB = 160;
 
   test(
     `${ADDRESSES} distinct verify addresses with 64 KB PTR answers: resident memory grows less than ${RSS_GROWTH_LIMIT_MB} MB`,

@@ -4,9 +4,10 @@
  * `DIR/ipintel.idx.json` (its signed manifest, written last), keeping the
  * newest `keep` versions. Any static HTTP server can serve DIR.
  */
-import { closeSync, copyFileSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, unlinkSync, utimesSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
+import { writeTextAtomically } from '../atomic-text.ts';
 import { mapIndexFile } from '../index-file.ts';
 import { signManifest, verifyManifest, type PublishedManifest } from './signed-manifest.ts';
 
@@ -107,13 +108,13 @@ export function publishIndex(options: PublishOptions): PublishedManifest {
   const versioned = join(options.dir, manifest.file);
   const manifestText = `${JSON.stringify(manifest, null, 2)}\n`;
   placeAtomically(versioned, (tmp) => copyFileSync(options.indexPath, tmp));
-  writeTextNow(`${versioned}.json`, manifestText);
+  writeTextAtomically(`${versioned}.json`, manifestText);
   placeAtomically(join(options.dir, PUBLISHED_INDEX), (tmp) => linkSync(versioned, tmp));
   fsyncPath(versions);
   // The manifest last: a puller that sees it finds every file it names.
   const manifestPath = join(options.dir, PUBLISHED_MANIFEST);
   const previousMtime = mtimeSecondsOf(manifestPath);
-  writeTextNow(manifestPath, manifestText);
+  writeTextAtomically(manifestPath, manifestText);
   // Static servers validate by mtime in whole seconds and size (nginx's ETag, Last-Modified): a manifest
   // replaced within the second by one of the same length would be answered 304. Its mtime always moves on.
   if (previousMtime !== null && mtimeSecondsOf(manifestPath)! <= previousMtime) utimesSync(manifestPath, previousMtime + 1, previousMtime + 1);
@@ -142,17 +143,6 @@ function mtimeSecondsOf(path: string): number | null {
   }
 }
 
-/** Writes text atomically and synchronously (temp, fsync, rename). */
-function writeTextNow(path: string, text: string): void {
-  placeAtomically(path, (tmp) => {
-    const fd = openSync(tmp, 'w', 0o644);
-    try {
-      writeFileSync(fd, text);
-    } finally {
-      closeSync(fd);
-    }
-  });
-}
 
 /** Removes all but the newest `keep` versions (and their manifests). */
 function pruneVersions(versions: string, keep: number): void {

@@ -12,6 +12,7 @@ import { basename, dirname, join } from 'node:path';
 import { FORMAT_VERSION } from '../format.ts';
 import { mapIndexFile } from '../index-file.ts';
 import { MAX_MANIFEST_BYTES, ManifestRefusal, verifyManifest, type PublishedManifest } from '../publish/signed-manifest.ts';
+import { writeTextAtomically } from '../atomic-text.ts';
 import { writePullStatus, type PollOutcome, type PullStatus } from './pull-status-file.ts';
 
 export type { PollOutcome, PullStatus };
@@ -235,16 +236,7 @@ export function sidecarPath(localPath: string): string {
 
 /** Writes the served manifest beside the pulled file (atomically). */
 function writeSidecar(localPath: string, manifest: PublishedManifest): void {
-  const path = sidecarPath(localPath);
-  const tmp = `${path}.tmp-${process.pid}`;
-  const fd = openSync(tmp, 'w', 0o644);
-  try {
-    writeSync(fd, JSON.stringify(manifest));
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
+  writeTextAtomically(sidecarPath(localPath), JSON.stringify(manifest));
 }
 
 /** The manifest of the file at `localPath` when its sidecar verifies and matches the file's size and build time; else null (the next poll downloads). */

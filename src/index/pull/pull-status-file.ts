@@ -3,7 +3,8 @@
  * runs once per host (in the primary), and every worker's /v1/data/status and
  * /metrics read it from there.
  */
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { writeTextAtomically } from '../atomic-text.ts';
 
 /** What the status route shows of the puller. */
 export interface PullStatus {
@@ -33,17 +34,8 @@ export function pullStatusPath(localPath: string): string {
 
 /** Writes the status atomically; a failure is ignored (status is advisory, serving goes on). */
 export function writePullStatus(localPath: string, status: PullStatus): void {
-  const path = pullStatusPath(localPath);
-  const tmp = `${path}.tmp-${process.pid}`;
   try {
-    const fd = openSync(tmp, 'w', 0o644);
-    try {
-      writeSync(fd, JSON.stringify(status));
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, path);
+    writeTextAtomically(pullStatusPath(localPath), JSON.stringify(status));
   } catch {}
 }
 

@@ -1,0 +1,21 @@
+/** Small text files written whole or not at all: a temp name beside the file, fsync, rename. */
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+
+/** Writes `text` to `path` atomically (readers see the old file or the new one, never a part). */
+export function writeTextAtomically(path: string, text: string): void {
+  const tmp = join(dirname(path), `.${basename(path)}.tmp-${process.pid}-${Date.now()}`);
+  try {
+    const fd = openSync(tmp, 'w', 0o644);
+    try {
+      writeSync(fd, text);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+}
