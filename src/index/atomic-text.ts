@@ -2,11 +2,11 @@
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
-/** Writes `text` to `path` atomically (readers see the old file or the new one, never a part). */
-export function writeTextAtomically(path: string, text: string): void {
+/** Writes `text` to `path` atomically (readers see the old file or the new one, never a part), with file `mode`. */
+export function writeTextAtomically(path: string, text: string, mode = 0o644): void {
   const tmp = join(dirname(path), `.${basename(path)}.tmp-${process.pid}-${Date.now()}`);
   try {
-    const fd = openSync(tmp, 'w', 0o644);
+    const fd = openSync(tmp, 'wx', mode);
     try {
       writeSync(fd, text);
       fsyncSync(fd);

@@ -4,21 +4,14 @@
  * what pulling servers are given in IPINTEL_INDEX_PUBKEY.
  */
 import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, statSync, writeSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { writeTextAtomically } from '../atomic-text.ts';
 import { parsePublicKey, publicKeyLine } from './signed-manifest.ts';
 
 /** Writes `text` to `path` with `mode`, atomically; refuses to replace an existing file. */
 function writeNew(path: string, text: string, mode: number): void {
   if (existsSync(path)) throw new Error(`${path} exists; remove it first (a key is never overwritten)`);
-  const tmp = `${path}.tmp-${process.pid}`;
-  const fd = openSync(tmp, 'wx', mode);
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
+  writeTextAtomically(path, text, mode);
 }
 
 /** Generates a key pair and writes PREFIX.key (0600) and PREFIX.pub; returns the two paths and the public line. */
