@@ -54,8 +54,8 @@ export { MIN_MEMORY_MB };
 /**
  * What a worker holds whatever the memos: the runtime, the compiled code,
  * the framework, the index's decoded tables, and the garbage a busy worker
- * carries between collections (the most of it: an idle worker holds ~110 MiB;
- * under random load, memos aside, ~170 MiB; tools/bench/serving-memory.bench.ts).
+ * carries between collections, the most of it (measured under random load by
+ * tools/bench/serving-memory.bench.ts; the figures are in BENCHMARKS.md).
  */
 export const RUNTIME_MB = 176;
 
