@@ -174,3 +174,34 @@ describe('what the server writes (its start-up line)', () => {
     ]);
   });
 });
+
+describe('pull and publisher settings (IPINTEL_INDEX_*, IPINTEL_ROLE, IPINTEL_PUBLISH_*)', () => {
+  const pull = { IPINTEL_INDEX_URL: 'https://cdn.example.org/ipintel.idx', IPINTEL_INDEX_PUBKEY: 'ed25519:AAAA' };
+  const publisher = { IPINTEL_ROLE: 'publisher', IPINTEL_PUBLISH_DIR: '/srv/pub', IPINTEL_INDEX_SIGNING_KEY: '/etc/k.key' };
+
+  test('a pull: poll 5m by default, no fallback, and the feed refresher off', () => {
+    const c = loadConfig(pull);
+    expect(c.pull).toEqual({ url: pull.IPINTEL_INDEX_URL, publicKey: 'ed25519:AAAA', pollMs: 300_000, fallback: null });
+    expect(c.feedsRefreshMs).toBeNull();
+    expect(loadConfig({ ...pull, IPINTEL_INDEX_POLL: '30s', IPINTEL_INDEX_FALLBACK: 'default' }).pull).toMatchObject({ pollMs: 30_000, fallback: 'default' });
+    expect(loadConfig({}).pull).toBeNull();
+  });
+
+  test('an unverifiable or malformed pull is refused at start', () => {
+    expect(() => loadConfig({ IPINTEL_INDEX_URL: pull.IPINTEL_INDEX_URL })).toThrow(/IPINTEL_INDEX_PUBKEY/);
+    expect(() => loadConfig({ ...pull, IPINTEL_INDEX_URL: 'ftp://x/ipintel.idx' })).toThrow(/http\(s\) URL/);
+    expect(() => loadConfig({ ...pull, IPINTEL_INDEX_FALLBACK: 'build' })).toThrow(/IPINTEL_INDEX_FALLBACK/);
+    expect(() => loadConfig({ ...pull, IPINTEL_INDEX_POLL: 'often' })).toThrow(/IPINTEL_INDEX_POLL/);
+  });
+
+  test('the publisher role needs its folder and key, keeps 3 versions by default, and never pulls', () => {
+    expect(loadConfig({}).role).toBe('server');
+    expect(loadConfig(publisher)).toMatchObject({ role: 'publisher', publish: { dir: '/srv/pub', signingKeyPath: '/etc/k.key', keep: 3 } });
+    expect(loadConfig({ ...publisher, IPINTEL_PUBLISH_KEEP: '7' }).publish?.keep).toBe(7);
+    expect(() => loadConfig({ ...publisher, IPINTEL_PUBLISH_DIR: '' })).toThrow(/IPINTEL_PUBLISH_DIR/);
+    expect(() => loadConfig({ ...publisher, IPINTEL_INDEX_SIGNING_KEY: '' })).toThrow(/IPINTEL_INDEX_SIGNING_KEY/);
+    expect(() => loadConfig({ ...publisher, ...pull })).toThrow(/cannot also pull/);
+    expect(() => loadConfig({ ...publisher, IPINTEL_PUBLISH_KEEP: '0' })).toThrow(/IPINTEL_PUBLISH_KEEP/);
+    expect(() => loadConfig({ IPINTEL_ROLE: 'edge' })).toThrow(/IPINTEL_ROLE/);
+  });
+});
