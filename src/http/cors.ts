@@ -1,24 +1,39 @@
 /**
  * CORS for the API (spec: `/v1` answers carry CORS headers, preflight
- * included): one set of options for the Elysia plugin and, for the routes
- * answered before the framework (v1-pipeline.ts), the
- * headers the plugin puts on a simple request with these options.
+ * included): any origin, no credentials. The request path adds these
+ * headers to every answer it gives (server.ts), in this one place, and
+ * answers every preflight (OPTIONS, on any path) here.
  */
-import { cors } from '@elysiajs/cors';
+const ALLOWED_METHODS = 'GET, POST, DELETE, OPTIONS';
+const ALLOWED_HEADERS = 'Content-Type, X-API-Key, Authorization, If-None-Match';
+const EXPOSED_HEADERS = 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, X-RateLimit-Tier, Retry-After, ETag';
 
-const ALLOWED_METHODS = ['GET', 'POST', 'DELETE', 'OPTIONS'];
-const ALLOWED_HEADERS = ['Content-Type', 'X-API-Key', 'Authorization', 'If-None-Match'];
-const EXPOSED_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-RateLimit-Tier', 'Retry-After', 'ETag'];
+/** The CORS headers of every answer but a preflight's. */
+export const CORS_RESPONSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'access-control-allow-headers': ALLOWED_HEADERS,
+  'access-control-allow-methods': ALLOWED_METHODS,
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': EXPOSED_HEADERS,
+});
 
-/** The Elysia CORS plugin with the API's options. */
-export function corsPlugin() {
-  return cors({ origin: '*', credentials: false, methods: ALLOWED_METHODS, allowedHeaders: ALLOWED_HEADERS, exposeHeaders: EXPOSED_HEADERS, maxAge: 86400 });
+/**
+ * The answer to a preflight: 204, a one-day max age, the allowed methods
+ * when the browser names the method it wants. `Vary: *` as browsers have
+ * always been sent it here (a preflight is never shared-cached).
+ */
+export function preflightResponse(request: Request): Response {
+  const headers: Record<string, string> = {
+    'access-control-allow-headers': ALLOWED_HEADERS,
+    'access-control-allow-origin': '*',
+    'access-control-expose-headers': EXPOSED_HEADERS,
+    'access-control-max-age': '86400',
+    vary: '*',
+  };
+  if (request.headers.get('access-control-request-method')) headers['access-control-allow-methods'] = ALLOWED_METHODS;
+  return new Response(null, { status: 204, headers });
 }
 
-/** The CORS headers of a non-preflight answer (equality with the plugin's is tested). */
-export const CORS_RESPONSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
-  'access-control-allow-headers': ALLOWED_HEADERS.join(', '),
-  'access-control-allow-methods': ALLOWED_METHODS.join(', '),
-  'access-control-allow-origin': '*',
-  'access-control-expose-headers': EXPOSED_HEADERS.join(', '),
-});
+/** Adds the CORS headers to an answer (not a preflight's: preflightResponse has its own). */
+export function addCorsHeaders(headers: Headers): void {
+  for (const name in CORS_RESPONSE_HEADERS) headers.set(name, CORS_RESPONSE_HEADERS[name]);
+}

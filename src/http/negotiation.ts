@@ -5,8 +5,6 @@
  * A bare any-type range (curl's default) means JSON.
  */
 
-import type { ApiError } from '../errors.ts';
-
 interface MediaRange {
   type: string;
   subtype: string;
@@ -58,17 +56,44 @@ export function wantsText(format: string | null | undefined, accept: string | nu
   return text.q > 0 && text.q === json.q && text.specificity > json.specificity;
 }
 
-/** An error as legacy text (spec 4.6 rule 6): one line `error: <message>`, the JSON route's status and headers. */
-export function textErrorResponse(e: ApiError): Response {
-  return new Response(`error: ${e.message}\n`, {
-    status: e.status,
-    headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', vary: 'Accept', ...e.headers },
-  });
+/** `format` and `detail` of a legacy request: the query's parameters that choose its representation and layout. */
+export interface LegacyQuery {
+  format?: string;
+  detail?: string;
 }
 
-/** Whether a request to a legacy route asks for text (its `format` query, else its Accept header). */
+const NO_QUERY: LegacyQuery = Object.freeze({});
+
+/**
+ * `format` and `detail` of a URL's query; the last of a repeated key counts.
+ * A query with nothing encoded is split by hand (no URL parse on the text
+ * route's path); anything else as URLSearchParams reads it.
+ */
+export function legacyQuery(url: string): LegacyQuery {
+  const q = url.indexOf('?');
+  if (q < 0) return NO_QUERY;
+  const text = url.slice(q + 1);
+  if (text.includes('%') || text.includes('+')) {
+    const params = new URLSearchParams(text);
+    return { format: params.getAll('format').at(-1), detail: params.getAll('detail').at(-1) };
+  }
+  let format: string | undefined;
+  let detail: string | undefined;
+  // Pairs read in place (no array of pairs): [at, end) is one `key[=value]`.
+  for (let at = 0; at <= text.length; ) {
+    let end = text.indexOf('&', at);
+    if (end < 0) end = text.length;
+    const eq = text.indexOf('=', at);
+    const keyEnd = eq < 0 || eq > end ? end : eq;
+    const value = keyEnd === end ? '' : text.slice(keyEnd + 1, end);
+    if (keyEnd - at === 6 && text.startsWith('format', at)) format = value;
+    else if (keyEnd - at === 6 && text.startsWith('detail', at)) detail = value;
+    at = end + 1;
+  }
+  return { format, detail };
+}
+
+/** Whether a request to a legacy route asks for text (its `format` query, else its Accept header): its answer's and its errors' representation. */
 export function requestWantsText(request: Request): boolean {
-  const q = request.url.indexOf('?');
-  const format = q < 0 ? null : new URLSearchParams(request.url.slice(q + 1)).get('format');
-  return wantsText(format, request.headers.get('accept'));
+  return wantsText(legacyQuery(request.url).format, request.headers.get('accept'));
 }

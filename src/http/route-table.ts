@@ -1,41 +1,64 @@
 /**
- * The app's routes as one table, read from the Elysia app itself: which
- * route pattern a path belongs to (the metrics label, the representation of
- * errors answered before the app) and which methods that pattern answers
- * (405 with `Allow`; HEAD wherever GET is). Matching
- * follows Elysia's router so both always name the same route (tested
- * against the router in test/http/route-table.test.ts): a static segment
+ * The route table: the routes declared once (routes/table.ts) as a router.
+ * Which declaration a path belongs to (its handler, the metrics label, the
+ * representation of its errors, its rate-limit policy) and which methods
+ * it answers (405 with `Allow`; HEAD wherever GET is). A static segment
  * beats a parameter, a parameter beats a wildcard, a parameter is never
  * empty, and one trailing slash is ignored. Matching walks the path in
  * place: no allocation per request.
  */
-
-import { isExemptFromRateLimit } from './ratelimit/route-policy.ts';
+import type { Caller } from './caller.ts';
+import type { OperationName } from './openapi/operations.ts';
 
 /** The label of every path that is no route: one label for all of them keeps metrics bounded. */
 export const OTHER_ROUTE = 'other';
 
-/**
- * Single-segment paths that browsers and crawlers ask every site for: files,
- * not addresses, so 404 NOT_FOUND rather than the legacy `/{ip}` lookup's INVALID_IP.
- */
-export const NOT_ADDRESSES: readonly string[] = ['/favicon.ico', '/robots.txt'];
-
-/** CORS preflights: answered on every path (the CORS plugin's catch-all), so never a 405. */
+/** CORS preflights: answered on every path, so never a 405. */
 const PREFLIGHT = 'OPTIONS';
 
-/** One route pattern and the methods registered on it. */
-export interface RouteEntry {
+/** The methods a route declares a handler for (`ALL`: any method, no 405). */
+export type RouteMethod = 'GET' | 'POST' | 'DELETE' | 'ALL';
+
+/**
+ * A route's answer: `path` is the request's path (no query, undecoded),
+ * `hasQuery` whether the URL has a query string, `caller` who is asking.
+ * Throws ApiError for the spec's errors.
+ */
+export type RouteHandler = (request: Request, path: string, hasQuery: boolean, caller: Caller) => Response | Promise<Response>;
+
+/** One route as declared: the handlers by method and everything derived from it. */
+export interface RouteDeclaration<H> {
+  /** The pattern in the `{param}` form (`/v1/ip/{ip}`; `/*` ends a folder): the metrics label and the OpenAPI path. */
+  readonly path: string;
+  /** Handlers by method, in the order `Allow` lists them. */
+  readonly handlers: Readonly<Partial<Record<RouteMethod, H>>>;
+  /** Takes no rate-limit token (and reads no API key). */
+  readonly exemptFromRateLimit?: boolean;
+  /** Reads the admin token: a wrong one spends the caller's admin budget (ratelimit/admin-budget.ts). */
+  readonly readsAdminToken?: boolean;
+  /** Also answered by a publisher (IPINTEL_ROLE=publisher), which answers nothing else. */
+  readonly publisher?: boolean;
+  /** Errors are negotiated as one line of text like the answers (legacy routes, spec 4.6 rule 6). */
+  readonly textErrors?: boolean;
+  /** The OpenAPI operation of each method (openapi/operations.ts); absent: undocumented. */
+  readonly operations?: Readonly<Partial<Record<'get' | 'post' | 'delete', OperationName>>>;
+}
+
+/** One route of the table, as matched. */
+export interface RouteEntry<H = RouteHandler> {
   /** The pattern in the `{param}` form (`/v1/ip/{ip}`): the metrics label. */
   readonly label: string;
-  /** Whether any method is accepted (an Elysia `.all` route). */
+  /** Position in the table (for per-route state kept by the caller). */
+  readonly id: number;
+  /** Whether any method is accepted (an `ALL` route). */
   readonly anyMethod: boolean;
-  /** Registered methods, upper case. */
-  readonly methods: ReadonlySet<string>;
   /** The `Allow` header value of a 405 on this pattern. */
   readonly allow: string;
-  /** Whether requests of this route take no rate-limit token (the rate-limit module's route policy, read once here). */
+  readonly handlers: Readonly<Partial<Record<RouteMethod, H>>>;
   readonly exemptFromRateLimit: boolean;
+  readonly readsAdminToken: boolean;
+  readonly publisher: boolean;
+  readonly textErrors: boolean;
 }
 
 /** A pattern segment: static text, a parameter, or a wildcard (the rest of the path). One shape for all kinds keeps matching monomorphic. */
@@ -48,61 +71,66 @@ const STATIC = 0;
 const PARAM = 1;
 const WILDCARD = 2;
 
-interface Pattern {
-  entry: RouteEntry;
+interface Pattern<H> {
+  entry: RouteEntry<H>;
   segments: Segment[];
   /** Paths this pattern matches that are no route (see the constructor). */
   notRoutes: string[];
 }
 
-/** Whether a method is answered on a route. */
-export function allowsMethod(entry: RouteEntry, method: string): boolean {
-  if (entry.anyMethod || method === PREFLIGHT || entry.methods.has(method)) return true;
-  return method === 'HEAD' && entry.methods.has('GET');
+/** Whether a method is answered on a route (preflights everywhere, HEAD wherever GET is). */
+export function allowsMethod(entry: RouteEntry<unknown>, method: string): boolean {
+  return method === PREFLIGHT || handlerFor(entry, method) !== undefined;
 }
 
-/** Route patterns of an app, matched the way its router matches them. */
-export class RouteTable {
+/** The handler of a method on a route: its own, the GET handler for HEAD, else the `ALL` one; undefined when the method is not answered. */
+export function handlerFor<H>(entry: RouteEntry<H>, method: string): H | undefined {
+  const handlers = entry.handlers;
+  if (method === 'GET' || method === 'HEAD') return handlers.GET ?? handlers.ALL;
+  if (method === 'POST') return handlers.POST ?? handlers.ALL;
+  if (method === 'DELETE') return handlers.DELETE ?? handlers.ALL;
+  return handlers.ALL;
+}
+
+/** Declared routes as a router. */
+export class RouteTable<H = RouteHandler> {
   /** Patterns without a wildcard, by segment count, most specific first. */
-  private readonly bySegments: Pattern[][] = [];
+  private readonly bySegments: Pattern<H>[][] = [];
   /** Patterns ending in a wildcard, most specific first. */
-  private readonly wildcards: Pattern[] = [];
+  private readonly wildcards: Pattern<H>[] = [];
   /** The most segments of any pattern: a longer path can only match a wildcard. */
   private readonly maxSegments: number;
-  /** Scratch for find(): where each segment of the path starts. */
+  /** Scratch for find(): where each segment of the path starts; safe to share, find() never yields before it is done with it. */
   private readonly segmentStarts: Int32Array;
+  /** Every entry, in declaration order (entry.id is the position). */
+  readonly entries: readonly RouteEntry<H>[];
   /** Every distinct label (the metrics route label set, with OTHER_ROUTE). */
   readonly labels: readonly string[];
 
-  /**
-   * `routes` as Elysia lists them (`app.routes`); OPTIONS routes are the CORS
-   * plugin's catch-alls and not resources. `notRoutes`: exact paths that no
-   * pattern answers although one would match them.
-   */
-  constructor(routes: ReadonlyArray<{ method: string; path: string }>, notRoutes: readonly string[] = []) {
-    const methodsByPath = new Map<string, Set<string>>();
-    for (const r of routes) {
-      const method = r.method.toUpperCase();
-      if (method === PREFLIGHT) continue;
-      const path = r.path.length > 1 && r.path.endsWith('/') ? r.path.slice(0, -1) : r.path;
-      let methods = methodsByPath.get(path);
-      if (!methods) methodsByPath.set(path, (methods = new Set()));
-      methods.add(method);
-    }
-    const patterns: Pattern[] = [];
-    for (const [path, methods] of methodsByPath) {
-      const anyMethod = methods.has('ALL');
-      const allowed = [...methods].filter((m) => m !== 'ALL');
+  /** `notRoutes`: exact paths that no pattern answers although one would match them. */
+  constructor(declarations: readonly RouteDeclaration<H>[], notRoutes: readonly string[] = []) {
+    const patterns: Pattern<H>[] = declarations.map((d, id) => {
+      const methods = Object.keys(d.handlers) as RouteMethod[];
+      const anyMethod = methods.includes('ALL');
+      const allowed: string[] = methods.filter((m) => m !== 'ALL');
       if (allowed.includes('GET')) allowed.push('HEAD');
       allowed.push(PREFLIGHT);
-      const label = labelOf(path);
-      const allow = anyMethod ? '' : [...new Set(allowed)].join(', ');
-      // A parameter's pattern never names an exempt path: only static routes can be exempt.
-      const entry: RouteEntry = { label, anyMethod, methods, allow, exemptFromRateLimit: !label.includes('{') && isExemptFromRateLimit('GET', label) };
-      patterns.push({ entry, segments: segmentsOf(path), notRoutes: [] });
-    }
-    patterns.sort((a, b) => compareSpecificity(a.segments, b.segments));
-    for (const p of patterns) {
+      const entry: RouteEntry<H> = {
+        label: d.path,
+        id,
+        anyMethod,
+        allow: anyMethod ? '' : allowed.join(', '),
+        handlers: d.handlers,
+        exemptFromRateLimit: d.exemptFromRateLimit === true,
+        readsAdminToken: d.readsAdminToken === true,
+        publisher: d.publisher === true,
+        textErrors: d.textErrors === true,
+      };
+      return { entry, segments: segmentsOf(d.path), notRoutes: [] };
+    });
+    this.entries = patterns.map((p) => p.entry);
+    const sorted = [...patterns].sort((a, b) => compareSpecificity(a.segments, b.segments));
+    for (const p of sorted) {
       if (p.segments.at(-1)?.kind === WILDCARD) this.wildcards.push(p);
       else (this.bySegments[p.segments.length] ??= []).push(p);
     }
@@ -116,17 +144,13 @@ export class RouteTable {
     this.labels = [...new Set(patterns.map((p) => p.entry.label)), OTHER_ROUTE];
   }
 
-  /** The entry of a label (`/v1/ip/{ip}`), or null when the app has no such route. */
-  entry(label: string): RouteEntry | null {
-    for (const list of [...this.bySegments, this.wildcards]) {
-      const found = list?.find((p) => p.entry.label === label);
-      if (found) return found.entry;
-    }
-    return null;
+  /** The entry of a label (`/v1/ip/{ip}`), or null when the table has no such route. */
+  entry(label: string): RouteEntry<H> | null {
+    return this.entries.find((e) => e.label === label) ?? null;
   }
 
   /** The route a path (starts with "/", no query) belongs to; null when none. */
-  match(path: string): RouteEntry | null {
+  match(path: string): RouteEntry<H> | null {
     return this.matchIn(path, 0, path.length);
   }
 
@@ -134,7 +158,7 @@ export class RouteTable {
    * The route of the path `text[start..end)`, e.g. inside request.url: read in
    * place, because reading characters of a slice first copies it.
    */
-  matchIn(text: string, start: number, end: number): RouteEntry | null {
+  matchIn(text: string, start: number, end: number): RouteEntry<H> | null {
     const p = this.find(text, start, end);
     if (p === null) return null;
     for (let i = 0; i < p.notRoutes.length; i++) if (sameText(p.notRoutes[i], text, start, end)) return null;
@@ -142,7 +166,7 @@ export class RouteTable {
   }
 
   /** The most specific pattern matching `text[start..end)`, as the router picks it. */
-  private find(text: string, start: number, end: number): Pattern | null {
+  private find(text: string, start: number, end: number): Pattern<H> | null {
     // One trailing slash is ignored ("/health/" is "/health"), as the router does; "//" is not "/".
     if (end - start > 2 && text.charCodeAt(end - 1) === 47) end--;
     // Where each segment starts (after its "/"), found in one pass; the array is reused.
@@ -165,7 +189,7 @@ export class RouteTable {
   }
 
   /** The first wildcard pattern whose leading segments match (it takes whatever follows, even nothing). */
-  private findWildcard(text: string, starts: Int32Array, count: number): Pattern | null {
+  private findWildcard(text: string, starts: Int32Array, count: number): Pattern<H> | null {
     for (let i = 0; i < this.wildcards.length; i++) {
       const segments = this.wildcards[i].segments;
       if (count >= segments.length && matches(segments, text, starts, segments.length - 1)) return this.wildcards[i];
@@ -181,17 +205,13 @@ function sameText(s: string, text: string, start: number, end: number): boolean 
   return true;
 }
 
-/** `/v1/ip/:ip` -> `/v1/ip/{ip}`. */
-function labelOf(path: string): string {
-  return path.replace(/:([^/]+)/g, '{$1}');
-}
-
+/** The segments of a `{param}` pattern. */
 function segmentsOf(path: string): Segment[] {
   if (path === '/') return [{ kind: STATIC, text: '' }];
   return path
     .slice(1)
     .split('/')
-    .map((s): Segment => (s === '*' ? { kind: WILDCARD, text: '' } : s.startsWith(':') ? { kind: PARAM, text: '' } : { kind: STATIC, text: s }));
+    .map((s): Segment => (s === '*' ? { kind: WILDCARD, text: '' } : s.startsWith('{') ? { kind: PARAM, text: '' } : { kind: STATIC, text: s }));
 }
 
 /** Router precedence: at the first segment where two patterns differ in kind, static < parameter < wildcard. */
@@ -216,23 +236,4 @@ function matches(segments: Segment[], text: string, starts: Int32Array, n: numbe
     } else if (seg.kind === PARAM && to === from) return false; // an empty parameter
   }
   return true;
-}
-
-/** An app as the table reads it: Elysia's list of its routes. */
-interface RoutedApp {
-  readonly routes: ReadonlyArray<{ method: string; path: string }>;
-}
-
-const tables = new WeakMap<RoutedApp, RouteTable>();
-
-/**
- * The route table of an app (its own routes, less the files that are not
- * addresses): one per app, read by the request wrapper (metrics labels,
- * 404/405, the lookup pipeline's route) and the app's error hook. Built on
- * first use, when every route is registered.
- */
-export function routeTableOf(app: RoutedApp): RouteTable {
-  let table = tables.get(app);
-  if (table === undefined) tables.set(app, (table = new RouteTable(app.routes, NOT_ADDRESSES)));
-  return table;
 }

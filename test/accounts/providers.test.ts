@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { startMockIdp, type MockIdp } from './helpers/mock-idp.ts';
 import { startTestApp } from './helpers/test-app.ts';
+import { startTestServer } from '../helpers/test-server.ts';
 import { TestClient } from './helpers/client.ts';
 import { oauthSetup } from '../../src/accounts/oauth/providers.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -82,7 +83,8 @@ describe('providers', () => {
 
 describe('AUTH_DISABLED', () => {
   test('no provider: every /auth route answers 503 AUTH_DISABLED; the dashboard says so', async () => {
-    const app = await startTestApp({});
+    // The server's own route table answers the /auth paths while sign-in is not configured.
+    const app = await startTestServer({ IPINTEL_RATE_LIMITS: 'off' });
     try {
       for (const [method, path] of [
         ['GET', '/auth/idp'],

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { Elysia } from 'elysia';
 import { ApiError } from '../../src/errors.ts';
 import { errorResponse } from '../../src/http/errors.ts';
-import { crawlerVerifyRoutes } from '../../src/http/routes/crawler-verify.ts';
+import { crawlerVerifyAnswer } from '../../src/http/routes/crawler-verify.ts';
 import { createCrawlerVerifier } from '../../src/crawlers/verifier.ts';
 import type { LookupHit } from '../../src/index/record.ts';
 import { parseIp } from '../../src/net/ip.ts';
@@ -20,6 +19,12 @@ const HITS: Record<string, LookupHit> = {
 
 let dns: DnsTestServer;
 let app: { handle: (r: Request) => Promise<Response> };
+
+/** A thrown ApiError as the spec's error; anything else stays a failure. */
+const rendered = (e: unknown): Response => {
+  if (e instanceof ApiError) return errorResponse(e);
+  throw e;
+};
 const lookedUp: string[] = [];
 
 beforeAll(async () => {
@@ -33,10 +38,9 @@ beforeAll(async () => {
     if (!parseIp(ip)) return null;
     return HITS[ip] ?? makeHit(ip);
   };
-  // Mounted the way the integrator's app does: ApiError rendered by the error hook.
-  app = new Elysia()
-    .onError(({ error }) => (error instanceof ApiError ? errorResponse(error) : undefined))
-    .use(crawlerVerifyRoutes({ lookup, verifier }));
+  // Rendered the way the request path does: a thrown ApiError as the spec's error.
+  const answer = crawlerVerifyAnswer({ lookup, verifier });
+  app = { handle: (request) => answer(request).catch(rendered) };
 });
 
 afterAll(() => dns.close());
@@ -191,10 +195,8 @@ describe('bad requests get a 400 in the spec error shape', () => {
 describe('over a real HTTP listener on 127.0.0.1', () => {
   test('the plugin reads the body itself and answers JSON and errors alike', async () => {
     const verifier = createCrawlerVerifier({ dnsServers: [dns.address], timeoutMs: 600, cacheSize: 100 });
-    const server = new Elysia()
-      .onError(({ error }) => (error instanceof ApiError ? errorResponse(error) : undefined))
-      .use(crawlerVerifyRoutes({ lookup: (ip) => (parseIp(ip) ? (HITS[ip] ?? makeHit(ip)) : null), verifier }))
-      .listen({ port: 0, hostname: '127.0.0.1' });
+    const answer = crawlerVerifyAnswer({ lookup: (ip) => (parseIp(ip) ? (HITS[ip] ?? makeHit(ip)) : null), verifier });
+    const server = { server: Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (request) => answer(request).catch(rendered) }), stop: () => server.server.stop(true) };
     try {
       const url = `http://127.0.0.1:${server.server!.port}/v1/crawler/verify`;
       const ok = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ip: '66.249.66.1', user_agent: 'Googlebot' }) });

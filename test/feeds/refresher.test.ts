@@ -5,7 +5,7 @@
  * when nothing changed, a changed feed rebuilds once, and failures keep the
  * previous data serving with their state reported.
  */
-import { openApiJson } from '../../src/http/openapi/document.ts';
+import { openApiDocumentText } from '../../src/http/routes/table.ts';
 import { OpenApiResponses } from '../helpers/openapi-responses.ts';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -73,7 +73,7 @@ async function setup(name: string, paths: string[]): Promise<Setup> {
 }
 
 /** The declared answer shapes: every data-status answer here (feeds block, admin sources) must conform. */
-const contract = new OpenApiResponses(JSON.parse(openApiJson({ oauth: false })));
+const contract = new OpenApiResponses(JSON.parse(openApiDocumentText(false)));
 
 async function getJson(s: RunningServer, path: string, headers: Record<string, string> = {}) {
   const res = await fetch(`${s.url}${path}`, { headers });

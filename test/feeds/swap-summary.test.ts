@@ -15,7 +15,7 @@ import { countingBuilds } from './refresh-kit.ts';
 import { startFeedRefresher } from '../../src/feeds/start.ts';
 import type { FeedRefresher } from '../../src/feeds/refresher.ts';
 import { flappingOf, loadSwapSummaries, recordSwap, swapSummariesPath, SWAPS_KEPT } from '../../src/feeds/swap-summary.ts';
-import { openApiJson } from '../../src/http/openapi/document.ts';
+import { openApiDocumentText } from '../../src/http/routes/table.ts';
 import { IndexReader } from '../../src/index/reader.ts';
 import { parseIp } from '../../src/net/ip.ts';
 import type { RunningServer } from '../../src/server.ts';
@@ -88,7 +88,7 @@ describe('a refresher swap records its summary; the admin sees it', () => {
   let server: RunningServer;
   let refresher: FeedRefresher;
   const logs: string[] = [];
-  const contract = new OpenApiResponses(JSON.parse(openApiJson({ oauth: false })));
+  const contract = new OpenApiResponses(JSON.parse(openApiDocumentText(false)));
 
   beforeAll(async () => {
     publisher = startPublisher(join(tmp, 'publisher'), [TOR]);

@@ -6,7 +6,6 @@
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { RunningServer } from '../../src/server.ts';
-import { routeTableOf } from '../../src/http/route-table.ts';
 import { createApp } from '../../src/http/app.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 
@@ -34,7 +33,7 @@ test('random paths under /auth/ and elsewhere share bounded route labels', async
   const text = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } })).text();
   const routes = labelValues(text, 'ipintel_http_requests_total', 'route');
   const latencyRoutes = labelValues(text, 'ipintel_http_request_duration_seconds_count', 'route');
-  const table = routeTableOf(createApp(server.services));
+  const table = createApp(server.services).table;
   expect([...routes].filter((r) => r.includes('probe'))).toEqual([]);
   expect([...routes].every((r) => table.labels.includes(r))).toBe(true);
   expect([...latencyRoutes].every((r) => table.labels.includes(r))).toBe(true);

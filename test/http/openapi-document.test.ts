@@ -58,9 +58,9 @@ test('the document lists exactly the routes the app answers (docs and preflights
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', IPINTEL_INDEX: await fixtureIndexPath(), IPINTEL_DB: ':memory:', ...OAUTH });
   const app = createApp(await createServices(config));
   const undocumented = new Set(['/docs/*']);
-  const routes = app.routes
-    .filter((r) => r.method !== 'OPTIONS' && !undocumented.has(r.path))
-    .map((r) => `${r.method.toUpperCase()} ${r.path.replace(/:([^/]+)/g, '{$1}')}`)
+  const routes = app.table.entries
+    .filter((e) => !undocumented.has(e.label))
+    .flatMap((e) => Object.keys(e.handlers).map((m) => `${m} ${e.label}`))
     .sort();
   const documented = Object.entries(docs.on.paths as Json)
     .flatMap(([path, item]) => Object.keys(item as Json).map((m) => `${m.toUpperCase()} ${path}`))

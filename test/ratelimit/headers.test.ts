@@ -1,7 +1,6 @@
 import { expect, test } from 'bun:test';
 import {
   applyRateLimitHeaders,
-  isExemptFromRateLimit,
   isSharedCacheable,
   rateLimitedError,
   rateLimitHeaders,
@@ -10,6 +9,7 @@ import {
   type RateDecision,
 } from '../../src/http/ratelimit/index.ts';
 import { errorResponse } from '../../src/http/errors.ts';
+import { isExemptFromRateLimit } from '../../src/http/routes/table.ts';
 
 const decision: RateDecision = { allowed: true, limit: 200, remaining: 17, resetAt: 1_780_000_123, retryAfter: 0, tier: 'free' };
 

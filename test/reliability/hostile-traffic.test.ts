@@ -26,7 +26,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp } from '../../src/http/app.ts';
 import { ADMIN_FAILURES_PER_MINUTE, createRateLimiter } from '../../src/http/ratelimit/index.ts';
-import { routeTableOf } from '../../src/http/route-table.ts';
 import type { RunningServer } from '../../src/server.ts';
 import { prng } from '../helpers/prng.ts';
 import { startTestServer } from '../helpers/test-server.ts';
@@ -184,7 +183,7 @@ test(
     for (const caller of legit) expect({ caller, counts: byCaller.get(caller) }).toEqual({ caller, counts: { 200: 60, 429: 10 } });
 
     // Metrics: labels from fixed sets, however many distinct paths and methods were sent.
-    const table = routeTableOf(createApp(server.services));
+    const table = createApp(server.services).table;
     const values = (label: string) => new Set([...text.matchAll(new RegExp(`^ipintel_http_requests_total\\{[^}]*\\b${label}="([^"]*)"`, 'gm'))].map((m) => m[1]));
     const routes = values('route');
     expect([...routes].filter((r) => !table.labels.includes(r))).toEqual([]);

@@ -1,11 +1,13 @@
 /**
- * /openapi.json: generated from the declared answer shapes (src/contract/)
- * and the operation table (paths.ts). Built once per process on first
- * request; nothing on any answer's path reads it.
+ * /openapi.json: generated from the declared answer shapes (src/contract/),
+ * the route table's paths (routes/table.ts) and each route's operation
+ * (operations.ts). Built once per process on first request; nothing on any
+ * answer's path reads it.
  */
 import { SESSION_COOKIE } from '../../accounts/web/cookies.ts';
+import type { RouteDeclaration } from '../route-table.ts';
 import { componentSchemas } from './components.ts';
-import { apiPaths } from './paths.ts';
+import { OPERATIONS } from './operations.ts';
 import { HEADERS } from './responses.ts';
 
 export interface OpenApiOptions {
@@ -13,8 +15,19 @@ export interface OpenApiOptions {
   oauth: boolean;
 }
 
-/** The OpenAPI 3.0 document of the API. */
-export function buildOpenApiDocument(options: OpenApiOptions): Record<string, unknown> {
+/** Path items of the declared routes, keyed by path; a route's traits (rate limited, text errors) come from its declaration. */
+function pathsOf(routes: readonly RouteDeclaration<unknown>[]): Record<string, Record<string, unknown>> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    if (route.operations === undefined) continue;
+    const traits = { limited: route.exemptFromRateLimit !== true, textErrors: route.textErrors === true };
+    paths[route.path] = Object.fromEntries(Object.entries(route.operations).map(([method, name]) => [method, OPERATIONS[name](traits)]));
+  }
+  return paths;
+}
+
+/** The OpenAPI 3.0 document of the declared routes. */
+export function buildOpenApiDocument(options: OpenApiOptions, routes: readonly RouteDeclaration<unknown>[]): Record<string, unknown> {
   return {
     openapi: '3.0.3',
     info: {
@@ -32,7 +45,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Record<string, un
       { name: 'operations', description: 'Health, status, metrics, reload' },
       { name: 'accounts', description: 'Sign-in, keys, tiers, usage' },
     ],
-    paths: apiPaths(),
+    paths: pathsOf(routes),
     components: {
       schemas: componentSchemas(),
       headers: HEADERS,
@@ -48,8 +61,8 @@ export function buildOpenApiDocument(options: OpenApiOptions): Record<string, un
 const cached = new Map<boolean, string>();
 
 /** The document as JSON text, made once per sign-in setting. */
-export function openApiJson(options: OpenApiOptions): string {
+export function openApiJson(options: OpenApiOptions, routes: readonly RouteDeclaration<unknown>[]): string {
   let text = cached.get(options.oauth);
-  if (text === undefined) cached.set(options.oauth, (text = JSON.stringify(buildOpenApiDocument(options))));
+  if (text === undefined) cached.set(options.oauth, (text = JSON.stringify(buildOpenApiDocument(options, routes))));
   return text;
 }

@@ -1,7 +1,7 @@
 /**
  * The budget of refused admin tokens: a request that presents an
- * `Authorization` header to a route reading the admin token (route-policy.ts
- * ADMIN_TOKEN_ROUTES), and it is not the token, takes one from its caller's
+ * `Authorization` header to a route reading the admin token (`readsAdminToken`
+ * in routes/table.ts), and it is not the token, takes one from its caller's
  * small per-minute budget; past it the answer is 429. An operator's token may
  * be weak, so guessing it must not be free. Kept apart from the usage
  * buckets (a caller's lookups never spend it, IPINTEL_RATE_LIMITS=off does

@@ -8,7 +8,6 @@ export { applyRateLimitHeaders, isSharedCacheable, rateLimitHeaders, shouldSendR
 export { rateLimitedError, upgradeUrlFor } from './rate-limited-error.ts';
 export { limiterMetrics, type LimiterMetrics } from './metrics.ts';
 export type { RateDecision } from './gcra.ts';
-export { ADMIN_TOKEN_ROUTES, isExemptFromRateLimit } from './route-policy.ts';
 export { createCallerBudget, CALLER_BUDGET_BUCKETS, type CallerBudget } from './caller-budget.ts';
 export { adminBudgetExceeded, createAdminFailureBudget, ADMIN_FAILURES_PER_MINUTE, type AdminFailureBudget } from './admin-budget.ts';
 export { allocateSharedBuckets, SharedBuckets, type SharedBucketsMemory } from './shared-store.ts';

@@ -16,7 +16,7 @@ import { keyView, tiersView, userView } from '../../accounts/views.ts';
 import { parseCreateKeyBody, MAX_ACTIVE_KEYS, MAX_BODY_BYTES } from '../../accounts/web/create-key-body.ts';
 import { tierRank } from '../../accounts/validation.ts';
 import { ApiError } from '../../errors.ts';
-import { errorResponse } from '../errors.ts';
+import { errorResponse, JSON_TYPE } from '../errors.ts';
 import { callerOf } from '../caller.ts';
 import { TIERS } from '../../tiers.ts';
 import { messagePage } from '../dashboard/html.ts';
@@ -32,20 +32,15 @@ const OAUTH_COOKIE_MAX_AGE_S = 600;
 
 /** A JSON response that is never cached, carrying any Set-Cookie values. */
 function json(body: unknown, status = 200, setCookies: string[] = []): Response {
-  const headers = new Headers({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+  const headers = new Headers({ 'content-type': JSON_TYPE, 'cache-control': 'no-store' });
   for (const c of setCookies) headers.append('set-cookie', c);
   return new Response(JSON.stringify(body), { status, headers });
 }
 
-/** The /auth/* plugin. With no (or an incomplete) provider configuration every /auth route answers 503 AUTH_DISABLED. */
+/** The /auth/* routes of a configured identity provider (while none is configured, routes/table.ts answers 503 AUTH_DISABLED). */
 export function authRoutes(deps: AuthRouteDeps): Elysia {
   const setup = oauthSetup(deps.config.oauth);
-  if (!setup.enabled) {
-    const disabled = (): never => {
-      throw new ApiError('AUTH_DISABLED', 'Sign-in is not configured on this server', { reason: setup.reason });
-    };
-    return new Elysia().all('/auth', disabled).all('/auth/*', disabled) as unknown as Elysia;
-  }
+  if (!setup.enabled) throw new Error(`sign-in is not configured: ${setup.reason}`);
   return enabledRoutes(deps, setup.provider);
 }
 

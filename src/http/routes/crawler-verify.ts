@@ -1,13 +1,15 @@
 /**
- * POST /v1/crawler/verify (spec 2.4, 4.3) as an Elysia plugin. The body is
- * read by hand (parse: 'none') so every malformed request gets the spec's
- * error shape rather than the framework's.
+ * POST /v1/crawler/verify (spec 2.4, 4.3). The body is read by hand so every
+ * malformed request gets the spec's error shape.
  */
-import { Elysia } from 'elysia';
 import type { LookupHit } from '../../index/record.ts';
+import { lookupAddress } from '../../lookup/overrides/overlay.ts';
 import { crawlerVerifyBody } from '../../crawlers/response.ts';
 import type { CrawlerVerifier } from '../../crawlers/verifier.ts';
 import { readVerifyRequest } from '../../crawlers/verify-request.ts';
+import { jsonResponse } from '../json-response.ts';
+import type { RouteHandler } from '../route-table.ts';
+import type { AppServices } from '../services.ts';
 
 export interface CrawlerVerifyDeps {
   /** The index lookup; null for text that is not an address. */
@@ -15,18 +17,19 @@ export interface CrawlerVerifyDeps {
   verifier: CrawlerVerifier;
 }
 
-/** Registers POST /v1/crawler/verify; errors are thrown as ApiError for the app's error hook. */
-export function crawlerVerifyRoutes(deps: CrawlerVerifyDeps) {
-  return new Elysia({ name: 'crawler-verify' }).post(
-    '/v1/crawler/verify',
-    async ({ request, set }) => {
-      const { ip, userAgent } = await readVerifyRequest(request);
-      const hit = deps.lookup(ip);
-      const verification = await deps.verifier.verify({ ip, userAgent, hit });
-      // The answer depends on the caller's User-Agent and on live DNS: never shared-cached (spec 4.9).
-      set.headers['cache-control'] = 'no-store';
-      return crawlerVerifyBody(ip, userAgent, verification, hit);
-    },
-    { parse: 'none' },
-  );
+/** The answer to a verification request; errors are thrown as ApiError. */
+export function crawlerVerifyAnswer(deps: CrawlerVerifyDeps): (request: Request) => Promise<Response> {
+  return async (request) => {
+    const { ip, userAgent } = await readVerifyRequest(request);
+    const hit = deps.lookup(ip);
+    const verification = await deps.verifier.verify({ ip, userAgent, hit });
+    // The answer depends on the caller's User-Agent and on live DNS: never shared-cached (spec 4.9).
+    return jsonResponse(crawlerVerifyBody(ip, userAgent, verification, hit), { 'cache-control': 'no-store' });
+  };
+}
+
+/** POST /v1/crawler/verify over the served index and its overrides. */
+export function verifyCrawler(services: AppServices): RouteHandler {
+  const answer = crawlerVerifyAnswer({ lookup: (ip) => lookupAddress(services.index.current, services.overrides.tableFor(services.index.current), ip), verifier: services.crawlers });
+  return (request) => answer(request);
 }

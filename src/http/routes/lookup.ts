@@ -1,33 +1,24 @@
 /**
- * GET /v1/ip/current and GET /v1/ip/{ip} (spec 2.1, 4.1, 4.9) as Elysia
- * routes: their declaration (OpenAPI, the route table) and the entrance for
- * requests that reach the app. Both answer through the one pipeline
- * (v1-pipeline.ts), which the request wrapper also calls directly.
+ * GET /v1/ip/{ip} and GET /v1/ip/current (spec 2.1, 4.1, 4.9): both answer
+ * through the one pipeline (v1-pipeline.ts) and its memo.
  */
-import { Elysia, t } from 'elysia';
 import { ApiError } from '../../errors.ts';
-import { callerOf } from '../caller.ts';
-import { pathParam } from '../request-params.ts';
+import { lastSegmentParam } from '../request-params.ts';
+import type { RouteHandler } from '../route-table.ts';
 import type { AppServices } from '../services.ts';
 import { v1PipelineOf } from '../v1-pipeline.ts';
 
-const query = t.Object({ fields: t.Optional(t.Any()), include: t.Optional(t.Any()) }, { additionalProperties: true });
+/** GET /v1/ip/{ip}: the address is the path's last segment, decoded once. */
+export function lookupIp(services: AppServices): RouteHandler {
+  const pipeline = v1PipelineOf(services);
+  return (request, path, hasQuery, caller) => pipeline.answer(request, lastSegmentParam(path), hasQuery, caller.tier, false);
+}
 
-/** The v1 lookup routes. */
-export function lookupRoutes(s: AppServices) {
-  const pipeline = v1PipelineOf(s);
-  return new Elysia({ name: 'lookup' })
-    .get(
-      '/v1/ip/current',
-      ({ request }) => {
-        const caller = callerOf(request);
-        if (!caller.ip) throw new ApiError('NO_CLIENT_IP', 'The caller IP address cannot be determined', {});
-        return pipeline.answer(request, caller.ip, request.url.includes('?'), caller.tier, true);
-      },
-      { query },
-    )
-    .get('/v1/ip/:ip', ({ params, request }) => pipeline.answer(request, pathParam(params.ip, request), request.url.includes('?'), callerOf(request).tier, false), {
-      query,
-      params: t.Object({ ip: t.String({ description: 'IPv4 or IPv6 address' }) }),
-    });
+/** GET /v1/ip/current: the caller's own address, never shared-cached. */
+export function lookupCurrentIp(services: AppServices): RouteHandler {
+  const pipeline = v1PipelineOf(services);
+  return (request, _path, hasQuery, caller) => {
+    if (!caller.ip) throw new ApiError('NO_CLIENT_IP', 'The caller IP address cannot be determined', {});
+    return pipeline.answer(request, caller.ip, hasQuery, caller.tier, true);
+  };
 }

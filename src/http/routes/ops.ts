@@ -2,7 +2,6 @@
  * Operational routes: /health (liveness + readiness), /metrics and /reload
  * (admin), and the public /v1/data/status (spec 4.5, 4.7).
  */
-import { Elysia } from 'elysia';
 import { coverageOf, EVIDENCE_KINDS, type Coverage } from '../../scoring/index.ts';
 import { isAdmin, requireAdmin } from '../admin.ts';
 import { adminFeedsView, adminRefreshView, publicFeedsView } from '../../feeds/status-view.ts';
@@ -12,12 +11,14 @@ import { reloadServer } from '../reload.ts';
 import { readPullStatus } from '../../index/pull/pull-status-file.ts';
 import { resolve } from 'node:path';
 import type { AppServices } from '../services.ts';
+import { jsonResponse } from '../json-response.ts';
+import type { RouteHandler } from '../route-table.ts';
 
 /** Public capability readiness: ready, stale or unavailable per evidence kind; names only, never source paths or vendors. */
-function capabilities(s: AppServices, coverage: Coverage): Record<string, string> {
+function capabilities(services: AppServices, coverage: Coverage): Record<string, string> {
   const out: Record<string, string> = {};
   for (const k of EVIDENCE_KINDS) out[k] = coverage.kinds[k].state;
-  out.accounts = s.config.oauth.provider ? 'ready' : 'keys_only';
+  out.accounts = services.config.oauth.provider ? 'ready' : 'keys_only';
   out.rdap = 'ready';
   return out;
 }
@@ -45,68 +46,64 @@ function pullView(indexPath: string, admin: boolean) {
   };
 }
 
-/** The operational routes. */
-export function opsRoutes(s: AppServices) {
-  return new Elysia({ name: 'ops' })
-    .get(
-      '/health',
-      ({ set }) => {
-        set.headers['cache-control'] = 'no-store';
-        // With several workers, ready only once all of them serve the same index (a reload reached every one).
-        if (s.host && !s.host.agreed()) throw new ApiError('SERVICE_UNAVAILABLE', 'Workers serve different index generations (a reload is in progress or failed in some)', { what: 'generation' });
-        const m = s.index.current.meta;
-        return { status: 'ok', index: { loaded: true, built_at: m.builtAt, generation: s.index.generation } };
+/** GET /health: ready while this process (and, with several workers, every worker) serves one index generation. */
+export function health(services: AppServices): RouteHandler {
+  return () => {
+    // With several workers, ready only once all of them serve the same index (a reload reached every one).
+    if (services.host && !services.host.agreed()) throw new ApiError('SERVICE_UNAVAILABLE', 'Workers serve different index generations (a reload is in progress or failed in some)', { what: 'generation' });
+    const m = services.index.current.meta;
+    return jsonResponse({ status: 'ok', index: { loaded: true, built_at: m.builtAt, generation: services.index.generation } }, { 'cache-control': 'no-store' });
+  };
+}
+
+/** GET /v1/data/status: public readiness; per-source detail for the admin token. */
+export function dataStatus(services: AppServices): RouteHandler {
+  return (request) => {
+    const s = services;
+    // The admin's answer adds per-source detail: never cached for others.
+    const adminCaller = isAdmin(request, s.config.adminToken);
+    const admin = s.feeds !== undefined && adminCaller;
+    const m = s.index.current.meta;
+    const ageSeconds = Math.max(0, Math.round((s.now() - Date.parse(m.builtAt)) / 1000));
+    // Ages as of this answer (the scoring's coverage is refreshed on a coarse timer instead).
+    const coverage = coverageOf(m, s.now());
+    const body = {
+      status: 'ok',
+      index: {
+        built_at: m.builtAt,
+        age_seconds: ageSeconds,
+        loaded_at: new Date(s.index.loadedAt).toISOString(),
+        source: s.config.pull ? ('pull' as const) : ('local' as const),
+        ...(s.config.pull ? { pull: pullView(s.config.indexPath, adminCaller) } : {}),
       },
-    )
-    .get(
-      '/v1/data/status',
-      ({ request, set }) => {
-        // The admin's answer adds per-source detail: never cached for others.
-        const adminCaller = isAdmin(request, s.config.adminToken);
-        const admin = s.feeds !== undefined && adminCaller;
-        set.headers['cache-control'] = adminCaller ? 'no-store' : 'public, max-age=60';
-        set.headers.vary = 'authorization';
-        const m = s.index.current.meta;
-        const ageSeconds = Math.max(0, Math.round((s.now() - Date.parse(m.builtAt)) / 1000));
-        // Ages as of this answer (the scoring's coverage is refreshed on a coarse timer instead).
-        const coverage = coverageOf(m, s.now());
-        return {
-          status: 'ok',
-          index: {
-            built_at: m.builtAt,
-            age_seconds: ageSeconds,
-            loaded_at: new Date(s.index.loadedAt).toISOString(),
-            source: s.config.pull ? ('pull' as const) : ('local' as const),
-            ...(s.config.pull ? { pull: pullView(s.config.indexPath, adminCaller) } : {}),
-          },
-          capabilities: capabilities(s, coverage),
-          coverage: coverageReport(coverage),
-          feeds: s.feeds
-            ? {
-                ...publicFeedsView(s.feeds, s.now()),
-                ...(admin ? { sources: adminFeedsView(s.feeds, s.now()), ...adminRefreshView(s.feeds), swaps: loadSwapSummaries(swapSummariesPath(s.config.indexPath)) } : {}),
-              }
-            : null,
-          policy_version: s.policy.current.policy_version,
-          attributions: m.attributions,
-        };
-      },
-    )
-    .get(
-      '/metrics',
-      async ({ request, set }) => {
-        requireAdmin(request, s.config.adminToken);
-        set.headers['content-type'] = 'text/plain; version=0.0.4; charset=utf-8';
-        set.headers['cache-control'] = 'no-store';
-        return s.host ? s.host.metricsText() : s.metrics.text();
-      },
-    )
-    .post(
-      '/reload',
-      async ({ request, set }) => {
-        requireAdmin(request, s.config.adminToken);
-        set.headers['cache-control'] = 'no-store';
-        return reloadServer(s);
-      },
-    );
+      capabilities: capabilities(s, coverage),
+      coverage: coverageReport(coverage),
+      feeds: s.feeds
+        ? {
+            ...publicFeedsView(s.feeds, s.now()),
+            ...(admin ? { sources: adminFeedsView(s.feeds, s.now()), ...adminRefreshView(s.feeds), swaps: loadSwapSummaries(swapSummariesPath(s.config.indexPath)) } : {}),
+          }
+        : null,
+      policy_version: s.policy.current.policy_version,
+      attributions: m.attributions,
+    };
+    return jsonResponse(body, { 'cache-control': adminCaller ? 'no-store' : 'public, max-age=60', vary: 'authorization' });
+  };
+}
+
+/** GET /metrics (admin): the Prometheus exposition, the host's totals with several workers. */
+export function metrics(services: AppServices): RouteHandler {
+  return async (request) => {
+    requireAdmin(request, services.config.adminToken);
+    const text = services.host ? await services.host.metricsText() : await services.metrics.text();
+    return new Response(text, { headers: { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'cache-control': 'no-store' } });
+  };
+}
+
+/** POST /reload (admin): maps, verifies and swaps in the index file and the policy. */
+export function reload(services: AppServices): RouteHandler {
+  return async (request) => {
+    requireAdmin(request, services.config.adminToken);
+    return jsonResponse(await reloadServer(services), { 'cache-control': 'no-store' });
+  };
 }

@@ -1,7 +1,9 @@
 /**
- * Every operation of /openapi.json: parameters, bodies, and each status the
- * route answers with (its own error codes, and those every route shares).
- * The route table test checks these paths against the app's routes.
+ * The OpenAPI operation of each route: parameters, bodies, and each status
+ * the route answers with (its own error codes, and those every route
+ * shares). The route table (routes/table.ts) names each route's operation
+ * here; the document's paths are the table's. Whether a route is rate
+ * limited or negotiates text errors comes from its declaration (`traits`).
  */
 import { V1_FIELDS } from '../../lookup/v1.ts';
 import { ref } from './components.ts';
@@ -14,9 +16,8 @@ const API_KEY_SECURITY = [{}, { apiKey: [] }];
 const ADMIN_SECURITY = [{ admin: [] }];
 const SESSION_SECURITY = [{ session: [] }];
 
-const LIMITED: ResponseTraits = { limited: true };
-const LEGACY: ResponseTraits = { limited: true, textErrors: true };
-const OPERATOR: ResponseTraits = { limited: false };
+/** An operation, given the traits its route's declaration implies. */
+export type Operation = (traits: ResponseTraits) => Json;
 
 const pathParam = (name: string, description: string): Json => ({ name, in: 'path', required: true, description, schema: { type: 'string' } });
 const queryParam = (name: string, description: string, schema: Json): Json => ({ name, in: 'query', required: false, description, schema });
@@ -39,7 +40,7 @@ const V1_ERRORS = {
   403: ['PRO_REQUIRED (details.include, details.allowed_includes)'],
 };
 
-function v1Lookup(current: boolean): Json {
+function v1Lookup(current: boolean, traits: ResponseTraits): Json {
   return {
     tags: ['lookup'],
     operationId: current ? 'lookupCurrentIp' : 'lookupIp',
@@ -50,13 +51,13 @@ function v1Lookup(current: boolean): Json {
     parameters: current ? V1_QUERY : [pathParam('ip', 'IPv4 or IPv6 address'), ...V1_QUERY],
     security: API_KEY_SECURITY,
     responses: {
-      200: success('The v1 object (only the requested fields with `fields`)', V1_ANSWER, LIMITED),
-      ...errors(current ? { ...V1_ERRORS, 400: [...V1_ERRORS[400], 'NO_CLIENT_IP'] } : V1_ERRORS, LIMITED),
+      200: success('The v1 object (only the requested fields with `fields`)', V1_ANSWER, traits),
+      ...errors(current ? { ...V1_ERRORS, 400: [...V1_ERRORS[400], 'NO_CLIENT_IP'] } : V1_ERRORS, traits),
     },
   };
 }
 
-function asnLookup(alias: boolean): Json {
+function asnLookup(alias: boolean, traits: ResponseTraits): Json {
   return {
     tags: ['asn'],
     operationId: alias ? 'asnDetailsLegacy' : 'asnDetails',
@@ -64,7 +65,7 @@ function asnLookup(alias: boolean): Json {
     description: 'Local name, build-time threat density over announced IPv4 space, ASN-DROP context, optional radar enrichment. Cache-Control: public, max-age=43200.',
     parameters: [pathParam('asn', 'AS<number> (1..4294967295; the AS prefix is case-insensitive), e.g. AS15169')],
     security: API_KEY_SECURITY,
-    responses: { 200: success('The ASN object (spec 2.5)', jsonBody('AsnObject'), LIMITED), ...errors({ 400: ['INVALID_ASN (details.provided)'] }, LIMITED) },
+    responses: { 200: success('The ASN object (spec 2.5)', jsonBody('AsnObject'), traits), ...errors({ 400: ['INVALID_ASN (details.provided)'] }, traits) },
   };
 }
 
@@ -74,7 +75,7 @@ const LEGACY_QUERY = [
 ];
 const LEGACY_TEXT = { type: 'string', description: 'One line, or four labelled lines with detail=1' };
 
-function legacyLookup(current: boolean): Json {
+function legacyLookup(current: boolean, traits: ResponseTraits): Json {
   const own: Record<number, string[]> = { 400: ['INVALID_IP (details.provided)', 'INVALID_REQUEST: format is neither text nor json', ...(current ? ['NO_CLIENT_IP'] : [])] };
   if (!current) own[404] = ['NOT_FOUND: a file browsers and crawlers ask every site for (favicon.ico, robots.txt, …), not an address'];
   return {
@@ -85,9 +86,9 @@ function legacyLookup(current: boolean): Json {
     parameters: current ? LEGACY_QUERY : [pathParam('ip', 'IPv4 or IPv6 address'), ...LEGACY_QUERY, { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } }],
     security: API_KEY_SECURITY,
     responses: {
-      200: success('The legacy object, or its text', { 'application/json': ref('LegacyObject'), 'text/plain': LEGACY_TEXT }, LEGACY, current ? [] : ['ETag']),
+      200: success('The legacy object, or its text', { 'application/json': ref('LegacyObject'), 'text/plain': LEGACY_TEXT }, traits, current ? [] : ['ETag']),
       ...(current ? {} : { 304: { description: 'Not modified: If-None-Match matched the ETag', headers: { ETag: { $ref: '#/components/headers/ETag' }, 'Cache-Control': { $ref: '#/components/headers/Cache-Control' } } } }),
-      ...errors(own, LEGACY),
+      ...errors(own, traits),
     },
   };
 }
@@ -97,32 +98,30 @@ const NO_SESSION = { 401: ['UNAUTHORIZED: no valid session'] };
 const CROSS_SITE = { 403: ['FORBIDDEN: cross-site request refused'] };
 
 /** An account operation: session cookie, JSON answers, 503 while sign-in is not configured. */
-function account(summary: string, operationId: string, ok: Json, own: Record<number, string[]> = {}, extra: Json = {}): Json {
-  return { tags: ['accounts'], operationId, summary, security: SESSION_SECURITY, ...extra, responses: { ...ok, ...errors({ ...AUTH_DISABLED, ...own }, LIMITED) } };
+function account(traits: ResponseTraits, summary: string, operationId: string, ok: (t: ResponseTraits) => Json, own: Record<number, string[]> = {}, extra: Json = {}): Json {
+  return { tags: ['accounts'], operationId, summary, security: SESSION_SECURITY, ...extra, responses: { ...ok(traits), ...errors({ ...AUTH_DISABLED, ...own }, traits) } };
 }
 
 const redirect = (description: string): Json => ({ description, headers: { Location: { description: 'Where the browser goes next', schema: { type: 'string' } } } });
 
-/** Path items keyed by OpenAPI path. */
-export function apiPaths(): Record<string, Json> {
-  return {
-    '/v1/ip/current': { get: v1Lookup(true) },
-    '/v1/ip/{ip}': { get: v1Lookup(false) },
-    '/v1/assessment': {
-      get: {
+/** The operations, by the name the route table refers to them with. */
+export const OPERATIONS = {
+  lookupCurrentIp: (traits: ResponseTraits) => v1Lookup(true, traits),
+  lookupIp: (traits: ResponseTraits) => v1Lookup(false, traits),
+  asnDetails: (traits: ResponseTraits) => asnLookup(false, traits),
+  asnDetailsLegacy: (traits: ResponseTraits) => asnLookup(true, traits),
+  legacyCurrentIp: (traits: ResponseTraits) => legacyLookup(true, traits),
+  legacyIp: (traits: ResponseTraits) => legacyLookup(false, traits),
+  assessment: (traits: ResponseTraits): Json => ({
         tags: ['lookup'],
         operationId: 'assessment',
         summary: 'Dual-stack assessment',
         description: 'Assesses `ipv4` and/or `ipv6` (each must be of its family, given once), or the caller IP in auto mode. Cache-Control: public, max-age=86400 with explicit addresses; no-store in auto mode.',
         parameters: [queryParam('ipv4', 'An IPv4 address', { type: 'string' }), queryParam('ipv6', 'An IPv6 address', { type: 'string' })],
         security: API_KEY_SECURITY,
-        responses: { 200: success('The assessment of each stack and of the pair', jsonBody('Assessment'), LIMITED), ...errors({ 400: ['INVALID_IP (details.provided, details.parameter)', 'NO_CLIENT_IP in auto mode'] }, LIMITED) },
-      },
-    },
-    '/v1/asn/{asn}': { get: asnLookup(false) },
-    '/asn/{asn}': { get: asnLookup(true) },
-    '/v1/crawler/verify': {
-      post: {
+        responses: { 200: success('The assessment of each stack and of the pair', jsonBody('Assessment'), traits), ...errors({ 400: ['INVALID_IP (details.provided, details.parameter)', 'NO_CLIENT_IP in auto mode'] }, traits) },
+      }),
+  verifyCrawler: (traits: ResponseTraits): Json => ({
         tags: ['crawlers'],
         operationId: 'verifyCrawler',
         summary: 'Verify whether an IP (and user agent) belongs to a known crawler',
@@ -130,90 +129,72 @@ export function apiPaths(): Record<string, Json> {
         security: API_KEY_SECURITY,
         requestBody: { required: true, content: { 'application/json': { schema: ref('CrawlerVerifyRequest') } } },
         responses: {
-          200: success('Spec 2.4 crawler verification result', jsonBody('CrawlerVerification'), LIMITED),
-          ...errors({ 400: ['INVALID_IP (details.provided, details.reason)', 'INVALID_REQUEST: missing/non-string ip, non-JSON body, wrong content type, body over 8 KiB (details.reason)'] }, LIMITED),
+          200: success('Spec 2.4 crawler verification result', jsonBody('CrawlerVerification'), traits),
+          ...errors({ 400: ['INVALID_IP (details.provided, details.reason)', 'INVALID_REQUEST: missing/non-string ip, non-JSON body, wrong content type, body over 8 KiB (details.reason)'] }, traits),
         },
-      },
-    },
-    '/v1/data/status': {
-      get: {
+      }),
+  dataStatus: (traits: ResponseTraits): Json => ({
         tags: ['operations'],
         operationId: 'dataStatus',
         summary: 'Public service status and capability readiness',
         description: 'Per evidence kind: ready, stale or unavailable. Cache-Control: public, max-age=60.',
         security: API_KEY_SECURITY,
-        responses: { 200: success('Data status', jsonBody('DataStatus'), LIMITED), ...errors({}, LIMITED) },
-      },
-    },
-    '/health': {
-      get: {
+        responses: { 200: success('Data status', jsonBody('DataStatus'), traits), ...errors({}, traits) },
+      }),
+  health: (traits: ResponseTraits): Json => ({
         tags: ['operations'],
         operationId: 'health',
         summary: 'Liveness and readiness (200 only with an index loaded)',
-        responses: { 200: success('Health', jsonBody('Health'), OPERATOR), ...errors({}, OPERATOR) },
-      },
-    },
-    '/metrics': {
-      get: {
+        responses: { 200: success('Health', jsonBody('Health'), traits), ...errors({}, traits) },
+      }),
+  metrics: (traits: ResponseTraits): Json => ({
         tags: ['operations'],
         operationId: 'metrics',
         summary: 'Prometheus metrics (admin: Authorization: Bearer <IPINTEL_ADMIN_TOKEN>)',
         security: ADMIN_SECURITY,
-        responses: { 200: success('Prometheus text exposition', { 'text/plain': { type: 'string' } }, OPERATOR), ...errors({ 403: ['FORBIDDEN: not the admin token'] }, OPERATOR) },
-      },
-    },
-    '/reload': {
-      post: {
+        responses: { 200: success('Prometheus text exposition', { 'text/plain': { type: 'string' } }, traits), ...errors({ 403: ['FORBIDDEN: not the admin token'] }, traits) },
+      }),
+  reload: (traits: ResponseTraits): Json => ({
         tags: ['operations'],
         operationId: 'reload',
         summary: 'Reload the index file and the decision policy (admin)',
         security: ADMIN_SECURITY,
         responses: {
-          200: success('What was loaded', jsonBody('Reload'), OPERATOR),
-          ...errors({ 400: ['INVALID_REQUEST: the index file or policy was refused; the previous one keeps serving (details.what)'], 403: ['FORBIDDEN: not the admin token'] }, OPERATOR),
+          200: success('What was loaded', jsonBody('Reload'), traits),
+          ...errors({ 400: ['INVALID_REQUEST: the index file or policy was refused; the previous one keeps serving (details.what)'], 403: ['FORBIDDEN: not the admin token'] }, traits),
         },
-      },
-    },
-    '/openapi.json': {
-      get: {
+      }),
+  openApiDocument: (traits: ResponseTraits): Json => ({
         tags: ['operations'],
         operationId: 'openApiDocument',
         summary: 'This document (OpenAPI 3.0)',
-        responses: { 200: success('The OpenAPI document', { 'application/json': { type: 'object', additionalProperties: true } }, OPERATOR), ...errors({}, OPERATOR) },
-      },
-    },
-    '/docs': {
-      get: {
+        responses: { 200: success('The OpenAPI document', { 'application/json': { type: 'object', additionalProperties: true } }, traits), ...errors({}, traits) },
+      }),
+  apiReference: (traits: ResponseTraits): Json => ({
         tags: ['operations'],
         operationId: 'apiReference',
         summary: 'The API reference over this document (HTML; also at /docs/)',
-        responses: { 200: success('The reference page', { 'text/html': { type: 'string' } }, OPERATOR), ...errors({}, OPERATOR) },
-      },
-    },
-    '/auth/idp': {
-      get: { tags: ['accounts'], operationId: 'signIn', summary: 'Start OAuth sign-in (redirects to the identity provider)', responses: { 302: redirect('To the identity provider'), ...errors(AUTH_DISABLED, LIMITED) } },
-    },
-    '/auth/callback': {
-      get: {
+        responses: { 200: success('The reference page', { 'text/html': { type: 'string' } }, traits), ...errors({}, traits) },
+      }),
+  signIn: (traits: ResponseTraits): Json => ({ tags: ['accounts'], operationId: 'signIn', summary: 'Start OAuth sign-in (redirects to the identity provider)', responses: { 302: redirect('To the identity provider'), ...errors(AUTH_DISABLED, traits) } }),
+  signInCallback: (traits: ResponseTraits): Json => ({
         tags: ['accounts'],
         operationId: 'signInCallback',
         summary: 'OAuth callback: ends on /dashboard after sign-in',
         parameters: [queryParam('code', 'Authorization code', { type: 'string' }), queryParam('state', 'OAuth state', { type: 'string' }), queryParam('error', 'Provider error', { type: 'string' })],
         responses: {
           302: redirect('To /dashboard'),
-          ...errors({ ...AUTH_DISABLED, 400: ['OAUTH_STATE_INVALID', 'OAUTH_CODE_INVALID: the provider refused the code', 'INVALID_REQUEST: no authorization code'], 403: ['OAUTH_DENIED'], 502: ['OAUTH_PROVIDER_ERROR'] }, LIMITED),
+          ...errors({ ...AUTH_DISABLED, 400: ['OAUTH_STATE_INVALID', 'OAUTH_CODE_INVALID: the provider refused the code', 'INVALID_REQUEST: no authorization code'], 403: ['OAUTH_DENIED'], 502: ['OAUTH_PROVIDER_ERROR'] }, traits),
         },
-      },
-    },
-    '/auth/logout': { post: account('End the session', 'signOut', { 200: success('Signed out', jsonBody('SignedOut'), LIMITED) }, CROSS_SITE) },
-    '/auth/me': { get: account('The signed-in user', 'me', { 200: success('User, identities and session', jsonBody('Me'), LIMITED) }, NO_SESSION) },
-    '/auth/tiers': { get: account('Limits of every tier and the caller’s tier', 'tiers', { 200: success('Tiers', jsonBody('Tiers'), LIMITED) }, {}, { security: [{}, { apiKey: [] }, { session: [] }] }) },
-    '/auth/keys': {
-      get: account('The user’s API keys (never the secrets)', 'listKeys', { 200: success('Keys', jsonBody('ApiKeys'), LIMITED) }, NO_SESSION),
-      post: account(
+      }),
+  signOut: (traits: ResponseTraits): Json => account(traits, 'End the session', 'signOut', (traits) => ({ 200: success('Signed out', jsonBody('SignedOut'), traits) }), CROSS_SITE),
+  me: (traits: ResponseTraits): Json => account(traits, 'The signed-in user', 'me', (traits) => ({ 200: success('User, identities and session', jsonBody('Me'), traits) }), NO_SESSION),
+  tiers: (traits: ResponseTraits): Json => account(traits, 'Limits of every tier and the caller’s tier', 'tiers', (traits) => ({ 200: success('Tiers', jsonBody('Tiers'), traits) }), {}, { security: [{}, { apiKey: [] }, { session: [] }] }),
+  listKeys: (traits: ResponseTraits): Json => account(traits, 'The user’s API keys (never the secrets)', 'listKeys', (traits) => ({ 200: success('Keys', jsonBody('ApiKeys'), traits) }), NO_SESSION),
+  createKey: (traits: ResponseTraits): Json => account(traits, 
         'Create an API key (the value is in this response only)',
         'createKey',
-        { 201: success('The new key with its secret, shown once', jsonBody('CreatedApiKey'), LIMITED) },
+        (traits) => ({ 201: success('The new key with its secret, shown once', jsonBody('CreatedApiKey'), traits) }),
         {
           ...NO_SESSION,
           400: ['INVALID_REQUEST: bad name or tier, or too many active keys'],
@@ -223,26 +204,21 @@ export function apiPaths(): Record<string, Json> {
         },
         { requestBody: { required: false, content: { 'application/json': { schema: ref('CreateKeyRequest') } } } },
       ),
-    },
-    '/auth/keys/{id}': {
-      delete: account('Revoke a key immediately', 'revokeKey', { 200: success('The revoked key', jsonBody('ApiKey'), LIMITED) }, { ...NO_SESSION, ...CROSS_SITE, 404: ['NOT_FOUND: no such key of this user'] }, {
+  revokeKey: (traits: ResponseTraits): Json => account(traits, 'Revoke a key immediately', 'revokeKey', (traits) => ({ 200: success('The revoked key', jsonBody('ApiKey'), traits) }), { ...NO_SESSION, ...CROSS_SITE, 404: ['NOT_FOUND: no such key of this user'] }, {
         parameters: [pathParam('id', 'Key id')],
       }),
-    },
-    '/auth/usage': { get: account('Requests per key over time windows', 'usage', { 200: success('Usage', jsonBody('Usage'), LIMITED) }, NO_SESSION) },
-    '/dashboard': {
-      get: {
+  usage: (traits: ResponseTraits): Json => account(traits, 'Requests per key over time windows', 'usage', (traits) => ({ 200: success('Usage', jsonBody('Usage'), traits) }), NO_SESSION),
+  dashboard: (traits: ResponseTraits): Json => ({
         tags: ['accounts'],
         operationId: 'dashboard',
         summary: 'Account dashboard (HTML)',
         responses: {
-          200: success('The dashboard, or the sign-in page without a session', { 'text/html': { type: 'string' } }, LIMITED),
+          200: success('The dashboard, or the sign-in page without a session', { 'text/html': { type: 'string' } }, traits),
           503: { description: 'Sign-in is not configured (HTML page)', content: { 'text/html': { schema: { type: 'string' } } } },
-          ...errors({}, LIMITED),
+          ...errors({}, traits),
         },
-      },
-    },
-    '/': { get: legacyLookup(true) },
-    '/{ip}': { get: legacyLookup(false) },
-  };
-}
+      }),
+} satisfies Record<string, Operation>;
+
+/** The name of an operation (what a route declares). */
+export type OperationName = keyof typeof OPERATIONS;
