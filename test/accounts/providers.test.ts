@@ -112,7 +112,7 @@ describe('AUTH_DISABLED', () => {
   });
 
   test('an incomplete oidc configuration disables sign-in and names what is missing', async () => {
-    const app = await startTestApp({ IPINTEL_OAUTH_PROVIDER: 'oidc', IPINTEL_OAUTH_CLIENT_ID: 'c' });
+    const app = await startTestServer({ IPINTEL_RATE_LIMITS: 'off', IPINTEL_OAUTH_PROVIDER: 'oidc', IPINTEL_OAUTH_CLIENT_ID: 'c' });
     try {
       const res = await fetch(`${app.url}/auth/idp`, { redirect: 'manual' });
       expect(res.status).toBe(503);

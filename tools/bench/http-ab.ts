@@ -1,6 +1,7 @@
 /**
- * A/B of GET /v1/ip/{ip} (random IPv4, full object; `--route text`: GET
- * /{ip}?format=text) between two checkouts or
+ * A/B of GET /v1/ip/{ip} (random IPv4, full object; `--route fields`: with
+ * `?fields=ip,location,network`; `--route text`: GET /{ip}?format=text;
+ * `--route asn`: GET /v1/asn/AS<random 16-bit>) between two checkouts or
  * two environments, for changes smaller than this machine's run-to-run noise
  * (±10 %). Both servers run at once and are warmed up; then short wrk runs
  * alternate between them, so a drift in the machine's load hits both alike.
@@ -8,7 +9,7 @@
  *
  *   bun tools/bench/http-ab.ts [--index f] [--rounds 10] [--duration 2] [--connections 64]
  *                              [--a-root dir] [--b-root dir] [--a-env K=V,K=V] [--b-env K=V]
- *                              [--a-index f] [--b-index f] [--route v1|text]
+ *                              [--a-index f] [--b-index f] [--route v1|fields|text|asn]
  *
  * `--a-index`/`--b-index` give a side its own index file, for a base that
  * reads an older index format (build it with that checkout's builder).
@@ -21,7 +22,7 @@ import { join } from 'node:path';
 import { fixtureIndexPath } from '../../test/helpers/fixture-index.ts';
 import { SHARED_FEEDS_DIR } from '../../test/helpers/shared-feeds.ts';
 import { median } from './bench-kit.ts';
-import { randomIpScript, startTarget, wrk, type Target } from './http-kit.ts';
+import { randomAsnScript, randomIpScript, startTarget, wrk, type Target } from './http-kit.ts';
 
 interface Side {
   name: string;
@@ -55,10 +56,16 @@ const sides: Side[] = [
   { name: 'B', root: option(argv, '--b-root') ?? here, env: parseEnv(option(argv, '--b-env')), index: option(argv, '--b-index') ?? index },
 ];
 
-// --route text: the legacy one-line text (GET /{ip}?format=text) instead of the v1 object.
+const SCRIPTS: Record<string, () => string> = {
+  v1: () => randomIpScript('/v1/ip/', ''),
+  fields: () => randomIpScript('/v1/ip/', '?fields=ip,location,network'),
+  // The legacy one-line text instead of the v1 object.
+  text: () => randomIpScript('/', '?format=text'),
+  asn: randomAsnScript,
+};
 const route = option(argv, '--route') ?? 'v1';
-if (route !== 'v1' && route !== 'text') throw new Error(`--route is v1 or text, got "${route}"`);
-const script = route === 'v1' ? randomIpScript('/v1/ip/', '') : randomIpScript('/', '?format=text');
+if (!(route in SCRIPTS)) throw new Error(`--route is one of ${Object.keys(SCRIPTS).join(', ')}, got "${route}"`);
+const script = SCRIPTS[route]();
 const targets: Target[] = [];
 process.on('exit', () => targets.forEach((t) => t.child.kill('SIGTERM')));
 for (const side of sides) targets.push(await startTarget(side.name, ['ipintel', side.index], join(side.root, 'tools/bench/http-target.ts'), side.env));
@@ -71,7 +78,7 @@ const cpu: number[][] = [[], []];
 for (let r = 0; r < rounds; r++) {
   targets.forEach((t, i) => cpu[i].push(wrk(url(t), opts, script, t.child.pid!).cpuUsPerReq));
 }
-console.log(`index ${sides.map((s) => s.index).join(' / ')}; ${rounds} alternated rounds of wrk -t1 -c${opts.connections} -d${opts.duration}s; server CPU µs/request`);
+console.log(`route ${route}; index ${sides.map((s) => s.index).join(' / ')}; ${rounds} alternated rounds of wrk -t1 -c${opts.connections} -d${opts.duration}s; server CPU µs/request`);
 sides.forEach((s, i) => {
   const env = Object.entries(s.env).map(([k, v]) => `${k}=${v}`).join(' ');
   console.log(`${s.name} (${s.root}${env ? `, ${env}` : ''}): ${cpu[i].map((x) => x.toFixed(2)).join(' ')}  median ${median(cpu[i]).toFixed(2)}`);

@@ -55,6 +55,16 @@ end
 `;
 }
 
+/** A wrk Lua script asking for `/v1/asn/AS<n>` with random 16-bit ASNs (known and unknown alike), seeded like randomIpScript. */
+export function randomAsnScript(): string {
+  return `
+math.randomseed(42)
+request = function()
+  return wrk.format("GET", "/v1/asn/AS" .. math.random(1, 65535))
+end
+`;
+}
+
 export interface WrkResult {
   rps: number;
   requests: number;
