@@ -1,8 +1,11 @@
 /**
  * CORS for the API (spec: `/v1` answers carry CORS headers, preflight
- * included): any origin, no credentials. The request path adds these
- * headers to every answer it gives (server.ts), in this one place, and
- * answers every preflight (OPTIONS, on any path) here.
+ * included): any origin, no credentials, declared here once. The request
+ * path (server.ts) sees that every answer leaves with them and answers
+ * every preflight (OPTIONS, on any path) here. The hot lookups' prebuilt
+ * header sets carry them already (v1-pipeline.ts, routes/legacy.ts): a
+ * Response copies such a set for less than adding four headers to the copy
+ * (BENCHMARKS.md, "A/B of the lookup route").
  */
 const ALLOWED_METHODS = 'GET, POST, DELETE, OPTIONS';
 const ALLOWED_HEADERS = 'Content-Type, X-API-Key, Authorization, If-None-Match';
@@ -33,7 +36,8 @@ export function preflightResponse(request: Request): Response {
   return new Response(null, { status: 204, headers });
 }
 
-/** Adds the CORS headers to an answer (not a preflight's: preflightResponse has its own). */
+/** Adds the CORS headers to an answer that does not carry them yet (not a preflight: preflightResponse has its own). */
 export function addCorsHeaders(headers: Headers): void {
+  if (headers.has('access-control-allow-origin')) return;
   for (const name in CORS_RESPONSE_HEADERS) headers.set(name, CORS_RESPONSE_HEADERS[name]);
 }

@@ -55,21 +55,39 @@ function resolveCaller(services: AppServices, request: Request, server: Server<u
   return callerWith(services, request, server, resolved, INVALID_API_KEY);
 }
 
+/**
+ * A caller whose IP is read on first use: only caller-IP routes and the rate
+ * limiter read it, so an explicit lookup with limits off never pays for the
+ * socket address and the forwarding headers.
+ */
+class RequestCaller implements ResolvedCaller {
+  private address: string | null | undefined = undefined;
+  readonly tier: Caller['tier'];
+  readonly keyId: string | null;
+  readonly userId: string | null;
+  readonly refusal: ApiError | null;
+  constructor(
+    private readonly services: AppServices,
+    private readonly request: Request,
+    private readonly server: Server<unknown> | null,
+    key: ResolvedKey | null,
+    refusal: ApiError | null,
+  ) {
+    this.tier = key?.tier ?? 'anonymous';
+    this.keyId = key?.keyId ?? null;
+    this.userId = key?.userId ?? null;
+    this.refusal = key === null ? refusal : null;
+  }
+
+  get ip(): string | null {
+    if (this.address === undefined) this.address = clientIp(this.server?.requestIP(this.request)?.address ?? null, this.request.headers, this.services.trusted);
+    return this.address;
+  }
+}
+
 /** The caller of a resolved key (null: anonymous, refused with `refusal` when a key was sent). */
 function callerWith(services: AppServices, request: Request, server: Server<unknown> | null, key: ResolvedKey | null, refusal: ApiError | null): ResolvedCaller {
-  // Only caller-IP routes and the rate limiter read the IP: an explicit lookup with
-  // limits off never pays for the socket address and the forwarding headers.
-  let ip: string | null | undefined;
-  return {
-    get ip() {
-      if (ip === undefined) ip = clientIp(server?.requestIP(request)?.address ?? null, request.headers, services.trusted);
-      return ip;
-    },
-    tier: key?.tier ?? 'anonymous',
-    keyId: key?.keyId ?? null,
-    userId: key?.userId ?? null,
-    refusal: key === null ? refusal : null,
-  };
+  return new RequestCaller(services, request, server, key, refusal);
 }
 
 /**

@@ -19,6 +19,7 @@ import type { ScoringContext } from '../scoring/index.ts';
 import type { Tier } from '../tiers.ts';
 import type { CrawlerProof } from '../crawlers/verifier.ts';
 import { crawlerProofOf, lookupOrThrow, scoringContextFor, scoringContextWith } from './address-lookup.ts';
+import { CORS_RESPONSE_HEADERS } from './cors.ts';
 import type { AppServices } from './services.ts';
 
 /** The route label (route-table.ts) of an explicit lookup, the route the request wrapper hands to the pipeline. */
@@ -31,12 +32,12 @@ const CACHEABLE = 'public, max-age=86400';
 const NOT_CACHEABLE = 'no-store';
 
 /**
- * Headers of an answer (the CORS headers the plugin puts on every answer,
+ * Headers of an answer (the CORS headers of every answer, cors.ts;
  * JSON, its caching): one Headers object each, since a Response copies it
  * (so adding rate-limit headers to one answer never touches it), and copying
  * a Headers costs less than building one from a plain object each time.
  */
-const headersWith = (cacheControl: string) => new Headers({ 'content-type': JSON_TYPE, 'cache-control': cacheControl });
+const headersWith = (cacheControl: string) => new Headers({ ...CORS_RESPONSE_HEADERS, 'content-type': JSON_TYPE, 'cache-control': cacheControl });
 const CACHEABLE_HEADERS = headersWith(CACHEABLE);
 const NOT_CACHEABLE_HEADERS = headersWith(NOT_CACHEABLE);
 

@@ -6,6 +6,7 @@ import { memoryBudget } from '../../memory-budget.ts';
 import { LegacyLines, legacyObject, legacyPlace, legacyText } from '../../lookup/legacy.ts';
 import { ApiError } from '../../errors.ts';
 import { JSON_TYPE, TEXT_TYPE } from '../errors.ts';
+import { CORS_RESPONSE_HEADERS } from '../cors.ts';
 import { legacyQuery, wantsText, type LegacyQuery } from '../negotiation.ts';
 import type { AppServices } from '../services.ts';
 import { lookupOrThrow, scoringContextFor } from '../address-lookup.ts';
@@ -26,11 +27,11 @@ function etagOf(text: boolean, body: string): string {
 }
 
 /**
- * The four header sets of a legacy answer (media type x caching). A
- * Response copies the Headers it is given, and copying one costs less than
- * building it.
+ * The four header sets of a legacy answer (media type x caching), with the
+ * CORS headers (cors.ts). A Response copies the Headers it is given, and
+ * copying one costs less than building it or adding headers to the copy.
  */
-const headerSet = (type: string, caching: string) => new Headers({ 'content-type': type, 'cache-control': caching, vary: 'Accept' });
+const headerSet = (type: string, caching: string) => new Headers({ ...CORS_RESPONSE_HEADERS, 'content-type': type, 'cache-control': caching, vary: 'Accept' });
 const HEADER_SETS = {
   text: { current: headerSet(TEXT_TYPE, CURRENT_CACHE), explicit: headerSet(TEXT_TYPE, EXPLICIT_CACHE) },
   json: { current: headerSet(JSON_TYPE, CURRENT_CACHE), explicit: headerSet(JSON_TYPE, EXPLICIT_CACHE) },
