@@ -1,6 +1,7 @@
 /**
- * Who is calling: resolved once per request by the app's first hook
- * (caller IP, API key -> tier) and read by any route through callerOf().
+ * Who is calling: resolved once per request by the request path (caller IP,
+ * API key -> tier), handed to each route's handler, and recorded on the
+ * request for the mounted Elysia routes, which read it through callerOf().
  */
 import type { Tier } from '../tiers.ts';
 

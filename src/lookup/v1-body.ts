@@ -15,7 +15,8 @@ import type { Coverage, Policy } from '../scoring/index.ts';
 import { RecordMemo } from './record-memo.ts';
 import { ScoredPartCache, type ScoredText } from './scored-part.ts';
 import { QUARTER_HOUR } from './timezone.ts';
-import { buildV1, locationOf, networkOf, routingOf, type V1Context } from './v1.ts';
+import { buildV1, locationOf, needsScoring, networkOf, routingOf, type V1Context } from './v1.ts';
+import { projectV1Text } from './v1-projected-text.ts';
 
 /**
  * Slots of the per-record memo (~1 KB each: at most ~130 MB; the scored text
@@ -160,6 +161,8 @@ export class V1BodyCache {
  */
 export function v1BodyText(bodies: V1BodyCache, hit: LookupHit, ctx: V1Context, fields: ReadonlySet<string> | null = null, rdap: object | null = null): string {
   if (fields === null && rdap === null) return bodies.body(hit, ctx);
+  // Scored fields are cut from the memoised whole body (same context, so the same members).
+  if (rdap === null && fields !== null && needsScoring(fields)) return projectV1Text(bodies.body(hit, ctx), fields);
   const body = buildV1(hit, ctx, fields);
   if (rdap !== null) body.rdap = rdap;
   return JSON.stringify(body);

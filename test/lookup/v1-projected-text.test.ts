@@ -1,0 +1,74 @@
+/**
+ * A `fields` projection cut from the whole body's text (v1-projected-text.ts)
+ * equals the projection built and serialized afresh, for random addresses
+ * of both families and random field sets; and the contract keeps the
+ * property the cut relies on: every nested object closed, no nested
+ * property named like a top-level field.
+ */
+import { beforeAll, expect, test } from 'bun:test';
+import type { TSchema } from '@sinclair/typebox';
+import { V1Object } from '../../src/contract/v1.ts';
+import { IndexReader } from '../../src/index/reader.ts';
+import { V1BodyCache, v1BodyText } from '../../src/lookup/v1-body.ts';
+import { projectV1Text } from '../../src/lookup/v1-projected-text.ts';
+import { buildV1, V1_FIELDS, type V1Context } from '../../src/lookup/v1.ts';
+import { loadPolicy, type Policy } from '../../src/scoring/index.ts';
+import { fixtureIndexPath } from '../helpers/fixture-index.ts';
+import { prng } from '../helpers/prng.ts';
+
+let reader: IndexReader;
+let policy: Policy;
+beforeAll(async () => {
+  reader = IndexReader.open(await fixtureIndexPath());
+  policy = await loadPolicy();
+}, 120_000);
+
+/** Property names below a schema, and the paths of objects open to any name. */
+function nestedNames(schema: unknown, path: string, names: Set<string>, open: string[]): void {
+  if (schema === null || typeof schema !== 'object') return;
+  const s = schema as Record<string, unknown>;
+  if (s.properties) for (const [k, v] of Object.entries(s.properties as Record<string, unknown>)) (names.add(k), nestedNames(v, `${path}.${k}`, names, open));
+  if (s.additionalProperties !== undefined && s.additionalProperties !== false) open.push(path);
+  if (s.patternProperties !== undefined) open.push(path);
+  for (const k of ['items', 'anyOf', 'oneOf', 'allOf']) {
+    const v = s[k];
+    if (Array.isArray(v)) for (const x of v) nestedNames(x, path, names, open);
+    else if (v !== undefined) nestedNames(v, path, names, open);
+  }
+}
+
+test('the contract: nested objects closed, no nested property named like a top-level field', () => {
+  const top = new Set<string>(V1_FIELDS);
+  const properties = (V1Object as TSchema & { properties: Record<string, unknown> }).properties;
+  for (const field of V1_FIELDS) {
+    const names = new Set<string>();
+    const open: string[] = [];
+    nestedNames(properties[field], field, names, open);
+    expect({ field, open, clashes: [...names].filter((n) => top.has(n)) }).toEqual({ field, open: [], clashes: [] });
+  }
+});
+
+test('cut from the memoised whole body: equal to the built projection, random addresses and field sets', () => {
+  const cache = new V1BodyCache();
+  const ctx: V1Context = { scoring: { verifiedCrawler: null }, policy, rdapOwner: null, now: Date.parse('2026-11-22T00:00:00Z') };
+  const rnd = prng(31);
+  const byte = () => Math.floor(rnd() * 256);
+  const hex = () => Math.floor(rnd() * 65536).toString(16);
+  let cut = 0;
+  for (let i = 0; i < 3000; i++) {
+    const ip = i % 5 === 4 ? `2${Math.floor(rnd() * 4)}${hex().padStart(2, '0').slice(0, 2)}:${hex()}::${hex()}` : `${1 + Math.floor(rnd() * 223)}.${byte()}.${byte()}.${byte()}`;
+    const hit = reader.lookup(ip)!;
+    const fields = new Set<string>(V1_FIELDS.filter(() => rnd() < 0.35));
+    if (fields.size === 0) fields.add(V1_FIELDS[Math.floor(rnd() * V1_FIELDS.length)]);
+    const want = JSON.stringify(buildV1(hit, ctx, fields));
+    expect({ ip, fields: [...fields], text: v1BodyText(cache, hit, ctx, fields) }).toEqual({ ip, fields: [...fields], text: want });
+    // Half the sets are cut from the whole body, the others built (they need no scoring).
+    if ([...fields].some((f) => !['ip', 'stack', 'location', 'routing'].includes(f))) cut++;
+    expect(projectV1Text(JSON.stringify(buildV1(hit, ctx, null)), fields)).toBe(want);
+  }
+  expect(cut).toBeGreaterThan(1000);
+});
+
+test('a body that is not a whole v1 object is refused, not cut wrong', () => {
+  expect(() => projectV1Text('{"ip":"1.1.1.1","stack":"ipv4"}', new Set(['stack']))).toThrow();
+});
