@@ -30,14 +30,14 @@ export function preflightResponse(request: Request): Response {
     'access-control-allow-origin': '*',
     'access-control-expose-headers': EXPOSED_HEADERS,
     'access-control-max-age': '86400',
+    'cache-control': 'no-store',
     vary: '*',
   };
   if (request.headers.get('access-control-request-method')) headers['access-control-allow-methods'] = ALLOWED_METHODS;
   return new Response(null, { status: 204, headers });
 }
 
-/** Adds the CORS headers to an answer that does not carry them yet (not a preflight: preflightResponse has its own). */
+/** Adds the CORS headers to an answer (not a preflight: preflightResponse has its own). */
 export function addCorsHeaders(headers: Headers): void {
-  if (headers.has('access-control-allow-origin')) return;
   for (const name in CORS_RESPONSE_HEADERS) headers.set(name, CORS_RESPONSE_HEADERS[name]);
 }

@@ -4,6 +4,7 @@
  * quality than JSON, or equal quality through a more specific match.
  * A bare any-type range (curl's default) means JSON.
  */
+import { queryValues } from './request-params.ts';
 
 interface MediaRange {
   type: string;
@@ -64,33 +65,13 @@ export interface LegacyQuery {
 
 const NO_QUERY: LegacyQuery = Object.freeze({});
 
-/**
- * `format` and `detail` of a URL's query; the last of a repeated key counts.
- * A query with nothing encoded is split by hand (no URL parse on the text
- * route's path); anything else as URLSearchParams reads it.
- */
+const LEGACY_KEYS = ['format', 'detail'];
+
+/** `format` and `detail` of a URL's query; the last of a repeated key counts. */
 export function legacyQuery(url: string): LegacyQuery {
-  const q = url.indexOf('?');
-  if (q < 0) return NO_QUERY;
-  const text = url.slice(q + 1);
-  if (text.includes('%') || text.includes('+')) {
-    const params = new URLSearchParams(text);
-    return { format: params.getAll('format').at(-1), detail: params.getAll('detail').at(-1) };
-  }
-  let format: string | undefined;
-  let detail: string | undefined;
-  // Pairs read in place (no array of pairs): [at, end) is one `key[=value]`.
-  for (let at = 0; at <= text.length; ) {
-    let end = text.indexOf('&', at);
-    if (end < 0) end = text.length;
-    const eq = text.indexOf('=', at);
-    const keyEnd = eq < 0 || eq > end ? end : eq;
-    const value = keyEnd === end ? '' : text.slice(keyEnd + 1, end);
-    if (keyEnd - at === 6 && text.startsWith('format', at)) format = value;
-    else if (keyEnd - at === 6 && text.startsWith('detail', at)) detail = value;
-    at = end + 1;
-  }
-  return { format, detail };
+  if (!url.includes('?')) return NO_QUERY;
+  const [format, detail] = queryValues(url, LEGACY_KEYS);
+  return { format: format?.at(-1), detail: detail?.at(-1) };
 }
 
 /** Whether a request to a legacy route asks for text (its `format` query, else its Accept header): its answer's and its errors' representation. */

@@ -16,3 +16,35 @@ export function lastSegmentParam(path: string): string {
     return raw;
   }
 }
+
+/**
+ * Every value of each named query parameter of a URL, in order, as
+ * URLSearchParams.getAll gives them (undefined when the name is absent). A
+ * query with nothing encoded is read in place, without a URL parse; one
+ * with `%` or `+` is read by URLSearchParams.
+ */
+export function queryValues(url: string, names: readonly string[]): Array<string[] | undefined> {
+  const out: Array<string[] | undefined> = names.map(() => undefined);
+  const q = url.indexOf('?');
+  if (q < 0) return out;
+  if (url.includes('%', q) || url.includes('+', q)) {
+    const params = new URLSearchParams(url.slice(q + 1));
+    for (let n = 0; n < names.length; n++) if (params.has(names[n])) out[n] = params.getAll(names[n]);
+    return out;
+  }
+  // Pairs read in place: [at, end) is one `key[=value]`; empty pairs are skipped, as URLSearchParams does.
+  for (let at = q + 1; at <= url.length; ) {
+    let end = url.indexOf('&', at);
+    if (end < 0) end = url.length;
+    if (end > at) {
+      const eq = url.indexOf('=', at);
+      const keyEnd = eq < 0 || eq > end ? end : eq;
+      for (let n = 0; n < names.length; n++) {
+        const name = names[n];
+        if (keyEnd - at === name.length && url.startsWith(name, at)) (out[n] ??= []).push(keyEnd === end ? '' : url.slice(keyEnd + 1, end));
+      }
+    }
+    at = end + 1;
+  }
+  return out;
+}

@@ -153,11 +153,14 @@ export function createFetchHandler(services: AppServices, app: App, pacer: { tic
    * routes set their own, anything else must not be cached by accident) and
    * the CORS headers.
    */
-  function seal(response: Response, request: Request, decision: RateDecision | null): Response {
+  function seal(response: Response, decision: RateDecision | null): Response {
     const headers = response.headers;
     if (decision !== null && decision.allowed) applyRateLimitHeaders(headers, decision, response.status);
-    if (!headers.has('cache-control')) headers.set('cache-control', 'no-store');
-    if (request.method !== 'OPTIONS') addCorsHeaders(headers);
+    // An answer with the CORS headers was built from a prebuilt header set, which has its Cache-Control.
+    if (!headers.has('access-control-allow-origin')) {
+      addCorsHeaders(headers);
+      if (!headers.has('cache-control')) headers.set('cache-control', 'no-store');
+    }
     return response;
   }
 
@@ -188,11 +191,11 @@ export function createFetchHandler(services: AppServices, app: App, pacer: { tic
     }
     if (response instanceof Promise) {
       return response.then(
-        (r) => seal(r, request, decision),
-        (e: unknown) => seal(failure(e, request, entry), request, decision),
+        (r) => seal(r, decision),
+        (e: unknown) => seal(failure(e, request, entry), decision),
       );
     }
-    return seal(response, request, decision);
+    return seal(response, decision);
   }
 
   /** Takes the caller's token (unless exempt), counts keyed usage, then answers. */
@@ -213,9 +216,9 @@ export function createFetchHandler(services: AppServices, app: App, pacer: { tic
     try {
       decision = limiter.consume(bucketKeyFor(caller), caller.tier);
     } catch (e) {
-      return seal(failure(e, request, entry), request, null);
+      return seal(failure(e, request, entry), null);
     }
-    if (decision instanceof Promise) return decision.then(counted, (e: unknown) => seal(failure(e, request, entry), request, null));
+    if (decision instanceof Promise) return decision.then(counted, (e: unknown) => seal(failure(e, request, entry), null));
     return counted(decision);
   }
 
@@ -230,12 +233,12 @@ export function createFetchHandler(services: AppServices, app: App, pacer: { tic
     try {
       caller = resolveCaller(services, request, server, exempt);
     } catch (e) {
-      return seal(failure(e, request, entry), request, null);
+      return seal(failure(e, request, entry), null);
     }
     if (caller instanceof Promise) {
       return caller.then(
         (c) => admitted(request, entry, path, hasQuery, exempt, c),
-        (e: unknown) => seal(failure(e, request, entry), request, null),
+        (e: unknown) => seal(failure(e, request, entry), null),
       );
     }
     return admitted(request, entry, path, hasQuery, exempt, caller);
@@ -247,16 +250,16 @@ export function createFetchHandler(services: AppServices, app: App, pacer: { tic
     let response: Response | Promise<Response>;
     let entry: RouteEntry | null = null;
     if (server !== null && !gate.allows(request, server)) {
-      response = seal(connectionRefusal(gate.max), request, null);
+      response = seal(connectionRefusal(gate.max), null);
     } else {
       const url = request.url;
       const start = targets.pathStart(url);
       if (start < 0) {
-        response = seal(errorResponse(BAD_REQUEST), request, null);
+        response = seal(errorResponse(BAD_REQUEST), null);
       } else {
         const end = pathEnd(url, start);
         entry = table.matchIn(url, start, end);
-        if (publisherOnly && (entry === null || !entry.publisher)) response = seal(failure(PUBLISHER_ONLY, request, entry), request, null);
+        if (publisherOnly && (entry === null || !entry.publisher)) response = seal(failure(PUBLISHER_ONLY, request, entry), null);
         else response = dispatch(request, server, entry, url.slice(start, end), end < url.length);
       }
     }

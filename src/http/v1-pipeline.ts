@@ -11,7 +11,7 @@
  */
 import { memoryBudget } from '../memory-budget.ts';
 import type { LookupHit } from '../index/record.ts';
-import { parseProjection } from '../lookup/projection.ts';
+import { parseProjection, type Projection } from '../lookup/projection.ts';
 import { needsScoring, type V1Context } from '../lookup/v1.ts';
 import { V1BodyCache, v1BodyText } from '../lookup/v1-body.ts';
 import { ownerFromRdap, type RdapResult } from '../rdap/index.ts';
@@ -21,6 +21,10 @@ import type { CrawlerProof } from '../crawlers/verifier.ts';
 import { crawlerProofOf, lookupOrThrow, scoringContextFor, scoringContextWith } from './address-lookup.ts';
 import { CORS_RESPONSE_HEADERS } from './cors.ts';
 import type { AppServices } from './services.ts';
+import { queryValues } from './request-params.ts';
+
+/** The query parameters of a lookup (spec 4.1). */
+const V1_QUERY_KEYS = ['fields', 'include'];
 
 /** The route label (route-table.ts) of an explicit lookup, the route the request wrapper hands to the pipeline. */
 export const V1_LOOKUP_ROUTE = '/v1/ip/{ip}';
@@ -63,11 +67,16 @@ export class V1Pipeline {
   answer(request: Request, ipText: string, hasQuery: boolean, tier: Tier, current: boolean): Response | Promise<Response> {
     const hit = lookupOrThrow(this.s, ipText);
     if (hasQuery) return this.projected(request, hit, tier, current);
-    // A record the memo already answered wanted no DNS proof (only such records are memoised,
-    // and the index is the same): its row need not be read to ask again.
-    const proof = this.bodies.holds(hit) ? this.s.crawlers.proofFor(hit) : crawlerProofOf(this.s, hit);
+    const proof = this.proofOf(hit);
     if (proof instanceof Promise) return proof.then((p) => this.whole(hit, p, current));
     return this.whole(hit, proof, current);
+  }
+
+  /** The crawler proof of a hit (crawlerProofOf), without reading the row of a record the memo holds. */
+  private proofOf(hit: LookupHit): CrawlerProof | null | Promise<CrawlerProof | null> {
+    // A record the memo already answered wanted no DNS proof (only such records are memoised,
+    // and the index is the same): its row need not be read to ask again.
+    return this.bodies.holds(hit) ? this.s.crawlers.proofFor(hit) : crawlerProofOf(this.s, hit);
   }
 
   /** The whole v1 object. */
@@ -76,16 +85,30 @@ export class V1Pipeline {
     return new Response(body, { headers: current ? NOT_CACHEABLE_HEADERS : CACHEABLE_HEADERS });
   }
 
-  /** The answer to a request with a query: `fields` and `include` (repeated parameters joined). */
-  private async projected(request: Request, hit: LookupHit, tier: Tier, current: boolean): Promise<Response> {
-    const query = new URL(request.url).searchParams;
-    const fields = query.getAll('fields');
-    const include = query.getAll('include');
-    const projection = parseProjection({ fields: fields.length ? fields : undefined, include: include.length ? include : undefined }, tier);
+  /**
+   * The answer to a request with a query: `fields` and `include` (repeated
+   * parameters joined). Synchronous unless a crawler DNS proof or the RDAP
+   * registry is awaited.
+   */
+  private projected(request: Request, hit: LookupHit, tier: Tier, current: boolean): Response | Promise<Response> {
+    const [fields, include] = queryValues(request.url, V1_QUERY_KEYS);
+    const projection = parseProjection({ fields, include }, tier);
+    if (projection.rdap && (projection.fields === null || projection.fields.has('rdap'))) return this.withRdap(hit, projection, current);
     // ip/stack/location/routing alone never wait for a crawler DNS proof.
+    if (!needsScoring(projection.fields)) return this.projection(hit, UNSCORED, projection, null, current);
+    const proof = this.proofOf(hit);
+    if (proof instanceof Promise) return proof.then((p) => this.projection(hit, scoringContextWith(this.s, p), projection, null, current));
+    return this.projection(hit, scoringContextWith(this.s, proof), projection, null, current);
+  }
+
+  /** An accepted include: the registry is asked before the body is built, so the answer's network.owner agrees with its rdap object. */
+  private async withRdap(hit: LookupHit, projection: Projection, current: boolean): Promise<Response> {
     const scoring = needsScoring(projection.fields) ? await scoringContextFor(this.s, hit) : UNSCORED;
-    // An accepted include asks the registry before the body is built, so the answer's network.owner agrees with its rdap object.
-    const rdap = projection.rdap && (projection.fields === null || projection.fields.has('rdap')) ? await this.s.rdap.lookup(hit.ip) : null;
+    return this.projection(hit, scoring, projection, await this.s.rdap.lookup(hit.ip), current);
+  }
+
+  /** A projected body (the whole object when `fields` is absent). */
+  private projection(hit: LookupHit, scoring: ScoringContext, projection: Projection, rdap: RdapResult | null, current: boolean): Response {
     const body = v1BodyText(this.bodies, hit, this.context(hit, scoring, rdap), projection.fields, rdap);
     return new Response(body, { headers: current || projection.rdap ? NOT_CACHEABLE_HEADERS : CACHEABLE_HEADERS });
   }

@@ -17,15 +17,19 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => server.stop());
 
-test('the fast case is synchronous: an explicit lookup without a query, key or limiter awaits nothing', async () => {
+test('the fast case is synchronous: an explicit lookup without a key or limiter, and nothing to await, awaits nothing', async () => {
   const answer = handle(request('/v1/ip/1.1.1.1'), null);
   expect(answer).toBeInstanceOf(Response);
   const text = await (answer as Response).text();
   expect(JSON.parse(text).ip).toBe('1.1.1.1');
-  // A query takes the general path, with the same whole object when it selects nothing.
+  // A query with nothing to await (no DNS proof pending, no RDAP include) is synchronous too,
+  // with the same whole object when it selects nothing.
   const withQuery = handle(request('/v1/ip/1.1.1.1?'), null);
-  expect(withQuery).toBeInstanceOf(Promise);
-  expect(await (await withQuery).text()).toBe(text);
+  expect(withQuery).toBeInstanceOf(Response);
+  expect(await (withQuery as Response).text()).toBe(text);
+  const projected = handle(request('/v1/ip/1.1.1.1?fields=ip,network&fields=explanation'), null);
+  expect(projected).toBeInstanceOf(Response);
+  expect(Object.keys(JSON.parse(await (projected as Response).text()))).toEqual(['ip', 'network', 'explanation']);
 });
 
 test('one body memo: a record answered once is answered again without reading its row', async () => {
