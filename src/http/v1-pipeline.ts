@@ -2,12 +2,11 @@
  * The one answer of GET /v1/ip/{ip} and GET /v1/ip/current (spec 2.1, 4.1,
  * 4.9): the v1 object, projected by `fields`, with the Pro RDAP include.
  *
- * Every entrance calls `answer`: the request wrapper (server.ts) for a GET,
- * before the framework, and the Elysia routes (routes/lookup.ts) for what
- * reaches the app. The fast case is a condition here, not a second
- * implementation: without a query string and with no crawler proof to wait
- * for, the whole object is answered synchronously from the body memo; a
- * query, a proof to await or an RDAP include take the general, async path.
+ * Both routes' handlers (routes/lookup.ts) call `answer`. The fast case is
+ * a condition here, not a second implementation: with no crawler proof to
+ * wait for and no RDAP include, the answer is made synchronously from the
+ * body memo (a projection is cut from the whole body); a proof to await or
+ * an RDAP include take the async path.
  */
 import { memoryBudget } from '../memory-budget.ts';
 import type { LookupHit } from '../index/record.ts';
@@ -20,16 +19,13 @@ import type { Tier } from '../tiers.ts';
 import type { CrawlerProof } from '../crawlers/verifier.ts';
 import { crawlerProofOf, lookupOrThrow, scoringContextFor, scoringContextWith } from './address-lookup.ts';
 import { CORS_RESPONSE_HEADERS } from './cors.ts';
+import { JSON_TYPE } from './errors.ts';
 import type { AppServices } from './services.ts';
 import { queryValues } from './request-params.ts';
 
 /** The query parameters of a lookup (spec 4.1). */
 const V1_QUERY_KEYS = ['fields', 'include'];
 
-/** The route label (route-table.ts) of an explicit lookup, the route the request wrapper hands to the pipeline. */
-export const V1_LOOKUP_ROUTE = '/v1/ip/{ip}';
-
-const JSON_TYPE = 'application/json;charset=utf-8';
 /** An explicit address's answer is the same for every caller: shared-cacheable (spec 4.9). */
 const CACHEABLE = 'public, max-age=86400';
 /** The caller's own address, or an answer with the Pro include: never shared. */
