@@ -10,7 +10,7 @@
  */
 import { memoryBudget } from '../memory-budget.ts';
 import type { LookupHit } from '../index/record.ts';
-import { parseProjection, type Projection } from '../lookup/projection.ts';
+import type { Projection } from '../lookup/projection.ts';
 import { needsScoring, type V1Context } from '../lookup/v1.ts';
 import { V1BodyCache, v1BodyText } from '../lookup/v1-body.ts';
 import { ownerFromRdap, type RdapResult } from '../rdap/index.ts';
@@ -22,6 +22,7 @@ import { CORS_RESPONSE_HEADERS } from './cors.ts';
 import { JSON_TYPE } from './errors.ts';
 import type { AppServices } from './services.ts';
 import { queryValues } from './request-params.ts';
+import { ProjectionMemo } from './projection-memo.ts';
 
 /** The query parameters of a lookup (spec 4.1). */
 const V1_QUERY_KEYS = ['fields', 'include'];
@@ -49,6 +50,7 @@ const emptyRdap: RdapResult = { available: false, network: null, contacts: [] };
 /** The lookup answerer of a set of services: one body memo for every entrance. */
 export class V1Pipeline {
   private readonly bodies: V1BodyCache;
+  private readonly projections = new ProjectionMemo();
   constructor(private readonly s: AppServices) {
     const budget = memoryBudget(s.config.memoryMb);
     this.bodies = new V1BodyCache(budget.v1TailSlots, budget.scoredViews);
@@ -88,7 +90,7 @@ export class V1Pipeline {
    */
   private projected(request: Request, hit: LookupHit, tier: Tier, current: boolean): Response | Promise<Response> {
     const [fields, include] = queryValues(request.url, V1_QUERY_KEYS);
-    const projection = parseProjection({ fields, include }, tier);
+    const projection = this.projections.of(fields, include, tier);
     if (projection.rdap && (projection.fields === null || projection.fields.has('rdap'))) return this.withRdap(hit, projection, current);
     // ip/stack/location/routing alone never wait for a crawler DNS proof.
     if (!needsScoring(projection.fields)) return this.projection(hit, UNSCORED, projection, null, current);

@@ -1,0 +1,32 @@
+/**
+ * Parsed `fields`/`include` projections kept by their query text and tier:
+ * clients ask with the same few field sets again and again, and parsing one
+ * (split, trim, check, a Set) costs more than finding it. Only accepted
+ * projections are kept (a refused one is parsed, and refused, every time);
+ * the kept ones are shared and never changed.
+ */
+import { parseProjection, type Projection } from '../lookup/projection.ts';
+import type { Tier } from '../tiers.ts';
+
+/** Distinct (query, tier) projections kept; past it the memo starts over, so a client cycling through field sets cannot grow it. */
+const MAX_PROJECTIONS = 256;
+
+/** A bounded memo of parseProjection. */
+export class ProjectionMemo {
+  private readonly kept = new Map<string, Projection>();
+
+  /** parseProjection of these query values for a tier (throws its errors). */
+  of(fields: string[] | undefined, include: string[] | undefined, tier: Tier): Projection {
+    // A projection depends on each parameter's values joined by commas (projection.ts), and on
+    // whether it is present; the length of the fields text makes the key unambiguous.
+    const f = fields?.join(',');
+    const key = `${tier}:${f === undefined ? -1 : f.length}:${f ?? ''}${include === undefined ? '' : ':' + include.join(',')}`;
+    let projection = this.kept.get(key);
+    if (projection === undefined) {
+      projection = parseProjection({ fields, include }, tier);
+      if (this.kept.size >= MAX_PROJECTIONS) this.kept.clear();
+      this.kept.set(key, projection);
+    }
+    return projection;
+  }
+}

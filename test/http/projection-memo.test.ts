@@ -1,0 +1,33 @@
+/**
+ * The projection memo gives what parseProjection gives (the projection, or
+ * the same refusal) for any query values and tier, however many different
+ * ones one memo has seen: its keys never mix two queries up.
+ */
+import { expect, test } from 'bun:test';
+import fc from 'fast-check';
+import { ProjectionMemo } from '../../src/http/projection-memo.ts';
+import { parseProjection } from '../../src/lookup/projection.ts';
+import { V1_FIELDS } from '../../src/lookup/v1.ts';
+
+const outcome = (f: () => unknown) => {
+  try {
+    return { ok: f() };
+  } catch (e) {
+    return { refused: e };
+  }
+};
+
+test('equal to parsing afresh, for generated values through one memo', () => {
+  const memo = new ProjectionMemo();
+  const piece = fc.oneof(fc.constantFrom(...V1_FIELDS, 'rdap', 'rdap_contacts', '', ' ', ',', ':', '-', 'ip,', ':ip'), fc.string({ maxLength: 4 }));
+  const values = fc.option(fc.array(fc.array(piece, { maxLength: 3 }).map((p) => p.join('')), { minLength: 1, maxLength: 3 }), { nil: undefined });
+  fc.assert(
+    fc.property(values, values, fc.constantFrom('anonymous', 'free', 'pro') as fc.Arbitrary<'anonymous' | 'free' | 'pro'>, (fields, include, tier) => {
+      const fresh = outcome(() => parseProjection({ fields, include }, tier));
+      // Twice: the second is the memo's kept answer when the first was accepted.
+      expect(outcome(() => memo.of(fields, include, tier))).toEqual(fresh);
+      expect(outcome(() => memo.of(fields, include, tier))).toEqual(fresh);
+    }),
+    { numRuns: 5000, seed: 11 },
+  );
+});
