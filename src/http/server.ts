@@ -106,6 +106,7 @@ function refusedAdminToken(services: AppServices, request: Request, route: strin
   } else console.warn(`[admin] wrong admin token on ${route} from ${bucket} (${decision.remaining} tries left this minute)`);
   return decision.allowed ? null : adminBudgetExceeded(decision);
 }
+
 /** The connection gate of a server: IPINTEL_MAX_CONNECTIONS, else derived from the descriptor limit (connection-gate.ts). */
 export function connectionGateFor(services: AppServices): ConnectionGate {
   const max = services.config.maxConnections ?? connectionCapFor(currentDescriptorLimit().soft);
@@ -129,8 +130,10 @@ function unrouted(entry: RouteEntry | null, method: string): ApiError {
 }
 
 /**
- * The fetch handler for Bun.serve: every request goes through `dispatch`
- * once. `pacer` sees every request (young-gc-pacer.ts).
+ * The fetch handler for Bun.serve: every request is answered here once,
+ * refused before routing (past the connection cap, a target that cannot be
+ * parsed, a route a publisher does not serve) or through `dispatch`.
+ * `pacer` sees every request (young-gc-pacer.ts).
  */
 export function createFetchHandler(services: AppServices, app: App, pacer: { tick(): void } = new YoungGcPacer(), gate: ConnectionGate = connectionGateFor(services)) {
   const targets = new RequestTargets();
@@ -149,9 +152,9 @@ export function createFetchHandler(services: AppServices, app: App, pacer: { tic
 
   /**
    * What every answer gets, here alone: the X-RateLimit-* headers of an
-   * admitted request, a Cache-Control (spec 4.9 wants one on every answer;
-   * routes set their own, anything else must not be cached by accident) and
-   * the CORS headers.
+   * admitted request, the CORS headers (cors.ts) and a Cache-Control (spec
+   * 4.9 wants one on every answer; routes set their own, anything else must
+   * not be cached by accident).
    */
   function seal(response: Response, decision: RateDecision | null): Response {
     const headers = response.headers;
