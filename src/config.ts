@@ -4,7 +4,7 @@ import { availableParallelism } from 'node:os';
  * Server configuration from the environment (names fixed by
  * docs/interface.md). Read once at start-up; pure over `env`.
  */
-import { parseDuration } from './feeds/duration.ts';
+import { parseDuration } from './duration.ts';
 import { parsePublishKeep } from './index/publish/publish.ts';
 
 /** Headers a trusted proxy may name the client in; exactly one is read. */

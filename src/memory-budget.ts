@@ -9,12 +9,18 @@
  */
 import { MIN_MEMORY_MB } from './config.ts';
 import { DNS_CACHE_SIZE } from './crawlers/verifier.ts';
-import { DEFAULT_MAX_BUCKETS } from './http/ratelimit/memory-store.ts';
 import { LINE_SLOTS } from './lookup/legacy.ts';
 import { RADAR_DEFAULTS } from './lookup/radar.ts';
 import { MAX_VIEWS } from './lookup/scored-part.ts';
 import { TAIL_SLOTS } from './lookup/v1-body.ts';
 import { RDAP_DEFAULTS } from './rdap/index.ts';
+
+/**
+ * Default bound on rate-limit buckets (memory in tools/bench/ratelimit.bench.ts;
+ * docs/rate-limits.md). Declared here, not by the limiter, because the limiter
+ * sits above the budget and takes its size from it.
+ */
+export const DEFAULT_MAX_BUCKETS = 250_000;
 
 /** Sizes of a worker's memos and caches. */
 export interface MemoryBudget {

@@ -12,7 +12,7 @@ import { overlayRecord } from '../../src/lookup/overrides/overlay.ts';
 import type { OverrideTable } from '../../src/lookup/overrides/table.ts';
 import { embeddedOverrides } from '../../src/lookup/overrides/embedded.ts';
 import type { OverridesHolder } from '../../src/lookup/overrides/holder.ts';
-import { coverageOf } from '../../src/scoring/coverage.ts';
+import { coverageOf } from '../../src/index/coverage.ts';
 import { DEFAULT_POLICY } from '../../src/scoring/index.ts';
 import { removeStaleTempFiles, writeFileAtomic } from '../write/atomic-file.ts';
 import { MmdbDataWriter, MmdbUint } from './encoder.ts';

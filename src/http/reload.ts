@@ -7,16 +7,11 @@
 import { IndexFileError } from '../index/index-file.ts';
 import { loadPolicy, type PolicyError } from '../scoring/index.ts';
 import { ApiError } from '../errors.ts';
+import type { ReloadBody } from '../contract/service.ts';
 import type { AppServices } from './services.ts';
 
-/** The /reload answer. */
-export interface ReloadAnswer {
-  reloaded: true;
-  index: { built_at: string; v4_intervals: number; v6_intervals: number; records: number; size_bytes: number; generation: number };
-  policy_version: string;
-  /** The overrides file read again (absent when none is configured). */
-  overrides?: { applied: boolean; entries: number; bad_lines: number; refused: string | null; generation: number };
-}
+/** The /reload answer (declared in src/contract/service.ts). */
+export type ReloadAnswer = ReloadBody;
 
 /** Reloads this thread's index and policy; `generation` numbers the new index (default: the next one). Throws ApiError INVALID_REQUEST when refused. */
 export async function reloadLocally(s: AppServices, generation?: number): Promise<ReloadAnswer> {

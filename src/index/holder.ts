@@ -4,7 +4,7 @@
  * on the old index; a file that fails verification is refused and the old
  * index keeps serving.
  */
-import { coverageOf, sameCoverage, type Coverage } from '../scoring/coverage.ts';
+import { coverageOf, sameCoverage, type Coverage } from './coverage.ts';
 import { IndexReader } from './reader.ts';
 
 export interface ReloadResult {
