@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
 import { ApiError } from '../errors.ts';
-import { invalidIp } from '../http/address-lookup.ts';
+import { invalidIp } from '../lookup/invalid-ip.ts';
 import { IndexFileError } from '../index/index-file.ts';
 import { OfflineLookup, parseFields } from './lookup/answer.ts';
 import { lookupStream, type StreamCounts } from './lookup/stream.ts';

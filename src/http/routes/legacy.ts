@@ -2,9 +2,8 @@
  * Legacy GET / and GET /{ip} (spec 4.6, 4.9): the flat legacy JSON, or
  * plain text by `format=text` / Accept, with a strong ETag on /{ip}.
  */
-import { memoryBudget } from '../../memory-budget.ts';
 import { Elysia, t } from 'elysia';
-import { LegacyLines, legacyObject, legacyPlace, legacyText } from '../../lookup/legacy.ts';
+import { legacyObject, legacyPlace, legacyText } from '../../lookup/legacy.ts';
 import { callerOf } from '../caller.ts';
 import { ApiError } from '../../errors.ts';
 import { CORS_RESPONSE_HEADERS } from '../cors.ts';
@@ -45,15 +44,6 @@ function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
   return ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
-/** One line memo per set of services (the app's route and the direct path share it). */
-const LINES = new WeakMap<AppServices, LegacyLines>();
-
-function linesOf(s: AppServices): LegacyLines {
-  let lines = LINES.get(s);
-  if (!lines) LINES.set(s, (lines = new LegacyLines(memoryBudget(s.config.memoryMb).legacyLineSlots)));
-  return lines;
-}
-
 /**
  * One legacy answer. Synchronous for one-line text: that line reads the
  * record alone, so it neither scores nor waits on a crawler's DNS proof (the
@@ -70,12 +60,14 @@ function legacy(s: AppServices, request: Request, query: Record<string, string |
     }
     const ip = ipText ?? callerOf(request).ip;
     if (!ip) throw new ApiError('NO_CLIENT_IP', 'The caller IP address cannot be determined', {});
-    const hit = lookupOrThrow(s, ip);
+    // One serving snapshot for the whole answer, also after waiting for a proof (src/lookup/serving.ts).
+    const snapshot = s.serving.snapshot;
+    const hit = lookupOrThrow(s, ip, snapshot);
     const detail = query.detail === '1' || query.detail === 'true';
-    if (text && !detail) return answer(request, current, text, current ? legacyText(legacyPlace(hit), false, true) : linesOf(s).line(hit));
-    return scoringContextFor(s, hit).then(
+    if (text && !detail) return answer(request, current, text, current ? legacyText(legacyPlace(hit), false, true) : snapshot.lines.line(hit));
+    return scoringContextFor(s, hit, snapshot).then(
       (scoring) => {
-        const obj = legacyObject(hit, { scoring, policy: s.policy.current }, s.now());
+        const obj = legacyObject(hit, { scoring, policy: snapshot.policy }, s.now());
         return answer(request, current, text, text ? legacyText(obj, detail, current) : JSON.stringify(obj));
       },
       (e: unknown) => failure(e, text),
