@@ -2,7 +2,9 @@
  * `bun run build-index --manifest <feeds.json> --out <file> [--no-defaults] [--mmdb <file>]`
  * `bun run build-index --default [--out <file>]` builds the embedded default
  * (data packages + IPINTEL_FEEDS_DIR/feeds.json when present); `--mmdb` also
- * writes the index as a MaxMind DB (index-builder/mmdb/export.ts).
+ * writes the index as a MaxMind DB (src/commands/export/mmdb.ts, handed in
+ * by the entry src/commands/build-index.ts: the export answers as the API
+ * does, which the builder below it must not import).
  * Exit 0 only when the file is complete and verified; 1 on a bad feed; 2 on usage.
  */
 import { parseArgs } from 'node:util';
@@ -10,7 +12,6 @@ import { FeedError } from './feed/source.ts';
 import { buildIndex, formatSummary } from './build.ts';
 import { defaultSources, packageSources, withDataDefaults } from './default-sources.ts';
 import { loadManifest, ManifestError, type ResolvedSource } from './manifest.ts';
-import { exportIndexFile } from './mmdb/export.ts';
 import type { KeyObject } from 'node:crypto';
 import { parsePublishKeep, publishIndex } from '../src/index/publish/publish.ts';
 import { readSigningKey } from '../src/index/publish/signing-keys.ts';
@@ -59,8 +60,15 @@ export const CLI_OPTIONS = {
   help: { type: 'boolean' },
 } as const;
 
-/** Runs the CLI with argv (without the runtime and script); `dataSources` finds the data packages. Returns the exit code. */
-export async function main(argv: string[], dataSources: () => ResolvedSource[] = packageSources): Promise<number> {
+/** Writes an index file as a MaxMind DB (src/commands/export/mmdb.ts exportIndexFile). */
+export type MmdbExporter = (indexPath: string, mmdbPath: string) => { path: string; sizeBytes: number; nodeCount: number; values: number };
+
+/**
+ * Runs the CLI with argv (without the runtime and script); `dataSources` finds
+ * the data packages; `exportMmdb` serves --mmdb (absent: --mmdb is refused).
+ * Returns the exit code.
+ */
+export async function main(argv: string[], dataSources: () => ResolvedSource[] = packageSources, exportMmdb?: MmdbExporter): Promise<number> {
   let args;
   try {
     args = parseArgs({ args: argv, options: CLI_OPTIONS, strict: true }).values;
@@ -78,6 +86,10 @@ export async function main(argv: string[], dataSources: () => ResolvedSource[] =
   }
   if (args['no-defaults'] && !args.manifest) {
     console.error(`--no-defaults applies to --manifest builds\n${USAGE}`);
+    return 2;
+  }
+  if (args.mmdb && !exportMmdb) {
+    console.error('--mmdb: run the build as `bun run build-index` (src/commands/build-index.ts), which writes the MaxMind DB');
     return 2;
   }
   const out = args.out ?? process.env.IPINTEL_INDEX ?? 'data/ipintel.idx';
@@ -102,7 +114,7 @@ export async function main(argv: string[], dataSources: () => ResolvedSource[] =
     const summary = await buildIndex({ sources, out, quiet: args.quiet, managedBy: args.default ? 'server' : undefined });
     if (!args.quiet) console.error(formatSummary(summary));
     if (args.mmdb) {
-      const mmdb = exportIndexFile(out, args.mmdb);
+      const mmdb = exportMmdb!(out, args.mmdb);
       if (!args.quiet) console.error(`MaxMind DB ${mmdb.path}: ${(mmdb.sizeBytes / 1048576).toFixed(1)} MiB, ${mmdb.nodeCount} nodes, ${mmdb.values} values`);
     }
     if (publishing) {

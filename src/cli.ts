@@ -118,7 +118,7 @@ async function buildIndexCommand(argv: string[]): Promise<number> {
   }
   try {
     await data.buildDefaultIndex(out, args['feeds-dir'] ?? process.env.IPINTEL_FEEDS_DIR ?? 'feeds', args.quiet, 'server');
-    if (args.mmdb) (await import('../index-builder/mmdb/export.ts')).exportIndexFile(out, args.mmdb);
+    if (args.mmdb) (await import('./commands/export/mmdb.ts')).exportIndexFile(out, args.mmdb);
     if (publishing) {
       const { publishIndex } = await import('./index/publish/publish.ts');
       publishIndex({ indexPath: out, dir: publishing.dir, privateKey: publishing.key, keep: publishing.keep });

@@ -1,9 +1,9 @@
 /**
  * `ipintel export --mmdb <file> [--index <file>]`: writes an existing index
- * file as a MaxMind DB (index-builder/mmdb/export.ts), atomically.
+ * file as a MaxMind DB (src/commands/export/mmdb.ts), atomically.
  */
 import { parseArgs } from 'node:util';
-import { exportIndexFile } from '../../index-builder/mmdb/export.ts';
+import { exportIndexFile } from './export/mmdb.ts';
 import { IndexFileError } from '../index/index-file.ts';
 import { loadConfig } from '../config.ts';
 import { OverridesHolder } from '../lookup/overrides/holder.ts';
