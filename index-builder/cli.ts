@@ -15,6 +15,7 @@ import { loadManifest, ManifestError, type ResolvedSource } from './manifest.ts'
 import type { KeyObject } from 'node:crypto';
 import { parsePublishKeep, publishIndex } from '../src/index/publish/publish.ts';
 import { readSigningKey } from '../src/index/publish/signing-keys.ts';
+import { DEFAULT_FEEDS_DIR, DEFAULT_INDEX_PATH } from '../src/index/index-file.ts';
 
 /** The publish directory, signing key and versions kept; throws when publishing cannot sign. */
 export function publishSettings(dir: string, env: Record<string, string | undefined>): { dir: string; key: KeyObject; keep: number } {
@@ -63,12 +64,21 @@ export const CLI_OPTIONS = {
 /** Writes an index file as a MaxMind DB (src/commands/export/mmdb.ts exportIndexFile). */
 export type MmdbExporter = (indexPath: string, mmdbPath: string) => { path: string; sizeBytes: number; nodeCount: number; values: number };
 
-/**
- * Runs the CLI with argv (without the runtime and script); `dataSources` finds
- * the data packages; `exportMmdb` serves --mmdb (absent: --mmdb is refused).
- * Returns the exit code.
- */
-export async function main(argv: string[], dataSources: () => ResolvedSource[] = packageSources, exportMmdb?: MmdbExporter): Promise<number> {
+/** What the command running the builder hands it (src/commands/build-index.ts). */
+export interface BuildCliOptions {
+  /** Finds the data packages (default: the installed ones). */
+  dataSources?: () => ResolvedSource[];
+  /** Serves --mmdb (absent: --mmdb is refused). */
+  exportMmdb?: MmdbExporter;
+  /** The index written without --out (the configuration's IPINTEL_INDEX). */
+  indexPath?: string;
+  /** The feeds folder of --default without --feeds-dir (the configuration's IPINTEL_FEEDS_DIR). */
+  feedsDir?: string;
+}
+
+/** Runs the CLI with argv (without the runtime and script); returns the exit code. */
+export async function main(argv: string[], options: BuildCliOptions = {}): Promise<number> {
+  const { dataSources = packageSources, exportMmdb } = options;
   let args;
   try {
     args = parseArgs({ args: argv, options: CLI_OPTIONS, strict: true }).values;
@@ -92,7 +102,7 @@ export async function main(argv: string[], dataSources: () => ResolvedSource[] =
     console.error('--mmdb: run the build as `bun run build-index` (src/commands/build-index.ts), which writes the MaxMind DB');
     return 2;
   }
-  const out = args.out ?? process.env.IPINTEL_INDEX ?? 'data/ipintel.idx';
+  const out = args.out ?? options.indexPath ?? (process.env.IPINTEL_INDEX?.trim() || DEFAULT_INDEX_PATH);
   let publishing: { dir: string; key: KeyObject; keep: number } | null = null;
   if (args.publish) {
     // Checked before the build: a publish that cannot sign must not cost a build first.
@@ -105,7 +115,7 @@ export async function main(argv: string[], dataSources: () => ResolvedSource[] =
   }
   try {
     let sources: ResolvedSource[];
-    if (args.default) sources = defaultSources(args['feeds-dir'] ?? process.env.IPINTEL_FEEDS_DIR ?? 'feeds');
+    if (args.default) sources = defaultSources(args['feeds-dir'] ?? options.feedsDir ?? (process.env.IPINTEL_FEEDS_DIR?.trim() || DEFAULT_FEEDS_DIR));
     else {
       const manifest = loadManifest(args.manifest!);
       sources = args['no-defaults'] ? manifest : withDataDefaults(manifest, dataSources);

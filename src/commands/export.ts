@@ -32,14 +32,15 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`give --mmdb <file>\n${USAGE}`);
     return 2;
   }
-  const index = args.index ?? (process.env.IPINTEL_INDEX?.trim() || 'data/ipintel.idx');
   try {
+    const config = loadConfig();
+    const index = args.index ?? config.indexPath;
     // The operator's overrides (IPINTEL_OVERRIDES) apply as the API applies them; a refused file exports none.
-    const overrides = OverridesHolder.open(loadConfig().overridesPath);
+    const overrides = OverridesHolder.open(config.overridesPath);
     if (overrides.last && !overrides.last.applied) throw new Error(overrides.last.refused ?? 'overrides refused');
-    const s = exportIndexFile(index, args.mmdb, overrides);
-    console.error(`MaxMind DB ${s.path}: ${(s.sizeBytes / 1048576).toFixed(1)} MiB, ${s.nodeCount} nodes, ${s.values} values`);
-    console.log(s.path);
+    const written = exportIndexFile(index, args.mmdb, overrides);
+    console.error(`MaxMind DB ${written.path}: ${(written.sizeBytes / 1048576).toFixed(1)} MiB, ${written.nodeCount} nodes, ${written.values} values`);
+    console.log(written.path);
     return 0;
   } catch (e) {
     console.error(`export failed: ${e instanceof IndexFileError ? e.message : (e as Error).message}`);
