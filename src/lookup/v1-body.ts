@@ -5,7 +5,8 @@
  * shared by every record with the same scoring facts (scored-part.ts). A
  * record's tail (all but ip and stack) is kept in a bounded memo that keeps
  * the records asked most often (record-memo.ts). A miss decodes the record
- * and serializes its own part; a hit reads neither (BENCHMARKS.md, v1 body).
+ * and serializes its own part; a hit reads neither (BENCHMARKS.md, "Measured
+ * changes in the code").
  *
  * One memo per serving snapshot (src/lookup/serving.ts): its index, policy
  * and coverage are fixed for the memo's life, so nothing here checks whether
@@ -21,7 +22,7 @@ import { buildV1, locationOf, networkOf, routingOf, type V1Context } from './v1.
 /**
  * Slots of the per-record memo (each holds one record's own JSON; the scored
  * text is shared). Chosen where more slots stop paying for their memory on
- * random traffic (BENCHMARKS.md, v1 body memo sizes).
+ * random traffic (BENCHMARKS.md, "Measured changes in the code").
  */
 export const TAIL_SLOTS = 1 << 17;
 
