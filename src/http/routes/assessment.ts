@@ -12,9 +12,11 @@ import { queryAll } from '../request-params.ts';
 
 async function stack(s: AppServices, ip: string | undefined, family: 4 | 6, param: string) {
   if (ip === undefined) return null;
-  const hit = lookupOrThrow(s, ip);
+  // One serving snapshot for the whole answer, also after waiting for a proof (src/lookup/serving.ts).
+  const snapshot = s.serving.snapshot;
+  const hit = lookupOrThrow(s, ip, snapshot);
   if (hit.family !== family) throw new ApiError('INVALID_IP', `${param} must be an IPv${family} address`, { provided: ip, parameter: param });
-  return assessStack(hit, { scoring: await scoringContextFor(s, hit), policy: s.policy.current });
+  return assessStack(hit, { scoring: await scoringContextFor(s, hit, snapshot), policy: snapshot.policy });
 }
 
 /** The assessment route. */
