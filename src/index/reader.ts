@@ -23,11 +23,9 @@ import { StringReader, TableReader } from './tables.ts';
 import { RecordDecoder } from './record-decoder.ts';
 
 /**
- * The groups of the IPv6 address being looked up, shared by every reader of
- * this module: a lookup fills it (locate) and reads it back within the same
- * synchronous call, with no await between, and JavaScript runs one call at a
- * time per thread (each worker has its own module), so no other lookup can
- * write it in between. Shared, so that a lookup allocates nothing.
+ * The groups of the IPv6 address being looked up, shared by every reader so
+ * a lookup allocates nothing. Safe: a lookup fills it (locate) and reads it
+ * back within one synchronous call, and each thread has its own module.
  */
 const groups = new Uint16Array(8);
 /** Word k (0..3, most significant first) of the IPv6 address last parsed into `groups`. */
