@@ -37,7 +37,7 @@ Compiles feeds into one index file (written to a temp name, verified, then renam
   --no-defaults       with --manifest: the manifest's sources only (no default location or ASN data)
   --default           build the embedded default: the data packages plus <feeds-dir>/feeds.json when present
   --feeds-dir <dir>   with --default: the folder whose feeds.json is added (default IPINTEL_FEEDS_DIR, else feeds)
-  --out <file>        the index file to write (default IPINTEL_INDEX, else data/ipintel.idx)
+  --out <file>        the index file to write (default IPINTEL_INDEX, else ${DEFAULT_INDEX_PATH})
   --mmdb <file>       also write the index as a MaxMind DB (GeoIP2-City/ASN/Anonymous-IP field names plus
                       ipintel's network, routing, score and classification; docs/deployment.md), atomically
   --publish <dir>     also publish the index for pulling servers: <dir>/ipintel.idx and its signed manifest

@@ -4,13 +4,13 @@
  */
 import { parseArgs } from 'node:util';
 import { exportIndexFile } from './export/mmdb.ts';
-import { IndexFileError } from '../index/index-file.ts';
+import { DEFAULT_INDEX_PATH, IndexFileError } from '../index/index-file.ts';
 import { loadConfig } from '../config.ts';
 import { OverridesHolder } from '../lookup/overrides/holder.ts';
 
 export const USAGE = `usage: ipintel export --mmdb <file> [--index <file>]
 
-Writes the index (--index, else IPINTEL_INDEX, else data/ipintel.idx) as a MaxMind DB: GeoIP2-City,
+Writes the index (--index, else IPINTEL_INDEX, else ${DEFAULT_INDEX_PATH}) as a MaxMind DB: GeoIP2-City,
 GeoLite2-ASN and GeoIP2-Anonymous-IP field names plus ipintel's network, routing, score and classification
 (docs/deployment.md), with the operator's overrides (IPINTEL_OVERRIDES) laid over the index as the API
 applies them. The file is written to a temp name, fsynced, checked and renamed into place.`;

@@ -10,6 +10,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from '../../config.ts';
+import { DEFAULT_INDEX_PATH } from '../../index/index-file.ts';
 import { buildIndex, formatSummary } from '../../../index-builder/build.ts';
 import { loadManifest, ManifestError } from '../../../index-builder/manifest.ts';
 import { FeedError } from '../../../index-builder/feed/source.ts';
@@ -28,7 +29,7 @@ const USAGE = `usage: feeds update [--dir <feeds dir>] [--index <file>] [--reloa
        feeds list [--catalog <file>]
 
   --dir        feeds folder (default IPINTEL_FEEDS_DIR or feeds); copies and feeds.json go here
-  --index      index to rebuild (default IPINTEL_INDEX or data/ipintel.idx)
+  --index      index to rebuild (default IPINTEL_INDEX or ${DEFAULT_INDEX_PATH})
   --reload     POST this URL (e.g. http://127.0.0.1:8080/reload) with IPINTEL_ADMIN_TOKEN after the build;
                repeat it for every server process that maps the index
   --mirror     fetch <mirror>/<path> instead of each publisher URL (env IPINTEL_FEEDS_MIRROR)
