@@ -23,9 +23,9 @@
 import { describe, limitOf, step, type RateDecision } from './gcra.ts';
 import { limiterMetrics } from './metrics.ts';
 import type { Tier } from '../../tiers.ts';
+import { DEFAULT_MAX_BUCKETS } from '../../memory-budget.ts';
 
 /** Default bound on buckets: the memory budget's (src/memory-budget.ts). */
-import { DEFAULT_MAX_BUCKETS } from '../../memory-budget.ts';
 export { DEFAULT_MAX_BUCKETS };
 
 /** How often consume() walks the head of the list for idle buckets (ms of the limiter's clock). */
