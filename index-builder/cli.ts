@@ -2,7 +2,9 @@
  * `bun run build-index --manifest <feeds.json> --out <file> [--no-defaults] [--mmdb <file>]`
  * `bun run build-index --default [--out <file>]` builds the embedded default
  * (data packages + IPINTEL_FEEDS_DIR/feeds.json when present); `--mmdb` also
- * writes the index as a MaxMind DB (index-builder/mmdb/export.ts).
+ * writes the index as a MaxMind DB (src/commands/export/mmdb.ts, handed in
+ * by the entry src/commands/build-index.ts: the export answers as the API
+ * does, which the builder below it must not import).
  * Exit 0 only when the file is complete and verified; 1 on a bad feed; 2 on usage.
  */
 import { parseArgs } from 'node:util';
@@ -10,10 +12,10 @@ import { FeedError } from './feed/source.ts';
 import { buildIndex, formatSummary } from './build.ts';
 import { defaultSources, packageSources, withDataDefaults } from './default-sources.ts';
 import { loadManifest, ManifestError, type ResolvedSource } from './manifest.ts';
-import { exportIndexFile } from './mmdb/export.ts';
 import type { KeyObject } from 'node:crypto';
 import { parsePublishKeep, publishIndex } from '../src/index/publish/publish.ts';
 import { readSigningKey } from '../src/index/publish/signing-keys.ts';
+import { DEFAULT_FEEDS_DIR, DEFAULT_INDEX_PATH } from '../src/index/index-file.ts';
 
 /** The publish directory, signing key and versions kept; throws when publishing cannot sign. */
 export function publishSettings(dir: string, env: Record<string, string | undefined>): { dir: string; key: KeyObject; keep: number } {
@@ -35,7 +37,7 @@ Compiles feeds into one index file (written to a temp name, verified, then renam
   --no-defaults       with --manifest: the manifest's sources only (no default location or ASN data)
   --default           build the embedded default: the data packages plus <feeds-dir>/feeds.json when present
   --feeds-dir <dir>   with --default: the folder whose feeds.json is added (default IPINTEL_FEEDS_DIR, else feeds)
-  --out <file>        the index file to write (default IPINTEL_INDEX, else data/ipintel.idx)
+  --out <file>        the index file to write (default IPINTEL_INDEX, else ${DEFAULT_INDEX_PATH})
   --mmdb <file>       also write the index as a MaxMind DB (GeoIP2-City/ASN/Anonymous-IP field names plus
                       ipintel's network, routing, score and classification; docs/deployment.md), atomically
   --publish <dir>     also publish the index for pulling servers: <dir>/ipintel.idx and its signed manifest
@@ -59,8 +61,24 @@ export const CLI_OPTIONS = {
   help: { type: 'boolean' },
 } as const;
 
-/** Runs the CLI with argv (without the runtime and script); `dataSources` finds the data packages. Returns the exit code. */
-export async function main(argv: string[], dataSources: () => ResolvedSource[] = packageSources): Promise<number> {
+/** Writes an index file as a MaxMind DB (src/commands/export/mmdb.ts exportIndexFile). */
+export type MmdbExporter = (indexPath: string, mmdbPath: string) => { path: string; sizeBytes: number; nodeCount: number; values: number };
+
+/** What the command running the builder hands it (src/commands/build-index.ts). */
+export interface BuildCliOptions {
+  /** Finds the data packages (default: the installed ones). */
+  dataSources?: () => ResolvedSource[];
+  /** Serves --mmdb (absent: --mmdb is refused). */
+  exportMmdb?: MmdbExporter;
+  /** The index written without --out (the configuration's IPINTEL_INDEX). */
+  indexPath?: string;
+  /** The feeds folder of --default without --feeds-dir (the configuration's IPINTEL_FEEDS_DIR). */
+  feedsDir?: string;
+}
+
+/** Runs the CLI with argv (without the runtime and script); returns the exit code. */
+export async function main(argv: string[], options: BuildCliOptions = {}): Promise<number> {
+  const { dataSources = packageSources, exportMmdb } = options;
   let args;
   try {
     args = parseArgs({ args: argv, options: CLI_OPTIONS, strict: true }).values;
@@ -80,7 +98,11 @@ export async function main(argv: string[], dataSources: () => ResolvedSource[] =
     console.error(`--no-defaults applies to --manifest builds\n${USAGE}`);
     return 2;
   }
-  const out = args.out ?? process.env.IPINTEL_INDEX ?? 'data/ipintel.idx';
+  if (args.mmdb && !exportMmdb) {
+    console.error('--mmdb: run the build as `bun run build-index` (src/commands/build-index.ts), which writes the MaxMind DB');
+    return 2;
+  }
+  const out = args.out ?? options.indexPath ?? (process.env.IPINTEL_INDEX?.trim() || DEFAULT_INDEX_PATH);
   let publishing: { dir: string; key: KeyObject; keep: number } | null = null;
   if (args.publish) {
     // Checked before the build: a publish that cannot sign must not cost a build first.
@@ -93,7 +115,7 @@ export async function main(argv: string[], dataSources: () => ResolvedSource[] =
   }
   try {
     let sources: ResolvedSource[];
-    if (args.default) sources = defaultSources(args['feeds-dir'] ?? process.env.IPINTEL_FEEDS_DIR ?? 'feeds');
+    if (args.default) sources = defaultSources(args['feeds-dir'] ?? options.feedsDir ?? (process.env.IPINTEL_FEEDS_DIR?.trim() || DEFAULT_FEEDS_DIR));
     else {
       const manifest = loadManifest(args.manifest!);
       sources = args['no-defaults'] ? manifest : withDataDefaults(manifest, dataSources);
@@ -102,7 +124,7 @@ export async function main(argv: string[], dataSources: () => ResolvedSource[] =
     const summary = await buildIndex({ sources, out, quiet: args.quiet, managedBy: args.default ? 'server' : undefined });
     if (!args.quiet) console.error(formatSummary(summary));
     if (args.mmdb) {
-      const mmdb = exportIndexFile(out, args.mmdb);
+      const mmdb = exportMmdb!(out, args.mmdb);
       if (!args.quiet) console.error(`MaxMind DB ${mmdb.path}: ${(mmdb.sizeBytes / 1048576).toFixed(1)} MiB, ${mmdb.nodeCount} nodes, ${mmdb.values} values`);
     }
     if (publishing) {

@@ -89,7 +89,7 @@ async function buildIndexCommand(argv: string[]): Promise<number> {
   const builder = await import('../index-builder/cli.ts');
   const data = await import('./feeds/default-data.ts');
   const wantsDefault = argv.includes('--default') && !argv.includes('--help');
-  if (!wantsDefault || (!data.isCompiledBinary() && !process.env.IPINTEL_DATA_DIR?.trim())) return builder.main(argv, () => data.findDataSources());
+  if (!wantsDefault || (!data.isCompiledBinary() && !process.env.IPINTEL_DATA_DIR?.trim())) return (await import('./commands/build-index.ts')).buildIndexCommand(argv, () => data.findDataSources());
   let args;
   try {
     args = parseArgs({
@@ -108,7 +108,14 @@ async function buildIndexCommand(argv: string[]): Promise<number> {
     console.error(`${(e as Error).message}\nusage: ipintel build-index --default [--out <file>] [--feeds-dir <dir>] [--mmdb <file>] [--publish <dir>] [--quiet]`);
     return 2;
   }
-  const out = args.out ?? process.env.IPINTEL_INDEX ?? 'data/ipintel.idx';
+  let config;
+  try {
+    config = (await import('./config.ts')).loadConfig();
+  } catch (e) {
+    console.error((e as Error).message);
+    return 2;
+  }
+  const out = args.out ?? config.indexPath;
   let publishing: ReturnType<typeof builder.publishSettings> | null = null;
   try {
     if (args.publish) publishing = builder.publishSettings(args.publish, process.env);
@@ -117,8 +124,8 @@ async function buildIndexCommand(argv: string[]): Promise<number> {
     return 2;
   }
   try {
-    await data.buildDefaultIndex(out, args['feeds-dir'] ?? process.env.IPINTEL_FEEDS_DIR ?? 'feeds', args.quiet, 'server');
-    if (args.mmdb) (await import('../index-builder/mmdb/export.ts')).exportIndexFile(out, args.mmdb);
+    await data.buildDefaultIndex(out, args['feeds-dir'] ?? config.feedsDir, args.quiet, 'server');
+    if (args.mmdb) (await import('./commands/export/mmdb.ts')).exportIndexFile(out, args.mmdb);
     if (publishing) {
       const { publishIndex } = await import('./index/publish/publish.ts');
       publishIndex({ indexPath: out, dir: publishing.dir, privateKey: publishing.key, keep: publishing.keep });
@@ -218,7 +225,14 @@ async function healthcheck(argv: string[]): Promise<number> {
     console.error(`${(e as Error).message}\nusage: ipintel healthcheck [--url <url>] [--timeout <seconds>]`);
     return 2;
   }
-  const url = args.url ?? `http://127.0.0.1:${process.env.PORT?.trim() || '8080'}/health`;
+  let port;
+  try {
+    port = args.url ? 0 : (await import('./config.ts')).loadConfig().port;
+  } catch (e) {
+    console.error((e as Error).message);
+    return 1;
+  }
+  const url = args.url ?? `http://127.0.0.1:${port}/health`;
   const timeoutS = Number(args.timeout ?? 5);
   if (!(timeoutS > 0)) {
     console.error('--timeout must be a positive number of seconds');

@@ -4,7 +4,8 @@ import { availableParallelism } from 'node:os';
  * Server configuration from the environment (names fixed by
  * docs/interface.md). Read once at start-up; pure over `env`.
  */
-import { parseDuration } from './feeds/duration.ts';
+import { parseDuration } from './duration.ts';
+import { DEFAULT_FEEDS_DIR, DEFAULT_INDEX_PATH } from './index/index-file.ts';
 import { parsePublishKeep } from './index/publish/publish.ts';
 
 /** Headers a trusted proxy may name the client in; exactly one is read. */
@@ -43,6 +44,8 @@ export interface Config {
   feedsRefreshMs: number | null;
   /** The feed catalog (IPINTEL_FEEDS_CATALOG); null: the bundled feeds/catalog.json. */
   feedsCatalog: string | null;
+  /** Fetch `<mirror>/<path>` for every catalog feed instead of the publisher's URL (IPINTEL_FEEDS_MIRROR); null: the publishers'. */
+  feedsMirror: string | null;
   /** An operator's manifest the refresher rebuilds from (IPINTEL_FEEDS_MANIFEST); null: only the server's own index. */
   feedsManifest: string | null;
   /** Memory cap of the refresh child, MiB (IPINTEL_FEEDS_MEMORY_MB; default DEFAULT_FEEDS_MEMORY_MB). */
@@ -230,9 +233,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return {
     port,
     host: str(env.HOST) ?? '0.0.0.0',
-    indexPath: str(env.IPINTEL_INDEX) ?? 'data/ipintel.idx',
+    indexPath: str(env.IPINTEL_INDEX) ?? DEFAULT_INDEX_PATH,
     dbPath: str(env.IPINTEL_DB) ?? 'data/ipintel.sqlite',
-    feedsDir: str(env.IPINTEL_FEEDS_DIR) ?? 'feeds',
+    feedsDir: str(env.IPINTEL_FEEDS_DIR) ?? DEFAULT_FEEDS_DIR,
     adminToken: str(env.IPINTEL_ADMIN_TOKEN),
     trustProxy: list(env.IPINTEL_TRUST_PROXY),
     trustProxyHeader: trustProxyHeader(env.IPINTEL_TRUST_PROXY_HEADER),
@@ -256,6 +259,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     // A pulling server never contacts the feed publishers: its publisher does.
     feedsRefreshMs: str(env.IPINTEL_INDEX_URL) ? null : feedsRefresh(env.IPINTEL_FEEDS_REFRESH),
     feedsCatalog: str(env.IPINTEL_FEEDS_CATALOG),
+    feedsMirror: str(env.IPINTEL_FEEDS_MIRROR),
     feedsManifest: str(env.IPINTEL_FEEDS_MANIFEST),
     feedsMemoryMb: feedsMemoryMb(env.IPINTEL_FEEDS_MEMORY_MB),
     overridesPath: str(env.IPINTEL_OVERRIDES),

@@ -9,21 +9,19 @@
  */
 import { MIN_MEMORY_MB } from './config.ts';
 import { DNS_CACHE_SIZE } from './crawlers/verifier.ts';
-import { DEFAULT_MAX_BUCKETS } from './http/ratelimit/memory-store.ts';
-import { LINE_SLOTS } from './lookup/legacy.ts';
 import { RADAR_DEFAULTS } from './lookup/radar.ts';
-import { MAX_VIEWS } from './lookup/scored-part.ts';
-import { TAIL_SLOTS } from './lookup/v1-body.ts';
+import { DEFAULT_MEMO_SIZES, type MemoSizes } from './lookup/serving.ts';
 import { RDAP_DEFAULTS } from './rdap/index.ts';
 
-/** Sizes of a worker's memos and caches. */
-export interface MemoryBudget {
-  /** Slots of the v1 body memo (a power of two; src/lookup/v1-body.ts). */
-  v1TailSlots: number;
-  /** Scoring views held before that memo starts over (src/lookup/scored-part.ts). */
-  scoredViews: number;
-  /** Slots of the legacy one-line memo (a power of two; src/lookup/legacy.ts). */
-  legacyLineSlots: number;
+/**
+ * Default bound on rate-limit buckets (memory in tools/bench/ratelimit.bench.ts;
+ * docs/rate-limits.md). Declared here, not by the limiter, because the limiter
+ * sits above the budget and takes its size from it.
+ */
+export const DEFAULT_MAX_BUCKETS = 250_000;
+
+/** Sizes of a worker's memos (those of each serving snapshot, src/lookup/serving.ts) and caches. */
+export interface MemoryBudget extends MemoSizes {
   /** RDAP answers held, and their JSON text's total size (src/rdap/client.ts). */
   rdapEntries: number;
   rdapBytes: number;
@@ -38,9 +36,7 @@ export interface MemoryBudget {
 
 /** Each memo's own default size, used when IPINTEL_MEMORY_MB is unset. */
 export const DEFAULT_MEMORY_BUDGET: Readonly<MemoryBudget> = {
-  v1TailSlots: TAIL_SLOTS,
-  scoredViews: MAX_VIEWS,
-  legacyLineSlots: LINE_SLOTS,
+  ...DEFAULT_MEMO_SIZES,
   rdapEntries: RDAP_DEFAULTS.cacheSize,
   rdapBytes: RDAP_DEFAULTS.cacheMaxBytes,
   dnsEntries: DNS_CACHE_SIZE,

@@ -11,6 +11,7 @@ import { resolve } from 'node:path';
 import { readPullStatus } from './index/pull/pull-status-file.ts';
 import { IndexHolder } from './index/holder.ts';
 import { OverridesHolder } from './lookup/overrides/holder.ts';
+import { ServingHolder } from './lookup/serving.ts';
 import { createRadarClient, RADAR_DEFAULTS, type RadarClient } from './lookup/radar.ts';
 import { createRdapClient } from './rdap/index.ts';
 import { loadPolicy } from './scoring/index.ts';
@@ -53,11 +54,14 @@ export async function createServices(config: Config, overrides: Partial<AppServi
   const index = overrides.index ?? IndexHolder.open(config.indexPath, overrides.now ?? Date.now);
   const policyPath = config.policyPath;
   const budget = memoryBudget(config.memoryMb);
+  const overridesHolder = overrides.overrides ?? watchedOverrides(config.overridesPath);
+  const policy = overrides.policy ?? { current: await loadPolicy(policyPath ?? undefined), path: policyPath };
   const services: AppServices = {
     config,
     index,
-    overrides: overrides.overrides ?? watchedOverrides(config.overridesPath),
-    policy: overrides.policy ?? { current: await loadPolicy(policyPath ?? undefined), path: policyPath },
+    overrides: overridesHolder,
+    policy,
+    serving: overrides.serving ?? new ServingHolder(index, policy, overridesHolder, budget),
     crawlers: overrides.crawlers ?? createCrawlerVerifier({ dnsServers: config.dnsServers, cacheSize: budget.dnsEntries }),
     accounts: overrides.accounts ?? (await openAccounts(config.dbPath)),
     limiter: overrides.limiter !== undefined ? overrides.limiter : createRateLimiterFromConfig(config, undefined, budget.rateLimitBuckets),

@@ -5,7 +5,8 @@ const MAX_BYTES = 2 ** 31;
  * A growable u32 array: typed storage for millions of values without JS
  * array overhead. It grows in place inside a resizable buffer: a copying
  * array would leave each outgrown buffer to the garbage collector, which
- * frees them late (growing to 160 MB that way peaked at 630 MB resident).
+ * frees them late, so the peak is several times the array (BENCHMARKS.md,
+ * index build).
  */
 export class GrowableU32 {
   private readonly store: ArrayBuffer;

@@ -13,7 +13,7 @@ export function tempPathFor(path: string): string {
  * and a process mapping the file (the server's Bun.mmap of the index) then
  * maps it with 2 MiB entries: random lookups miss the TLB far less. Written
  * in the index's many small sections, the file stays in small folios for as
- * long as it is cached (BENCHMARKS.md, sixth session).
+ * long as it is cached (BENCHMARKS.md, "Measured changes in the code").
  */
 export const WRITE_BLOCK = 2 * 1024 * 1024;
 

@@ -141,7 +141,7 @@ export function encodeV6Direct(iv: FamilyIntervals): { hash: Uint32Array; nodes:
   const recs = iv.recs;
   const n = iv.count;
   const bitsFor = (starts: number) => Math.min(V6_SUB_MAX_BITS, Math.ceil(Math.log2(starts)) + 1);
-  // Sized exactly first: a growing buffer would hold two copies (~100 MB) at the build's memory peak.
+  // Sized exactly first: a growing buffer would hold two copies of a large table at the build's memory peak.
   let size = 0;
   for (let a = 0; a < n; ) {
     let b = a + 1;

@@ -1,16 +1,16 @@
 /**
  * `ipintel export --mmdb <file> [--index <file>]`: writes an existing index
- * file as a MaxMind DB (index-builder/mmdb/export.ts), atomically.
+ * file as a MaxMind DB (src/commands/export/mmdb.ts), atomically.
  */
 import { parseArgs } from 'node:util';
-import { exportIndexFile } from '../../index-builder/mmdb/export.ts';
-import { IndexFileError } from '../index/index-file.ts';
+import { exportIndexFile } from './export/mmdb.ts';
+import { DEFAULT_INDEX_PATH, IndexFileError } from '../index/index-file.ts';
 import { loadConfig } from '../config.ts';
 import { OverridesHolder } from '../lookup/overrides/holder.ts';
 
 export const USAGE = `usage: ipintel export --mmdb <file> [--index <file>]
 
-Writes the index (--index, else IPINTEL_INDEX, else data/ipintel.idx) as a MaxMind DB: GeoIP2-City,
+Writes the index (--index, else IPINTEL_INDEX, else ${DEFAULT_INDEX_PATH}) as a MaxMind DB: GeoIP2-City,
 GeoLite2-ASN and GeoIP2-Anonymous-IP field names plus ipintel's network, routing, score and classification
 (docs/deployment.md), with the operator's overrides (IPINTEL_OVERRIDES) laid over the index as the API
 applies them. The file is written to a temp name, fsynced, checked and renamed into place.`;
@@ -32,14 +32,15 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`give --mmdb <file>\n${USAGE}`);
     return 2;
   }
-  const index = args.index ?? (process.env.IPINTEL_INDEX?.trim() || 'data/ipintel.idx');
   try {
+    const config = loadConfig();
+    const index = args.index ?? config.indexPath;
     // The operator's overrides (IPINTEL_OVERRIDES) apply as the API applies them; a refused file exports none.
-    const overrides = OverridesHolder.open(loadConfig().overridesPath);
+    const overrides = OverridesHolder.open(config.overridesPath);
     if (overrides.last && !overrides.last.applied) throw new Error(overrides.last.refused ?? 'overrides refused');
-    const s = exportIndexFile(index, args.mmdb, overrides);
-    console.error(`MaxMind DB ${s.path}: ${(s.sizeBytes / 1048576).toFixed(1)} MiB, ${s.nodeCount} nodes, ${s.values} values`);
-    console.log(s.path);
+    const written = exportIndexFile(index, args.mmdb, overrides);
+    console.error(`MaxMind DB ${written.path}: ${(written.sizeBytes / 1048576).toFixed(1)} MiB, ${written.nodeCount} nodes, ${written.values} values`);
+    console.log(written.path);
     return 0;
   } catch (e) {
     console.error(`export failed: ${e instanceof IndexFileError ? e.message : (e as Error).message}`);

@@ -7,8 +7,8 @@ import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
 import { ApiError } from '../errors.ts';
-import { invalidIp } from '../http/address-lookup.ts';
-import { IndexFileError } from '../index/index-file.ts';
+import { invalidIp } from '../lookup/invalid-ip.ts';
+import { DEFAULT_INDEX_PATH, IndexFileError } from '../index/index-file.ts';
 import { OfflineLookup, parseFields } from './lookup/answer.ts';
 import { lookupStream, type StreamCounts } from './lookup/stream.ts';
 
@@ -16,7 +16,7 @@ export const USAGE = `usage: bun run lookup <ip> [ip ...] [--fields a,b] [--inde
        bun run lookup --stdin [--format ndjson|csv] [--column N] [--fields a,b] [--index <file>]
 
 Prints the v1 object the API returns for each address (one JSON object a line), from the index file
-(--index, else IPINTEL_INDEX, else data/ipintel.idx), the policy (IPINTEL_POLICY, else the built-in one) and
+(--index, else IPINTEL_INDEX, else ${DEFAULT_INDEX_PATH}), the policy (IPINTEL_POLICY, else the built-in one) and
 the operator's overrides (IPINTEL_OVERRIDES), as the server answers.
 No crawler DNS proof and no RDAP are asked for: is_verified_crawler is false, network.owner is the ASN's name.
 

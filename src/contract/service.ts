@@ -3,7 +3,7 @@
  * (spec 4.5), reload, the auth objects (docs/accounts.md) and the error
  * object (spec 2.6 / 7).
  */
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { EVIDENCE_KINDS } from '../index/evidence-kinds.ts';
 import { Closed, Named, Nullable, NullableString, StringEnum } from './schema-kit.ts';
 import { SwapSummary } from './diff.ts';
@@ -142,6 +142,9 @@ export const Reload = Named('Reload', Closed({
     generation: Type.Integer({ minimum: 0 }),
   }, { description: 'The operator overrides file (IPINTEL_OVERRIDES), read again; absent when none is configured' })),
 }));
+
+/** The /reload answer. */
+export type ReloadBody = Static<typeof Reload>;
 
 const TierName = StringEnum(['anonymous', 'free', 'pro']);
 export const User = Named('User', Closed({ id: Type.String(), email: NullableString, name: NullableString, tier: TierName, created_at: DateTime }));

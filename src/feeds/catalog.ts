@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { isAbsolute, normalize, resolve } from 'node:path';
-import { parseDuration } from './duration.ts';
+import { parseDuration } from '../duration.ts';
 import { isKnownType } from '../../index-builder/parsers/index.ts';
 import type { ManifestSource } from '../../index-builder/sink.ts';
 // Imported (not read at run time) so the compiled binary carries the catalog.

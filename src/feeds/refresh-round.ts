@@ -8,7 +8,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { coverageOf } from '../scoring/coverage.ts';
+import { coverageOf } from '../index/coverage.ts';
 import { EVIDENCE_KINDS } from '../index/evidence-kinds.ts';
 import { mapIndexFile } from '../index/index-file.ts';
 import { localPathOf, type CatalogFeed } from './catalog.ts';

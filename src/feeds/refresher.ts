@@ -14,7 +14,7 @@ import { dirname, resolve } from 'node:path';
 import { localPathOf, type CatalogFeed } from './catalog.ts';
 import type { ChildResult } from './refresh-child.ts';
 import { UNREACHABLE, type FeedOutcomeLine, type RefreshEvent, type RefreshRequest, type RoundSettings } from './refresh-round.ts';
-import { formatDuration } from './duration.ts';
+import { formatDuration } from '../duration.ts';
 import { countersOf, loadRefreshState, saveRefreshState, type RunOutcome } from './feed-state.ts';
 import { acquireLock, type HeldLock } from './lock.ts';
 import { FeedStateView } from './state-view.ts';

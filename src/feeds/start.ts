@@ -86,7 +86,7 @@ export function startFeedRefresher(config: Config, target: RefreshTarget, overri
     refreshMs: config.feedsRefreshMs!,
     manifest: config.feedsManifest ? resolve(config.feedsManifest) : null,
     withDefaults: true,
-    mirror: process.env.IPINTEL_FEEDS_MIRROR?.trim() || null,
+    mirror: config.feedsMirror,
     limits,
     retryBaseMs: RETRY_BASE_MS,
     pickupMs: PICKUP_MS,

@@ -1,35 +1,29 @@
 /**
- * What every address route does first: look the address up (INVALID_IP
- * when it is none), count the lookup, and get the caller-independent
- * scoring context, whose crawler proof may wait a bounded time for DNS.
+ * What every address route does first: look the address up in the serving
+ * snapshot (INVALID_IP when it is none), count the lookup, and get the
+ * caller-independent scoring context, whose crawler proof may wait a bounded
+ * time for DNS.
  */
 import { verifiedCrawlerOf } from '../crawlers/lookup-flags.ts';
 import type { CrawlerProof } from '../crawlers/verifier.ts';
-import { ApiError } from '../errors.ts';
 import type { LookupHit } from '../index/record.ts';
+import { invalidIp } from '../lookup/invalid-ip.ts';
 import { lookupAddress } from '../lookup/overrides/overlay.ts';
+import type { ServingSnapshot } from '../lookup/serving.ts';
 import type { ScoringContext } from '../scoring/index.ts';
 import type { AppServices } from './services.ts';
+
+export { invalidIp };
 
 /** How long a GET lookup may wait for a DNS crawler proof before answering without it. */
 export const CRAWLER_PROOF_BUDGET_MS = 50;
 
-/** The spec's INVALID_IP error for a text. */
-export function invalidIp(text: string): ApiError {
-  return new ApiError('INVALID_IP', `Not a valid IPv4 or IPv6 address: ${text.slice(0, 100)}`, { provided: text });
-}
-
-/** Looks up an address text or throws INVALID_IP with the text provided. */
-export function lookupOrThrow(s: AppServices, ip: string): LookupHit {
-  const hit = lookupAddress(s.index.current, s.overrides.tableFor(s.index.current), ip);
+/** Looks up an address text in a snapshot (default: the one in force) or throws INVALID_IP with the text provided. */
+export function lookupOrThrow(services: AppServices, ip: string, snapshot: ServingSnapshot = services.serving.snapshot): LookupHit {
+  const hit = lookupAddress(snapshot.reader, snapshot.overrides, ip);
   if (!hit) throw invalidIp(ip);
-  s.metrics.lookup(hit.family);
+  services.metrics.lookup(hit.family);
   return hit;
-}
-
-/** The scoring context of a hit given its crawler proof (null: none). */
-export function scoringContextWith(s: AppServices, proof: CrawlerProof | null): ScoringContext {
-  return { verifiedCrawler: verifiedCrawlerOf(proof), coverage: s.index.coverage };
 }
 
 /**
@@ -37,11 +31,16 @@ export function scoringContextWith(s: AppServices, proof: CrawlerProof | null): 
  * awaited (cached, or the range wants no DNS check), else a promise bounded
  * by CRAWLER_PROOF_BUDGET_MS.
  */
-export function crawlerProofOf(s: AppServices, hit: LookupHit): CrawlerProof | null | Promise<CrawlerProof | null> {
-  return s.crawlers.startProof(hit, CRAWLER_PROOF_BUDGET_MS);
+export function crawlerProofOf(services: AppServices, hit: LookupHit): CrawlerProof | null | Promise<CrawlerProof | null> {
+  return services.crawlers.startProof(hit, CRAWLER_PROOF_BUDGET_MS);
 }
 
-/** The caller-independent scoring context of a hit (may wait for a bounded DNS check). */
-export async function scoringContextFor(s: AppServices, hit: LookupHit): Promise<ScoringContext> {
-  return scoringContextWith(s, await crawlerProofOf(s, hit));
+/**
+ * The caller-independent scoring context of a hit (may wait for a bounded DNS
+ * check), with the coverage of the snapshot the hit came from (default: the
+ * one in force when called, read before waiting).
+ */
+export async function scoringContextFor(services: AppServices, hit: LookupHit, snapshot: ServingSnapshot = services.serving.snapshot): Promise<ScoringContext> {
+  const coverage = snapshot.coverage;
+  return { verifiedCrawler: verifiedCrawlerOf(await crawlerProofOf(services, hit)), coverage };
 }

@@ -3,13 +3,13 @@
  * (src/workers/) can ask of the others, through the primary. Absent when
  * one thread serves alone.
  */
-import type { ReloadAnswer } from './reload.ts';
+import type { ReloadBody } from '../contract/service.ts';
 
 export interface HostLink {
   /** This worker's slot (0-based), for log lines. */
   readonly slot: number;
   /** Reloads the index and policy in every worker; the answer of the host (ApiError when refused). */
-  reloadAll(): Promise<ReloadAnswer>;
+  reloadAll(): Promise<ReloadBody>;
   /** The host's metrics (every worker's series summed) in Prometheus text. */
   metricsText(): Promise<string>;
   /** Whether every serving worker serves the same index generation. */

@@ -7,35 +7,31 @@
 import { IndexFileError } from '../index/index-file.ts';
 import { loadPolicy, type PolicyError } from '../scoring/index.ts';
 import { ApiError } from '../errors.ts';
+import type { ReloadBody } from '../contract/service.ts';
 import type { AppServices } from './services.ts';
 
-/** The /reload answer. */
-export interface ReloadAnswer {
-  reloaded: true;
-  index: { built_at: string; v4_intervals: number; v6_intervals: number; records: number; size_bytes: number; generation: number };
-  policy_version: string;
-  /** The overrides file read again (absent when none is configured). */
-  overrides?: { applied: boolean; entries: number; bad_lines: number; refused: string | null; generation: number };
-}
+/** The /reload answer (declared in src/contract/service.ts). */
+export type ReloadAnswer = ReloadBody;
 
 /** Reloads this thread's index and policy; `generation` numbers the new index (default: the next one). Throws ApiError INVALID_REQUEST when refused. */
-export async function reloadLocally(s: AppServices, generation?: number): Promise<ReloadAnswer> {
-  let policy = s.policy.current;
+export async function reloadLocally(services: AppServices, generation?: number): Promise<ReloadAnswer> {
+  let policy = services.policy.current;
   try {
-    if (s.policy.path) policy = await loadPolicy(s.policy.path);
+    if (services.policy.path) policy = await loadPolicy(services.policy.path);
   } catch (e) {
     throw new ApiError('INVALID_REQUEST', `Policy refused, nothing reloaded: ${(e as PolicyError).message}`, { what: 'policy' });
   }
   let index;
   try {
-    index = s.index.reload(undefined, generation);
+    index = services.index.reload(undefined, generation);
   } catch (e) {
     if (e instanceof IndexFileError) throw new ApiError('INVALID_REQUEST', `Index refused, the previous index keeps serving: ${e.reason}`, { what: 'index' });
     throw e;
   }
-  s.policy.current = policy;
+  // A new serving snapshot, with new memos: answers made under the old policy are not served again.
+  services.serving.setPolicy(policy);
   // A refused overrides file keeps the overrides in force and refuses nothing else (the answer says so).
-  const o = s.overrides.path === null ? null : s.overrides.reload();
+  const o = services.overrides.path === null ? null : services.overrides.reload();
   return {
     reloaded: true,
     index: { built_at: index.builtAt, v4_intervals: index.v4Intervals, v6_intervals: index.v6Intervals, records: index.records, size_bytes: index.sizeBytes, generation: index.generation },
@@ -45,6 +41,6 @@ export async function reloadLocally(s: AppServices, generation?: number): Promis
 }
 
 /** Reloads what this server serves: every worker of the host when there are several (through the primary), else this thread. What /reload and an in-process refresher call. */
-export function reloadServer(s: AppServices): Promise<ReloadAnswer> {
-  return s.host ? s.host.reloadAll() : reloadLocally(s);
+export function reloadServer(services: AppServices): Promise<ReloadAnswer> {
+  return services.host ? services.host.reloadAll() : reloadLocally(services);
 }

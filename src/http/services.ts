@@ -8,27 +8,25 @@ import type { FeedsStatus } from '../feeds/status-view.ts';
 import type { CrawlerVerifier } from '../crawlers/verifier.ts';
 import type { IndexHolder } from '../index/holder.ts';
 import type { OverridesHolder } from '../lookup/overrides/holder.ts';
+import type { PolicyHolder, ServingHolder } from '../lookup/serving.ts';
 import type { RdapClient } from '../rdap/index.ts';
-import type { Policy } from '../scoring/index.ts';
 import type { RadarClient } from '../lookup/radar.ts';
 import type { TrustedProxies } from './client-ip.ts';
 import type { HostLink } from './host-link.ts';
 import type { HttpMetrics } from './metrics.ts';
 import type { AdminFailureBudget, RateLimiter } from './ratelimit/index.ts';
 
-/** The decision policy in force, swappable by /reload. */
-export interface PolicyHolder {
-  current: Policy;
-  /** Where a policy file came from (null: the built-in default). */
-  path: string | null;
-}
+export type { PolicyHolder };
 
+/** The services of one server thread. */
 export interface AppServices {
   config: Config;
   index: IndexHolder;
   /** The operator's overrides, laid over every lookup (src/lookup/overrides/). */
   overrides: OverridesHolder;
   policy: PolicyHolder;
+  /** The serving snapshot (index, coverage, policy, overrides and their memos) each request reads once. */
+  serving: ServingHolder;
   crawlers: CrawlerVerifier;
   accounts: AccountStore;
   limiter: RateLimiter | null;

@@ -8,16 +8,16 @@
  * body memo (a projection is cut from the whole body); a proof to await or
  * an RDAP include take the async path.
  */
-import { memoryBudget } from '../memory-budget.ts';
 import type { LookupHit } from '../index/record.ts';
+import { verifiedCrawlerOf } from '../crawlers/lookup-flags.ts';
 import type { Projection } from '../lookup/projection.ts';
-import { needsScoring, type V1Context } from '../lookup/v1.ts';
-import { V1BodyCache, v1BodyText } from '../lookup/v1-body.ts';
+import type { ServingSnapshot } from '../lookup/serving.ts';
+import { needsScoring } from '../lookup/v1.ts';
+import { v1BodyText, type AnswerFacts } from '../lookup/v1-body.ts';
 import { ownerFromRdap, type RdapResult } from '../rdap/index.ts';
-import type { ScoringContext } from '../scoring/index.ts';
 import type { Tier } from '../tiers.ts';
 import type { CrawlerProof } from '../crawlers/verifier.ts';
-import { crawlerProofOf, lookupOrThrow, scoringContextFor, scoringContextWith } from './address-lookup.ts';
+import { crawlerProofOf, lookupOrThrow } from './address-lookup.ts';
 import { CORS_RESPONSE_HEADERS } from './cors.ts';
 import { JSON_TYPE } from './errors.ts';
 import type { AppServices } from './services.ts';
@@ -42,19 +42,16 @@ const headersWith = (cacheControl: string) => new Headers({ ...CORS_RESPONSE_HEA
 const CACHEABLE_HEADERS = headersWith(CACHEABLE);
 const NOT_CACHEABLE_HEADERS = headersWith(NOT_CACHEABLE);
 
-/** Never read: buildV1 only consults the scoring context for fields needsScoring() names. */
-const UNSCORED: ScoringContext = { verifiedCrawler: null };
-
 const emptyRdap: RdapResult = { available: false, network: null, contacts: [] };
 
-/** The lookup answerer of a set of services: one body memo for every entrance. */
+/**
+ * The lookup answerer of a set of services, for every entrance. It reads the
+ * serving snapshot once per request and answers wholly from it (its index,
+ * coverage, policy, overrides and memos), also after waiting for a proof.
+ */
 export class V1Pipeline {
-  private readonly bodies: V1BodyCache;
   private readonly projections = new ProjectionMemo();
-  constructor(private readonly s: AppServices) {
-    const budget = memoryBudget(s.config.memoryMb);
-    this.bodies = new V1BodyCache(budget.v1TailSlots, budget.scoredViews);
-  }
+  constructor(private readonly services: AppServices) {}
 
   /**
    * The answer for an address text (as the path or the caller gives it).
@@ -63,23 +60,24 @@ export class V1Pipeline {
    * Throws the spec's errors (INVALID_IP, INVALID_FIELDS, …) as ApiError.
    */
   answer(request: Request, ipText: string, hasQuery: boolean, tier: Tier, current: boolean): Response | Promise<Response> {
-    const hit = lookupOrThrow(this.s, ipText);
-    if (hasQuery) return this.projected(request, hit, tier, current);
-    const proof = this.proofOf(hit);
-    if (proof instanceof Promise) return proof.then((p) => this.whole(hit, p, current));
-    return this.whole(hit, proof, current);
+    const snapshot = this.services.serving.snapshot;
+    const hit = lookupOrThrow(this.services, ipText, snapshot);
+    if (hasQuery) return this.projected(request, snapshot, hit, tier, current);
+    const proof = this.proofOf(snapshot, hit);
+    if (proof instanceof Promise) return proof.then((p) => this.whole(snapshot, hit, p, current));
+    return this.whole(snapshot, hit, proof, current);
   }
 
   /** The crawler proof of a hit (crawlerProofOf), without reading the row of a record the memo holds. */
-  private proofOf(hit: LookupHit): CrawlerProof | null | Promise<CrawlerProof | null> {
-    // A record the memo already answered wanted no DNS proof (only such records are memoised,
-    // and the index is the same): its row need not be read to ask again.
-    return this.bodies.holds(hit) ? this.s.crawlers.proofFor(hit) : crawlerProofOf(this.s, hit);
+  private proofOf(snapshot: ServingSnapshot, hit: LookupHit): CrawlerProof | null | Promise<CrawlerProof | null> {
+    // A record the memo already answered wanted no DNS proof (only such records are memoised):
+    // its row need not be read to ask again.
+    return snapshot.bodies.holds(hit) ? this.services.crawlers.proofFor(hit) : crawlerProofOf(this.services, hit);
   }
 
   /** The whole v1 object. */
-  private whole(hit: LookupHit, proof: CrawlerProof | null, current: boolean): Response {
-    const body = this.bodies.body(hit, this.context(hit, scoringContextWith(this.s, proof), null));
+  private whole(snapshot: ServingSnapshot, hit: LookupHit, proof: CrawlerProof | null, current: boolean): Response {
+    const body = snapshot.bodies.body(hit, this.facts(hit, proof, null));
     return new Response(body, { headers: current ? NOT_CACHEABLE_HEADERS : CACHEABLE_HEADERS });
   }
 
@@ -88,50 +86,49 @@ export class V1Pipeline {
    * parameters joined). Synchronous unless a crawler DNS proof or the RDAP
    * registry is awaited.
    */
-  private projected(request: Request, hit: LookupHit, tier: Tier, current: boolean): Response | Promise<Response> {
+  private projected(request: Request, snapshot: ServingSnapshot, hit: LookupHit, tier: Tier, current: boolean): Response | Promise<Response> {
     const [fields, include] = queryValues(request.url, V1_QUERY_KEYS);
     const projection = this.projections.of(fields, include, tier);
-    if (projection.rdap && (projection.fields === null || projection.fields.has('rdap'))) return this.withRdap(hit, projection, current);
+    if (projection.rdap && (projection.fields === null || projection.fields.has('rdap'))) return this.withRdap(snapshot, hit, projection, current);
     // ip/stack/location/routing alone never wait for a crawler DNS proof.
-    if (!needsScoring(projection.fields)) return this.projection(hit, UNSCORED, projection, null, current);
-    const proof = this.proofOf(hit);
-    if (proof instanceof Promise) return proof.then((p) => this.projection(hit, scoringContextWith(this.s, p), projection, null, current));
-    return this.projection(hit, scoringContextWith(this.s, proof), projection, null, current);
+    if (!needsScoring(projection.fields)) return this.projection(snapshot, hit, null, projection, null, current);
+    const proof = this.proofOf(snapshot, hit);
+    if (proof instanceof Promise) return proof.then((p) => this.projection(snapshot, hit, p, projection, null, current));
+    return this.projection(snapshot, hit, proof, projection, null, current);
   }
 
   /** An accepted include: the registry is asked before the body is built, so the answer's network.owner agrees with its rdap object. */
-  private async withRdap(hit: LookupHit, projection: Projection, current: boolean): Promise<Response> {
-    const scoring = needsScoring(projection.fields) ? await scoringContextFor(this.s, hit) : UNSCORED;
-    return this.projection(hit, scoring, projection, await this.s.rdap.lookup(hit.ip), current);
+  private async withRdap(snapshot: ServingSnapshot, hit: LookupHit, projection: Projection, current: boolean): Promise<Response> {
+    const proof = needsScoring(projection.fields) ? await crawlerProofOf(this.services, hit) : null;
+    return this.projection(snapshot, hit, proof, projection, await this.services.rdap.lookup(hit.ip), current);
   }
 
   /** A projected body (the whole object when `fields` is absent). */
-  private projection(hit: LookupHit, scoring: ScoringContext, projection: Projection, rdap: RdapResult | null, current: boolean): Response {
-    const body = v1BodyText(this.bodies, hit, this.context(hit, scoring, rdap), projection.fields, rdap);
+  private projection(snapshot: ServingSnapshot, hit: LookupHit, proof: CrawlerProof | null, projection: Projection, rdap: RdapResult | null, current: boolean): Response {
+    const body = v1BodyText(snapshot.bodies, hit, this.facts(hit, proof, rdap), projection.fields, rdap);
     return new Response(body, { headers: current || projection.rdap ? NOT_CACHEABLE_HEADERS : CACHEABLE_HEADERS });
   }
 
   /**
-   * The inputs of a v1 object besides the hit: policy, RDAP owner, clock. The
-   * owner is the registrant organization of the answer this request fetched
-   * (Pro include), else of a cached one; ownerFromRdap never yields a person.
+   * What an answer adds to its snapshot: the crawler proof, the RDAP owner,
+   * the clock. The owner is the registrant organization of the answer this
+   * request fetched (Pro include), else of a cached one; ownerFromRdap never
+   * yields a person.
    */
-  private context(hit: LookupHit, scoring: ScoringContext, fetched: RdapResult | null): V1Context {
+  private facts(hit: LookupHit, proof: CrawlerProof | null, fetched: RdapResult | null): AnswerFacts {
     return {
-      scoring,
-      policy: this.s.policy.current,
-      rdapOwner: ownerFromRdap(fetched ?? this.s.rdap.peek(hit) ?? emptyRdap),
-      now: this.s.now(),
-      overridesGeneration: this.s.overrides.generation,
+      verifiedCrawler: verifiedCrawlerOf(proof),
+      rdapOwner: ownerFromRdap(fetched ?? this.services.rdap.peek(hit) ?? emptyRdap),
+      now: this.services.now(),
     };
   }
 }
 
 const pipelines = new WeakMap<AppServices, V1Pipeline>();
 
-/** The one pipeline of a set of services (the app's routes and the request wrapper share it, and its memo). */
-export function v1PipelineOf(s: AppServices): V1Pipeline {
-  let p = pipelines.get(s);
-  if (p === undefined) pipelines.set(s, (p = new V1Pipeline(s)));
-  return p;
+/** The one pipeline of a set of services (both lookup routes share it). */
+export function v1PipelineOf(services: AppServices): V1Pipeline {
+  let pipeline = pipelines.get(services);
+  if (pipeline === undefined) pipelines.set(services, (pipeline = new V1Pipeline(services)));
+  return pipeline;
 }

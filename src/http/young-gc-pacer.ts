@@ -2,15 +2,15 @@
  * Paces young-generation (eden) collections by requests answered.
  *
  * JavaScriptCore sizes its nursery in proportion to the heap it sees, and the
- * memory-mapped index (hundreds of MB) counts as heap: a busy server then
- * allocates ~400 MB of response strings between two young collections, and
- * each of those collections pauses for 3-6 ms (BENCHMARKS.md, fourth
- * session). Collecting every few thousand requests instead keeps each pause
- * near 1 ms for the same total work, which is what a p99 latency sees.
+ * memory-mapped index counts as heap: a busy server then allocates a large
+ * pile of response strings between two young collections, and each of those
+ * collections pauses long. Collecting every few thousand requests instead
+ * keeps each pause short for the same total work, which is what a p99
+ * latency sees (BENCHMARKS.md, "Measured changes in the code").
  */
 import { edenGC } from 'bun:jsc';
 
-/** Requests between two young collections (~6 MB of ~3 KB response bodies). */
+/** Requests between two young collections (a few MB of response bodies). */
 export const REQUESTS_PER_YOUNG_GC = 2000;
 
 /** Counts requests and runs `collect` once every `every` of them. */

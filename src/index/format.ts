@@ -15,7 +15,7 @@ export const MAGIC = 'IPINTIDX';
  * direct table per /32 (V6HT, V6SB).
  * 3: a direct IPv4 table per /24 and geolocation inline in record rows (fewer
  * dependent memory reads per lookup), sections on 64-byte boundaries.
- * 2: sections checked by XXH3-64 instead of CRC-32 (3x faster to verify at start-up).
+ * 2: sections checked by XXH3-64 instead of CRC-32 (faster to verify at start-up).
  */
 export const FORMAT_VERSION = 5;
 /** Fixed header size before the section directory. */
@@ -39,8 +39,8 @@ export const V6_L1_BITS = 20;
 
 /**
  * The IPv4 direct table has one u32 per /24. An entry with this bit set is
- * the record id of the one interval covering the whole /24 (97.7% of the
- * /24s of the default index): a lookup is then one memory read. Otherwise the
+ * the record id of the one interval covering the whole /24 (nearly all /24s
+ * of the default index): a lookup is then one memory read. Otherwise the
  * entry is the word offset of the /24's bucket in V4BK.
  */
 export const V4_DIRECT_BITS = 24;

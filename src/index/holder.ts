@@ -1,10 +1,11 @@
 /**
- * Holds the live index and swaps it atomically on reload. A request reads
- * `holder.current` once and keeps that reader, so requests in flight finish
- * on the old index; a file that fails verification is refused and the old
- * index keeps serving.
+ * Holds the live index and swaps it atomically on reload; a file that fails
+ * verification is refused and the old index keeps serving. Every change (a
+ * swap, a kind turning stale) is told to the listeners, which publish a new
+ * serving snapshot (src/lookup/serving.ts): requests read that once and keep
+ * it, so requests in flight finish on the old index.
  */
-import { coverageOf, sameCoverage, type Coverage } from '../scoring/coverage.ts';
+import { coverageOf, sameCoverage, type Coverage } from './coverage.ts';
 import { IndexReader } from './reader.ts';
 
 export interface ReloadResult {
@@ -32,6 +33,7 @@ export class IndexHolder {
   private loadedAtMs: number;
   private releaseTimer: ReturnType<typeof setTimeout> | null = null;
   private coverageNow: Coverage;
+  private readonly listeners: (() => void)[] = [];
   /** Bumped on every successful swap (metrics, ETags). */
   generation = 1;
 
@@ -57,10 +59,21 @@ export class IndexHolder {
     return this.coverageNow;
   }
 
-  /** Re-reads the sources' ages; the object changes only when a kind turned stale. */
+  /** Re-reads the sources' ages; the object changes (and listeners hear of it) only when a kind turned stale. */
   refreshCoverage(): void {
     const next = coverageOf(this.reader.meta, this.clock());
-    if (!sameCoverage(next, this.coverageNow)) this.coverageNow = next;
+    if (sameCoverage(next, this.coverageNow)) return;
+    this.coverageNow = next;
+    this.changed();
+  }
+
+  /** Calls `listener` after every swap and coverage change. */
+  onChange(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  private changed(): void {
+    for (const listener of this.listeners) listener();
   }
 
   /** Opens the file at `path` (throws IndexFileError when refused); `clock` dates the staleness checks. */
@@ -85,6 +98,7 @@ export class IndexHolder {
     this.path = path;
     this.loadedAtMs = Date.now();
     this.generation = generation;
+    this.changed();
     this.scheduleRelease();
     return this.describe();
   }

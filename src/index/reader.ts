@@ -22,10 +22,14 @@ import type { AsnDetails, IndexRecord, LookupHit } from './record.ts';
 import { StringReader, TableReader } from './tables.ts';
 import { RecordDecoder } from './record-decoder.ts';
 
-
+/**
+ * The groups of the IPv6 address being looked up, shared by every reader so
+ * a lookup allocates nothing. Safe: a lookup fills it (locate) and reads it
+ * back within one synchronous call, and each thread has its own module.
+ */
 const groups = new Uint16Array(8);
 /** Word k (0..3, most significant first) of the IPv6 address last parsed into `groups`. */
-const w = (k: number) => ((groups[2 * k] << 16) | groups[2 * k + 1]) >>> 0;
+const parsedWord = (k: number) => ((groups[2 * k] << 16) | groups[2 * k + 1]) >>> 0;
 
 /** An opened, verified index answering lookups. */
 export class IndexReader {
@@ -109,7 +113,7 @@ export class IndexReader {
 
   /**
    * Record id of an IPv4 number: one read of the /24's direct entry, plus a
-   * scan of its bucket (one cache line, usually 2-3 entries) for the 2% of
+   * scan of its bucket (one cache line, usually a few entries) for the few
    * /24s split between intervals.
    */
   v4RecordId(x: number): number {
@@ -211,7 +215,7 @@ export class IndexReader {
   recordIdOf(ip: string): number {
     const ref = this.locate(ip);
     if (ref < 0) return -1;
-    return ref >= V6_TAG ? this.v6RecordId(w(0), w(1), w(2), w(3)) : this.v4RecordId(ref);
+    return ref >= V6_TAG ? this.v6RecordId(parsedWord(0), parsedWord(1), parsedWord(2), parsedWord(3)) : this.v4RecordId(ref);
   }
 
   /**
@@ -222,7 +226,7 @@ export class IndexReader {
   private locate(ip: string): number {
     if (ip.indexOf(':') < 0) return parseIPv4(ip);
     if (!parseIPv6Groups(ip, groups)) return -1;
-    const v4 = embeddedIPv4Words(w(0), w(1), w(2), w(3));
+    const v4 = embeddedIPv4Words(parsedWord(0), parsedWord(1), parsedWord(2), parsedWord(3));
     return v4 < 0 ? V6_TAG : v4;
   }
 
@@ -235,10 +239,10 @@ export class IndexReader {
       const recordId = this.v4RecordId(ref);
       return new Hit(this, 4, ip.indexOf(':') < 0 ? ip : null, ref, recordId, 0, 0, 0);
     }
-    const w0 = w(0);
-    const w1 = w(1);
-    const w2 = w(2);
-    const w3 = w(3);
+    const w0 = parsedWord(0);
+    const w1 = parsedWord(1);
+    const w2 = parsedWord(2);
+    const w3 = parsedWord(3);
     const recordId = this.v6RecordId(w0, w1, w2, w3);
     // Canonical IPv6 text is formatted only when read (it costs as much as the search).
     return new Hit(this, 6, null, w0, recordId, w1, w2, w3);
@@ -263,15 +267,15 @@ export class IndexReader {
 
   /** Text of (start of interval i) - 1. */
   private v6PredText(i: number): string {
-    const w = this.v6Words(i);
+    const words = this.v6Words(i);
     for (let k = 3; k >= 0; k--) {
-      if (w[k] > 0) {
-        w[k]--;
+      if (words[k] > 0) {
+        words[k]--;
         break;
       }
-      w[k] = 0xffffffff;
+      words[k] = 0xffffffff;
     }
-    return wordsText(w);
+    return wordsText(words);
   }
 
   /** The decoded record of an id (cached while hot). */
@@ -357,11 +361,11 @@ class Hit implements LookupHit {
 }
 
 /** Canonical text of an IPv6 address given as four u32 words (most significant first). */
-function wordsText(w: readonly number[]): string {
+function wordsText(words: readonly number[]): string {
   const g = new Array<number>(8);
   for (let k = 0; k < 4; k++) {
-    g[2 * k] = w[k] >>> 16;
-    g[2 * k + 1] = w[k] & 0xffff;
+    g[2 * k] = words[k] >>> 16;
+    g[2 * k + 1] = words[k] & 0xffff;
   }
   return formatIPv6Groups(g);
 }

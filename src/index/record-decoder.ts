@@ -72,11 +72,10 @@ export class RecordDecoder {
   private readonly records: Uint32Array;
   private readonly recordsF32: Float32Array;
   /**
-   * 2^12 decoded records. Measured on uniformly random IPv4 (1M addresses,
-   * 1.76M records): 2^17 slots cost ~100 ns more per lookup than 2^12 and
-   * 2^16 ~250 ns more (every slot is a live object graph the collector
-   * traces and a store into an old-generation array per miss), while a hot
-   * set gains ~10 ns from the larger cache.
+   * 2^12 decoded records. On uniformly random IPv4 larger caches make each
+   * lookup slower (every slot is a live object graph the collector traces,
+   * and a miss stores into an old-generation array), while a hot set gains
+   * little from them (BENCHMARKS.md, index lookup).
    */
   private readonly cache = new DirectMappedCache<IndexRecord>(12);
   private readonly decodeId = (id: number) => this.decode(id);
@@ -203,51 +202,51 @@ export class RecordDecoder {
 class LazyRecord implements IndexRecord {
   readonly flags: number;
   readonly networkType: NetworkType | null;
-  private g?: GeoInfo | null;
-  private a?: AsnInfo | null;
-  private al?: AllocationInfo | null;
-  private r?: RouteInfo | null;
-  private p?: ProviderInfo | null;
-  private c?: string | null;
-  private su?: SpecialUseInfo | null;
-  private tl?: ThreatListInfo | null;
-  private tf?: ThreatFeedInfo | null;
+  private geoValue?: GeoInfo | null;
+  private asnValue?: AsnInfo | null;
+  private allocationValue?: AllocationInfo | null;
+  private routeValue?: RouteInfo | null;
+  private providerValue?: ProviderInfo | null;
+  private crawlerValue?: string | null;
+  private specialUseValue?: SpecialUseInfo | null;
+  private threatListValue?: ThreatListInfo | null;
+  private threatFeedValue?: ThreatFeedInfo | null;
 
   constructor(
-    private readonly d: RecordDecoder,
+    private readonly decoder: RecordDecoder,
     private readonly base: number,
   ) {
-    const cell = d.cell(base, RecordCol.FLAGS);
+    const cell = decoder.cell(base, RecordCol.FLAGS);
     this.flags = cell & FLAG_BITS_MASK;
     this.networkType = NETWORK_TYPE_CODES[(cell >>> NETWORK_TYPE_SHIFT) & NETWORK_TYPE_MASK] ?? null;
   }
 
   get geo() {
-    return this.g === undefined ? (this.g = this.d.geoOf(this.base)) : this.g;
+    return this.geoValue === undefined ? (this.geoValue = this.decoder.geoOf(this.base)) : this.geoValue;
   }
   get asn() {
-    return this.a === undefined ? (this.a = this.d.asnOf(this.base)) : this.a;
+    return this.asnValue === undefined ? (this.asnValue = this.decoder.asnOf(this.base)) : this.asnValue;
   }
   get allocation() {
-    return this.al === undefined ? (this.al = this.d.allocationOf(this.base)) : this.al;
+    return this.allocationValue === undefined ? (this.allocationValue = this.decoder.allocationOf(this.base)) : this.allocationValue;
   }
   get route() {
-    return this.r === undefined ? (this.r = this.d.routeOf(this.base)) : this.r;
+    return this.routeValue === undefined ? (this.routeValue = this.decoder.routeOf(this.base)) : this.routeValue;
   }
   get provider() {
-    return this.p === undefined ? (this.p = this.d.providerOf(this.base)) : this.p;
+    return this.providerValue === undefined ? (this.providerValue = this.decoder.providerOf(this.base)) : this.providerValue;
   }
   get crawler() {
-    return this.c === undefined ? (this.c = this.d.crawlerOf(this.base)) : this.c;
+    return this.crawlerValue === undefined ? (this.crawlerValue = this.decoder.crawlerOf(this.base)) : this.crawlerValue;
   }
   get specialUse() {
-    return this.su === undefined ? (this.su = this.d.specialUseOf(this.base)) : this.su;
+    return this.specialUseValue === undefined ? (this.specialUseValue = this.decoder.specialUseOf(this.base)) : this.specialUseValue;
   }
   get threatList() {
-    return this.tl === undefined ? (this.tl = this.d.threatListOf(this.base)) : this.tl;
+    return this.threatListValue === undefined ? (this.threatListValue = this.decoder.threatListOf(this.base)) : this.threatListValue;
   }
   get threatFeed() {
-    return this.tf === undefined ? (this.tf = this.d.threatFeedOf(this.base)) : this.tf;
+    return this.threatFeedValue === undefined ? (this.threatFeedValue = this.decoder.threatFeedOf(this.base)) : this.threatFeedValue;
   }
 
   /** Plain data for JSON (getters are not own properties). */

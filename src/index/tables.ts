@@ -83,8 +83,8 @@ export class TableReader {
  * with a young value as a whole and rescans every element at the next young
  * collection: a busy server writes a few hundred random slots of its caches
  * between two collections, which dirtied every element of one 2^17-slot array
- * but dirties only those few chunks here (young collections 1.4 -> 0.9 ms,
- * BENCHMARKS.md, fourth session).
+ * but dirties only those few chunks here (shorter young collections;
+ * BENCHMARKS.md, "Measured changes in the code").
  */
 export class ChunkedSlots<V> {
   private readonly chunks: (V | undefined)[][];

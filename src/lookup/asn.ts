@@ -5,7 +5,7 @@
  */
 import { ApiError } from '../errors.ts';
 import type { AsnDetails } from '../index/record.ts';
-import type { Coverage } from '../scoring/coverage.ts';
+import type { Coverage } from '../index/coverage.ts';
 
 /** A density counts as significant from this fraction of announced IPv4 space listed... */
 export const SIGNIFICANT_RATIO = 0.01;

@@ -74,31 +74,28 @@ function lineAfterAddress(o: LegacyPlace): string {
 }
 
 /**
- * The one-line texts of `GET /{ip}`: what follows the address is the same
- * for every address of a record, so it is kept per record id (a fixed number
- * of slots) for the index the hits come from, and only the address is joined
- * per answer.
+ * The one-line texts of `GET /{ip}` under one serving snapshot: what follows
+ * the address is the same for every address of a record, so it is kept per
+ * record id (a fixed number of slots) and only the address is joined per
+ * answer. A new snapshot comes with a new memo (src/lookup/serving.ts).
  */
 export class LegacyLines {
-  /** Kept like the v1 body tails (record-memo.ts): the records asked most often stay. */
-  private tails: RecordMemo<string>;
-  private index: object | undefined;
+  /** Kept like the v1 body tails (record-memo.ts): the records asked most often stay. Made on the first hit. */
+  private tails: RecordMemo<string> | null = null;
 
-  /** `slots`: records whose line is kept (a power of two). */
-  constructor(private readonly slots = LINE_SLOTS) {
-    this.tails = new RecordMemo<string>(slots);
-  }
+  /** `reader`: the index whose hits are kept (null: none); `slots`: records whose line is kept (a power of two). */
+  constructor(
+    private readonly reader: object | null,
+    private readonly slots = LINE_SLOTS,
+  ) {}
 
   /** The one line for a hit of an explicit lookup. */
   line(hit: LookupHit): string {
-    // A hand-made hit has no index identity: nothing to key a cache by.
-    if (hit.index === undefined) return legacyText(legacyPlace(hit), false, false);
-    if (hit.index !== this.index) {
-      this.index = hit.index;
-      this.tails = new RecordMemo<string>(this.slots);
-    }
+    // A hand-made hit or one under an override names no index, and another index's hit is not this memo's.
+    if (hit.index !== this.reader || hit.index === undefined) return legacyText(legacyPlace(hit), false, false);
+    let tails = this.tails;
+    if (tails === null) tails = this.tails = new RecordMemo<string>(this.slots);
     const id = hit.recordId;
-    const tails = this.tails;
     tails.touch(id);
     let at = tails.find(id);
     let tail = at >= 0 ? tails.value(at, 0) : undefined;
@@ -111,7 +108,7 @@ export class LegacyLines {
   }
 }
 
-/** 2^17 slots, as many as the v1 body memo's: ~10 MB of short strings at most. */
+/** As many slots as the v1 body memo's (lines are short strings). */
 export const LINE_SLOTS = 1 << 17;
 
 /**

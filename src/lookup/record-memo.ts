@@ -12,9 +12,10 @@
  * every `10 * slots` requests, so the memo follows a change of traffic.
  *
  * On uniformly random IPv4 lookups (the benchmark's traffic, where a
- * record's share is its share of the address space) 2^17 slots hit ~87 % of
- * the time, against ~79 % direct-mapped (one slot per id modulo the size);
- * on skewed traffic, every policy hits nearly always.
+ * record's share is its share of the address space) it hits clearly more
+ * often than a direct-mapped memo of the same size (one slot per id modulo
+ * the size; BENCHMARKS.md, "Measured changes in the code"); on skewed
+ * traffic, every policy hits nearly always.
  */
 import { ChunkedSlots } from '../index/tables.ts';
 

@@ -13,7 +13,7 @@
  * real ones, the text equals serializing the record's own scored fields.
  */
 import type { IndexRecord } from '../index/record.ts';
-import { networkContext, OPERATOR_PLACEHOLDER, scoringKey, scoringView, type Classification, type Coverage, type Policy } from '../scoring/index.ts';
+import { networkContext, OPERATOR_PLACEHOLDER, scoringKey, scoringView, type Classification } from '../scoring/index.ts';
 import { buildV1, type V1Context } from './v1.ts';
 
 /** Top-level fields the scored part holds, in v1 order. */
@@ -43,11 +43,11 @@ export interface ScoredText {
   rest: string;
 }
 
-/** Scored parts memoised per scoring view and policy. */
+/**
+ * Scored parts memoised per scoring view, for one serving snapshot (its
+ * policy and coverage are fixed for the memo's life: V1BodyCache).
+ */
 export class ScoredPartCache {
-  private policy: Policy | null = null;
-  private coverage: Coverage | undefined = undefined;
-  private overrides: number | undefined = undefined;
   private readonly parts = new Map<number | string, ScoredPart>();
 
   /** `maxViews`: views held before the memo starts over. */
@@ -62,16 +62,10 @@ export class ScoredPartCache {
    * The record's classification and its scored part as text without the
    * opening brace (`"score":...}`): `head + operator + rest`, where head and
    * rest are shared by the view and operator is the record's operator name
-   * as JSON (one string per name); ctx.scoring must hold no crawler proof.
+   * as JSON (one string per name); ctx.scoring must hold no crawler proof,
+   * and ctx's policy and coverage must be the snapshot's this memo belongs to.
    */
   get(record: IndexRecord, ctx: V1Context): ScoredText {
-    // The scored part depends on the policy and on the index's coverage (one object per index and staleness state).
-    if (ctx.policy !== this.policy || ctx.scoring.coverage !== this.coverage || ctx.overridesGeneration !== this.overrides) {
-      this.policy = ctx.policy;
-      this.coverage = ctx.scoring.coverage;
-      this.overrides = ctx.overridesGeneration;
-      this.parts.clear();
-    }
     const key = scoringKey(record, ctx.scoring.coverage);
     let part = this.parts.get(key);
     if (part === undefined) {
@@ -91,7 +85,7 @@ export class ScoredPartCache {
     // The same name is then the same string for every record while the string table's
     // cache holds it, which a body memoised per record (v1-body.ts) finds in cache. No
     // table of names here: one store into a large old Map makes every young collection
-    // rescan all of it (BENCHMARKS.md, sixth session).
+    // rescan all of it.
     return NEEDS_JSON_ESCAPE.test(name) ? JSON.stringify(name).slice(1, -1) : name;
   }
 

@@ -1,29 +1,29 @@
 /**
  * The full v1 body as JSON text, composed from parts: `ip` and `stack` per
- * address; `location`, `network` and `routing` (~1 KB) serialized per
- * record; and the scored part (score through explanation, ~2 KB and most of
- * the cost) shared by every record with the same scoring facts
- * (scored-part.ts). A record's tail (all but ip and stack) is kept in a
- * bounded memo of 2^17 slots that keeps the records asked most often
- * (record-memo.ts). A miss decodes the record and serializes its own part; on
- * a busy server with random traffic it costs ~2.75 µs more than a hit, and a
- * hit ~1.9 µs more than a fixed body, since the record's ~1 KB is cold
- * (BENCHMARKS.md, fifth session).
+ * address; `location`, `network` and `routing` serialized per record; and
+ * the scored part (score through explanation, the larger and costlier part)
+ * shared by every record with the same scoring facts (scored-part.ts). A
+ * record's tail (all but ip and stack) is kept in a bounded memo that keeps
+ * the records asked most often (record-memo.ts). A miss decodes the record
+ * and serializes its own part; a hit reads neither (BENCHMARKS.md, "Measured
+ * changes in the code").
+ *
+ * One memo per serving snapshot (src/lookup/serving.ts): its index, policy
+ * and coverage are fixed for the memo's life, so nothing here checks whether
+ * they changed.
  */
 import type { IndexRecord, LookupHit } from '../index/record.ts';
-import type { Coverage, Policy } from '../scoring/index.ts';
+import type { Coverage, Policy, ScoringContext } from '../scoring/index.ts';
 import { RecordMemo } from './record-memo.ts';
 import { ScoredPartCache, type ScoredText } from './scored-part.ts';
 import { QUARTER_HOUR } from './timezone.ts';
-import { buildV1, locationOf, needsScoring, networkOf, routingOf, type V1Context } from './v1.ts';
+import { buildV1, needsScoring, locationOf, networkOf, routingOf, type V1Context } from './v1.ts';
 import { projectV1Text } from './v1-projected-text.ts';
 
 /**
- * Slots of the per-record memo (~1 KB each: at most ~130 MB; the scored text
- * is shared). Uniformly random IPv4 lookups on the fixture index hit ~82 % of
- * the time with 2^16 slots, ~87 % with 2^17, ~91 % with 2^18; on a loaded
- * server 2^16 and 2^18 cost the same CPU as 2^17 (BENCHMARKS.md, fifth
- * session).
+ * Slots of the per-record memo (each holds one record's own JSON; the scored
+ * text is shared). Chosen where more slots stop paying for their memory on
+ * random traffic (BENCHMARKS.md, "Measured changes in the code").
  */
 export const TAIL_SLOTS = 1 << 17;
 
@@ -48,37 +48,39 @@ function flatten(s: string): string {
   return s;
 }
 
-/** Serialized full v1 objects. */
+/** What a memo's answers share: the facts of one serving snapshot. */
+export interface BodyFacts {
+  /** The index whose hits the memo keeps (hits of any other are answered unmemoised). */
+  readonly reader: object | null;
+  readonly policy: Policy;
+  readonly coverage: Coverage;
+}
+
+/** What an answer adds to its snapshot's facts: the crawler proof, the RDAP owner, the clock. */
+export interface AnswerFacts {
+  verifiedCrawler: ScoringContext['verifiedCrawler'];
+  /** RDAP owner when an RDAP answer is cached or fetched for this address. */
+  rdapOwner: string | null;
+  now: number | undefined;
+}
+
+/** Serialized full v1 objects of one snapshot. */
 export class V1BodyCache {
   private readonly scored: ScoredPartCache;
   /**
-   * Body parts of the records of `index` asked most often lately, by record
-   * id, stamped with their quarter hour. Made on the first hit of an index
-   * (~6 MB of tables): a cache that only ever sees hand-made hits never needs it.
+   * Body parts of the records asked most often lately, by record id, stamped
+   * with their quarter hour. Made on the first hit (its tables are large): a
+   * memo that only ever sees hand-made hits never needs it.
    */
   private tails: RecordMemo<string> | null = null;
-  /**
-   * The index the tails belong to, weakly: a replaced index must become
-   * unreachable so its mapping can be released (IndexHolder.reload), and a
-   * memo no request touches after a reload must not keep it. The memo
-   * starts over when the index or the policy changes.
-   */
-  private index: WeakRef<object> | null = null;
-  private policy: Policy | null = null;
-  private coverage: Coverage | undefined = undefined;
-  private overrides: number | undefined = undefined;
 
-  /** `tailSlots`: slots of the per-record memo (a power of two); `scoredViews`: views the scored memo holds. */
+  /** `facts`: the snapshot's; `tailSlots`: slots of the per-record memo (a power of two); `scoredViews`: views the scored memo holds. */
   constructor(
+    readonly facts: BodyFacts,
     private readonly tailSlots = TAIL_SLOTS,
     scoredViews?: number,
   ) {
     this.scored = new ScoredPartCache(scoredViews);
-  }
-
-  /** The index the memo holds tails of, while it is alive (null before the first). */
-  get heldIndex(): object | null {
-    return this.index?.deref() ?? null;
   }
 
   /** Distinct scoring views held (a few hundred on real indexes). */
@@ -86,54 +88,49 @@ export class V1BodyCache {
     return this.scored.size;
   }
 
-  /**
-   * Whether the memo holds a body tail for this hit's record of this index
-   * (it then answers without reading the record's row, which on random
-   * traffic is a cache miss).
-   */
-  holds(hit: LookupHit): boolean {
-    return hit.index !== undefined && hit.index === this.index?.deref() && this.tails !== null && this.tails.find(hit.recordId) >= 0;
+  /** The v1 context of an answer under this memo's snapshot. */
+  context(answer: AnswerFacts): V1Context {
+    const f = this.facts;
+    return { scoring: { verifiedCrawler: answer.verifiedCrawler, coverage: f.coverage }, policy: f.policy, rdapOwner: answer.rdapOwner, now: answer.now };
   }
 
-  /** JSON text equal to JSON.stringify(buildV1(hit, ctx, null)). */
-  body(hit: LookupHit, ctx: V1Context): string {
+  /**
+   * Whether the memo holds a body tail for this hit's record (it then answers
+   * without reading the record's row, which on random traffic is a cache miss).
+   */
+  holds(hit: LookupHit): boolean {
+    return hit.index === this.facts.reader && hit.index !== undefined && this.tails !== null && this.tails.find(hit.recordId) >= 0;
+  }
+
+  /** JSON text equal to JSON.stringify(buildV1(hit, this.context(answer), null)). */
+  body(hit: LookupHit, answer: AnswerFacts): string {
     // A crawler proof changes classification for this address alone: never shared.
-    if (ctx.scoring.verifiedCrawler !== null) return JSON.stringify(buildV1(hit, ctx, null));
+    if (answer.verifiedCrawler !== null) return JSON.stringify(buildV1(hit, this.context(answer), null));
     // Canonical address text (digits, hex, '.' and ':') needs no JSON escaping.
     const prefix = `{"ip":"${hit.ip}","stack":"${hit.family === 4 ? 'ipv4' : 'ipv6'}",`;
-    const index = hit.index;
     // An RDAP owner is known for few addresses (it replaces network.owner): not memoised.
-    // Hand-made hits (tests, the scoring view) name no index: nothing to key them by.
-    if (index === undefined || ctx.rdapOwner != null) {
-      const p = this.parts(hit.record, ctx, ctx.now);
+    // Hand-made hits (tests, the scoring view) and hits under an override name no index,
+    // and a hit of another index is not this memo's: nothing to key them by.
+    if (hit.index !== this.facts.reader || hit.index === undefined || answer.rdapOwner != null) {
+      const p = this.parts(hit.record, this.context(answer), answer.now);
       return `${prefix}${p.own}${p.scored.head}${p.scored.operator}${p.scored.rest}`;
     }
     let tails = this.tails;
     if (tails === null) tails = this.tails = new RecordMemo<string>(this.tailSlots, PARTS);
-    if (index !== this.index?.deref() || ctx.policy !== this.policy || ctx.scoring.coverage !== this.coverage || ctx.overridesGeneration !== this.overrides) {
-      // A reload, a source turned stale, or the overrides changed: start over (requests still finishing on the old index pass through here too, briefly).
-      // Answers under an override are never kept here (their hits name no index, overrides/overlay.ts); the generation
-      // check keeps the memo honest should that ever change.
-      tails.clear();
-      this.index = new WeakRef(index);
-      this.policy = ctx.policy;
-      this.coverage = ctx.scoring.coverage;
-      this.overrides = ctx.overridesGeneration;
-    }
     const id = hit.recordId;
     tails.touch(id);
-    const now = ctx.now ?? Date.now();
+    const now = answer.now ?? Date.now();
     const quarter = Math.floor(now / QUARTER_HOUR);
     let at = tails.find(id);
     if (at >= 0) {
       const stamp = tails.stamp(at);
-      // Same index, policy and record id: the same facts; same quarter hour: the same zone offset.
+      // Same snapshot and record id: the same facts; same quarter hour: the same zone offset.
       if (stamp === TIMELESS || stamp === quarter) {
         return `${prefix}${tails.value(at, OWN)}${tails.value(at, HEAD)}${tails.value(at, OPERATOR)}${tails.value(at, REST)}`;
       }
     }
     const record = hit.record;
-    const { own, scored } = this.parts(record, ctx, now);
+    const { own, scored } = this.parts(record, this.context(answer), now);
     at = tails.admit(id, record.geo?.timezone ? quarter : TIMELESS);
     if (at >= 0) {
       tails.set(at, OWN, own);
@@ -155,15 +152,15 @@ export class V1BodyCache {
 }
 
 /**
- * The v1 body of an address for a context, as JSON text: the whole object
- * (from `bodies`, memoised) when `fields` is null and no RDAP object is
- * added, else the requested fields with `rdap` (the Pro include) when given.
+ * The v1 body of an address under a snapshot's memo, as JSON text: the whole
+ * object (memoised) when `fields` is null and no RDAP object is added, else
+ * the requested fields with `rdap` (the Pro include) when given.
  */
-export function v1BodyText(bodies: V1BodyCache, hit: LookupHit, ctx: V1Context, fields: ReadonlySet<string> | null = null, rdap: object | null = null): string {
-  if (fields === null && rdap === null) return bodies.body(hit, ctx);
-  // Scored fields are cut from the memoised whole body (same context, so the same members).
-  if (rdap === null && fields !== null && needsScoring(fields)) return projectV1Text(bodies.body(hit, ctx), fields);
-  const body = buildV1(hit, ctx, fields);
+export function v1BodyText(bodies: V1BodyCache, hit: LookupHit, answer: AnswerFacts, fields: ReadonlySet<string> | null = null, rdap: object | null = null): string {
+  if (fields === null && rdap === null) return bodies.body(hit, answer);
+  // Scored fields are cut from the memoised whole body (same facts, so the same members).
+  if (rdap === null && fields !== null && needsScoring(fields)) return projectV1Text(bodies.body(hit, answer), fields);
+  const body = buildV1(hit, bodies.context(answer), fields);
   if (rdap !== null) body.rdap = rdap;
   return JSON.stringify(body);
 }

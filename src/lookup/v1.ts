@@ -43,8 +43,6 @@ export interface V1Context extends AssessContext {
   /** RDAP owner when an RDAP answer is cached for this address (never fetched here). */
   rdapOwner?: string | null;
   now?: number;
-  /** Generation of the operator overrides in force (memos of answers start over when it changes). */
-  overridesGeneration?: number;
 }
 
 /** The organisation of a record: an override's, else the ASN's name. */

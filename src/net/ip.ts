@@ -19,7 +19,7 @@ export const V6_MAX = (1n << 128n) - 1n;
  * on every lookup.
  */
 export function parseIPv4(s: string): number {
-  // No default parameters here: JSC compiles a function with them ~3x slower (85 vs 30 ns).
+  // No default parameters here: JSC compiles a function with them much slower (BENCHMARKS.md, index lookup).
   return parseIPv4Range(s, 0, s.length);
 }
 
@@ -65,7 +65,8 @@ const HEX_CLASS = (() => {
  * Parses IPv6 text into 8 16-bit groups written to `out` (length >= 8).
  * Accepts `::` compression and a trailing dotted IPv4 part; rejects zone ids.
  * Returns false when invalid. One pass with a table for the character class
- * (branching on digit ranges mispredicted on every hex letter: 86 -> 41 ns).
+ * (branching on digit ranges mispredicted on every hex letter; BENCHMARKS.md,
+ * index lookup).
  */
 export function parseIPv6Groups(s: string, out: Uint16Array | number[]): boolean {
   const len = s.length;

@@ -12,8 +12,8 @@ import { join, resolve } from 'node:path';
 import { buildIndex } from '../../index-builder/build.ts';
 import type { ResolvedSource } from '../../index-builder/manifest.ts';
 import { MmdbUint, type MmdbInput } from '../../index-builder/mmdb/encoder.ts';
-import { exportMmdb, MMDB_DATABASE_TYPE } from '../../index-builder/mmdb/export.ts';
-import { mmdbRecord } from '../../index-builder/mmdb/geoip-record.ts';
+import { exportMmdb, MMDB_DATABASE_TYPE } from '../../src/commands/export/mmdb.ts';
+import { mmdbRecord } from '../../src/commands/export/geoip-record.ts';
 import { IndexReader } from '../../src/index/reader.ts';
 import type { V1Context } from '../../src/lookup/v1.ts';
 import { formatIPv4 } from '../../src/net/ip.ts';
@@ -265,7 +265,8 @@ test('build-index --mmdb writes both files; ipintel export --mmdb writes one fro
   writeFileSync(manifest, JSON.stringify({ sources: [{ type: 'geo-csv', path: join(dir, 'geo.csv') }, { type: 'tor-exits', path: resolve(FIXTURE_FEEDS_DIR, 'tor/exit-addresses') }] }));
   const idx = join(dir, 'cli.idx');
   const built = join(dir, 'cli-built.mmdb');
-  const r = await run(['index-builder/cli.ts', '--manifest', manifest, '--out', idx, '--no-defaults', '--mmdb', built, '--quiet']);
+  // `bun run build-index` runs src/commands/build-index.ts (package.json), which hands the export to the builder.
+  const r = await run(['src/commands/build-index.ts', '--manifest', manifest, '--out', idx, '--no-defaults', '--mmdb', built, '--quiet']);
   expect(r.err).toBe('');
   expect(r.code).toBe(0);
   const fromBuild = new Reader(readFileSync(built));
@@ -278,4 +279,8 @@ test('build-index --mmdb writes both files; ipintel export --mmdb writes one fro
   expect((await run(['src/cli.ts', 'export'])).code).toBe(2);
   expect((await run(['src/cli.ts', 'export', '--index', join(dir, 'missing.idx'), '--mmdb', exported])).code).toBe(1);
   expect((await run(['index-builder/cli.ts', '--help'])).out).toContain('--mmdb <file>');
+  // The builder alone cannot export (it sits below the v1 builder the export answers with): it says where to run it.
+  const alone = await run(['index-builder/cli.ts', '--manifest', manifest, '--out', idx, '--no-defaults', '--mmdb', built, '--quiet']);
+  expect(alone.code).toBe(2);
+  expect(alone.err).toContain('bun run build-index');
 }, 90_000);

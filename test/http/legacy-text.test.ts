@@ -55,17 +55,16 @@ describe('legacy one-line text', () => {
 
 describe('the one-line memo (LegacyLines)', () => {
   test('gives the line legacyText gives, for random addresses, repeated ones and across an index reload', async () => {
-    const { LegacyLines } = await import('../../src/lookup/legacy.ts');
-    const lines = new LegacyLines();
     const s = server.services;
     const rand = prng(9);
     const ips: string[] = [];
     for (let i = 0; i < 3_000; i++) ips.push(`${1 + Math.floor(rand() * 223)}.${Math.floor(rand() * 256)}.${Math.floor(rand() * 256)}.${1 + Math.floor(rand() * 254)}`);
     const check = () => {
+      const { reader, lines } = s.serving.snapshot;
       let n = 0;
       // Twice over the same addresses: the second pass reads the memo.
       for (const ip of [...ips, ...ips]) {
-        const hit = s.index.current.lookup(ip);
+        const hit = reader.lookup(ip);
         if (!hit) continue;
         expect(lines.line(hit)).toBe(legacyText(legacyPlace(hit), false, false));
         n++;
@@ -73,10 +72,16 @@ describe('the one-line memo (LegacyLines)', () => {
       expect(n).toBeGreaterThan(2_000);
     };
     check();
-    // Another index (the same file reloaded): record ids may mean other records, the memo starts over.
+    const before = s.serving.snapshot;
+    // Another index (the same file reloaded): record ids may mean other records, a new snapshot has a new memo.
     s.index.reload();
+    expect(s.serving.snapshot.lines).not.toBe(before.lines);
     check();
+    // A hit of the new index is not the old memo's: rendered, not kept there.
+    const fresh = s.serving.snapshot.reader.lookup('8.8.8.8')!;
+    expect(before.lines.line(fresh)).toBe(legacyText(legacyPlace(fresh), false, false));
     // A hand-made hit (no index identity) is rendered, never cached.
+    const lines = s.serving.snapshot.lines;
     const hit = s.index.current.lookup('8.8.8.8')!;
     const handMade = { family: hit.family, ip: '8.8.4.4', rangeStart: hit.rangeStart, rangeEnd: hit.rangeEnd, recordId: hit.recordId, record: hit.record };
     expect(lines.line(handMade)).toBe(legacyText(legacyPlace(handMade), false, false));

@@ -1,13 +1,15 @@
 /**
- * The memoised answers are per coverage as well as per index and policy: a
- * reload or a source turning stale (a new coverage object) recomputes them.
+ * The memoised answers are per serving snapshot, whose coverage is one of its
+ * facts: a source turning stale (a new coverage, a new snapshot) gets a new
+ * memo whose answers say so (test/http/serving-snapshot.test.ts publishes
+ * one), and the old memo's answers stay those of the old coverage.
  */
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { IndexReader } from '../../src/index/reader.ts';
-import { V1BodyCache } from '../../src/lookup/v1-body.ts';
 import { buildV1 } from '../../src/lookup/v1.ts';
 import { coverageOf, DEFAULT_POLICY, FULL_COVERAGE, type Coverage } from '../../src/scoring/index.ts';
 import { fixtureIndexPath } from '../helpers/fixture-index.ts';
+import { answerOf, memoOf } from '../helpers/v1-memo.ts';
 
 let reader: IndexReader;
 beforeAll(async () => {
@@ -22,16 +24,18 @@ function withoutThreat(): Coverage {
 
 describe('memo per coverage', () => {
   test('the same record and index under another coverage is answered under that coverage', () => {
-    const cache = new V1BodyCache();
     const hit = reader.lookup('8.8.8.8')!;
     const ctx = (coverage: Coverage) => ({ scoring: { verifiedCrawler: null, coverage }, policy: DEFAULT_POLICY, rdapOwner: null, now: 0 });
-    const full = JSON.parse(cache.body(hit, ctx(FULL_COVERAGE)));
+    const fullMemo = memoOf(reader, ctx(FULL_COVERAGE));
+    const full = JSON.parse(fullMemo.body(hit, answerOf(ctx(FULL_COVERAGE))));
     expect(full.classification.threat_level).toBe('Low');
     const thin = withoutThreat();
-    const body = cache.body(hit, ctx(thin));
+    const thinMemo = memoOf(reader, ctx(thin));
+    const body = thinMemo.body(hit, answerOf(ctx(thin)));
     expect(JSON.parse(body).classification.threat_level).toBe('Unknown');
     expect(body).toBe(JSON.stringify(buildV1(hit, ctx(thin), null)));
+    expect(thinMemo.body(hit, answerOf(ctx(thin)))).toBe(body);
     // And back: nothing of the thin answer is served under full coverage.
-    expect(cache.body(hit, ctx(FULL_COVERAGE))).toBe(JSON.stringify(buildV1(hit, ctx(FULL_COVERAGE), null)));
+    expect(fullMemo.body(hit, answerOf(ctx(FULL_COVERAGE)))).toBe(JSON.stringify(buildV1(hit, ctx(FULL_COVERAGE), null)));
   });
 });

@@ -9,11 +9,11 @@ import { expect, test } from 'bun:test';
 import fc from 'fast-check';
 import type { IndexRecord, LookupHit } from '../../src/index/record.ts';
 import { scoringKey } from '../../src/scoring/view.ts';
-import { V1BodyCache } from '../../src/lookup/v1-body.ts';
 import { buildV1, type V1Context } from '../../src/lookup/v1.ts';
 import { DEFAULT_POLICY, FULL_COVERAGE } from '../../src/scoring/index.ts';
 import { baseRecord } from '../scoring/fixtures.ts';
 import { recordArb } from '../scoring/arbitraries.ts';
+import { answerOf, memoOf } from '../helpers/v1-memo.ts';
 
 const ctx: V1Context = { scoring: { verifiedCrawler: null }, policy: DEFAULT_POLICY, rdapOwner: null, now: Date.parse('2026-11-22T00:00:00Z') };
 const hitOf = (record: IndexRecord, ip = '192.0.2.1'): LookupHit => ({ family: 4, ip, rangeStart: ip, rangeEnd: ip, recordId: 1, record });
@@ -50,9 +50,9 @@ test('records differing only outside the scoring key get exactly their own score
   fc.assert(
     fc.property(pairs, ([a, b]) => {
       expect(scoringKey(b)).toBe(scoringKey(a));
-      const cache = new V1BodyCache();
-      expect(cache.body(hitOf(a), ctx)).toBe(direct(hitOf(a)));
-      expect(cache.body(hitOf(b, '203.0.113.9'), ctx)).toBe(direct(hitOf(b, '203.0.113.9')));
+      const cache = memoOf(null, ctx);
+      expect(cache.body(hitOf(a), answerOf(ctx))).toBe(direct(hitOf(a)));
+      expect(cache.body(hitOf(b, '203.0.113.9'), answerOf(ctx))).toBe(direct(hitOf(b, '203.0.113.9')));
       expect(cache.views).toBe(1);
     }),
     { numRuns: 3000 },
@@ -88,32 +88,32 @@ const MUTATIONS: Array<(r: IndexRecord, bit: number) => IndexRecord> = [
 ];
 
 test('a change to any fact scoring reads gives that record its own answer, never the cached one', () => {
-  const cache = new V1BodyCache();
+  const cache = memoOf(null, ctx);
   fc.assert(
     fc.property(anyRecordArb, fc.nat(MUTATIONS.length - 1), fc.nat(18), (r, m, bit) => {
-      expect(cache.body(hitOf(r), ctx)).toBe(direct(hitOf(r)));
+      expect(cache.body(hitOf(r), answerOf(ctx))).toBe(direct(hitOf(r)));
       const changed = MUTATIONS[m](r, bit);
-      expect(cache.body(hitOf(changed), ctx)).toBe(direct(hitOf(changed)));
+      expect(cache.body(hitOf(changed), answerOf(ctx))).toBe(direct(hitOf(changed)));
     }),
     { numRuns: 4000 },
   );
 });
 
 test('the operator name is spliced into the explanation summary, escaped as JSON', () => {
-  const cache = new V1BodyCache();
+  const cache = memoOf(null, ctx);
   const base: IndexRecord = {
     flags: 1, geo: null, asn: { asn: 64500, name: 'First "Org"' }, allocation: null, route: null,
     provider: null, crawler: null, specialUse: null, threatList: null, threatFeed: null, networkType: null,
   };
-  const first = JSON.parse(cache.body(hitOf(base), ctx));
+  const first = JSON.parse(cache.body(hitOf(base), answerOf(ctx)));
   expect(first.explanation.summary).toContain('(First "Org")');
-  const second = JSON.parse(cache.body(hitOf({ ...base, asn: { asn: 64501, name: 'Second\\Org\u2028' } }), ctx));
+  const second = JSON.parse(cache.body(hitOf({ ...base, asn: { asn: 64501, name: 'Second\\Org\u2028' } }), answerOf(ctx)));
   expect(second.explanation.summary).toContain('(Second\\Org\u2028)');
   expect(cache.views).toBe(1);
 });
 
 test('the scored part is ASCII unless a feed name brings other characters (non-Latin-1 text makes every body a UTF-16 string that each response must transcode)', () => {
-  const cache = new V1BodyCache();
+  const cache = memoOf(null, ctx);
   const asciiNames = (r: IndexRecord): IndexRecord => ({
     ...r,
     asn: r.asn ? { ...r.asn, name: r.asn.name === null ? null : 'Example Networks' } : null,
@@ -122,7 +122,7 @@ test('the scored part is ASCII unless a feed name brings other characters (non-L
   });
   fc.assert(
     fc.property(anyRecordArb, (r) => {
-      const body = cache.body(hitOf(asciiNames(r)), ctx);
+      const body = cache.body(hitOf(asciiNames(r)), answerOf(ctx));
       const scored = body.slice(body.indexOf('"score":'));
       expect(/^[\x20-\x7e]*$/.test(scored)).toBe(true);
     }),
@@ -140,10 +140,10 @@ test('an allocation dated after the routing snapshots is a fact scoring reads: t
   const older = allocated('2019-06-01');
   const newer = allocated('2025-02-01');
   expect(scoringKey(newer, coverage)).not.toBe(scoringKey(older, coverage));
-  const cache = new V1BodyCache();
+  const cache = memoOf(null, withCoverage);
   const own = (r: IndexRecord) => JSON.stringify(buildV1(hitOf(r), withCoverage, null));
-  expect(cache.body(hitOf(older), withCoverage)).toBe(own(older));
-  expect(cache.body(hitOf(newer), withCoverage)).toBe(own(newer));
+  expect(cache.body(hitOf(older), answerOf(withCoverage))).toBe(own(older));
+  expect(cache.body(hitOf(newer), answerOf(withCoverage))).toBe(own(newer));
   expect(JSON.parse(own(older)).evidence.signals.map((s: { label: string }) => s.label)).toContain('unrouted_address');
   expect(JSON.parse(own(newer)).evidence.signals.map((s: { label: string }) => s.label)).not.toContain('unrouted_address');
 });

@@ -9,10 +9,11 @@ import { beforeAll, expect, test } from 'bun:test';
 import type { TSchema } from '@sinclair/typebox';
 import { V1Object } from '../../src/contract/v1.ts';
 import { IndexReader } from '../../src/index/reader.ts';
-import { V1BodyCache, v1BodyText } from '../../src/lookup/v1-body.ts';
+import { v1BodyText } from '../../src/lookup/v1-body.ts';
 import { projectV1Text } from '../../src/lookup/v1-projected-text.ts';
 import { buildV1, V1_FIELDS, type V1Context } from '../../src/lookup/v1.ts';
-import { loadPolicy, type Policy } from '../../src/scoring/index.ts';
+import { FULL_COVERAGE, loadPolicy, type Policy } from '../../src/scoring/index.ts';
+import { answerOf, memoOf } from '../helpers/v1-memo.ts';
 import { fixtureIndexPath } from '../helpers/fixture-index.ts';
 import { prng } from '../helpers/prng.ts';
 
@@ -49,8 +50,8 @@ test('the contract: nested objects closed, no nested property named like a top-l
 });
 
 test('cut from the memoised whole body: equal to the built projection, random addresses and field sets', () => {
-  const cache = new V1BodyCache();
-  const ctx: V1Context = { scoring: { verifiedCrawler: null }, policy, rdapOwner: null, now: Date.parse('2026-11-22T00:00:00Z') };
+  const ctx: V1Context = { scoring: { verifiedCrawler: null, coverage: FULL_COVERAGE }, policy, rdapOwner: null, now: Date.parse('2026-11-22T00:00:00Z') };
+  const cache = memoOf(reader, ctx);
   const rnd = prng(31);
   const byte = () => Math.floor(rnd() * 256);
   const hex = () => Math.floor(rnd() * 65536).toString(16);
@@ -61,7 +62,7 @@ test('cut from the memoised whole body: equal to the built projection, random ad
     const fields = new Set<string>(V1_FIELDS.filter(() => rnd() < 0.35));
     if (fields.size === 0) fields.add(V1_FIELDS[Math.floor(rnd() * V1_FIELDS.length)]);
     const want = JSON.stringify(buildV1(hit, ctx, fields));
-    expect({ ip, fields: [...fields], text: v1BodyText(cache, hit, ctx, fields) }).toEqual({ ip, fields: [...fields], text: want });
+    expect({ ip, fields: [...fields], text: v1BodyText(cache, hit, answerOf(ctx), fields) }).toEqual({ ip, fields: [...fields], text: want });
     // Half the sets are cut from the whole body, the others built (they need no scoring).
     if ([...fields].some((f) => !['ip', 'stack', 'location', 'routing'].includes(f))) cut++;
     expect(projectV1Text(JSON.stringify(buildV1(hit, ctx, null)), fields)).toBe(want);

@@ -13,7 +13,7 @@ import { Reader } from 'mmdb-lib';
 import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { exportMmdb } from '../../index-builder/mmdb/export.ts';
+import { exportMmdb } from '../../src/commands/export/mmdb.ts';
 import { OfflineLookup } from '../../src/commands/lookup/answer.ts';
 import { IndexReader } from '../../src/index/reader.ts';
 import { parseOverridesText } from '../../src/contract/overrides.ts';

@@ -4,10 +4,11 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { DEFAULT_INDEX_PATH } from '../../src/index/index-file.ts';
 
 /** The index file to measure: argv, then $IPINTEL_INDEX, then the server's default path. */
 export function indexPathArg(argv: string[], at = 2): string {
-  const path = argv[at] ?? process.env.IPINTEL_INDEX ?? 'data/ipintel.idx';
+  const path = argv[at] ?? (process.env.IPINTEL_INDEX?.trim() || DEFAULT_INDEX_PATH);
   if (!existsSync(path)) {
     console.error(`no index at ${path}; build the embedded default once with:\n  bun run build-index --default --out /tmp/bench-default.idx\nand pass that path`);
     process.exit(2);

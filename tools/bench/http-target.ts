@@ -29,11 +29,10 @@ if (mode === 'bare') {
   console.log(server.port);
 } else if (mode === 'direct') {
   const { IndexReader } = await import('../../src/index/reader.ts');
-  const { loadPolicy } = await import('../../src/scoring/index.ts');
+  const { FULL_COVERAGE, loadPolicy } = await import('../../src/scoring/index.ts');
   const { V1BodyCache } = await import('../../src/lookup/v1-body.ts');
   const reader = IndexReader.open(arg);
-  const bodies = new V1BodyCache();
-  const policy = await loadPolicy();
+  const bodies = new V1BodyCache({ reader, policy: await loadPolicy(), coverage: FULL_COVERAGE });
   const headers = { 'content-type': 'application/json;charset=utf-8', 'cache-control': 'public, max-age=86400' };
   const server = Bun.serve({
     hostname: '127.0.0.1',
@@ -42,7 +41,7 @@ if (mode === 'bare') {
       const url = req.url;
       const hit = reader.lookup(url.slice(url.indexOf('/v1/ip/') + 7));
       if (!hit) return new Response('{}', { status: 400 });
-      return new Response(bodies.body(hit, { scoring: { verifiedCrawler: null }, policy, rdapOwner: null, now: Date.now() }), { headers });
+      return new Response(bodies.body(hit, { verifiedCrawler: null, rdapOwner: null, now: Date.now() }), { headers });
     },
   });
   console.log(server.port);

@@ -9,6 +9,8 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { loadConfig, type Config } from '../../config.ts';
+import { DEFAULT_INDEX_PATH } from '../../index/index-file.ts';
 import { buildIndex, formatSummary } from '../../../index-builder/build.ts';
 import { loadManifest, ManifestError } from '../../../index-builder/manifest.ts';
 import { FeedError } from '../../../index-builder/feed/source.ts';
@@ -27,7 +29,7 @@ const USAGE = `usage: feeds update [--dir <feeds dir>] [--index <file>] [--reloa
        feeds list [--catalog <file>]
 
   --dir        feeds folder (default IPINTEL_FEEDS_DIR or feeds); copies and feeds.json go here
-  --index      index to rebuild (default IPINTEL_INDEX or data/ipintel.idx)
+  --index      index to rebuild (default IPINTEL_INDEX or ${DEFAULT_INDEX_PATH})
   --reload     POST this URL (e.g. http://127.0.0.1:8080/reload) with IPINTEL_ADMIN_TOKEN after the build;
                repeat it for every server process that maps the index
   --mirror     fetch <mirror>/<path> instead of each publisher URL (env IPINTEL_FEEDS_MIRROR)
@@ -78,9 +80,16 @@ export async function main(argv: string[]): Promise<number> {
     console.error(USAGE);
     return 2;
   }
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (e) {
+    console.error((e as Error).message);
+    return 2;
+  }
   let catalog: CatalogFeed[];
   try {
-    catalog = loadCatalog(o.catalog ?? (process.env.IPINTEL_FEEDS_CATALOG?.trim() || undefined));
+    catalog = loadCatalog(o.catalog ?? config.feedsCatalog ?? undefined);
   } catch (e) {
     if (!(e instanceof CatalogError)) throw e;
     console.error(e.message);
@@ -103,10 +112,11 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   return runUpdate({
-    feedsDir: resolve(o.dir ?? process.env.IPINTEL_FEEDS_DIR ?? 'feeds'),
-    indexPath: o.index ?? process.env.IPINTEL_INDEX ?? 'data/ipintel.idx',
+    feedsDir: resolve(o.dir ?? config.feedsDir),
+    indexPath: o.index ?? config.indexPath,
     reloadUrls: o.reload ?? [],
-    mirror: o.mirror ?? process.env.IPINTEL_FEEDS_MIRROR ?? null,
+    adminToken: config.adminToken,
+    mirror: o.mirror ?? config.feedsMirror,
     catalog,
     withDefaults: !o['no-defaults'],
     build: !o['no-build'],
@@ -122,6 +132,8 @@ interface RunOptions {
   indexPath: string;
   /** Every server process on this host that maps the index. */
   reloadUrls: string[];
+  /** Sent with each reload (IPINTEL_ADMIN_TOKEN). */
+  adminToken: string | null;
   mirror: string | null;
   catalog: CatalogFeed[];
   withDefaults: boolean;
@@ -220,7 +232,7 @@ async function updateUnlocked(r: RunOptions): Promise<number> {
     return 1;
   }
   for (const url of r.reloadUrls) {
-    const reload = await requestReload(url, process.env.IPINTEL_ADMIN_TOKEN?.trim() || null);
+    const reload = await requestReload(url, r.adminToken);
     console.error(`reload: ${url} -> ${reload.status || 'no answer'} ${reload.detail}`);
     ok &&= reload.ok;
   }

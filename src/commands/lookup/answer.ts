@@ -5,9 +5,9 @@
  */
 import { IndexHolder } from '../../index/holder.ts';
 import { parseProjection } from '../../lookup/projection.ts';
-import { V1BodyCache, v1BodyText } from '../../lookup/v1-body.ts';
-import type { V1Context } from '../../lookup/v1.ts';
-import { loadPolicy, type Policy } from '../../scoring/index.ts';
+import { ServingHolder } from '../../lookup/serving.ts';
+import { v1BodyText } from '../../lookup/v1-body.ts';
+import { loadPolicy } from '../../scoring/index.ts';
 import { OverridesHolder } from '../../lookup/overrides/holder.ts';
 import { lookupAddress } from '../../lookup/overrides/overlay.ts';
 
@@ -18,13 +18,20 @@ export function parseFields(fields: string | undefined): Set<string> | null {
 
 /** Answers addresses from one index file, as the API would for an anonymous caller. */
 export class OfflineLookup {
-  private readonly bodies = new V1BodyCache();
-
   private constructor(
-    readonly holder: IndexHolder,
-    private readonly policy: Policy,
-    readonly overrides: OverridesHolder,
+    /** The index, policy and overrides, published as one serving snapshot as the server does. */
+    readonly serving: ServingHolder,
   ) {}
+
+  /** The index holder. */
+  get holder(): IndexHolder {
+    return this.serving.index;
+  }
+
+  /** The overrides holder. */
+  get overrides(): OverridesHolder {
+    return this.serving.overrides;
+  }
 
   /**
    * Opens the index (IndexFileError when refused), the policy (PolicyError)
@@ -32,7 +39,9 @@ export class OfflineLookup {
    * are reported on stderr, as the server logs them).
    */
   static async open(indexPath: string, policyPath?: string, overridesPath: string | null = null): Promise<OfflineLookup> {
-    return new OfflineLookup(IndexHolder.open(indexPath), await loadPolicy(policyPath), OverridesHolder.open(overridesPath));
+    const holder = IndexHolder.open(indexPath);
+    const policy = await loadPolicy(policyPath);
+    return new OfflineLookup(new ServingHolder(holder, { current: policy, path: policyPath ?? null }, OverridesHolder.open(overridesPath)));
   }
 
   /**
@@ -43,16 +52,9 @@ export class OfflineLookup {
    * the route's pipeline uses (v1BodyText).
    */
   answer(ip: string, fields: ReadonlySet<string> | null): string | null {
-    const index = this.holder.current;
-    const hit = lookupAddress(index, this.overrides.tableFor(index), ip);
+    const snapshot = this.serving.snapshot;
+    const hit = lookupAddress(snapshot.reader, snapshot.overrides, ip);
     if (!hit) return null;
-    const ctx: V1Context = {
-      scoring: { verifiedCrawler: null, coverage: this.holder.coverage },
-      policy: this.policy,
-      rdapOwner: null,
-      now: Date.now(),
-      overridesGeneration: this.overrides.generation,
-    };
-    return v1BodyText(this.bodies, hit, ctx, fields);
+    return v1BodyText(snapshot.bodies, hit, { verifiedCrawler: null, rdapOwner: null, now: Date.now() }, fields);
   }
 }

@@ -18,7 +18,9 @@ export function asnDetails(services: AppServices): RouteHandler {
     const raw = lastSegmentParam(path);
     const asn = parseAsn(raw);
     if (asn === null) throw invalidAsn(raw);
+    // One serving snapshot for the whole answer, read before waiting for radar.
+    const snapshot = services.serving.snapshot;
     const radar = await services.radar.lookup(asn, bucketKeyFor(caller));
-    return jsonResponse(asnObject(asn, services.index.current.asnDetails(asn), radar, services.index.coverage), ASN_CACHE);
+    return jsonResponse(asnObject(asn, snapshot.reader.asnDetails(asn), radar, snapshot.coverage), ASN_CACHE);
   };
 }

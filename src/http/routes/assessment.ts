@@ -11,9 +11,11 @@ import type { RouteHandler } from '../route-table.ts';
 
 async function stack(services: AppServices, ip: string | undefined, family: 4 | 6, param: string) {
   if (ip === undefined) return null;
-  const hit = lookupOrThrow(services, ip);
+  // One serving snapshot for the whole answer, also after waiting for a proof (src/lookup/serving.ts).
+  const snapshot = services.serving.snapshot;
+  const hit = lookupOrThrow(services, ip, snapshot);
   if (hit.family !== family) throw new ApiError('INVALID_IP', `${param} must be an IPv${family} address`, { provided: ip, parameter: param });
-  return assessStack(hit, { scoring: await scoringContextFor(services, hit), policy: services.policy.current });
+  return assessStack(hit, { scoring: await scoringContextFor(services, hit, snapshot), policy: snapshot.policy });
 }
 
 /** The assessment answer. */

@@ -30,6 +30,10 @@ export function crawlerVerifyAnswer(deps: CrawlerVerifyDeps): (request: Request)
 
 /** POST /v1/crawler/verify over the served index and its overrides. */
 export function verifyCrawler(services: AppServices): RouteHandler {
-  const answer = crawlerVerifyAnswer({ lookup: (ip) => lookupAddress(services.index.current, services.overrides.tableFor(services.index.current), ip), verifier: services.crawlers });
+  const lookup = (ip: string) => {
+    const snapshot = services.serving.snapshot;
+    return lookupAddress(snapshot.reader, snapshot.overrides, ip);
+  };
+  const answer = crawlerVerifyAnswer({ lookup, verifier: services.crawlers });
   return (request) => answer(request);
 }

@@ -2,8 +2,7 @@
  * Legacy GET / and GET /{ip} (spec 4.6, 4.9): the flat legacy JSON, or
  * plain text by `format=text` / Accept, with a strong ETag on /{ip}.
  */
-import { memoryBudget } from '../../memory-budget.ts';
-import { LegacyLines, legacyObject, legacyPlace, legacyText } from '../../lookup/legacy.ts';
+import { legacyObject, legacyPlace, legacyText } from '../../lookup/legacy.ts';
 import { ApiError } from '../../errors.ts';
 import { JSON_TYPE, TEXT_TYPE } from '../errors.ts';
 import { CORS_RESPONSE_HEADERS } from '../cors.ts';
@@ -51,7 +50,7 @@ function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
  * JSON and the detail text). Errors are thrown; the request path renders
  * them as text or JSON by the same negotiation (negotiation.ts).
  */
-function legacy(services: AppServices, lines: LegacyLines | null, request: Request, query: LegacyQuery, ip: string | null, current: boolean): Response | Promise<Response> {
+function legacy(services: AppServices, request: Request, query: LegacyQuery, ip: string | null, current: boolean): Response | Promise<Response> {
   // The Accept header is read only when no format is given (reading headers builds them all).
   const format = query.format?.toLowerCase();
   const text = format ? format === 'text' : wantsText(query.format, request.headers.get('accept'));
@@ -59,11 +58,13 @@ function legacy(services: AppServices, lines: LegacyLines | null, request: Reque
     throw new ApiError('INVALID_REQUEST', 'format must be text or json', { provided: query.format, allowed: ['text', 'json'] });
   }
   if (!ip) throw new ApiError('NO_CLIENT_IP', 'The caller IP address cannot be determined', {});
-  const hit = lookupOrThrow(services, ip);
+  // One serving snapshot for the whole answer, also after waiting for a proof (src/lookup/serving.ts).
+  const snapshot = services.serving.snapshot;
+  const hit = lookupOrThrow(services, ip, snapshot);
   const detail = query.detail === '1' || query.detail === 'true';
-  if (text && !detail) return answer(request, current, text, lines === null ? legacyText(legacyPlace(hit), false, true) : lines.line(hit));
-  return scoringContextFor(services, hit).then((scoring) => {
-    const obj = legacyObject(hit, { scoring, policy: services.policy.current }, services.now());
+  if (text && !detail) return answer(request, current, text, current ? legacyText(legacyPlace(hit), false, true) : snapshot.lines.line(hit));
+  return scoringContextFor(services, hit, snapshot).then((scoring) => {
+    const obj = legacyObject(hit, { scoring, policy: snapshot.policy }, services.now());
     return answer(request, current, text, text ? legacyText(obj, detail, current) : JSON.stringify(obj));
   });
 }
@@ -87,12 +88,10 @@ const NO_QUERY: LegacyQuery = Object.freeze({});
 
 /** GET /{ip}: the address is the path's single segment, decoded once. */
 export function legacyIp(services: AppServices): RouteHandler {
-  // The line of a record is kept (2^16 slots by default, memory-budget.ts): only the address is joined per answer.
-  const lines = new LegacyLines(memoryBudget(services.config.memoryMb).legacyLineSlots);
-  return (request, path, hasQuery) => legacy(services, lines, request, hasQuery ? legacyQuery(request.url) : NO_QUERY, lastSegmentParam(path), false);
+  return (request, path, hasQuery) => legacy(services, request, hasQuery ? legacyQuery(request.url) : NO_QUERY, lastSegmentParam(path), false);
 }
 
 /** GET /: the caller's own address. */
 export function legacyCurrentIp(services: AppServices): RouteHandler {
-  return (request, _path, hasQuery, caller) => legacy(services, null, request, hasQuery ? legacyQuery(request.url) : NO_QUERY, caller.ip, true);
+  return (request, _path, hasQuery, caller) => legacy(services, request, hasQuery ? legacyQuery(request.url) : NO_QUERY, caller.ip, true);
 }

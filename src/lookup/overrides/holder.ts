@@ -43,6 +43,7 @@ export class OverridesHolder {
   generation = 0;
   /** The last read (null before any, or without a file). */
   last: OverridesLoad | null = null;
+  private readonly listeners: (() => void)[] = [];
 
   constructor(
     /** The file (null: no overrides). */
@@ -81,6 +82,11 @@ export class OverridesHolder {
     return table;
   }
 
+  /** Calls `listener` after every applied read (a new serving snapshot, src/lookup/serving.ts). */
+  onChange(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
   /** Reads the file again; keeps the previous overrides when it is refused. Never throws. */
   reload(): OverridesLoad {
     const path = this.path;
@@ -108,6 +114,7 @@ export class OverridesHolder {
       this.log(`overrides: refused, the ${this.table.size} entries in force stay: ${why}`);
     }
     this.last = load;
+    if (load.applied) for (const listener of this.listeners) listener();
     return load;
   }
 

@@ -6,10 +6,10 @@
  * docs/deployment.md. MMDB has no null: a fact the index lacks is a key
  * left out, never an invented value.
  */
-import type { IndexRecord, LookupHit } from '../../src/index/record.ts';
-import { countryName } from '../../src/lookup/country.ts';
-import { buildV1, type V1Context } from '../../src/lookup/v1.ts';
-import { MmdbUint, type MmdbInput } from './encoder.ts';
+import { MmdbUint, type MmdbInput } from '../../../index-builder/mmdb/encoder.ts';
+import type { IndexRecord, LookupHit } from '../../index/record.ts';
+import { countryName } from '../../lookup/country.ts';
+import { buildV1, type V1Context } from '../../lookup/v1.ts';
 
 type MmdbMap = { [key: string]: MmdbInput };
 

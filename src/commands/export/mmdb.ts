@@ -1,29 +1,25 @@
 /**
- * Writes an index as a MaxMind DB (format spec 2.0): the search tree over
- * the index's intervals (adjacent intervals with the same value merged), a
- * deduplicated data section of geoip-record.ts values, and the metadata.
- * The file appears atomically (temp file, fsync, rename), like the index.
+ * Exports an index as a MaxMind DB: each record's value is what the API
+ * answers for it (geoip-record.ts, through the v1 builder), the operator's
+ * overrides laid over the index as a lookup applies them. The MMDB file
+ * itself (search tree, data section, metadata, the atomic write) is
+ * index-builder/mmdb's.
  */
-import { wordsToBigInt } from '../../src/net/ip.ts';
-import { readFileSync } from 'node:fs';
-import { IndexReader } from '../../src/index/reader.ts';
-import type { V1Context } from '../../src/lookup/v1.ts';
-import { overlayRecord } from '../../src/lookup/overrides/overlay.ts';
-import type { OverrideTable } from '../../src/lookup/overrides/table.ts';
-import { embeddedOverrides } from '../../src/lookup/overrides/embedded.ts';
-import type { OverridesHolder } from '../../src/lookup/overrides/holder.ts';
-import { coverageOf } from '../../src/scoring/coverage.ts';
-import { DEFAULT_POLICY } from '../../src/scoring/index.ts';
-import { removeStaleTempFiles, writeFileAtomic } from '../write/atomic-file.ts';
-import { MmdbDataWriter, MmdbUint } from './encoder.ts';
+import { IndexReader } from '../../index/reader.ts';
+import { coverageOf } from '../../index/coverage.ts';
+import { wordsToBigInt } from '../../net/ip.ts';
+import { embeddedOverrides } from '../../lookup/overrides/embedded.ts';
+import type { OverridesHolder } from '../../lookup/overrides/holder.ts';
+import { overlayRecord } from '../../lookup/overrides/overlay.ts';
+import type { OverrideTable } from '../../lookup/overrides/table.ts';
+import type { V1Context } from '../../lookup/v1.ts';
+import { DEFAULT_POLICY } from '../../scoring/index.ts';
+import { MmdbDataWriter } from '../../../index-builder/mmdb/encoder.ts';
+import { NO_DATA, type Ranges } from '../../../index-builder/mmdb/search-tree.ts';
+import { writeMmdb } from '../../../index-builder/mmdb/writer.ts';
 import { mmdbRecord } from './geoip-record.ts';
-import { buildSearchTree, NO_DATA, type Ranges } from './search-tree.ts';
-import { openMmdb } from './tree.ts';
 
-/** The database_type: "-City" tells GeoIP2 readers (Elasticsearch, Logstash, Vector) to read the City fields. */
-export const MMDB_DATABASE_TYPE = 'ipintel-City';
-
-const METADATA_MARKER = new Uint8Array([0xab, 0xcd, 0xef, ...new TextEncoder().encode('MaxMind.com')]);
+export { MMDB_DATABASE_TYPE } from '../../../index-builder/mmdb/writer.ts';
 
 /** What was written. */
 export interface MmdbExportSummary {
@@ -138,25 +134,6 @@ function overriddenRangesOf(reader: IndexReader, family: 4 | 6, values: RecordVa
   return { starts: outStarts, data: outData };
 }
 
-/** The metadata map of spec 2.0 (types as the spec requires them). */
-function metadataBytes(nodeCount: number, recordSize: number, builtAtMs: number): Uint8Array {
-  const meta = new MmdbDataWriter(false);
-  meta.write({
-    binary_format_major_version: new MmdbUint(2, 16),
-    binary_format_minor_version: new MmdbUint(0, 16),
-    build_epoch: new MmdbUint(BigInt(Math.floor(builtAtMs / 1000)), 64),
-    database_type: MMDB_DATABASE_TYPE,
-    description: {
-      en: 'ipintel index export: GeoIP2-City, GeoLite2-ASN and GeoIP2-Anonymous-IP field names, plus ipintel network, routing, score and classification',
-    },
-    ip_version: new MmdbUint(6, 16),
-    languages: ['en'],
-    node_count: new MmdbUint(nodeCount, 32),
-    record_size: new MmdbUint(recordSize, 16),
-  });
-  return meta.bytes().slice();
-}
-
 /**
  * Writes `reader`'s index as a MaxMind DB at `path`. Classification and
  * score are the API's for an anonymous caller at `nowMs` (coverage and
@@ -167,13 +144,8 @@ export function exportMmdb(reader: IndexReader, path: string, nowMs: number = Da
   const values = new RecordValues(reader, ctx, overrides);
   const v4 = rangesOf(reader, 4, values, overrides);
   const v6 = rangesOf(reader, 6, values, overrides);
-  const data = values.data.bytes();
-  const tree = buildSearchTree(v4, v6, data.length);
-  const chunks = [tree.bytes, new Uint8Array(16), data, METADATA_MARKER, metadataBytes(tree.nodeCount, tree.recordSize, Date.parse(reader.meta.builtAt))];
-  removeStaleTempFiles(path);
-  // The file must open as a MaxMind DB before it replaces the old one.
-  writeFileAtomic(path, chunks, (tmp) => void openMmdb(readFileSync(tmp)));
-  return { path, sizeBytes: chunks.reduce((n, c) => n + c.length, 0), nodeCount: tree.nodeCount, recordSize: tree.recordSize, values: values.values };
+  const written = writeMmdb(path, v4, v6, values.data.bytes(), Date.parse(reader.meta.builtAt));
+  return { path, ...written, values: values.values };
 }
 
 /**
