@@ -178,10 +178,9 @@ export function createFetchHandler(services: AppServices, app: App, pacer: { tic
    * refusal (rate limit, admin budget, bad key), the preflight, 404/405, or
    * the route's handler. Synchronous when the handler is.
    */
-  function routed(request: Request, entry: RouteEntry | null, path: string, hasQuery: boolean, caller: ResolvedCaller, adminRefusal: ApiError | null, decision: RateDecision | null): Response | Promise<Response> {
+  function routed(request: Request, method: string, entry: RouteEntry | null, path: string, hasQuery: boolean, caller: ResolvedCaller, adminRefusal: ApiError | null, decision: RateDecision | null): Response | Promise<Response> {
     let response: Response | Promise<Response>;
     try {
-      const method = request.method;
       const handler = entry === null ? undefined : handlerFor(entry, method);
       if (decision !== null && !decision.allowed) response = failure(rateLimitedError(decision, upgradeUrl), request, entry);
       else if (adminRefusal !== null) response = failure(adminRefusal, request, entry);
@@ -202,18 +201,18 @@ export function createFetchHandler(services: AppServices, app: App, pacer: { tic
   }
 
   /** Takes the caller's token (unless exempt), counts keyed usage, then answers. */
-  function admitted(request: Request, entry: RouteEntry | null, path: string, hasQuery: boolean, exempt: boolean, caller: ResolvedCaller): Response | Promise<Response> {
+  function admitted(request: Request, method: string, entry: RouteEntry | null, path: string, hasQuery: boolean, exempt: boolean, caller: ResolvedCaller): Response | Promise<Response> {
     const adminRefusal = entry !== null && entry.readsAdminToken ? refusedAdminToken(services, request, entry.label, caller) : null;
-    if (exempt) return routed(request, entry, path, hasQuery, caller, adminRefusal, null);
+    if (exempt) return routed(request, method, entry, path, hasQuery, caller, adminRefusal, null);
     const limiter = services.limiter;
     if (limiter === null) {
       // Usage is counted with or without a limiter (IPINTEL_RATE_LIMITS=off).
       if (caller.keyId) services.accounts.recordUsage(caller.keyId);
-      return routed(request, entry, path, hasQuery, caller, adminRefusal, null);
+      return routed(request, method, entry, path, hasQuery, caller, adminRefusal, null);
     }
     const counted = (decision: RateDecision) => {
       if (caller.keyId) services.accounts.recordUsage(caller.keyId);
-      return routed(request, entry, path, hasQuery, caller, adminRefusal, decision);
+      return routed(request, method, entry, path, hasQuery, caller, adminRefusal, decision);
     };
     let decision: RateDecision | Promise<RateDecision>;
     try {
@@ -230,8 +229,8 @@ export function createFetchHandler(services: AppServices, app: App, pacer: { tic
    * API key and no limiter (or an exempt route) nothing is awaited before
    * the handler, so a memoised lookup is answered synchronously.
    */
-  function dispatch(request: Request, server: Server<unknown> | null, entry: RouteEntry | null, path: string, hasQuery: boolean): Response | Promise<Response> {
-    const exempt = takesNoToken(request.method, entry, path);
+  function dispatch(request: Request, method: string, server: Server<unknown> | null, entry: RouteEntry | null, path: string, hasQuery: boolean): Response | Promise<Response> {
+    const exempt = takesNoToken(method, entry, path);
     let caller: ResolvedCaller | Promise<ResolvedCaller>;
     try {
       caller = resolveCaller(services, request, server, exempt);
@@ -240,16 +239,17 @@ export function createFetchHandler(services: AppServices, app: App, pacer: { tic
     }
     if (caller instanceof Promise) {
       return caller.then(
-        (c) => admitted(request, entry, path, hasQuery, exempt, c),
+        (c) => admitted(request, method, entry, path, hasQuery, exempt, c),
         (e: unknown) => seal(failure(e, request, entry), null),
       );
     }
-    return admitted(request, entry, path, hasQuery, exempt, caller);
+    return admitted(request, method, entry, path, hasQuery, exempt, caller);
   }
 
   return function handle(request: Request, server: Server<unknown> | null): Response | Promise<Response> {
     pacer.tick();
     const t0 = performance.now();
+    const method = request.method;
     let response: Response | Promise<Response>;
     let entry: RouteEntry | null = null;
     if (server !== null && !gate.allows(request, server)) {
@@ -263,17 +263,17 @@ export function createFetchHandler(services: AppServices, app: App, pacer: { tic
         const end = pathEnd(url, start);
         entry = table.matchIn(url, start, end);
         if (publisherOnly && (entry === null || !entry.publisher)) response = seal(failure(PUBLISHER_ONLY, request, entry), null);
-        else response = dispatch(request, server, entry, url.slice(start, end), end < url.length);
+        else response = dispatch(request, method, server, entry, url.slice(start, end), end < url.length);
       }
     }
     if (response instanceof Promise) {
       const routedEntry = entry;
       return response.then((r) => {
-        observe(routedEntry, request.method, r.status, t0);
+        observe(routedEntry, method, r.status, t0);
         return r;
       });
     }
-    observe(entry, request.method, response.status, t0);
+    observe(entry, method, response.status, t0);
     return response;
   };
 }
