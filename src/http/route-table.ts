@@ -13,7 +13,7 @@ import type { OperationName } from './openapi/operations.ts';
 /** The label of every path that is no route: one label for all of them keeps metrics bounded. */
 export const OTHER_ROUTE = 'other';
 
-/** CORS preflights: answered on every path, so never a 405. */
+/** CORS preflights: answered on every path (server.ts), so listed in every `Allow`. */
 const PREFLIGHT = 'OPTIONS';
 
 /** The methods a route declares a handler for (`ALL`: any method, no 405). */
@@ -78,11 +78,6 @@ interface Pattern<H> {
   notRoutes: string[];
 }
 
-/** Whether a method is answered on a route (preflights everywhere, HEAD wherever GET is). */
-export function allowsMethod(entry: RouteEntry<unknown>, method: string): boolean {
-  return method === PREFLIGHT || handlerFor(entry, method) !== undefined;
-}
-
 /** The handler of a method on a route: its own, the GET handler for HEAD, else the `ALL` one; undefined when the method is not answered. */
 export function handlerFor<H>(entry: RouteEntry<H>, method: string): H | undefined {
   const handlers = entry.handlers;
@@ -142,11 +137,6 @@ export class RouteTable<H = RouteHandler> {
       if (p) p.notRoutes.push(path);
     }
     this.labels = [...new Set(patterns.map((p) => p.entry.label)), OTHER_ROUTE];
-  }
-
-  /** The entry of a label (`/v1/ip/{ip}`), or null when the table has no such route. */
-  entry(label: string): RouteEntry<H> | null {
-    return this.entries.find((e) => e.label === label) ?? null;
   }
 
   /** The route a path (starts with "/", no query) belongs to; null when none. */
