@@ -7,6 +7,7 @@
 import { ApiError } from '../errors.ts';
 import type { PullStatus } from '../index/pull/pull-status-file.ts';
 import { errorResponse } from './errors.ts';
+import { CORS_RESPONSE_HEADERS } from './cors.ts';
 
 /** A running waiting server. */
 export interface WaitingServer {
@@ -14,7 +15,8 @@ export interface WaitingServer {
   stop(): Promise<void>;
 }
 
-const CORS = { 'access-control-allow-origin': '*' };
+/** The API's CORS headers (cors.ts), so a browser reads these answers as it reads the real server's. */
+const CORS = CORS_RESPONSE_HEADERS;
 
 /** Serves the not-ready answers on the configured port until stopped. */
 export function startWaitingServer(host: string, port: number, status: () => PullStatus | null): WaitingServer {
