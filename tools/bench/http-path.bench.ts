@@ -1,7 +1,7 @@
 /**
  * In-process cost of the request path, free of sockets and of the load
  * generator: CPU microseconds per request through createFetchHandler (the
- * wrapper + Elysia app + route) for random addresses, against constructing a
+ * one dispatch and the route) for random addresses, against constructing a
  * fixed Response of the same size in the same run. Complements
  * http.bench.ts, whose socket numbers swing with the machine's load.
  *
