@@ -19,7 +19,7 @@ export class ProjectionMemo {
   of(fields: string[] | undefined, include: string[] | undefined, tier: Tier): Projection {
     // A projection depends on each parameter's values joined by commas (projection.ts), and on
     // whether it is present; the length of the fields text makes the key unambiguous.
-    const f = fields?.join(',');
+    const f = fields === undefined ? undefined : fields.length === 1 ? fields[0] : fields.join(',');
     const key = `${tier}:${f === undefined ? -1 : f.length}:${f ?? ''}${include === undefined ? '' : ':' + include.join(',')}`;
     let projection = this.kept.get(key);
     if (projection === undefined) {

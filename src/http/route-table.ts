@@ -50,9 +50,7 @@ export interface RouteEntry<H = RouteHandler> {
   readonly label: string;
   /** Position in the table (for per-route state kept by the caller). */
   readonly id: number;
-  /** Whether any method is accepted (an `ALL` route). */
-  readonly anyMethod: boolean;
-  /** The `Allow` header value of a 405 on this pattern. */
+  /** The `Allow` header value of a 405 on this pattern ('' on an `ALL` route, which answers every method). */
   readonly allow: string;
   readonly handlers: Readonly<Partial<Record<RouteMethod, H>>>;
   readonly exemptFromRateLimit: boolean;
@@ -113,7 +111,6 @@ export class RouteTable<H = RouteHandler> {
       const entry: RouteEntry<H> = {
         label: d.path,
         id,
-        anyMethod,
         allow: anyMethod ? '' : allowed.join(', '),
         handlers: d.handlers,
         exemptFromRateLimit: d.exemptFromRateLimit === true,
