@@ -40,6 +40,13 @@ export interface RouteDeclaration<H> {
   readonly publisher?: boolean;
   /** Errors are negotiated as one line of text like the answers (legacy routes, spec 4.6 rule 6). */
   readonly textErrors?: boolean;
+  /**
+   * The handler's answers are built from prebuilt header sets that carry the
+   * CORS headers and a Cache-Control (the lookups): the request path then
+   * leaves them untouched unless it adds rate-limit headers, since reading an
+   * answer's headers costs more than the rest of the request path.
+   */
+  readonly prebuiltHeaders?: boolean;
   /** The OpenAPI operation of each method (openapi/operations.ts); absent: undocumented. */
   readonly operations?: Readonly<Partial<Record<'get' | 'post' | 'delete', OperationName>>>;
 }
@@ -57,6 +64,7 @@ export interface RouteEntry<H = RouteHandler> {
   readonly readsAdminToken: boolean;
   readonly publisher: boolean;
   readonly textErrors: boolean;
+  readonly prebuiltHeaders: boolean;
 }
 
 /** A pattern segment: static text, a parameter, or a wildcard (the rest of the path). One shape for all kinds keeps matching monomorphic. */
@@ -117,6 +125,7 @@ export class RouteTable<H = RouteHandler> {
         readsAdminToken: d.readsAdminToken === true,
         publisher: d.publisher === true,
         textErrors: d.textErrors === true,
+        prebuiltHeaders: d.prebuiltHeaders === true,
       };
       return { entry, segments: segmentsOf(d.path), notRoutes: [] };
     });

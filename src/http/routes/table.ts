@@ -2,7 +2,8 @@
  * Every route of the server, declared once: its path, its handler per
  * method, its rate-limit policy (exempt or counted; whether it reads the
  * admin token; whether a publisher serves it), whether its errors are
- * negotiated as text, and its OpenAPI operation. The router (route-table.ts),
+ * negotiated as text, whether its answers carry their own header sets, and
+ * its OpenAPI operation. The router (route-table.ts),
  * the limiter's exemptions, the metrics labels, 404/405 with `Allow` and the
  * OpenAPI document's paths are all read from this list.
  *
@@ -61,8 +62,8 @@ const authDisabled: RouteFactory = (services) => {
 
 /** The API's own routes (the order is the OpenAPI document's). */
 const API: readonly DeclaredRoute[] = [
-  { path: '/v1/ip/current', handlers: { GET: lookupCurrentIp }, operations: { get: 'lookupCurrentIp' } },
-  { path: '/v1/ip/{ip}', handlers: { GET: lookupIp }, operations: { get: 'lookupIp' } },
+  { path: '/v1/ip/current', handlers: { GET: lookupCurrentIp }, prebuiltHeaders: true, operations: { get: 'lookupCurrentIp' } },
+  { path: '/v1/ip/{ip}', handlers: { GET: lookupIp }, prebuiltHeaders: true, operations: { get: 'lookupIp' } },
   { path: '/v1/assessment', handlers: { GET: assessment }, operations: { get: 'assessment' } },
   { path: '/v1/asn/{asn}', handlers: { GET: asnDetails }, operations: { get: 'asnDetails' } },
   { path: '/asn/{asn}', handlers: { GET: asnDetails }, operations: { get: 'asnDetailsLegacy' } },
@@ -97,8 +98,8 @@ const NO_SIGN_IN: readonly DeclaredRoute[] = [
 /** The dashboard (HTML, both with and without sign-in) and the legacy routes; `/{ip}` is the catch-all of one segment. */
 const PAGES_AND_LEGACY: readonly DeclaredRoute[] = [
   { path: '/dashboard', handlers: { GET: MOUNTED }, operations: { get: 'dashboard' } },
-  { path: '/', handlers: { GET: legacyCurrentIp }, textErrors: true, operations: { get: 'legacyCurrentIp' } },
-  { path: '/{ip}', handlers: { GET: legacyIp }, textErrors: true, operations: { get: 'legacyIp' } },
+  { path: '/', handlers: { GET: legacyCurrentIp }, textErrors: true, prebuiltHeaders: true, operations: { get: 'legacyCurrentIp' } },
+  { path: '/{ip}', handlers: { GET: legacyIp }, textErrors: true, prebuiltHeaders: true, operations: { get: 'legacyIp' } },
 ];
 
 const WITH_SIGN_IN = [...API, ...SIGN_IN, ...PAGES_AND_LEGACY];
