@@ -1,10 +1,11 @@
 /**
  * CORS for the API (spec: `/v1` answers carry CORS headers, preflight
  * included): any origin, no credentials, declared here once. The request
- * path (server.ts) sees that every answer leaves with them and answers
- * every preflight (OPTIONS, on any path) here. The hot lookups' prebuilt
- * header sets carry them already (v1-pipeline.ts, routes/legacy.ts): a
- * Response copies such a set for less than adding four headers to the copy
+ * path (server.ts) adds them to every answer and answers every preflight
+ * (OPTIONS, on any path) here; only the routes the table declares with
+ * `prebuiltHeaders` (the lookups) build their answers from header sets that
+ * carry them already (v1-pipeline.ts, routes/legacy.ts), because reading an
+ * answer's headers to add them costs more than the rest of the request path
  * (BENCHMARKS.md, "A/B of the lookup route").
  */
 const ALLOWED_METHODS = 'GET, POST, DELETE, OPTIONS';
