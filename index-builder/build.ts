@@ -17,6 +17,7 @@ import { peakRssBytes } from './peak-memory.ts';
 import { createProgress, formatTable } from './progress.ts';
 import { encodeGeoRows, encodeL1, encodeRecords, encodeV4Direct, encodeV6Direct, subTableEncoders } from './write/tables.ts';
 import { bytesOf, encodeStrings, IndexFileWriter } from './write/index-file.ts';
+import { verifySectionChecksums } from './write/verify-file.ts';
 
 export interface BuildOptions {
   sources: ResolvedSource[];
@@ -50,8 +51,9 @@ async function sha256File(path: string): Promise<string> {
   return hasher.digest('hex');
 }
 
-/** Sources from this size on are followed by a full collection. */
+/** Sources from this size (or this many rows: a small gzip can hold a large file) on are followed by a full collection. */
 const LARGE_SOURCE_BYTES = 4 * 1024 * 1024;
+const LARGE_SOURCE_ROWS = 100_000;
 
 /** Parses every source into a collector (with the built-in IANA tables). */
 export async function collectSources(
@@ -87,7 +89,7 @@ export async function collectSources(
     });
     for (const s of ctx.skipSamples) samples.push({ path: src.displayPath, line: s.line, reason: s.reason });
     // A large source leaves its file and parsing garbage behind; collected now, the next one does not pile onto it.
-    if (metas[metas.length - 1].bytes >= LARGE_SOURCE_BYTES) Bun.gc(true);
+    if (metas[metas.length - 1].bytes >= LARGE_SOURCE_BYTES || ctx.rows >= LARGE_SOURCE_ROWS) Bun.gc(true);
   }
   return { collector, metas, samples };
 }
@@ -194,11 +196,13 @@ export function writeCollected(collector: Collector, metas: SourceMeta[], opts: 
       attributions: opts.attributions,
       ...(opts.managedBy ? { managedBy: opts.managedBy } : {}),
     };
-    // What the encoders left is garbage now: collected before the check maps the whole file.
+    // What the encoders left is garbage now: collected before the check reads the file back.
     Bun.gc(true);
     const bytes = file.finish(meta, builtAtMs, (tmp) => {
-      // Verify what reached the disk before it replaces anything.
-      const counts = IndexReader.open(tmp).intervalCounts;
+      // Verify what reached the disk before it replaces anything: every section's
+      // checksum read back a section at a time, then the layout as the server opens it.
+      verifySectionChecksums(tmp);
+      const counts = IndexReader.open(tmp, { verifyChecksums: false }).intervalCounts;
       if (counts.v4 !== result.v4Intervals || counts.v6 !== result.v6Intervals) {
         throw new Error(`verification of ${tmp} failed: interval counts differ from the build`);
       }

@@ -21,6 +21,7 @@ import { claimBit, dayOf, spanOf, standingOf, standingOfValue, type ProviderClai
 import { GeoTable } from './geo-table.ts';
 import { GrowableU32 } from './growable.ts';
 import { RangeRows } from './range-rows.ts';
+import { RouteTable } from './route-table.ts';
 import { ValueTable } from './value-table.ts';
 
 /**
@@ -78,11 +79,6 @@ export interface SpecialUseValue {
   rfc: string;
   kind: string;
   global: boolean;
-}
-
-export interface RouteEntry extends RouteValue {
-  family: Family;
-  start: Addr;
 }
 
 /** Rows that remember which source (index into Collector.sources) reported each row. */
@@ -144,7 +140,8 @@ export class Collector implements BuildSink {
   geoValues = new GeoTable();
   readonly asnValues = new ValueTable<AsnValue>();
   readonly allocationValues = new ValueTable<AllocationValue>();
-  readonly routeValues = new ValueTable<RouteEntry>();
+  /** Routes as typed rows (route-table.ts): a full build reports over a million. */
+  routes = new RouteTable();
   readonly providerValues = new ValueTable<ProviderClaim>();
   readonly crawlerValues = new ValueTable<string>();
   readonly threatListValues = new ValueTable<ThreatListValue>();
@@ -190,6 +187,7 @@ export class Collector implements BuildSink {
    */
   seal(): void {
     for (const t of this.valueTables()) t.seal();
+    this.routes.seal();
     this.geoValues.seal();
   }
 
@@ -197,7 +195,6 @@ export class Collector implements BuildSink {
     return [
       this.asnValues,
       this.allocationValues,
-      this.routeValues,
       this.providerValues,
       this.crawlerValues,
       this.threatListValues,
@@ -210,6 +207,7 @@ export class Collector implements BuildSink {
   release(): void {
     for (const t of this.valueTables()) t.values.length = 1;
     this.geoValues = new GeoTable();
+    this.routes = new RouteTable();
     this.asnNames.clear();
     this.asnCategories.clear();
     this.asnDrops.clear();
@@ -255,9 +253,7 @@ export class Collector implements BuildSink {
   }
 
   route(family: Family, start: Addr, end: Addr, v: RouteValue): void {
-    const key = `${family}|${start}|${v.prefixLen}|${v.origins.join(',')}|${v.asSet ? 1 : 0}`;
-    const id = this.routeValues.intern({ ...v, family, start }, key);
-    this.layers(family).values.route.push(start, end, id);
+    this.layers(family).values.route.push(start, end, this.routes.intern(family, start, v.prefixLen, v.origins, !!v.asSet));
   }
 
   vrp(v: VrpValue): void {

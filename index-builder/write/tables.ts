@@ -270,12 +270,19 @@ export function subTableEncoders(collector: Collector, merged: MergedIndex): [ta
       'TRTE',
       () => {
         const vrpIndex = new VrpIndex(collector.vrps);
-        return table(TableLayout.TRTE, collector.routeValues.values, (r) => {
-          const status = validateRoute(vrpIndex, r.family, r.start, r.prefixLen, r.origins, !!r.asSet);
-          const distinct = new Set(r.origins).size;
-          const flags = (distinct > 1 && !r.asSet ? RouteFlag.ORIGIN_CONFLICT : 0) | (r.asSet ? RouteFlag.AS_SET : 0);
-          return [formatCidr(r.family, r.start, r.prefixLen), r.origins.join(','), RPKI_CODES.indexOf(status), flags];
-        });
+        const routes = collector.routes;
+        return encodeTable(TableLayout.TRTE, routes.size, (id) => {
+          if (id === 0) return [];
+          const family = routes.family(id);
+          const start = routes.start(id);
+          const prefixLen = routes.prefixLen(id);
+          const origins = routes.origins(id);
+          const asSet = routes.asSet(id);
+          const status = validateRoute(vrpIndex, family, start, prefixLen, origins, asSet);
+          const distinct = new Set(origins).size;
+          const flags = (distinct > 1 && !asSet ? RouteFlag.ORIGIN_CONFLICT : 0) | (asSet ? RouteFlag.AS_SET : 0);
+          return [formatCidr(family, start, prefixLen), origins.join(','), RPKI_CODES.indexOf(status), flags];
+        }, s);
       },
     ],
     ['TPRV', () => table(TableLayout.TPRV, merged.providers.values, (p) => [p.name, p.category, p.service, p.region])],
