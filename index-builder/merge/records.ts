@@ -9,7 +9,8 @@ import type { AllocationValue, Category } from '../sink.ts';
 import { ASN_CATEGORY_FLAG, type AsnValue, type Collector, VALUE_LAYERS, type ValueLayer } from './collector.ts';
 import { RowSet } from './row-set.ts';
 import { claimBit, publisherGeoStands, resolveFlags, resolveProvider, type ResolvedProvider } from './precedence.ts';
-import { type StringTable, ValueTable } from './value-table.ts';
+import { ValueTable } from './value-table.ts';
+import type { StringIds } from './string-pool.ts';
 
 /** ASN row of the record's ASN sub-table. */
 export interface AsnRow {
@@ -69,7 +70,7 @@ export class RecordTable {
 
   constructor(
     private readonly collector: Collector,
-    strings: StringTable,
+    strings: StringIds,
   ) {
     // Record 0: no data at all.
     this.recordId(this.cols);

@@ -24,7 +24,7 @@ import type { Collector } from '../merge/collector.ts';
 import { BUILD_RECORD_WIDTH } from '../merge/records.ts';
 import { validateRoute, VrpIndex } from '../merge/rpki.ts';
 import type { FamilyIntervals, MergedIndex } from '../merge/sweep.ts';
-import type { StringTable } from '../merge/value-table.ts';
+import type { StringIds } from '../merge/string-pool.ts';
 import { GrowableU32 } from '../merge/growable.ts';
 
 type Cell = string | number | null | undefined;
@@ -34,7 +34,7 @@ type Cell = string | number | null | undefined;
  * f32 bits). Rows are given by index (`rowAt`) so that a table of a million
  * rows never exists as a million arrays at once.
  */
-export function encodeTable(layout: readonly string[], count: number, rowAt: (r: number) => Cell[], strings: StringTable): Uint32Array {
+export function encodeTable(layout: readonly string[], count: number, rowAt: (r: number) => Cell[], strings: StringIds): Uint32Array {
   const width = layout.length;
   const u32 = new Uint32Array(count * width);
   const f32 = new Float32Array(u32.buffer);
@@ -233,9 +233,12 @@ function blockCidr(family: Family, start: Addr, end: Addr): string | null {
 }
 
 /** The geo values as GEO_LAYOUT rows (row 0 unused), for encodeRecords. */
-export function encodeGeoRows(collector: Collector, strings: StringTable): Uint32Array {
+export function encodeGeoRows(collector: Collector, strings: StringIds): Uint32Array {
   return collector.geoValues.encode(strings);
 }
+
+/** How many sub-tables subTableEncoders yields (the file's directory is sized before the sweep). */
+export const SUB_TABLE_COUNT = 8;
 
 /**
  * Every sub-table's section tag and its encoder, in the order they are
@@ -294,7 +297,7 @@ export function subTableEncoders(collector: Collector, merged: MergedIndex): [ta
 }
 
 /** The ASND table: one row per ASN known to the build, sorted by ASN. */
-function asnDetails(collector: Collector, merged: MergedIndex, strings: StringTable): Uint32Array {
+function asnDetails(collector: Collector, merged: MergedIndex, strings: StringIds): Uint32Array {
   const orgs = new Map<number, string>();
   for (const v of collector.asnValues.values) if (v?.org && !orgs.has(v.asn)) orgs.set(v.asn, v.org);
   const asns = new Set<number>([
