@@ -89,7 +89,11 @@ export async function collectSources(
     });
     for (const s of ctx.skipSamples) samples.push({ path: src.displayPath, line: s.line, reason: s.reason });
     // A large source leaves its file and parsing garbage behind; collected now, the next one does not pile onto it.
-    if (metas[metas.length - 1].bytes >= LARGE_SOURCE_BYTES || ctx.rows >= LARGE_SOURCE_ROWS) Bun.gc(true);
+    if (metas[metas.length - 1].bytes >= LARGE_SOURCE_BYTES || ctx.rows >= LARGE_SOURCE_ROWS) {
+      // After a turn of the event loop: collected at once, the parse's last stack frames kept its garbage alive.
+      await Bun.sleep(0);
+      Bun.gc(true);
+    }
   }
   return { collector, metas, samples };
 }

@@ -155,6 +155,8 @@ export function sweep(collector: Collector, onProgress?: (phase: string) => void
 
   const handOver = (iv: FamilyIntervals): FamilyIntervals => {
     if (!onFamily) return iv;
+    // The family's segments are garbage now: freed before the writer encodes its tables.
+    Bun.gc(true);
     onFamily(iv);
     return { family: iv.family, count: iv.count, startWords: new Uint32Array(0), recs: new Uint32Array(0) };
   };
