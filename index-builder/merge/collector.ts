@@ -187,6 +187,7 @@ export class Collector implements BuildSink {
    */
   seal(): void {
     for (const t of this.valueTables()) t.seal();
+    this.sharedStrings = undefined;
     this.routes.seal();
     this.geoValues.seal();
   }
@@ -249,7 +250,29 @@ export class Collector implements BuildSink {
 
   allocation(family: Family, start: Addr, end: Addr, v: AllocationValue): void {
     const key = `${v.registry}|${v.countryCode ?? ''}|${v.status}|${v.date ?? ''}|${v.blockStart}|${v.blockEnd}|${v.asOf ?? ''}`;
-    this.layers(family).values.allocation.push(start, end, this.allocationValues.intern(v, key));
+    const id = this.allocationValues.intern(v, key);
+    // A new value keeps one copy of each of its few distinct words (registry, country, status, dates),
+    // not the copy every line of a delegation file made: a full build holds hundreds of thousands.
+    if (this.allocationValues.get(id) === v) {
+      v.registry = this.shared(v.registry);
+      v.status = this.shared(v.status);
+      if (v.countryCode !== undefined) v.countryCode = this.shared(v.countryCode);
+      if (v.date !== undefined) v.date = this.shared(v.date);
+      if (v.asOf !== undefined) v.asOf = this.shared(v.asOf);
+    }
+    this.layers(family).values.allocation.push(start, end, id);
+  }
+
+  private sharedStrings: Map<string, string> | undefined = new Map();
+
+  /** One instance of an equal string (until seal). */
+  private shared(s: string): string {
+    const map = this.sharedStrings;
+    if (!map) return s;
+    const known = map.get(s);
+    if (known !== undefined) return known;
+    map.set(s, s);
+    return s;
   }
 
   route(family: Family, start: Addr, end: Addr, v: RouteValue): void {
