@@ -4,8 +4,8 @@
  * runs in a new memory cgroup with its workers and refresh child, answering
  * GET /v1/ip/{random IPv4} from a few clients outside it, while its refresher
  * fetches every catalog feed of ../shared/feeds from a mirror on 127.0.0.1
- * (an operator manifest of them, as refresh-build.bench.ts does) and builds
- * with the default data, i.e. the full build. Reports whether the round
+ * and rebuilds from ../shared/feeds/feeds.json as the operator's manifest
+ * with the default data: the full build (`build-index --manifest`). Reports whether the round
  * completed and the new index was swapped in, the answers during the round,
  * and the cgroup's peak usage, limit hits and OOM kills.
  *
@@ -92,6 +92,7 @@ const env: Record<string, string> = {
 };
 let mirror: ReturnType<typeof Bun.serve> | null = null;
 let feedCount = 0;
+let localCount = 0;
 if (firstStart) {
   // The first start: no index, no feeds folder, no refresh (the default build alone).
   env.IPINTEL_FEEDS_REFRESH = 'off';
@@ -99,12 +100,25 @@ if (firstStart) {
   copyFileSync(option(argv, '--index') ?? (await fixtureIndexPath(FEEDS_DIR)), index);
   const feeds = loadCatalog().filter((f) => existsSync(join(FEEDS_DIR, f.path)));
   feedCount = feeds.length;
-  // An operator manifest naming them, each an empty placeholder file: the refresher fetches every one, then builds.
+  // The operator manifest is ../shared/feeds/feeds.json, so the round builds what `build-index --manifest` of it
+  // builds: its catalog feeds as empty placeholders the refresher fetches from the mirror, the rest (snapshots
+  // under other names than the catalog's: the routing tables, the delegation files...) as local copies it keeps.
+  const operator = JSON.parse(readFileSync(join(FEEDS_DIR, 'feeds.json'), 'utf8')) as { sources: { path: string }[] };
+  const catalogPaths = new Set(feeds.map((f) => f.path));
   for (const f of feeds) {
     mkdirSync(dirname(join(tmp, f.path)), { recursive: true });
     writeFileSync(join(tmp, f.path), '');
   }
-  writeFileSync(join(tmp, 'feeds.json'), JSON.stringify({ sources: feeds.map(manifestEntryOf) }));
+  let local = 0;
+  for (const s of operator.sources) {
+    if (catalogPaths.has(s.path)) continue;
+    mkdirSync(dirname(join(tmp, s.path)), { recursive: true });
+    copyFileSync(join(FEEDS_DIR, s.path), join(tmp, s.path));
+    local++;
+  }
+  const catalogEntries = new Map(feeds.map((f) => [f.path, manifestEntryOf(f)]));
+  writeFileSync(join(tmp, 'feeds.json'), JSON.stringify({ sources: operator.sources.map((s) => catalogEntries.get(s.path) ?? s) }));
+  localCount = local;
   mirror = Bun.serve({
     hostname: '127.0.0.1',
     port: 0,
@@ -206,7 +220,7 @@ try {
   rows.push(['times at the limit (v1 failcnt / v2 max)', stats.limitHits]);
   rows.push(['OOM kills', stats.oomKills]);
   printTable(rows);
-  console.log(`\n${firstStart ? 'first start' : `refresh of ${feedCount} feeds + the default data`} with IPINTEL_WORKERS=${workers} IPINTEL_MEMORY_MB=${memoryMb} in a ${limitMb} MiB cgroup: ${outcome}`);
+  console.log(`\n${firstStart ? 'first start' : `refresh of ${feedCount} catalog feeds + ${localCount} local files of ../shared/feeds/feeds.json + the default data`} with IPINTEL_WORKERS=${workers} IPINTEL_MEMORY_MB=${memoryMb} in a ${limitMb} MiB cgroup: ${outcome}`);
   if (outcome === 'did not finish' || outcome === 'failed') console.log(log.join('').slice(-3000));
   try {
     rmdirSync(cg.dir);
