@@ -12,6 +12,7 @@
  * Needs root and a cgroup v1 memory controller or cgroup v2.
  *
  *   bun tools/bench/cgroup-refresh.ts [--cgroup-mb 2048] [--memory-mb 256] [--workers 1] [--index FILE]
+ *   (--memory-mb unset / --workers unset: the server's defaults, as a plain `bun run start`)
  *   bun tools/bench/cgroup-refresh.ts --first-start [--cgroup-mb 1024]   the first start instead: no index, the
  *                                                                       server builds the default in a child, then serves
  */
@@ -78,15 +79,18 @@ function freePort(): number {
 
 const tmp = mkdtempSync(join(tmpdir(), 'ipintel-cgroup-bench-'));
 const index = join(tmp, 'ipintel.idx');
+const inherited = { ...(process.env as Record<string, string>) };
+delete inherited.IPINTEL_WORKERS;
+delete inherited.IPINTEL_MEMORY_MB;
 const env: Record<string, string> = {
-  ...(process.env as Record<string, string>),
+  ...inherited,
   HOST: '127.0.0.1',
   PORT: String(freePort()),
   IPINTEL_INDEX: index,
   IPINTEL_DB: join(tmp, 'accounts.sqlite'),
   IPINTEL_RATE_LIMITS: 'off',
-  IPINTEL_WORKERS: workers,
-  IPINTEL_MEMORY_MB: memoryMb,
+  ...(workers === 'unset' ? {} : { IPINTEL_WORKERS: workers }),
+  ...(memoryMb === 'unset' ? {} : { IPINTEL_MEMORY_MB: memoryMb }),
   IPINTEL_FEEDS_DIR: join(tmp, 'feeds'),
   MIMALLOC_PURGE_DELAY: process.env.MIMALLOC_PURGE_DELAY ?? '1000',
 };
