@@ -252,7 +252,7 @@ export class Collector implements BuildSink {
     const key = `${v.registry}|${v.countryCode ?? ''}|${v.status}|${v.date ?? ''}|${v.blockStart}|${v.blockEnd}|${v.asOf ?? ''}`;
     const id = this.allocationValues.intern(v, key);
     // A new value keeps one copy of each of its few distinct words (registry, country, status, dates),
-    // not the copy every line of a delegation file made: a full build holds hundreds of thousands.
+    // not the copy every line of a delegation file made.
     if (this.allocationValues.get(id) === v) {
       v.registry = this.shared(v.registry);
       v.status = this.shared(v.status);

@@ -1,8 +1,9 @@
 /**
  * The file's string table while it is built: every distinct string once, as
  * UTF-8 bytes in one growing buffer with an open-addressing hash over them.
- * A full build interns millions of strings (each route's prefix and origins
- * among them); a JS string and a Map entry apiece were a quarter of its peak.
+ * A full build interns strings by the million (each route's prefix and
+ * origins among them); a JS string and a Map entry apiece weighed more than
+ * the sweep's own columns.
  * Ids count from 0 (the empty string) in first-seen order, and the encoded
  * table is the buffers themselves.
  */

@@ -53,8 +53,8 @@ let measured = 0;
 
 /** Runs a command under /usr/bin/time -v while sampling the RSS of its process tree. */
 async function measure(cmd: string[], cwd: string): Promise<Measured> {
-  // GNU time reports into a file of its own: reporting on the pipe the bench reads, its report was cut
-  // short and it exited 1 after the build had exited 0 (most full builds of the base, some of this one).
+  // GNU time reports into a file of its own: on the pipe the bench reads, its byte-by-byte report
+  // could arrive cut short, and GNU time then exited 1 although the build had exited 0.
   const report = join(work, `time-${++measured}.txt`);
   const child = Bun.spawn(['/usr/bin/time', '-v', '-o', report, ...cmd], { cwd, stdout: 'pipe', stderr: 'pipe' });
   const stderr = new Response(child.stderr).text();
