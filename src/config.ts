@@ -199,10 +199,11 @@ function trustProxyHeader(v: string | undefined): TrustProxyHeader {
 }
 
 /**
- * Default cap of the refresh child: a full default build's measured peak
- * (BENCHMARKS.md, refresh-build.bench.ts) with room to spare.
+ * Default cap of the refresh child: the full build's measured peak
+ * (BENCHMARKS.md, build.bench.ts and cgroup-refresh.ts) with half again as
+ * much room for larger manifests, so it still fits a 2 GB box.
  */
-export const DEFAULT_FEEDS_MEMORY_MB = 3584;
+export const DEFAULT_FEEDS_MEMORY_MB = 1536;
 /** Below this a bun process with the builder loaded cannot run at all. */
 const MIN_FEEDS_MEMORY_MB = 128;
 
