@@ -15,8 +15,9 @@ import { sweep, type FamilyIntervals, type MergedIndex } from './merge/sweep.ts'
 import { PARSERS } from './parsers/index.ts';
 import { peakRssBytes } from './peak-memory.ts';
 import { createProgress, formatTable } from './progress.ts';
-import { encodeGeoRows, encodeL1, encodeRecords, encodeV4Direct, encodeV6Direct, subTableEncoders } from './write/tables.ts';
-import { bytesOf, encodeStrings, IndexFileWriter } from './write/index-file.ts';
+import { encodeGeoRows, encodeL1, encodeRecords, encodeV4Direct, encodeV6Direct, SUB_TABLE_COUNT, subTableEncoders } from './write/tables.ts';
+import { bytesOf, IndexFileWriter } from './write/index-file.ts';
+import { verifySectionChecksums } from './write/verify-file.ts';
 
 export interface BuildOptions {
   sources: ResolvedSource[];
@@ -50,8 +51,9 @@ async function sha256File(path: string): Promise<string> {
   return hasher.digest('hex');
 }
 
-/** Sources from this size on are followed by a full collection. */
+/** Sources from this size (or this many rows: a small gzip can hold a large file) on are followed by a full collection. */
 const LARGE_SOURCE_BYTES = 4 * 1024 * 1024;
+const LARGE_SOURCE_ROWS = 100_000;
 
 /** Parses every source into a collector (with the built-in IANA tables). */
 export async function collectSources(
@@ -87,7 +89,11 @@ export async function collectSources(
     });
     for (const s of ctx.skipSamples) samples.push({ path: src.displayPath, line: s.line, reason: s.reason });
     // A large source leaves its file and parsing garbage behind; collected now, the next one does not pile onto it.
-    if (metas[metas.length - 1].bytes >= LARGE_SOURCE_BYTES) Bun.gc(true);
+    if (metas[metas.length - 1].bytes >= LARGE_SOURCE_BYTES || ctx.rows >= LARGE_SOURCE_ROWS) {
+      // After a turn of the event loop: collected at once, the parse's last stack frames kept its garbage alive.
+      await Bun.sleep(0);
+      Bun.gc(true);
+    }
   }
   return { collector, metas, samples };
 }
@@ -133,19 +139,21 @@ export function writeCollected(collector: Collector, metas: SourceMeta[], opts: 
   const progress = opts.progress ?? createProgress(true);
   const step = opts.step ?? 0;
   const builtAtMs = opts.builtAtMs ?? Date.now();
-  progress.source(step, 'merging layers');
-  const merged = sweep(collector, (p) => progress.phase(p));
-  const result = { v4Intervals: merged.v4.count, v6Intervals: merged.v6.count, records: merged.recordCount, bogonsYielded: merged.bogonsYielded };
-  const hasRpki = collector.vrps.length > 0;
-
-  progress.source(step + 1, 'encoding');
-  const encoders = subTableEncoders(collector, merged);
-  // The operator's overrides of an `overrides` source travel as their own section (src/lookup/overrides).
+  // The overrides of an `overrides` source travel as their own section (src/lookup/overrides).
   const overrides = collector.overrideLines.length > 0 ? new TextEncoder().encode(`${collector.overrideLines.join('\n')}\n`) : null;
-  const file = new IndexFileWriter(opts.out, FIXED_SECTIONS + encoders.length + (overrides ? 1 : 0));
+  const hasRpki = collector.vrps.length > 0;
+  const file = new IndexFileWriter(opts.out, FIXED_SECTIONS + SUB_TABLE_COUNT + (overrides ? 1 : 0));
   try {
-    progress.phase('interval tables');
-    writeIntervals(file, merged);
+    progress.source(step, 'merging layers');
+    // Each family's interval sections go out as soon as it is swept: the next family's sweep does not hold them.
+    const merged = sweep(collector, (p) => progress.phase(p), (iv) => {
+      progress.phase(`interval tables IPv${iv.family}`);
+      writeIntervals(file, iv);
+    });
+    const result = { v4Intervals: merged.v4.count, v6Intervals: merged.v6.count, records: merged.recordCount, bogonsYielded: merged.bogonsYielded };
+
+    progress.source(step + 1, 'encoding');
+    const encoders = subTableEncoders(collector, merged);
     // The collector frees memory late on a machine with much RAM; a full collection
     // between the large steps keeps their garbage from adding up.
     Bun.gc(true);
@@ -165,7 +173,7 @@ export function writeCollected(collector: Collector, metas: SourceMeta[], opts: 
     collector.release();
     Bun.gc(true);
     progress.phase('strings');
-    const strings = encodeStrings(merged.strings);
+    const strings = merged.strings.encoded();
     file.add(Section.STRING_OFFSETS, bytesOf(strings.offsets));
     file.add(Section.STRING_BYTES, strings.bytes);
 
@@ -183,7 +191,7 @@ export function writeCollected(collector: Collector, metas: SourceMeta[], opts: 
         v4Intervals: result.v4Intervals,
         v6Intervals: result.v6Intervals,
         records: result.records,
-        strings: merged.strings.strings.length,
+        strings: merged.strings.count,
         tables,
         asnDetails: tables.ASND / TableLayout.ASND.length,
       },
@@ -194,11 +202,13 @@ export function writeCollected(collector: Collector, metas: SourceMeta[], opts: 
       attributions: opts.attributions,
       ...(opts.managedBy ? { managedBy: opts.managedBy } : {}),
     };
-    // What the encoders left is garbage now: collected before the check maps the whole file.
+    // What the encoders left is garbage now: collected before the check reads the file back.
     Bun.gc(true);
     const bytes = file.finish(meta, builtAtMs, (tmp) => {
-      // Verify what reached the disk before it replaces anything.
-      const counts = IndexReader.open(tmp).intervalCounts;
+      // Verify what reached the disk before it replaces anything: every section's
+      // checksum read back a section at a time, then the layout as the server opens it.
+      verifySectionChecksums(tmp);
+      const counts = IndexReader.open(tmp, { verifyChecksums: false }).intervalCounts;
       if (counts.v4 !== result.v4Intervals || counts.v6 !== result.v6Intervals) {
         throw new Error(`verification of ${tmp} failed: interval counts differ from the build`);
       }
@@ -210,30 +220,22 @@ export function writeCollected(collector: Collector, metas: SourceMeta[], opts: 
   }
 }
 
-/** Writes both families' interval sections and lets the intervals go (their counts stay). */
-function writeIntervals(file: IndexFileWriter, merged: MergedIndex): void {
-  const v4 = merged.v4;
-  file.add(Section.V4_STARTS, bytesOf(v4.startWords));
-  file.add(Section.V4_L1, bytesOf(encodeL1(v4, V4_L1_BITS)));
-  const v4Direct = encodeV4Direct(v4);
-  file.add(Section.V4_DIRECT, bytesOf(v4Direct.direct));
-  file.add(Section.V4_BUCKETS, bytesOf(v4Direct.buckets));
-  merged.v4 = emptied(v4);
-  Bun.gc(true);
-
-  const v6 = merged.v6;
-  file.add(Section.V6_STARTS, bytesOf(v6.startWords));
-  file.add(Section.V6_RECORDS, bytesOf(v6.recs));
-  file.add(Section.V6_L1, bytesOf(encodeL1(v6, V6_L1_BITS)));
-  const v6Direct = encodeV6Direct(v6);
+/** Writes one family's interval sections (its arrays are the caller's to let go). */
+function writeIntervals(file: IndexFileWriter, iv: FamilyIntervals): void {
+  if (iv.family === 4) {
+    file.add(Section.V4_STARTS, bytesOf(iv.startWords));
+    file.add(Section.V4_L1, bytesOf(encodeL1(iv, V4_L1_BITS)));
+    const v4Direct = encodeV4Direct(iv);
+    file.add(Section.V4_DIRECT, bytesOf(v4Direct.direct));
+    file.add(Section.V4_BUCKETS, bytesOf(v4Direct.buckets));
+    return;
+  }
+  file.add(Section.V6_STARTS, bytesOf(iv.startWords));
+  file.add(Section.V6_RECORDS, bytesOf(iv.recs));
+  file.add(Section.V6_L1, bytesOf(encodeL1(iv, V6_L1_BITS)));
+  const v6Direct = encodeV6Direct(iv);
   file.add(Section.V6_HASH, bytesOf(v6Direct.hash));
   file.add(Section.V6_SUB, bytesOf(v6Direct.nodes));
-  merged.v6 = emptied(v6);
-}
-
-/** The intervals' family and count without their arrays. */
-function emptied(iv: FamilyIntervals): FamilyIntervals {
-  return { family: iv.family, count: iv.count, startWords: new Uint32Array(0), recs: new Uint32Array(0) };
 }
 
 /** The human summary printed at the end of a build. */

@@ -17,11 +17,21 @@ import { parsePublishKeep, publishIndex } from '../src/index/publish/publish.ts'
 import { readSigningKey } from '../src/index/publish/signing-keys.ts';
 import { DEFAULT_FEEDS_DIR, DEFAULT_INDEX_PATH } from '../src/index/index-file.ts';
 
+/** What publishing needs from the configuration: the signing key file (IPINTEL_INDEX_SIGNING_KEY) and versions kept (IPINTEL_PUBLISH_KEEP). */
+export interface PublishSigning {
+  keyPath: string | null;
+  keep: number;
+}
+
+/** The signing settings as the environment gives them: the builder's own CLI run directly sits below src/config.ts. */
+function signingFromEnv(env: Record<string, string | undefined>): PublishSigning {
+  return { keyPath: env.IPINTEL_INDEX_SIGNING_KEY?.trim() || null, keep: parsePublishKeep(env.IPINTEL_PUBLISH_KEEP) };
+}
+
 /** The publish directory, signing key and versions kept; throws when publishing cannot sign. */
-export function publishSettings(dir: string, env: Record<string, string | undefined>): { dir: string; key: KeyObject; keep: number } {
-  const keyPath = env.IPINTEL_INDEX_SIGNING_KEY?.trim();
-  if (!keyPath) throw new Error('IPINTEL_INDEX_SIGNING_KEY names no signing key; publishing refuses to write an unsigned index (make one with bun run index-keygen --out PREFIX)');
-  return { dir, key: readSigningKey(keyPath), keep: parsePublishKeep(env.IPINTEL_PUBLISH_KEEP) };
+export function publishSettings(dir: string, signing: PublishSigning): { dir: string; key: KeyObject; keep: number } {
+  if (!signing.keyPath) throw new Error('IPINTEL_INDEX_SIGNING_KEY names no signing key; publishing refuses to write an unsigned index (make one with bun run index-keygen --out PREFIX)');
+  return { dir, key: readSigningKey(signing.keyPath), keep: signing.keep };
 }
 
 /** The --help text: every flag of CLI_OPTIONS. */
@@ -74,6 +84,8 @@ export interface BuildCliOptions {
   indexPath?: string;
   /** The feeds folder of --default without --feeds-dir (the configuration's IPINTEL_FEEDS_DIR). */
   feedsDir?: string;
+  /** The signing settings of --publish (the configuration's IPINTEL_INDEX_SIGNING_KEY and IPINTEL_PUBLISH_KEEP). */
+  signing?: PublishSigning;
 }
 
 /** Runs the CLI with argv (without the runtime and script); returns the exit code. */
@@ -107,7 +119,7 @@ export async function main(argv: string[], options: BuildCliOptions = {}): Promi
   if (args.publish) {
     // Checked before the build: a publish that cannot sign must not cost a build first.
     try {
-      publishing = publishSettings(args.publish, process.env);
+      publishing = publishSettings(args.publish, options.signing ?? signingFromEnv(process.env));
     } catch (e) {
       console.error(`--publish: ${(e as Error).message}`);
       return 2;

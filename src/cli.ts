@@ -89,7 +89,15 @@ async function buildIndexCommand(argv: string[]): Promise<number> {
   const builder = await import('../index-builder/cli.ts');
   const data = await import('./feeds/default-data.ts');
   const wantsDefault = argv.includes('--default') && !argv.includes('--help');
-  if (!wantsDefault || (!data.isCompiledBinary() && !process.env.IPINTEL_DATA_DIR?.trim())) return (await import('./commands/build-index.ts')).buildIndexCommand(argv, () => data.findDataSources());
+  let config;
+  try {
+    config = (await import('./config.ts')).loadConfig();
+  } catch (e) {
+    console.error((e as Error).message);
+    return 2;
+  }
+  const dataDir = config.dataDir ?? undefined;
+  if (!wantsDefault || (!data.isCompiledBinary() && !dataDir)) return (await import('./commands/build-index.ts')).buildIndexCommand(argv, () => data.findDataSources({ IPINTEL_DATA_DIR: dataDir }));
   let args;
   try {
     args = parseArgs({
@@ -108,17 +116,10 @@ async function buildIndexCommand(argv: string[]): Promise<number> {
     console.error(`${(e as Error).message}\nusage: ipintel build-index --default [--out <file>] [--feeds-dir <dir>] [--mmdb <file>] [--publish <dir>] [--quiet]`);
     return 2;
   }
-  let config;
-  try {
-    config = (await import('./config.ts')).loadConfig();
-  } catch (e) {
-    console.error((e as Error).message);
-    return 2;
-  }
   const out = args.out ?? config.indexPath;
   let publishing: ReturnType<typeof builder.publishSettings> | null = null;
   try {
-    if (args.publish) publishing = builder.publishSettings(args.publish, process.env);
+    if (args.publish) publishing = builder.publishSettings(args.publish, { keyPath: config.indexSigningKey, keep: config.publishKeep });
   } catch (e) {
     console.error(`--publish: ${(e as Error).message}`);
     return 2;
@@ -155,8 +156,9 @@ async function serve(argv: string[]): Promise<number> {
     const config = loadConfig();
     // Before anything opens a descriptor: the soft limit up to the hard one (the process's, so every worker's too).
     const limit = descriptors.raiseDescriptorLimit();
+    const capSet = config.maxConnections !== null;
     config.maxConnections ??= connectionCapFor(limit.soft);
-    const descriptorLine = `${descriptors.describeDescriptorLimit(limit)}; at most ${config.maxConnections} open connections${process.env.IPINTEL_MAX_CONNECTIONS ? ' (IPINTEL_MAX_CONNECTIONS)' : ''}`;
+    const descriptorLine = `${descriptors.describeDescriptorLimit(limit)}; at most ${config.maxConnections} open connections${capSet ? ' (IPINTEL_MAX_CONNECTIONS)' : ''}`;
     // In a child: the build's peak must not become the serving process's footprint.
     const buildDefault = async () => (await import('./feeds/first-build.ts')).buildDefaultInChild(config.indexPath, config.feedsDir, data.isCompiledBinary());
     if (config.pull) {

@@ -67,6 +67,12 @@ export interface Config {
   role: 'server' | 'publisher';
   /** The publisher's settings (IPINTEL_PUBLISH_DIR, IPINTEL_INDEX_SIGNING_KEY, IPINTEL_PUBLISH_KEEP); null unless role is publisher. */
   publish: PublishConfig | null;
+  /** The signing key file of `build-index --publish` (IPINTEL_INDEX_SIGNING_KEY); null: none, so that flag refuses. */
+  indexSigningKey: string | null;
+  /** Published versions kept (IPINTEL_PUBLISH_KEEP, default 3). */
+  publishKeep: number;
+  /** The folder holding the default data packages' files (IPINTEL_DATA_DIR); null: found beside the code (src/feeds/default-data.ts). */
+  dataDir: string | null;
 }
 
 /** Smallest IPINTEL_MEMORY_MB accepted: below it the runtime alone does not fit (src/memory-budget.ts). */
@@ -199,10 +205,11 @@ function trustProxyHeader(v: string | undefined): TrustProxyHeader {
 }
 
 /**
- * Default cap of the refresh child: a full default build's measured peak
- * (BENCHMARKS.md, refresh-build.bench.ts) with room to spare.
+ * Default cap of the refresh child: the full build's measured peak
+ * (BENCHMARKS.md, build.bench.ts and cgroup-refresh.ts) with half again as
+ * much room for larger manifests, so it still fits a 2 GB box.
  */
-export const DEFAULT_FEEDS_MEMORY_MB = 3584;
+export const DEFAULT_FEEDS_MEMORY_MB = 1536;
 /** Below this a bun process with the builder loaded cannot run at all. */
 const MIN_FEEDS_MEMORY_MB = 128;
 
@@ -268,5 +275,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     memoryMb: memoryMb(env.IPINTEL_MEMORY_MB),
     pull: pullConfig(env),
     ...roleConfig(env),
+    indexSigningKey: str(env.IPINTEL_INDEX_SIGNING_KEY),
+    publishKeep: parsePublishKeep(env.IPINTEL_PUBLISH_KEEP),
+    dataDir: str(env.IPINTEL_DATA_DIR),
   };
 }

@@ -21,6 +21,7 @@ import { claimBit, dayOf, spanOf, standingOf, standingOfValue, type ProviderClai
 import { GeoTable } from './geo-table.ts';
 import { GrowableU32 } from './growable.ts';
 import { RangeRows } from './range-rows.ts';
+import { RouteTable } from './route-table.ts';
 import { ValueTable } from './value-table.ts';
 
 /**
@@ -78,11 +79,6 @@ export interface SpecialUseValue {
   rfc: string;
   kind: string;
   global: boolean;
-}
-
-export interface RouteEntry extends RouteValue {
-  family: Family;
-  start: Addr;
 }
 
 /** Rows that remember which source (index into Collector.sources) reported each row. */
@@ -144,7 +140,8 @@ export class Collector implements BuildSink {
   geoValues = new GeoTable();
   readonly asnValues = new ValueTable<AsnValue>();
   readonly allocationValues = new ValueTable<AllocationValue>();
-  readonly routeValues = new ValueTable<RouteEntry>();
+  /** Routes as typed rows (route-table.ts): a full build reports over a million. */
+  routes = new RouteTable();
   readonly providerValues = new ValueTable<ProviderClaim>();
   readonly crawlerValues = new ValueTable<string>();
   readonly threatListValues = new ValueTable<ThreatListValue>();
@@ -190,6 +187,8 @@ export class Collector implements BuildSink {
    */
   seal(): void {
     for (const t of this.valueTables()) t.seal();
+    this.sharedStrings = undefined;
+    this.routes.seal();
     this.geoValues.seal();
   }
 
@@ -197,7 +196,6 @@ export class Collector implements BuildSink {
     return [
       this.asnValues,
       this.allocationValues,
-      this.routeValues,
       this.providerValues,
       this.crawlerValues,
       this.threatListValues,
@@ -210,6 +208,7 @@ export class Collector implements BuildSink {
   release(): void {
     for (const t of this.valueTables()) t.values.length = 1;
     this.geoValues = new GeoTable();
+    this.routes = new RouteTable();
     this.asnNames.clear();
     this.asnCategories.clear();
     this.asnDrops.clear();
@@ -251,13 +250,33 @@ export class Collector implements BuildSink {
 
   allocation(family: Family, start: Addr, end: Addr, v: AllocationValue): void {
     const key = `${v.registry}|${v.countryCode ?? ''}|${v.status}|${v.date ?? ''}|${v.blockStart}|${v.blockEnd}|${v.asOf ?? ''}`;
-    this.layers(family).values.allocation.push(start, end, this.allocationValues.intern(v, key));
+    const id = this.allocationValues.intern(v, key);
+    // A new value keeps one copy of each of its few distinct words (registry, country, status, dates),
+    // not the copy every line of a delegation file made.
+    if (this.allocationValues.get(id) === v) {
+      v.registry = this.shared(v.registry);
+      v.status = this.shared(v.status);
+      if (v.countryCode !== undefined) v.countryCode = this.shared(v.countryCode);
+      if (v.date !== undefined) v.date = this.shared(v.date);
+      if (v.asOf !== undefined) v.asOf = this.shared(v.asOf);
+    }
+    this.layers(family).values.allocation.push(start, end, id);
+  }
+
+  private sharedStrings: Map<string, string> | undefined = new Map();
+
+  /** One instance of an equal string (until seal). */
+  private shared(s: string): string {
+    const map = this.sharedStrings;
+    if (!map) return s;
+    const known = map.get(s);
+    if (known !== undefined) return known;
+    map.set(s, s);
+    return s;
   }
 
   route(family: Family, start: Addr, end: Addr, v: RouteValue): void {
-    const key = `${family}|${start}|${v.prefixLen}|${v.origins.join(',')}|${v.asSet ? 1 : 0}`;
-    const id = this.routeValues.intern({ ...v, family, start }, key);
-    this.layers(family).values.route.push(start, end, id);
+    this.layers(family).values.route.push(start, end, this.routes.intern(family, start, v.prefixLen, v.origins, !!v.asSet));
   }
 
   vrp(v: VrpValue): void {

@@ -9,6 +9,7 @@ import type { GeoValue } from '../sink.ts';
 import { GrowableU32 } from './growable.ts';
 import { RowSet } from './row-set.ts';
 import { StringTable } from './value-table.ts';
+import type { StringIds } from './string-pool.ts';
 
 // Key row: four strings, latitude and longitude as f64 words, time zone, which coordinates are present.
 const KEY_WIDTH = 10;
@@ -123,7 +124,7 @@ export class GeoTable {
    * The GEO_LAYOUT rows (row 0 empty) with strings interned in `strings` in
    * id order, column by column: the order a table of the values would use.
    */
-  encode(strings: StringTable): Uint32Array {
+  encode(strings: StringIds): Uint32Array {
     this.seal();
     const local = this.sealed!;
     const g = GEO_LAYOUT.length;

@@ -6,10 +6,11 @@
 import { Flag } from '../../src/index/record.ts';
 import { NETWORK_TYPE_CODES, NETWORK_TYPE_SHIFT, RecordCol } from '../../src/index/format.ts';
 import type { AllocationValue, Category } from '../sink.ts';
-import { ASN_CATEGORY_FLAG, type AsnValue, type Collector, type RouteEntry, VALUE_LAYERS, type ValueLayer } from './collector.ts';
+import { ASN_CATEGORY_FLAG, type AsnValue, type Collector, VALUE_LAYERS, type ValueLayer } from './collector.ts';
 import { RowSet } from './row-set.ts';
 import { claimBit, publisherGeoStands, resolveFlags, resolveProvider, type ResolvedProvider } from './precedence.ts';
-import { type StringTable, ValueTable } from './value-table.ts';
+import { ValueTable } from './value-table.ts';
+import type { StringIds } from './string-pool.ts';
 
 /** ASN row of the record's ASN sub-table. */
 export interface AsnRow {
@@ -69,7 +70,7 @@ export class RecordTable {
 
   constructor(
     private readonly collector: Collector,
-    strings: StringTable,
+    strings: StringIds,
   ) {
     // Record 0: no data at all.
     this.recordId(this.cols);
@@ -97,8 +98,8 @@ export class RecordTable {
       this.bogonsYielded = true;
     }
     const asnVal = c.asnValues.get(values[LAYER.asn]);
-    const routeVal: RouteEntry | undefined = c.routeValues.get(values[LAYER.route]);
-    const routeOrigin = routeVal && !routeVal.asSet && routeVal.origins.length > 0 ? routeVal.origins[0] : undefined;
+    const routeId = values[LAYER.route];
+    const routeOrigin = c.routes.firstOrigin(routeId);
     let asnRowId = 0;
     let asn: number | undefined;
     if (asnVal) {
@@ -135,7 +136,7 @@ export class RecordTable {
     out.recordId = this.recordId(cols);
     out.flags = flags;
     out.announcing = announcing;
-    out.hasRoute = routeVal !== undefined;
+    out.hasRoute = routeId !== 0;
     out.hasAsnRange = asnVal !== undefined;
     return out;
   }

@@ -9,7 +9,8 @@ import type { ResolvedProvider } from './precedence.ts';
 import { DensityCounter, type AsnDensity } from './density.ts';
 import { RecordTable, type AsnRow } from './records.ts';
 import { normalizeMostSpecific, normalizeUnion, RangeRows, type Segments } from './range-rows.ts';
-import { StringTable, ValueTable } from './value-table.ts';
+import { ValueTable } from './value-table.ts';
+import { StringPool } from './string-pool.ts';
 import { GrowableU32 } from './growable.ts';
 import { addrAt, compareAt, copyAt, isLastAt, stepAt, widthOf } from './addr-words.ts';
 
@@ -37,7 +38,7 @@ export interface MergedIndex {
   asnRows: ValueTable<AsnRow>;
   /** Provider rows as records point to them: operator and service resolved by precedence.ts. */
   providers: ValueTable<ResolvedProvider>;
-  strings: StringTable;
+  strings: StringPool;
   density: Map<number, AsnDensity>;
   /** Address families with route data (a missing route is evidence only in these). */
   routedFamilies: Family[];
@@ -45,12 +46,17 @@ export interface MergedIndex {
   bogonsYielded: { v4: { intervals: number; addresses: number }; v6: { intervals: number; addresses: string } };
 }
 
-/** Runs the sweep over both families and returns intervals and records. */
-export function sweep(collector: Collector, onProgress?: (phase: string) => void): MergedIndex {
+/**
+ * Runs the sweep over both families and returns intervals and records.
+ * `onFamily` receives each family's intervals as soon as they are swept (the
+ * writer puts them out before the next family allocates); the merged index
+ * then keeps only their counts.
+ */
+export function sweep(collector: Collector, onProgress?: (phase: string) => void, onFamily?: (intervals: FamilyIntervals) => void): MergedIndex {
   collector.seal();
   // Parsing leaves garbage behind (decoded files, line strings): collect it before the sweep allocates.
   Bun.gc(true);
-  const strings = new StringTable();
+  const strings = new StringPool();
   const records = new RecordTable(collector, strings);
   const density = new DensityCounter();
 
@@ -147,9 +153,16 @@ export function sweep(collector: Collector, onProgress?: (phase: string) => void
     return { family, count: recs.length, startWords: startWords.view(), recs: recs.view() };
   };
 
-  const v4 = runFamily(collector.v4);
+  const handOver = (iv: FamilyIntervals): FamilyIntervals => {
+    if (!onFamily) return iv;
+    // The family's segments are garbage now: freed before the writer encodes its tables.
+    Bun.gc(true);
+    onFamily(iv);
+    return { family: iv.family, count: iv.count, startWords: new Uint32Array(0), recs: new Uint32Array(0) };
+  };
+  const v4 = handOver(runFamily(collector.v4));
   Bun.gc(true);
-  const v6 = runFamily(collector.v6);
+  const v6 = handOver(runFamily(collector.v6));
   Bun.gc(true);
   const bogonsYielded = { v4: yielded.v4, v6: { intervals: yielded.v6.intervals, addresses: String(yielded.v6.addresses) } };
   return { v4, v6, records: records.rows, recordCount: records.count, asnRows: records.asnRows, providers: records.providers, strings, density: density.byAsn, bogonsYielded, routedFamilies };

@@ -12,7 +12,9 @@
  */
 import type { FeedParser } from '../feed/source.ts';
 import type { RouteValue } from '../sink.ts';
-import { parseCidr, type Cidr } from '../../src/net/ip.ts';
+import { parseCidr, prefixRange, type Cidr, type Family } from '../../src/net/ip.ts';
+import { addrAt, pushAddr } from '../merge/addr-words.ts';
+import { GrowableU32 } from '../merge/growable.ts';
 import { parseAsnDigits } from './asn-csv.ts';
 
 /** Default least number of peers that must see an origin for it to count. */
@@ -31,10 +33,75 @@ export function parseRisOrigin(text: string): { asns: number[]; asSet: boolean }
   return asns.length > 0 ? { asns, asSet: isSet } : null;
 }
 
-interface PrefixRoutes {
-  cidr: Cidr;
-  origins: number[];
-  asSet: boolean;
+/** Words per entry: family, prefix length, the start's four words (IPv4: the first). */
+const ROW = 6;
+
+/**
+ * Prefixes aggregated before reporting, as typed columns: a dump has hundreds
+ * of thousands, and an object, two BigInts and an origin array apiece
+ * outweighed everything else the parse held. Entry i is the i-th distinct
+ * prefix text; its first origin sits in a column, further ones (MOAS, AS-sets:
+ * a few percent) in a side map.
+ */
+class PrefixRoutes {
+  private readonly ids = new Map<string, number>();
+  private readonly rows = new GrowableU32(1 << 16);
+  private readonly firstOrigin: number[] = [];
+  private readonly asSets = new Set<number>();
+  private readonly moreOrigins = new Map<number, number[]>();
+
+  get size(): number {
+    return this.firstOrigin.length;
+  }
+
+  /** The entry of a prefix text already seen (-1: none). */
+  idOf(text: string): number {
+    return this.ids.get(text) ?? -1;
+  }
+
+  /** A new entry for a prefix (no origins yet). */
+  add(text: string, cidr: Cidr): number {
+    const id = this.size;
+    this.ids.set(text, id);
+    this.rows.push(cidr.family);
+    this.rows.push(cidr.len);
+    if (cidr.family === 4) for (const w of [cidr.start as number, 0, 0, 0]) this.rows.push(w);
+    else pushAddr(this.rows, 6, cidr.start);
+    this.firstOrigin.push(-1);
+    return id;
+  }
+
+  /** The prefix of entry id, rebuilt from its words. */
+  cidrOf(id: number): Cidr {
+    const family = this.rows.at(id * ROW) as Family;
+    const len = this.rows.at(id * ROW + 1);
+    const base = family === 4 ? this.rows.at(id * ROW + 2) : addrAt(this.rows.raw().subarray(id * ROW + 2, id * ROW + 6), 0, 4);
+    return { family, len, ...prefixRange(family, base, len) };
+  }
+
+  /** Adds origins in order of appearance, once each; an AS-set marks the prefix. */
+  addOrigins(id: number, asns: readonly number[], asSet: boolean): void {
+    if (asSet) this.asSets.add(id);
+    for (const asn of asns) {
+      const first = this.firstOrigin[id];
+      if (first < 0) {
+        this.firstOrigin[id] = asn;
+        continue;
+      }
+      if (first === asn) continue;
+      let more = this.moreOrigins.get(id);
+      if (!more) this.moreOrigins.set(id, (more = []));
+      if (!more.includes(asn)) more.push(asn);
+    }
+  }
+
+  /** The route of entry id as reported. */
+  value(id: number): RouteValue {
+    const first = this.firstOrigin[id];
+    const origins = first < 0 ? [] : [first, ...(this.moreOrigins.get(id) ?? [])];
+    const prefixLen = this.rows.at(id * ROW + 1);
+    return this.asSets.has(id) ? { prefixLen, origins, asSet: true } : { prefixLen, origins };
+  }
 }
 
 function minPeersOption(v: unknown, fail: (r: string) => never): number {
@@ -49,7 +116,7 @@ export const parse: FeedParser = async (ctx, sink) => {
   const minPeers = minPeersOption(ctx.options.minPeers, (r) => ctx.fail(r));
   // Keyed by prefix text: the dump lists a prefix's origins on adjacent lines,
   // but a map keeps the aggregation right for any order.
-  const byPrefix = new Map<string, PrefixRoutes>();
+  const byPrefix = new PrefixRoutes();
   let parsedLines = 0;
   let badStreak = 0;
   for await (const [line, n] of ctx.lines()) {
@@ -62,7 +129,8 @@ export const parse: FeedParser = async (ctx, sink) => {
     const f = line.split('\t');
     const origin = f.length === 3 ? parseRisOrigin(f[0]) : null;
     const peers = f.length === 3 && /^\d+$/.test(f[2].trim()) ? Number(f[2]) : -1;
-    const cidr = f.length === 3 ? byPrefix.get(f[1])?.cidr ?? parseCidr(f[1]) : null;
+    const known = f.length === 3 ? byPrefix.idOf(f[1]) : -1;
+    const cidr = f.length !== 3 ? null : known >= 0 ? byPrefix.cidrOf(known) : parseCidr(f[1]);
     if (!origin || !cidr || peers < 0) {
       ctx.skip(n, f.length !== 3 ? 'expected origin<TAB>prefix<TAB>peers' : !origin ? `bad origin "${f[0]}"` : !cidr ? `bad prefix "${f[1]}"` : `bad peer count "${f[2]}"`);
       if (parsedLines === 0 && ++badStreak >= 10) ctx.fail('not a RIS whois dump: no line parses', n);
@@ -70,20 +138,18 @@ export const parse: FeedParser = async (ctx, sink) => {
     }
     parsedLines++;
     if (cidr.len === 0 || peers < minPeers) continue; // default route / not globally visible
-    let entry = byPrefix.get(f[1]);
-    if (!entry) {
-      entry = { cidr, origins: [], asSet: false };
-      byPrefix.set(f[1], entry);
+    let entry = known;
+    if (entry < 0) {
+      entry = byPrefix.add(f[1], cidr);
       // Aggregated before reporting: the bound on ranges is checked on what is held.
       ctx.checkHeld(byPrefix.size, n);
     }
-    if (origin.asSet) entry.asSet = true;
-    for (const asn of origin.asns) if (!entry.origins.includes(asn)) entry.origins.push(asn);
+    byPrefix.addOrigins(entry, origin.asns, origin.asSet);
   }
   if (parsedLines === 0) ctx.fail('no routes found');
-  for (const { cidr, origins, asSet } of byPrefix.values()) {
-    const value: RouteValue = asSet ? { prefixLen: cidr.len, origins, asSet } : { prefixLen: cidr.len, origins };
-    sink.route(cidr.family, cidr.start, cidr.end, value);
+  for (let id = 0; id < byPrefix.size; id++) {
+    const cidr = byPrefix.cidrOf(id);
+    sink.route(cidr.family, cidr.start, cidr.end, byPrefix.value(id));
     ctx.rows++;
   }
 };

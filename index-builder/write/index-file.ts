@@ -5,25 +5,7 @@
  */
 import { pack } from 'msgpackr';
 import { DIR_ENTRY_SIZE, FORMAT_VERSION, HEADER_SIZE, MAGIC, SECTION_ALIGN, Section, type IndexMeta } from '../../src/index/format.ts';
-import type { StringTable } from '../merge/value-table.ts';
 import { AtomicFileWriter, removeStaleTempFiles } from './atomic-file.ts';
-
-/** Encodes the string table as offsets (u32[n+1]) and UTF-8 bytes. */
-export function encodeStrings(strings: StringTable): { offsets: Uint32Array; bytes: Uint8Array } {
-  const list = strings.strings;
-  const offsets = new Uint32Array(list.length + 1);
-  let total = 0;
-  for (let i = 0; i < list.length; i++) {
-    offsets[i] = total;
-    total += Buffer.byteLength(list[i], 'utf8');
-  }
-  offsets[list.length] = total;
-  // One buffer filled in place: a buffer per string would be millions of small objects.
-  const bytes = new Uint8Array(total);
-  const enc = new TextEncoder();
-  for (let i = 0; i < list.length; i++) enc.encodeInto(list[i], bytes.subarray(offsets[i], offsets[i + 1]));
-  return { offsets, bytes };
-}
 
 /** Bytes of a typed array (no copy). */
 export function bytesOf(a: Uint32Array): Uint8Array {

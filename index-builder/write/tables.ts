@@ -24,7 +24,7 @@ import type { Collector } from '../merge/collector.ts';
 import { BUILD_RECORD_WIDTH } from '../merge/records.ts';
 import { validateRoute, VrpIndex } from '../merge/rpki.ts';
 import type { FamilyIntervals, MergedIndex } from '../merge/sweep.ts';
-import type { StringTable } from '../merge/value-table.ts';
+import type { StringIds } from '../merge/string-pool.ts';
 import { GrowableU32 } from '../merge/growable.ts';
 
 type Cell = string | number | null | undefined;
@@ -34,7 +34,7 @@ type Cell = string | number | null | undefined;
  * f32 bits). Rows are given by index (`rowAt`) so that a table of a million
  * rows never exists as a million arrays at once.
  */
-export function encodeTable(layout: readonly string[], count: number, rowAt: (r: number) => Cell[], strings: StringTable): Uint32Array {
+export function encodeTable(layout: readonly string[], count: number, rowAt: (r: number) => Cell[], strings: StringIds): Uint32Array {
   const width = layout.length;
   const u32 = new Uint32Array(count * width);
   const f32 = new Float32Array(u32.buffer);
@@ -233,9 +233,12 @@ function blockCidr(family: Family, start: Addr, end: Addr): string | null {
 }
 
 /** The geo values as GEO_LAYOUT rows (row 0 unused), for encodeRecords. */
-export function encodeGeoRows(collector: Collector, strings: StringTable): Uint32Array {
+export function encodeGeoRows(collector: Collector, strings: StringIds): Uint32Array {
   return collector.geoValues.encode(strings);
 }
+
+/** How many sub-tables subTableEncoders yields (the file's directory is sized before the sweep). */
+export const SUB_TABLE_COUNT = 8;
 
 /**
  * Every sub-table's section tag and its encoder, in the order they are
@@ -270,12 +273,19 @@ export function subTableEncoders(collector: Collector, merged: MergedIndex): [ta
       'TRTE',
       () => {
         const vrpIndex = new VrpIndex(collector.vrps);
-        return table(TableLayout.TRTE, collector.routeValues.values, (r) => {
-          const status = validateRoute(vrpIndex, r.family, r.start, r.prefixLen, r.origins, !!r.asSet);
-          const distinct = new Set(r.origins).size;
-          const flags = (distinct > 1 && !r.asSet ? RouteFlag.ORIGIN_CONFLICT : 0) | (r.asSet ? RouteFlag.AS_SET : 0);
-          return [formatCidr(r.family, r.start, r.prefixLen), r.origins.join(','), RPKI_CODES.indexOf(status), flags];
-        });
+        const routes = collector.routes;
+        return encodeTable(TableLayout.TRTE, routes.size, (id) => {
+          if (id === 0) return [];
+          const family = routes.family(id);
+          const start = routes.start(id);
+          const prefixLen = routes.prefixLen(id);
+          const origins = routes.origins(id);
+          const asSet = routes.asSet(id);
+          const status = validateRoute(vrpIndex, family, start, prefixLen, origins, asSet);
+          const distinct = new Set(origins).size;
+          const flags = (distinct > 1 && !asSet ? RouteFlag.ORIGIN_CONFLICT : 0) | (asSet ? RouteFlag.AS_SET : 0);
+          return [formatCidr(family, start, prefixLen), origins.join(','), RPKI_CODES.indexOf(status), flags];
+        }, s);
       },
     ],
     ['TPRV', () => table(TableLayout.TPRV, merged.providers.values, (p) => [p.name, p.category, p.service, p.region])],
@@ -287,7 +297,7 @@ export function subTableEncoders(collector: Collector, merged: MergedIndex): [ta
 }
 
 /** The ASND table: one row per ASN known to the build, sorted by ASN. */
-function asnDetails(collector: Collector, merged: MergedIndex, strings: StringTable): Uint32Array {
+function asnDetails(collector: Collector, merged: MergedIndex, strings: StringIds): Uint32Array {
   const orgs = new Map<number, string>();
   for (const v of collector.asnValues.values) if (v?.org && !orgs.has(v.asn)) orgs.set(v.asn, v.org);
   const asns = new Set<number>([

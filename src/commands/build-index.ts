@@ -17,7 +17,7 @@ export async function buildIndexCommand(argv: string[], dataSources?: () => Reso
     console.error((e as Error).message);
     return 2;
   }
-  return main(argv, { dataSources, exportMmdb: (indexPath, mmdbPath) => exportIndexFile(indexPath, mmdbPath), indexPath: config.indexPath, feedsDir: config.feedsDir });
+  return main(argv, { dataSources, exportMmdb: (indexPath, mmdbPath) => exportIndexFile(indexPath, mmdbPath), indexPath: config.indexPath, feedsDir: config.feedsDir, signing: { keyPath: config.indexSigningKey, keep: config.publishKeep } });
 }
 
 if (import.meta.main) process.exit(await buildIndexCommand(process.argv.slice(2)));

@@ -119,6 +119,16 @@ describe('feed refresher settings', () => {
   });
 });
 
+describe('build-index settings read once through the configuration', () => {
+  test('IPINTEL_DATA_DIR, IPINTEL_INDEX_SIGNING_KEY and IPINTEL_PUBLISH_KEEP: unset, set, and a bad keep refused with its name', () => {
+    const unset = loadConfig({});
+    expect({ dataDir: unset.dataDir, key: unset.indexSigningKey, keep: unset.publishKeep }).toEqual({ dataDir: null, key: null, keep: 3 });
+    const set = loadConfig({ IPINTEL_DATA_DIR: ' /srv/data ', IPINTEL_INDEX_SIGNING_KEY: '/etc/ipintel/sign.key', IPINTEL_PUBLISH_KEEP: '7' });
+    expect({ dataDir: set.dataDir, key: set.indexSigningKey, keep: set.publishKeep }).toEqual({ dataDir: '/srv/data', key: '/etc/ipintel/sign.key', keep: 7 });
+    for (const bad of ['0', 'many', '1.5']) expect(() => loadConfig({ IPINTEL_PUBLISH_KEEP: bad })).toThrow(/IPINTEL_PUBLISH_KEEP/);
+  });
+});
+
 describe('IPINTEL_MEMORY_MB', () => {
   test('unset or blank: null (the memos keep their default sizes)', () => {
     expect(loadConfig({}).memoryMb).toBeNull();

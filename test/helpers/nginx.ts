@@ -13,10 +13,13 @@ export const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => Bun.file(
 export interface Nginx {
   url: string;
   port: number;
-  /** Requests nginx logged, as "METHOD path status". */
-  requests(): string[];
+  /** The request lines logged so far (`METHOD path status`), every answer already received included. */
+  requests(): Promise<string[]>;
   stop(): Promise<void>;
 }
+
+/** A path no test publishes: the log barrier of requests(). */
+const BARRIER_PATH = '/__log-barrier-';
 
 /** Starts nginx serving `root` on a free port of 127.0.0.1; resolves once it answers. */
 export async function startNginx(root: string, work: string): Promise<Nginx> {
@@ -56,17 +59,27 @@ http {
     if (await fetch(`${url}/`).then(() => true, () => false)) break;
     await Bun.sleep(50);
   }
+  const lines = () =>
+    readFileSync(access, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => {
+        const m = /"(\w+) (\S+) [^"]*" (\d{3})/.exec(l);
+        return m ? `${m[1]} ${m[2]} ${m[3]}` : l;
+      });
+  let barriers = 0;
   return {
     url,
     port,
-    requests: () =>
-      readFileSync(access, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => {
-          const m = /"(\w+) (\S+) [^"]*" (\d{3})/.exec(l);
-          return m ? `${m[1]} ${m[2]} ${m[3]}` : l;
-        }),
+    async requests() {
+      // nginx logs a request after its answer has gone, so a client can read the log before the line of the answer it
+      // just got. Its one worker logs requests in the order it finishes them: once a later barrier request is in the
+      // log, every earlier one is.
+      const barrier = `GET ${BARRIER_PATH}${++barriers} 404`;
+      await fetch(`${url}${BARRIER_PATH}${barriers}`).then((r) => r.arrayBuffer());
+      for (let i = 0; i < 200 && !lines().includes(barrier); i++) await Bun.sleep(10);
+      return lines().filter((l) => !l.startsWith(`GET ${BARRIER_PATH}`));
+    },
     async stop() {
       proc.kill('SIGQUIT');
       await proc.exited;

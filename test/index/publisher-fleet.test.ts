@@ -131,17 +131,18 @@ describe.if(runNginx)('a publisher and two pulling servers', () => {
       ((await (await fetch(`${urlOf(c)}/v1/ip/${TOR_EXIT}`)).json()) as { classification: { is_tor: boolean } }).classification.is_tor === true;
     for (const s of servers) {
       const served = await eventually(() => isTor(s), 120_000);
-      if (!served) console.error(`logs: ${JSON.stringify(logs, null, 1)}\nfeed requests: ${feeds.requests().join(', ')}`);
+      if (!served) console.error(`logs: ${JSON.stringify(logs, null, 1)}\nfeed requests: ${(await feeds.requests()).join(', ')}`);
       expect(served).toBe(true);
     }
 
     expect(logs.publisher!.filter((l) => l.includes('feeds: building'))).toHaveLength(1);
     expect(logs.publisher!.filter((l) => /publisher: .* is published/.test(l)).length).toBe(2); // the first index, then the build
-    const fetched = (path: string) => feeds.requests().filter((r) => r === `GET /${path} 200`).length;
+    const requested = await feeds.requests();
+    const fetched = (path: string) => requested.filter((r) => r === `GET /${path} 200`).length;
     expect(fetched(TOR)).toBe(1);
     expect(fetched(CLOUDFLARE)).toBe(1);
     // The pulling servers fetched nothing from the feed publisher: every request there came from the publisher's refresher.
-    expect(feeds.requests().filter((r) => !r.startsWith('GET / ')).length).toBe(2); // GET / is startNginx's readiness probe
+    expect(requested.filter((r) => !r.startsWith('GET / ')).length).toBe(2); // GET / is startNginx's readiness probe
 
     // The publisher is not an API.
     expect((await fetch(`${urlOf(pub)}/v1/ip/${TOR_EXIT}`)).status).toBe(404);

@@ -139,11 +139,11 @@ describe.if(runNginx)('servers pulling through nginx', () => {
     publishIndex({ indexPath: idx.b, dir: pub, privateKey: key, keep: 5 });
     for (const s of servers) expect(await eventually(async () => (await builtAt(s)) === '2026-11-02T00:00:00.000Z')).toBe(true);
     for (const s of servers) expect(((await (await s.get('/v1/ip/198.51.100.7')).json()) as { classification: { is_datacenter: boolean } }).classification.is_datacenter).toBe(true);
-    const downloads = () => nginx.requests().filter((r) => r.startsWith('GET /versions/'));
-    const before = downloads().length;
+    const downloads = async () => (await nginx.requests()).filter((r) => r.startsWith('GET /versions/'));
+    const before = (await downloads()).length;
     await Bun.sleep(3_500); // a few polls of each server
-    const after = nginx.requests();
-    expect(downloads().length).toBe(before);
+    const after = await nginx.requests();
+    expect((await downloads()).length).toBe(before);
     expect(after.filter((r) => r === `GET /${PUBLISHED_INDEX}.json 304`).length).toBeGreaterThan(2);
   }, 90_000);
 

@@ -49,6 +49,31 @@ describe('ris-whois on the RIS IPv6 dump (2022-05-27)', () => {
   });
 });
 
+describe('ris-whois aggregation (generated dump)', () => {
+  test('a prefix met again anywhere in the file gathers its origins in order, once each; reported in order of first sight', async () => {
+    const path = tempFeed('ris-order.txt', [
+      '64500\t2001:db8::/32\t100',
+      '64501\t192.0.2.0/24\t100',
+      '{64502,64500}\t2001:db8::/32\t100',
+      '64503\t198.51.100.0/24\t3',
+      '64500\t2001:db8::/32\t100',
+      '64504\t192.0.2.0/24\t100',
+      '64505\t2001:db8:1::1/48\t100',
+      '64503\t198.51.100.0/24\t50',
+    ]);
+    const { ctx, calls } = await run(path);
+    const range = (c: string) => [parseCidr(c)!.start, parseCidr(c)!.end];
+    expect(calls).toEqual([
+      [6, ...range('2001:db8::/32'), { prefixLen: 32, origins: [64500, 64502], asSet: true }],
+      [4, ...range('192.0.2.0/24'), { prefixLen: 24, origins: [64501, 64504] }],
+      // Host bits are cleared; the prefix seen first by too few peers counts once a line passes.
+      [6, ...range('2001:db8:1::/48'), { prefixLen: 48, origins: [64505] }],
+      [4, ...range('198.51.100.0/24'), { prefixLen: 24, origins: [64503] }],
+    ]);
+    expect(ctx.rows).toBe(4);
+  });
+});
+
 describe('ris-whois bad input', () => {
   test('origin forms', () => {
     expect(parseRisOrigin('3356')).toEqual({ asns: [3356], asSet: false });

@@ -20,7 +20,7 @@
  * every 100 ms from /proc (counts helper processes, misses spikes < 100 ms).
  * An empty --feeds-dir keeps a local feeds/feeds.json out of the default.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { packageSources } from '../../index-builder/default-sources.ts';
@@ -49,10 +49,14 @@ interface Measured {
   treePeakBytes: number;
 }
 
+let measured = 0;
+
 /** Runs a command under /usr/bin/time -v while sampling the RSS of its process tree. */
 async function measure(cmd: string[], cwd: string): Promise<Measured> {
-  // stdout piped and drained: with it ignored, the CLI's last line made the full build exit 1.
-  const child = Bun.spawn(['/usr/bin/time', '-v', ...cmd], { cwd, stdout: 'pipe', stderr: 'pipe' });
+  // GNU time reports into a file of its own: on the pipe the bench reads, its byte-by-byte report
+  // could arrive cut short, and GNU time then exited 1 although the build had exited 0.
+  const report = join(work, `time-${++measured}.txt`);
+  const child = Bun.spawn(['/usr/bin/time', '-v', '-o', report, ...cmd], { cwd, stdout: 'pipe', stderr: 'pipe' });
   const stderr = new Response(child.stderr).text();
   const stdout = new Response(child.stdout).text();
   let treePeakBytes = 0;
@@ -64,10 +68,10 @@ async function measure(cmd: string[], cwd: string): Promise<Measured> {
   }, 100);
   const code = await child.exited;
   clearInterval(sampler);
-  const text = await stderr;
+  const builderStderr = await stderr;
   await stdout;
-  // The builder's own message comes before GNU time's report.
-  if (code !== 0) throw new Error(`${cmd.join(' ')} (in ${cwd}) exited ${code}: ${text.split('\tCommand being timed')[0].slice(-2000)}`);
+  const text = existsSync(report) ? readFileSync(report, 'utf8') : '';
+  if (code !== 0) throw new Error(`${cmd.join(' ')} (in ${cwd}) exited ${code}: ${builderStderr.slice(-2000)}${text.split('\tCommand being timed')[0]}`);
   const field = (label: string) => {
     const m = text.match(new RegExp(`${label}: (.+)`));
     if (!m) throw new Error(`no "${label}" in GNU time output`);
