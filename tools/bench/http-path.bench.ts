@@ -42,6 +42,8 @@ const cases: Array<[string, (i: number) => Promise<unknown>]> = [
   ['fixed Response, 2991 bytes (baseline)', () => new Response(fixed, { headers: { 'content-type': 'application/json' } }).text()],
   ['GET /v1/ip/{ip} (full object)', async (i) => (await handle(new Request(`http://127.0.0.1/v1/ip/${ips[i]}`), null)).text()],
   ['GET /v1/ip/{ip}?fields=ip,location', async (i) => (await handle(new Request(`http://127.0.0.1/v1/ip/${ips[i]}?fields=ip,location`), null)).text()],
+  ['GET /v1/ip/{ip}?fields=ip,location,network', async (i) => (await handle(new Request(`http://127.0.0.1/v1/ip/${ips[i]}?fields=ip,location,network`), null)).text()],
+  ['GET /v1/ip/{ip}?fields=score,decision', async (i) => (await handle(new Request(`http://127.0.0.1/v1/ip/${ips[i]}?fields=score,decision`), null)).text()],
   ['GET /{ip}?format=text', async (i) => (await handle(new Request(`http://127.0.0.1/${ips[i]}?format=text`), null)).text()],
   ['GET /health', async () => (await handle(new Request('http://127.0.0.1/health'), null)).text()],
 ];
