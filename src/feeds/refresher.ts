@@ -9,7 +9,7 @@
  * the lock, state or index paths) logs one line and backs off; the current
  * index keeps serving.
  */
-import { statSync } from 'node:fs';
+import { closeSync, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { localPathOf, type CatalogFeed } from './catalog.ts';
 import type { ChildResult } from './refresh-child.ts';
@@ -19,7 +19,6 @@ import { countersOf, loadRefreshState, saveRefreshState, type RunOutcome } from 
 import { acquireLock, type HeldLock } from './lock.ts';
 import { FeedStateView } from './state-view.ts';
 import { recordSwap } from './swap-summary.ts';
-import { IndexReader } from '../index/reader.ts';
 import { removeChildLeftovers } from './leftovers.ts';
 
 /** Who manages the served index: the server itself, the operator (left alone), the operator's manifest (refreshed), or nobody (off). */
@@ -189,8 +188,8 @@ export class FeedRefresher extends FeedStateView {
     const settings: RoundSettings = { indexPath, feedsDir, catalog, refreshMs, manifest, withDefaults, mirror, limits, retryBaseMs };
     const req: RefreshRequest = { ...settings, statePath: this.statePath, clockOffsetMs: this.opts.now() - Date.now() };
     let built = null as Extract<RefreshEvent, { kind: 'built' }> | null;
-    // The index being replaced, mapped before the child renames the new one over it: what the swap summary compares.
-    let replaced: IndexReader | null = null;
+    // The index being replaced, opened before the child renames the new one over it: what the swap summary compares.
+    let replaced: number | null = null;
     const result = await this.opts.runChild(req, signal, (e) => {
       if (e.kind === 'fetched') this.logOutcomes(e.outcomes);
       else if (e.kind === 'building') {
@@ -198,49 +197,57 @@ export class FeedRefresher extends FeedStateView {
         replaced = openQuietly(indexPath);
       } else if (e.kind === 'built') built = e;
     });
-    if (result.pid !== null && result.outcome !== 'ok') {
-      // A child killed mid-write leaves temp files (a temp index is as large as the index).
-      removeChildLeftovers(result.pid, [indexPath, this.statePath], catalog.map((f) => dirname(localPathOf(feedsDir, f))));
-    }
-    if (this.closing.signal.aborted) return;
-    const swap = built;
-    let swapped: { generation: number } | null = null;
-    let swapError: string | null = null;
-    if (result.outcome === 'ok' && swap?.ok) {
-      try {
-        swapped = await this.opts.served.swap(indexPath);
-        this.seenFile = fileKey(indexPath);
-      } catch (e) {
-        swapError = (e as Error).message;
-      }
-    }
-    // One failure line per round: the child's, the build's, or the state file's (when nothing else failed).
-    let failure = result.outcome !== 'ok' ? `refresh child failed: ${result.detail}` : swap && !swap.ok ? `build failed for ${indexPath}: ${swap.detail}` : null;
-    // The child wrote the state; this process adds how the child ended and what the swap did.
     try {
-      const state = loadRefreshState(this.statePath);
-      const outcome: RunOutcome = result.outcome;
-      countersOf(state).runs[outcome]++;
-      state.lastRun = { at: this.opts.now(), outcome, reason: outcome === 'ok' ? null : result.detail, seconds: result.seconds, peakRssBytes: result.peakRssBytes };
-      if (state.lastBuild && swap) state.lastBuild.peakRssBytes = result.peakRssBytes;
-      if (swapped) {
-        state.buildPending = false;
-        state.buildError = null;
-      } else if (swapError) state.buildError = swapError;
-      if (outcome === 'ok') state.lastRefreshAt = this.opts.now();
-      saveRefreshState(this.statePath, state);
-    } catch (e) {
-      const cannot = `cannot write the refresh state ${this.statePath} (${errorText(e)})`;
-      failure = failure ? `${failure}; ${cannot}` : cannot;
+      if (result.pid !== null && result.outcome !== 'ok') {
+        // A child killed mid-write leaves temp files (a temp index is as large as the index).
+        removeChildLeftovers(result.pid, [indexPath, this.statePath], catalog.map((f) => dirname(localPathOf(feedsDir, f))));
+      }
+      if (this.closing.signal.aborted) return;
+      const swap = built;
+      let swapped: { generation: number } | null = null;
+      let swapError: string | null = null;
+      if (result.outcome === 'ok' && swap?.ok) {
+        try {
+          swapped = await this.opts.served.swap(indexPath);
+          this.seenFile = fileKey(indexPath);
+        } catch (e) {
+          swapError = (e as Error).message;
+        }
+      }
+      // One failure line per round: the child's, the build's, or the state file's (when nothing else failed).
+      let failure = result.outcome !== 'ok' ? `refresh child failed: ${result.detail}` : swap && !swap.ok ? `build failed for ${indexPath}: ${swap.detail}` : null;
+      // The child wrote the state; this process adds how the child ended and what the swap did.
+      try {
+        const state = loadRefreshState(this.statePath);
+        const outcome: RunOutcome = result.outcome;
+        countersOf(state).runs[outcome]++;
+        state.lastRun = { at: this.opts.now(), outcome, reason: outcome === 'ok' ? null : result.detail, seconds: result.seconds, peakRssBytes: result.peakRssBytes };
+        if (state.lastBuild && swap) state.lastBuild.peakRssBytes = result.peakRssBytes;
+        if (swapped) {
+          state.buildPending = false;
+          state.buildError = null;
+        } else if (swapError) state.buildError = swapError;
+        if (outcome === 'ok') state.lastRefreshAt = this.opts.now();
+        saveRefreshState(this.statePath, state);
+      } catch (e) {
+        const cannot = `cannot write the refresh state ${this.statePath} (${errorText(e)})`;
+        failure = failure ? `${failure}; ${cannot}` : cannot;
+      }
+      if (failure) return this.backOff(failure);
+      this.failedRounds = 0;
+      this.retryAt = 0;
+      if (swapError) return this.opts.log(`feeds: the new index was refused, the current one keeps serving: ${swapError}`);
+      if (!swapped || !swap) return;
+      const peak = result.peakRssBytes ? `, peak memory ${Math.round(result.peakRssBytes / 1048576)} MiB` : '';
+      this.opts.log(`feeds: swapped in ${indexPath} (generation ${swapped.generation}, built in ${swap.seconds} s${peak}); coverage: ${swap.coverage ?? 'unknown'}`);
+      if (replaced === null) return;
+      // The summary reads the replaced file through the descriptor, and closes it when done.
+      const fd = replaced;
+      replaced = null;
+      this.lastSwapSummary = recordSwap(`/dev/fd/${fd}`, indexPath, { indexPath, log: this.opts.log, now: this.opts.now }).finally(() => closeQuietly(fd));
+    } finally {
+      if (replaced !== null) closeQuietly(replaced);
     }
-    if (failure) return this.backOff(failure);
-    this.failedRounds = 0;
-    this.retryAt = 0;
-    if (swapError) return this.opts.log(`feeds: the new index was refused, the current one keeps serving: ${swapError}`);
-    if (!swapped || !swap) return;
-    const peak = result.peakRssBytes ? `, peak memory ${Math.round(result.peakRssBytes / 1048576)} MiB` : '';
-    this.opts.log(`feeds: swapped in ${indexPath} (generation ${swapped.generation}, built in ${swap.seconds} s${peak}); coverage: ${swap.coverage ?? 'unknown'}`);
-    if (replaced) this.lastSwapSummary = recordSwap(replaced, indexPath, { indexPath, log: this.opts.log, now: this.opts.now });
   }
 
   /** One line per feed; a single line when no publisher could be reached at all (offline). */
@@ -289,11 +296,17 @@ export function manifestFeeds(catalog: CatalogFeed[], manifestDir: string, manif
   return catalog.filter((f) => named.has(localPathOf(manifestDir, f)));
 }
 
-/** The index at `path` mapped without re-checking its sections (it is being served), or null when it cannot be. */
-function openQuietly(path: string): IndexReader | null {
+/** A descriptor of the file at `path` (it keeps the file readable after a rename over it), or null when it cannot be opened. */
+function openQuietly(path: string): number | null {
   try {
-    return IndexReader.open(path, { verifyChecksums: false });
+    return openSync(path, 'r');
   } catch {
     return null;
   }
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {}
 }

@@ -1,7 +1,8 @@
 /**
  * What each swap of the refresher changed: the diff of the index it
- * replaced and the one it swapped in (src/lookup/diff/), compared in slices
- * so a serving process keeps answering, summed up as one log line of
+ * replaced and the one it swapped in (src/lookup/diff/), compared on a
+ * thread of its own so a serving process keeps answering and gets the
+ * memory of both files back when it ends, summed up as one log line of
  * headline counts and kept, the last SWAPS_KEPT of them, in a state file
  * beside the index (`<index>.swaps.json`, written atomically) that
  * /v1/data/status (admin) and /metrics read. Across the kept swaps, ranges
@@ -10,8 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../../index-builder/write/atomic-file.ts';
 import { DIFF_FLAG_FIELDS, type ChangedSpaceBody, type DiffField, type FlappingRangeBody, type IndexDiffBody, type SwapSummaryBody } from '../contract/diff.ts';
-import { IndexReader } from '../index/reader.ts';
-import { diffIndexesInSlices } from '../lookup/diff/sweep.ts';
+import { diffFilesInWorker } from '../lookup/diff/in-worker.ts';
 
 /** Swaps whose summaries are kept. */
 export const SWAPS_KEPT = 10;
@@ -105,24 +105,24 @@ export interface SwapRecordOptions {
 }
 
 /**
- * Compares the index a swap replaced (still mapped by this process: its
- * file is gone) with the file swapped in, logs the
- * headline line and keeps the summary. Never throws: a summary is a record
- * of the swap, and failing to make one changes nothing that is served.
+ * Compares the index a swap replaced (`beforePath`: a path that still opens
+ * it, such as /dev/fd/N of a descriptor the refresher kept, its file being
+ * gone) with the file swapped in, logs the headline line and keeps the
+ * summary. Never throws: a summary is a record of the swap, and failing to
+ * make one changes nothing that is served.
  */
-export function recordSwap(before: IndexReader, afterPath: string, o: SwapRecordOptions): Promise<SwapSummaryBody | null> {
+export function recordSwap(beforePath: string, afterPath: string, o: SwapRecordOptions): Promise<SwapSummaryBody | null> {
   // One summary at a time: each appends to the file the previous one wrote.
-  const next = queue.then(() => summarize(before, afterPath, o));
+  const next = queue.then(() => summarize(beforePath, afterPath, o));
   queue = next;
   return next;
 }
 
 let queue: Promise<unknown> = Promise.resolve();
 
-async function summarize(before: IndexReader, afterPath: string, o: SwapRecordOptions): Promise<SwapSummaryBody | null> {
+async function summarize(beforePath: string, afterPath: string, o: SwapRecordOptions): Promise<SwapSummaryBody | null> {
   try {
-    const after = IndexReader.open(afterPath);
-    const diff = await diffIndexesInSlices(before, after, { top: RANGES_KEPT });
+    const diff = await diffFilesInWorker(beforePath, afterPath, { top: RANGES_KEPT });
     const summary = summaryOf(diff, o.now());
     const path = swapSummariesPath(o.indexPath);
     const swaps = [...loadSwapSummaries(path), summary].slice(-SWAPS_KEPT);

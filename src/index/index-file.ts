@@ -117,7 +117,8 @@ export function parseIndexBytes(path: string, data: Uint8Array, options: OpenOpt
   const metaSection = sections.get(Section.META) ?? fail('missing META section');
   let meta: IndexMeta;
   try {
-    meta = unpack(metaSection.bytes) as IndexMeta;
+    // A copy: msgpackr keeps a view of the last buffer it decoded in a module variable, and a view of the mapping would keep the whole file mapped until the next index is opened.
+    meta = unpack(metaSection.bytes.slice()) as IndexMeta;
   } catch (e) {
     fail(`META section does not decode: ${(e as Error).message}`);
   }

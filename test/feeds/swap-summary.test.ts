@@ -16,7 +16,6 @@ import { startFeedRefresher } from '../../src/feeds/start.ts';
 import type { FeedRefresher } from '../../src/feeds/refresher.ts';
 import { flappingOf, loadSwapSummaries, recordSwap, swapSummariesPath, SWAPS_KEPT } from '../../src/feeds/swap-summary.ts';
 import { openApiDocumentText } from '../../src/http/routes/table.ts';
-import { IndexReader } from '../../src/index/reader.ts';
 import { parseIp } from '../../src/net/ip.ts';
 import type { RunningServer } from '../../src/server.ts';
 import { OpenApiResponses } from '../helpers/openapi-responses.ts';
@@ -53,12 +52,12 @@ describe('recordSwap over real small builds', () => {
   test('A -> B -> A: each swap logs its headline; the second lists the country and the flag that flapped', async () => {
     const logs: string[] = [];
     const o = { indexPath: live, log: (l: string) => logs.push(l), now: () => Date.parse('2026-11-20T00:00:00Z') };
-    const first = await recordSwap(IndexReader.open(a), b, o);
+    const first = await recordSwap(a, b, o);
     expect(first!.flapping).toEqual([]);
     expect(first!.changed.country).toEqual({ ipv4_addresses: 256, ipv6_64s: 0 });
     expect(first!.unflagged.is_tor).toEqual({ ipv4_addresses: 1, ipv6_64s: 0 });
     expect(logs).toEqual([expect.stringMatching(/^feeds: swap changed country 256 IPv4 0 \/64, .*is_tor \+0\/-1 IPv4 \+0\/-0 \/64/)]);
-    const second = await recordSwap(IndexReader.open(b), a, o);
+    const second = await recordSwap(b, a, o);
     expect(second!.flapping).toEqual([
       { field: 'country', family: 4, range: '81.2.69.0 - 81.2.69.255', cidr: '81.2.69.0/24', values: ['DE', 'FR', 'DE'], changes: 2 },
       { field: 'is_proxy', family: 4, range: '81.2.70.2 - 81.2.70.2', cidr: '81.2.70.2/32', values: [true, false, true], changes: 2 },
@@ -70,7 +69,7 @@ describe('recordSwap over real small builds', () => {
 
   test(`the file keeps the last ${SWAPS_KEPT} swaps`, async () => {
     const o = { indexPath: join(tmp, 'kept.idx'), log: () => {}, now: () => Date.now() };
-    for (let i = 0; i < SWAPS_KEPT + 2; i++) await recordSwap(IndexReader.open(i % 2 ? b : a), i % 2 ? a : b, o);
+    for (let i = 0; i < SWAPS_KEPT + 2; i++) await recordSwap(i % 2 ? b : a, i % 2 ? a : b, o);
     expect(loadSwapSummaries(swapSummariesPath(o.indexPath))).toHaveLength(SWAPS_KEPT);
   });
 

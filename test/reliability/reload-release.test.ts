@@ -7,10 +7,12 @@
  * disk blocks.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { recordSwap } from '../../src/feeds/swap-summary.ts';
 import { IndexHolder } from '../../src/index/holder.ts';
+import { IndexReader } from '../../src/index/reader.ts';
 import { buildSoakIndexes, swapIndexFile } from '../../tools/soak/indexes.ts';
 import { FIXTURE_FEEDS_DIR } from '../helpers/fixture-index.ts';
 
@@ -30,6 +32,52 @@ function mappedFiles(name: string): number {
   }
   return inodes.size;
 }
+
+/** Opens `path`, reads from it, and drops it. */
+function openAndDrop(path: string): void {
+  expect(IndexReader.open(path).lookup('8.8.8.8')).toBeDefined();
+}
+
+test(
+  'an index opened and dropped is unmapped at the next full collection (decoding its META keeps no view of the mapping)',
+  async () => {
+    const first = join(dir, 'dropped-first.idx');
+    const last = join(dir, 'dropped-last.idx');
+    swapIndexFile(files.a, first);
+    swapIndexFile(files.b, last);
+    openAndDrop(first);
+    openAndDrop(last);
+    expect(mappedFiles('dropped-')).toBe(2);
+    await Bun.sleep(10);
+    Bun.gc(true);
+    // The last one opened too: nothing (msgpackr's view of the last buffer it decoded) holds on to it.
+    expect(mappedFiles('dropped-')).toBe(0);
+  },
+  30_000,
+);
+
+test(
+  "a swap's summary lets go of both files it compared: soon after it, only the live index is mapped",
+  async () => {
+    const live = join(dir, 'summary-live.idx');
+    swapIndexFile(files.a, live);
+    const holder = IndexHolder.open(live);
+    const logged: string[] = [];
+    // As the refresher does: the file being replaced kept open before the new one is renamed over it.
+    const fd = openSync(live, 'r');
+    swapIndexFile(files.b, live);
+    holder.reload();
+    const summary = await recordSwap(`/dev/fd/${fd}`, live, { indexPath: live, log: (l) => logged.push(l), now: Date.now });
+    closeSync(fd);
+    expect(summary).not.toBeNull();
+    expect(logged[0]).toStartWith('feeds: swap changed');
+    // Quiet: nothing allocates; the comparison's mappings went with its thread, the holder's old one with the holder's release.
+    await Bun.sleep(4_000);
+    expect(mappedFiles('summary-live.idx')).toBe(1);
+    expect(holder.current.lookup('8.8.8.8')).toBeDefined();
+  },
+  30_000,
+);
 
 test(
   'after five swaps and a quiet while, only the live index is mapped',

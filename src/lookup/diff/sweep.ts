@@ -297,13 +297,3 @@ export function diffIndexes(oldR: IndexReader, newR: IndexReader, options: DiffO
     if (step.done) return step.value;
   }
 }
-
-/** diffIndexes in slices, letting the event loop run between them (a serving process compares without stalling its requests). */
-export async function diffIndexesInSlices(oldR: IndexReader, newR: IndexReader, options: DiffOptions = {}): Promise<IndexDiffBody> {
-  const run = comparing(oldR, newR, options);
-  for (;;) {
-    const step = run.next();
-    if (step.done) return step.value;
-    await new Promise<void>((done) => setImmediate(done));
-  }
-}
