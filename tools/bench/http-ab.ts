@@ -64,21 +64,23 @@ const SCRIPTS: Record<string, () => string> = {
   asn: randomAsnScript,
 };
 const route = option(argv, '--route') ?? 'v1';
-if (!(route in SCRIPTS)) throw new Error(`--route is one of ${Object.keys(SCRIPTS).join(', ')}, got "${route}"`);
-const script = SCRIPTS[route]();
+// B may ask another route of the same code: two routes compared in one run (`--route v1 --b-route fields`).
+const routeB = option(argv, '--b-route') ?? route;
+for (const r of [route, routeB]) if (!(r in SCRIPTS)) throw new Error(`--route and --b-route are one of ${Object.keys(SCRIPTS).join(', ')}, got "${r}"`);
+const scripts = [SCRIPTS[route](), SCRIPTS[routeB]()];
 const targets: Target[] = [];
 process.on('exit', () => targets.forEach((t) => t.child.kill('SIGTERM')));
 for (const side of sides) targets.push(await startTarget(side.name, ['ipintel', side.index], join(side.root, 'tools/bench/http-target.ts'), side.env));
 
 const url = (t: Target) => `http://127.0.0.1:${t.port}/`;
 // Warm-up: JIT, the page cache of the mapped index, and the body memo filling.
-for (const t of targets) wrk(url(t), { ...opts, duration: 5 }, script, t.child.pid!);
+targets.forEach((t, i) => wrk(url(t), { ...opts, duration: 5 }, scripts[i], t.child.pid!));
 
 const cpu: number[][] = [[], []];
 for (let r = 0; r < rounds; r++) {
-  targets.forEach((t, i) => cpu[i].push(wrk(url(t), opts, script, t.child.pid!).cpuUsPerReq));
+  targets.forEach((t, i) => cpu[i].push(wrk(url(t), opts, scripts[i], t.child.pid!).cpuUsPerReq));
 }
-console.log(`route ${route}; index ${sides.map((s) => s.index).join(' / ')}; ${rounds} alternated rounds of wrk -t1 -c${opts.connections} -d${opts.duration}s; server CPU µs/request`);
+console.log(`route ${route === routeB ? route : `A ${route}, B ${routeB}`}; index ${sides.map((s) => s.index).join(' / ')}; ${rounds} alternated rounds of wrk -t1 -c${opts.connections} -d${opts.duration}s; server CPU µs/request`);
 sides.forEach((s, i) => {
   const env = Object.entries(s.env).map(([k, v]) => `${k}=${v}`).join(' ');
   console.log(`${s.name} (${s.root}${env ? `, ${env}` : ''}): ${cpu[i].map((x) => x.toFixed(2)).join(' ')}  median ${median(cpu[i]).toFixed(2)}`);
