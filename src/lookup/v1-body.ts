@@ -18,7 +18,7 @@ import { RecordMemo } from './record-memo.ts';
 import { ScoredPartCache, type ScoredText } from './scored-part.ts';
 import { QUARTER_HOUR } from './timezone.ts';
 import { buildV1, needsScoring, locationOf, networkOf, routingOf, type V1Context } from './v1.ts';
-import { projectV1Text } from './v1-projected-text.ts';
+import { LEAD_FIELDS, projectV1Lead, projectV1Text } from './v1-projected-text.ts';
 
 /**
  * Slots of the per-record memo (each holds one record's own JSON; the scored
@@ -41,6 +41,26 @@ const PARTS = 4;
 
 /** Stamp of a body with no time zone: valid at any time (others hold for the quarter hour they were made in, timezone.ts). */
 const TIMELESS = -1;
+
+/** A whole v1 body as three texts (V1BodyCache.bodyParts). */
+export interface BodyParts {
+  prefix: string;
+  own: string;
+  scored: string;
+}
+
+/** A whole body's text split as bodyParts splits it: before `location`, before `score` (top-level markers: v1-projected-text.ts). */
+function splitWhole(whole: string): BodyParts {
+  const own = whole.indexOf(',"location":') + 1;
+  const scored = whole.indexOf(',"score":', own) + 1;
+  return { prefix: whole.slice(0, own), own: whole.slice(own, scored), scored: whole.slice(scored) };
+}
+
+/** Whether every field of a projection comes before the scored part. */
+function isLeadOnly(fields: ReadonlySet<string>): boolean {
+  for (const f of fields) if (!LEAD_FIELDS.has(f)) return false;
+  return true;
+}
 
 /** A rope resolved into one flat string (an indexed read resolves it; `charCodeAt` does not always). */
 function flatten(s: string): string {
@@ -104,8 +124,19 @@ export class V1BodyCache {
 
   /** JSON text equal to JSON.stringify(buildV1(hit, this.context(answer), null)). */
   body(hit: LookupHit, answer: AnswerFacts): string {
+    const p = this.bodyParts(hit, answer);
+    return `${p.prefix}${p.own}${p.scored}`;
+  }
+
+  /**
+   * The whole body in three parts: `prefix` (`{"ip":…,"stack":…,`), the
+   * record's `own` part (`"location":…,"routing":{…},`), then `scored` from
+   * `"score":` to the closing brace. A projection of the first five fields
+   * reads the first two alone (v1-projected-text.ts).
+   */
+  bodyParts(hit: LookupHit, answer: AnswerFacts): BodyParts {
     // A crawler proof changes classification for this address alone: never shared.
-    if (answer.verifiedCrawler !== null) return JSON.stringify(buildV1(hit, this.context(answer), null));
+    if (answer.verifiedCrawler !== null) return splitWhole(JSON.stringify(buildV1(hit, this.context(answer), null)));
     // Canonical address text (digits, hex, '.' and ':') needs no JSON escaping.
     const prefix = `{"ip":"${hit.ip}","stack":"${hit.family === 4 ? 'ipv4' : 'ipv6'}",`;
     // An RDAP owner is known for few addresses (it replaces network.owner): not memoised.
@@ -113,7 +144,7 @@ export class V1BodyCache {
     // and a hit of another index is not this memo's: nothing to key them by.
     if (hit.index !== this.facts.reader || hit.index === undefined || answer.rdapOwner != null) {
       const p = this.parts(hit.record, this.context(answer), answer.now);
-      return `${prefix}${p.own}${p.scored.head}${p.scored.operator}${p.scored.rest}`;
+      return { prefix, own: p.own, scored: `${p.scored.head}${p.scored.operator}${p.scored.rest}` };
     }
     let tails = this.tails;
     if (tails === null) tails = this.tails = new RecordMemo<string>(this.tailSlots, PARTS);
@@ -126,7 +157,7 @@ export class V1BodyCache {
       const stamp = tails.stamp(at);
       // Same snapshot and record id: the same facts; same quarter hour: the same zone offset.
       if (stamp === TIMELESS || stamp === quarter) {
-        return `${prefix}${tails.value(at, OWN)}${tails.value(at, HEAD)}${tails.value(at, OPERATOR)}${tails.value(at, REST)}`;
+        return { prefix, own: tails.value(at, OWN)!, scored: `${tails.value(at, HEAD)}${tails.value(at, OPERATOR)}${tails.value(at, REST)}` };
       }
     }
     const record = hit.record;
@@ -138,7 +169,7 @@ export class V1BodyCache {
       tails.set(at, OPERATOR, scored.operator);
       tails.set(at, REST, scored.rest);
     }
-    return `${prefix}${own}${scored.head}${scored.operator}${scored.rest}`;
+    return { prefix, own, scored: `${scored.head}${scored.operator}${scored.rest}` };
   }
 
   /** A record's own part (`"location":…,"routing":…,`, flat) and its scored part. */
@@ -159,7 +190,10 @@ export class V1BodyCache {
 export function v1BodyText(bodies: V1BodyCache, hit: LookupHit, answer: AnswerFacts, fields: ReadonlySet<string> | null = null, rdap: object | null = null): string {
   if (fields === null && rdap === null) return bodies.body(hit, answer);
   // Scored fields are cut from the memoised whole body (same facts, so the same members).
-  if (rdap === null && fields !== null && needsScoring(fields)) return projectV1Text(bodies.body(hit, answer), fields);
+  if (rdap === null && fields !== null && needsScoring(fields)) {
+    const parts = bodies.bodyParts(hit, answer);
+    return isLeadOnly(fields) ? projectV1Lead(parts.prefix, parts.own, fields) : projectV1Text(`${parts.prefix}${parts.own}${parts.scored}`, fields);
+  }
   const body = buildV1(hit, bodies.context(answer), fields);
   if (rdap !== null) body.rdap = rdap;
   return JSON.stringify(body);

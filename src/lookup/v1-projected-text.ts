@@ -19,19 +19,49 @@ const MARKERS: readonly string[] = V1_FIELDS.map((f) => `,"${f}":`);
  * the object holding only those.
  */
 export function projectV1Text(whole: string, fields: ReadonlySet<string>): string {
-  let out = '{';
-  let left = fields.size;
-  let starts = 1; // where the current field's member starts: after "{", else at its comma
-  for (let i = 0; i < V1_FIELDS.length && left > 0; i++) {
-    const ends = i + 1 < V1_FIELDS.length ? whole.indexOf(MARKERS[i + 1], starts) : whole.length - 1;
+  const out = cutMembers(whole, fields, fields.size, 0, V1_FIELDS.length, 0, whole.length - 1, '{');
+  if (out.count !== fields.size) throw new Error('projectV1Text: a requested field is not in the body');
+  return out.text + '}';
+}
+
+/** How many fields come before the scored part (`ip` … `routing`). */
+const LEAD_COUNT = V1_FIELDS.indexOf('score');
+/** Where the record's own part starts: after `ip` and `stack`. */
+const OWN_FIRST = V1_FIELDS.indexOf('location');
+
+/** The fields before the scored part (V1BodyCache.bodyParts): a projection of these alone needs no scored text. */
+export const LEAD_FIELDS: ReadonlySet<string> = new Set(V1_FIELDS.slice(0, LEAD_COUNT));
+
+/**
+ * projectV1Text for `fields` all among LEAD_FIELDS, cut from a body's first
+ * two parts as the memo holds them: `prefix` (`{"ip":…,"stack":…,`) and
+ * `own` (`"location":…,"routing":{…},`). Neither the scored part (most of
+ * the body) nor the two parts joined is ever searched.
+ */
+export function projectV1Lead(prefix: string, own: string, fields: ReadonlySet<string>): string {
+  const head = cutMembers(prefix, fields, fields.size, 0, OWN_FIRST, 0, prefix.length - 1, '{');
+  const tail = cutMembers(own, fields, fields.size - head.count, OWN_FIRST, LEAD_COUNT, -1, own.length - 1, head.text);
+  if (head.count + tail.count !== fields.size) throw new Error('projectV1Text: a requested field is not among the lead fields');
+  return tail.text + '}';
+}
+
+/**
+ * Appends to `out` the members of fields `first`..`count - 1` named in
+ * `fields` (the first `wanted` of them), read from `text`: the member of field `first` starts right after
+ * `starts` (a comma, or the object's brace), the last one ends at `lastEnds`.
+ */
+function cutMembers(text: string, fields: ReadonlySet<string>, wanted: number, first: number, count: number, starts: number, lastEnds: number, out: string): { text: string; count: number } {
+  let taken = 0;
+  for (let i = first; i < count && taken < wanted; i++) {
+    const ends = i + 1 < count ? text.indexOf(MARKERS[i + 1], starts) : lastEnds;
     // Not a whole v1 body: a bug upstream, never an answer cut wrong.
     if (ends < 0) throw new Error(`projectV1Text: no ${V1_FIELDS[i + 1]} member in the body`);
     if (fields.has(V1_FIELDS[i])) {
-      const member = i === 0 ? whole.slice(starts, ends) : whole.slice(starts + 1, ends);
+      const member = text.slice(starts + 1, ends);
       out += out.length === 1 ? member : `,${member}`;
-      left--;
+      taken++;
     }
     starts = ends;
   }
-  return out + '}';
+  return { text: out, count: taken };
 }

@@ -10,7 +10,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { V1Object } from '../../src/contract/v1.ts';
 import { IndexReader } from '../../src/index/reader.ts';
 import { v1BodyText } from '../../src/lookup/v1-body.ts';
-import { projectV1Text } from '../../src/lookup/v1-projected-text.ts';
+import { LEAD_FIELDS, projectV1Lead, projectV1Text } from '../../src/lookup/v1-projected-text.ts';
 import { buildV1, V1_FIELDS, type V1Context } from '../../src/lookup/v1.ts';
 import { FULL_COVERAGE, loadPolicy, type Policy } from '../../src/scoring/index.ts';
 import { answerOf, memoOf } from '../helpers/v1-memo.ts';
@@ -68,6 +68,34 @@ test('cut from the memoised whole body: equal to the built projection, random ad
     expect(projectV1Text(JSON.stringify(buildV1(hit, ctx, null)), fields)).toBe(want);
   }
   expect(cut).toBeGreaterThan(1000);
+});
+
+test('fields before the scored part are cut from the body\'s lead alone: every subset with network, with and without a crawler proof', () => {
+  const ctx: V1Context = { scoring: { verifiedCrawler: null, coverage: FULL_COVERAGE }, policy, rdapOwner: null, now: Date.parse('2026-11-22T00:00:00Z') };
+  const proven: V1Context = { ...ctx, scoring: { ...ctx.scoring, verifiedCrawler: { key: 'googlebot', hostname: 'crawl-66-249-66-1.googlebot.com', verifiedBy: 'reverse_forward_dns' } as never } };
+  const lead = [...LEAD_FIELDS];
+  expect(lead).toEqual(['ip', 'stack', 'location', 'network', 'routing']);
+  const others = lead.filter((f) => f !== 'network');
+  const rnd = prng(7);
+  const byte = () => Math.floor(rnd() * 256);
+  for (let i = 0; i < 400; i++) {
+    const ip = `${1 + Math.floor(rnd() * 223)}.${byte()}.${byte()}.${byte()}`;
+    const hit = reader.lookup(ip)!;
+    // network is scored: without it the set is built, not cut.
+    const fields = new Set<string>(['network', ...others.filter((_, k) => (i >> k) & 1)]);
+    for (const c of i % 8 === 7 ? [ctx, proven] : [ctx]) {
+      const want = JSON.stringify(buildV1(hit, c, fields));
+      expect({ ip, fields: [...fields], text: v1BodyText(memoOf(reader, c), hit, answerOf(c), fields) }).toEqual({ ip, fields: [...fields], text: want });
+      const whole = JSON.stringify(buildV1(hit, c, null));
+      const own = whole.indexOf(',"location":') + 1;
+      expect(projectV1Lead(whole.slice(0, own), whole.slice(own, whole.indexOf(',"score":') + 1), fields)).toBe(want);
+    }
+  }
+  // A set reaching past the lead is refused by the lead's cut, never answered short.
+  const hit = reader.lookup('8.8.8.8')!;
+  const whole = JSON.stringify(buildV1(hit, ctx, null));
+  const own = whole.indexOf(',"location":') + 1;
+  expect(() => projectV1Lead(whole.slice(0, own), whole.slice(own, whole.indexOf(',"score":') + 1), new Set(['ip', 'score']))).toThrow();
 });
 
 test('a body that is not a whole v1 object is refused, not cut wrong', () => {
