@@ -18,7 +18,7 @@ import { RecordMemo } from './record-memo.ts';
 import { ScoredPartCache, type ScoredText } from './scored-part.ts';
 import { QUARTER_HOUR } from './timezone.ts';
 import { buildV1, needsScoring, locationOf, networkOf, routingOf, type V1Context } from './v1.ts';
-import { LEAD_FIELDS, projectV1Lead, projectV1Text } from './v1-projected-text.ts';
+import { isLeadOnly, projectV1Lead, projectV1Text } from './v1-projected-text.ts';
 
 /**
  * Slots of the per-record memo (each holds one record's own JSON; the scored
@@ -54,12 +54,6 @@ function splitWhole(whole: string): BodyParts {
   const own = whole.indexOf(',"location":') + 1;
   const scored = whole.indexOf(',"score":', own) + 1;
   return { prefix: whole.slice(0, own), own: whole.slice(own, scored), scored: whole.slice(scored) };
-}
-
-/** Whether every field of a projection comes before the scored part. */
-function isLeadOnly(fields: ReadonlySet<string>): boolean {
-  for (const f of fields) if (!LEAD_FIELDS.has(f)) return false;
-  return true;
 }
 
 /** A rope resolved into one flat string (an indexed read resolves it; `charCodeAt` does not always). */

@@ -24,6 +24,25 @@ export function projectV1Text(whole: string, fields: ReadonlySet<string>): strin
   return out.text + '}';
 }
 
+/**
+ * The field set a mask was last made of, and that mask: a projection's set is
+ * one object per query (the projection memo). Module-global yet safe: each
+ * thread has its own module, and a projection's set is never changed after
+ * it is parsed, so the same object always has the same mask.
+ */
+let maskedFields: ReadonlySet<string> | null = null;
+let lastMask = 0;
+
+/** Bit i set when `fields` names V1_FIELDS[i]. */
+export function fieldMask(fields: ReadonlySet<string>): number {
+  if (fields === maskedFields) return lastMask;
+  let mask = 0;
+  for (let i = 0; i < V1_FIELDS.length; i++) if (fields.has(V1_FIELDS[i])) mask |= 1 << i;
+  maskedFields = fields;
+  lastMask = mask;
+  return mask;
+}
+
 /** How many fields come before the scored part (`ip` … `routing`). */
 const LEAD_COUNT = V1_FIELDS.indexOf('score');
 /** Where the record's own part starts: after `ip` and `stack`. */
@@ -31,6 +50,11 @@ const OWN_FIRST = V1_FIELDS.indexOf('location');
 
 /** The fields before the scored part (V1BodyCache.bodyParts): a projection of these alone needs no scored text. */
 export const LEAD_FIELDS: ReadonlySet<string> = new Set(V1_FIELDS.slice(0, LEAD_COUNT));
+
+/** Whether every field of `fields` comes before the scored part. */
+export function isLeadOnly(fields: ReadonlySet<string>): boolean {
+  return fieldMask(fields) >>> LEAD_COUNT === 0;
+}
 
 /**
  * projectV1Text for `fields` all among LEAD_FIELDS, cut from a body's first
@@ -51,12 +75,13 @@ export function projectV1Lead(prefix: string, own: string, fields: ReadonlySet<s
  * `starts` (a comma, or the object's brace), the last one ends at `lastEnds`.
  */
 function cutMembers(text: string, fields: ReadonlySet<string>, wanted: number, first: number, count: number, starts: number, lastEnds: number, out: string): { text: string; count: number } {
+  const mask = fieldMask(fields);
   let taken = 0;
   for (let i = first; i < count && taken < wanted; i++) {
     const ends = i + 1 < count ? text.indexOf(MARKERS[i + 1], starts) : lastEnds;
     // Not a whole v1 body: a bug upstream, never an answer cut wrong.
     if (ends < 0) throw new Error(`projectV1Text: no ${V1_FIELDS[i + 1]} member in the body`);
-    if (fields.has(V1_FIELDS[i])) {
+    if ((mask >>> i) & 1) {
       const member = text.slice(starts + 1, ends);
       out += out.length === 1 ? member : `,${member}`;
       taken++;
