@@ -6,6 +6,7 @@
  * the kept ones are shared and never changed.
  */
 import { parseProjection, type Projection } from '../lookup/projection.ts';
+import { queryValues } from './request-params.ts';
 import type { Tier } from '../tiers.ts';
 
 /** Distinct (query, tier) projections kept; past it the memo starts over, so a client cycling through field sets cannot grow it. */
@@ -14,6 +15,22 @@ const MAX_PROJECTIONS = 256;
 /** A bounded memo of parseProjection. */
 export class ProjectionMemo {
   private readonly kept = new Map<string, Projection>();
+  /** The query text (from its `?`) and tier last answered, and their projection: a client repeats its query. */
+  private lastQuery = '';
+  private lastTier: Tier | null = null;
+  private lastProjection: Projection | null = null;
+
+  /** The projection of a request URL's `names` parameters (`fields`, `include`) for a tier (throws parseProjection's errors). */
+  ofUrl(url: string, names: readonly [string, string], tier: Tier): Projection {
+    const query = url.slice(url.indexOf('?'));
+    if (query === this.lastQuery && tier === this.lastTier && this.lastProjection !== null) return this.lastProjection;
+    const [fields, include] = queryValues(url, names);
+    const projection = this.of(fields, include, tier);
+    this.lastQuery = query;
+    this.lastTier = tier;
+    this.lastProjection = projection;
+    return projection;
+  }
 
   /** parseProjection of these query values for a tier (throws its errors). */
   of(fields: string[] | undefined, include: string[] | undefined, tier: Tier): Projection {

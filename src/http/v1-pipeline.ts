@@ -21,11 +21,10 @@ import { crawlerProofOf, lookupOrThrow } from './address-lookup.ts';
 import { CORS_RESPONSE_HEADERS } from './cors.ts';
 import { JSON_TYPE } from './errors.ts';
 import type { AppServices } from './services.ts';
-import { queryValues } from './request-params.ts';
 import { ProjectionMemo } from './projection-memo.ts';
 
 /** The query parameters of a lookup (spec 4.1). */
-const V1_QUERY_KEYS = ['fields', 'include'];
+const V1_QUERY_KEYS: readonly [string, string] = ['fields', 'include'];
 
 /** An explicit address's answer is the same for every caller: shared-cacheable (spec 4.9). */
 const CACHEABLE = 'public, max-age=86400';
@@ -87,8 +86,7 @@ export class V1Pipeline {
    * registry is awaited.
    */
   private projected(request: Request, snapshot: ServingSnapshot, hit: LookupHit, tier: Tier, current: boolean): Response | Promise<Response> {
-    const [fields, include] = queryValues(request.url, V1_QUERY_KEYS);
-    const projection = this.projections.of(fields, include, tier);
+    const projection = this.projections.ofUrl(request.url, V1_QUERY_KEYS, tier);
     if (projection.rdap && (projection.fields === null || projection.fields.has('rdap'))) return this.withRdap(snapshot, hit, projection, current);
     // ip/stack/location/routing alone never wait for a crawler DNS proof.
     if (!needsScoring(projection.fields)) return this.projection(snapshot, hit, null, projection, null, current);

@@ -31,3 +31,25 @@ test('equal to parsing afresh, for generated values through one memo', () => {
     { numRuns: 5000, seed: 11 },
   );
 });
+
+test('by URL: equal to parsing the query afresh, for generated queries and tiers through one memo (the last query kept per tier)', () => {
+  const memo = new ProjectionMemo();
+  const names: readonly [string, string] = ['fields', 'include'];
+  const value = fc.array(fc.constantFrom(...V1_FIELDS, 'rdap', 'rdap_contacts', '', 'bogus'), { maxLength: 3 }).map((p) => p.join(','));
+  const param = fc.tuple(fc.constantFrom('fields', 'include', 'other'), value).map(([k, v]) => `${k}=${v}`);
+  const query = fc.array(param, { minLength: 1, maxLength: 3 }).map((ps) => `http://h/v1/ip/1.1.1.1?${ps.join('&')}`);
+  const tier = fc.constantFrom('anonymous', 'free', 'pro') as fc.Arbitrary<'anonymous' | 'free' | 'pro'>;
+  fc.assert(
+    fc.property(query, tier, tier, (url, t1, t2) => {
+      const params = new URL(url).searchParams;
+      const given = (k: string) => (params.has(k) ? params.getAll(k) : undefined);
+      // Twice per tier (the second is the kept answer when the first was accepted), then the same URL for another tier.
+      for (const t of [t1, t2]) {
+        const fresh = outcome(() => parseProjection({ fields: given('fields'), include: given('include') }, t));
+        expect(outcome(() => memo.ofUrl(url, names, t))).toEqual(fresh);
+        expect(outcome(() => memo.ofUrl(url, names, t))).toEqual(fresh);
+      }
+    }),
+    { numRuns: 3000, seed: 12 },
+  );
+});
