@@ -8,6 +8,7 @@
 import type { Registry } from 'prom-client';
 import { countersOf, feedFetchState, type FeedFetchState, type RefreshCounters } from './feed-state.ts';
 import type { FeedsStatus } from './status-view.ts';
+import { sharedGauge } from '../host-gauge.ts';
 
 type Prom = typeof import('prom-client');
 
@@ -59,52 +60,30 @@ export function registerFeedMetrics({ Counter, Gauge }: Prom, registry: Registry
       for (const state of STATES) this.set({ state }, counts[state]);
     },
   });
-  new Gauge({
-    name: 'ipintel_feed_next_attempt_timestamp_seconds',
-    help: 'When the next feed is due (Unix seconds)',
-    registers,
-    aggregator: 'min',
-    collect() {
-      const next = refresher()?.nextAttemptAt();
-      if (next !== undefined && Number.isFinite(next)) this.set(next / 1000);
-    },
-  });
+  sharedGauge(Gauge, registers, 'ipintel_feed_next_attempt_timestamp_seconds', 'When the next feed is due (Unix seconds)', () => {
+    const next = refresher()?.nextAttemptAt();
+    return next === undefined ? null : next / 1000;
+  }, 'min');
   const lastBuild = (name: string, help: string, value: (b: NonNullable<ReturnType<typeof lastBuildOf>>) => number | null) =>
-    new Gauge({
-      name,
-      help,
-      registers,
-      aggregator: 'max',
-      collect() {
-        const b = lastBuildOf(refresher());
-        const v = b ? value(b) : null;
-        if (v !== null) this.set(v);
-      },
+    sharedGauge(Gauge, registers, name, help, () => {
+      const b = lastBuildOf(refresher());
+      return b ? value(b) : null;
     });
   lastBuild('ipintel_feed_last_build_timestamp_seconds', 'When the last background build ended (Unix seconds)', (b) => b.at / 1000);
   lastBuild('ipintel_feed_last_build_success', 'Whether the last background build succeeded (1) or failed (0)', (b) => (b.ok ? 1 : 0));
   lastBuild('ipintel_feed_last_build_duration_seconds', 'Wall-clock seconds of the last background build', (b) => b.seconds);
   lastBuild('ipintel_feed_last_build_peak_rss_bytes', 'Peak resident memory of the last background build', (b) => b.peakRssBytes);
-  new Gauge({
-    name: 'ipintel_feed_last_run_success',
-    help: 'Whether the last refresh child ended well (1) or failed or was stopped at a cap (0)',
-    registers,
-    aggregator: 'max',
-    collect() {
-      const run = refresher()?.snapshot.lastRun;
-      if (run) this.set(run.outcome === 'ok' ? 1 : 0);
-    },
+  sharedGauge(Gauge, registers, 'ipintel_feed_last_run_success', 'Whether the last refresh child ended well (1) or failed or was stopped at a cap (0)', () => {
+    const run = refresher()?.snapshot.lastRun;
+    return run ? (run.outcome === 'ok' ? 1 : 0) : null;
   });
-  new Gauge({
-    name: 'ipintel_feed_last_run_peak_rss_bytes',
-    help: 'Peak resident memory of the last refresh child (download, checks and build)',
+  sharedGauge(
+    Gauge,
     registers,
-    aggregator: 'max',
-    collect() {
-      const peak = refresher()?.snapshot.lastRun?.peakRssBytes;
-      if (peak) this.set(peak);
-    },
-  });
+    'ipintel_feed_last_run_peak_rss_bytes',
+    'Peak resident memory of the last refresh child (download, checks and build)',
+    () => refresher()?.snapshot.lastRun?.peakRssBytes || null,
+  );
 }
 
 function lastBuildOf(r: NonNullable<FeedsStatus['refresher']> | null) {

@@ -7,6 +7,7 @@ import { statSync } from 'node:fs';
 import type { Registry } from 'prom-client';
 import type { SwapSummaryBody } from '../contract/diff.ts';
 import { loadSwapSummaries } from './swap-summary.ts';
+import { sharedGauge } from '../host-gauge.ts';
 
 type Prom = typeof import('prom-client');
 
@@ -52,24 +53,15 @@ export function registerSwapMetrics({ Gauge }: Prom, registry: Registry, path: (
   bySpace('ipintel_last_swap_changed', 'Address space the last index swap changed, per field group (IPv4 addresses, IPv6 /64s)', (s) => s.changed);
   bySpace('ipintel_last_swap_flagged', 'Address space the last swap newly flagged, per classification flag', (s) => s.flagged);
   bySpace('ipintel_last_swap_unflagged', 'Address space the last swap unflagged, per classification flag', (s) => s.unflagged);
-  new Gauge({
-    name: 'ipintel_last_swap_flapping_ranges',
-    help: 'Ranges whose country or a flag went back and forth across the kept swaps, as of the last swap',
+  sharedGauge(
+    Gauge,
     registers,
-    aggregator: 'max',
-    collect() {
-      const s = lastSwap();
-      if (s) this.set(s.flapping.length);
-    },
-  });
-  new Gauge({
-    name: 'ipintel_last_swap_timestamp_seconds',
-    help: 'When the last index swap was summarised (Unix seconds)',
-    registers,
-    aggregator: 'max',
-    collect() {
-      const s = lastSwap();
-      if (s) this.set(Date.parse(s.swapped_at) / 1000);
-    },
+    'ipintel_last_swap_flapping_ranges',
+    'Ranges whose country or a flag went back and forth across the kept swaps, as of the last swap',
+    () => lastSwap()?.flapping.length,
+  );
+  sharedGauge(Gauge, registers, 'ipintel_last_swap_timestamp_seconds', 'When the last index swap was summarised (Unix seconds)', () => {
+    const s = lastSwap();
+    return s ? Date.parse(s.swapped_at) / 1000 : null;
   });
 }

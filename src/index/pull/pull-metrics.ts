@@ -3,6 +3,7 @@
  * scrape (every worker of a host reads the same file, so they agree).
  */
 import type { Registry } from 'prom-client';
+import { sharedGauge } from '../../host-gauge.ts';
 import type { PollOutcome, PullStatus } from './pull-status-file.ts';
 
 type Prom = typeof import('prom-client');
@@ -27,27 +28,11 @@ export function registerPullMetrics({ Gauge }: Prom, registry: Registry, status:
     },
   });
   const timestamp = (name: string, help: string, pick: (s: PullStatus) => string | null) =>
-    new Gauge({
-      name,
-      help,
-      registers,
-      aggregator: 'max',
-      collect() {
-        const s = status();
-        const v = s ? seconds(pick(s)) : null;
-        if (v !== null && Number.isFinite(v)) this.set(v);
-      },
+    sharedGauge(Gauge, registers, name, help, () => {
+      const s = status();
+      return s ? seconds(pick(s)) : null;
     });
   timestamp('ipintel_index_pull_last_check_timestamp_seconds', 'When the puller last polled the manifest (Unix seconds)', (s) => s.last_check);
   timestamp('ipintel_index_pull_last_change_timestamp_seconds', 'When the puller last swapped in a new index (Unix seconds)', (s) => s.last_change);
-  new Gauge({
-    name: 'ipintel_index_pull_consecutive_failures',
-    help: 'Polls failed in a row (0: the last poll succeeded)',
-    registers,
-    aggregator: 'max',
-    collect() {
-      const s = status();
-      if (s) this.set(s.consecutive_failures);
-    },
-  });
+  sharedGauge(Gauge, registers, 'ipintel_index_pull_consecutive_failures', 'Polls failed in a row (0: the last poll succeeded)', () => status()?.consecutive_failures);
 }
