@@ -10,6 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readLines, readTail } from '../net/read-lines.ts';
 import type { RunOutcome } from './feed-state.ts';
 import type { RefreshEvent, RefreshRequest } from './refresh-round.ts';
 
@@ -37,6 +38,8 @@ export interface ChildResult {
 const CHILD_NICENESS = 10;
 /** How often the watchdog reads the child's resident memory. */
 const WATCH_MS = 100;
+/** How much of the child's stderr the parent keeps: enough for its last lines, not a whole dump. */
+const STDERR_TAIL_CHARS = 16_384;
 /** Exit code of a child whose parent went away. */
 const ORPHANED = 70;
 
@@ -113,7 +116,7 @@ export async function runRefreshChild(
           // The listener's problem, not the child's.
         }
       }),
-      new Response(child.stderr).text(),
+      readTail(child.stderr, STDERR_TAIL_CHARS),
       child.exited,
     ]);
     const peakRssBytes = reported ?? (watched || null);
@@ -138,19 +141,6 @@ export async function runRefreshChild(
 }
 
 const mib = (bytes: number) => Math.round(bytes / 1048576);
-
-/** Calls `each` with every line of a stream. */
-async function readLines(stream: ReadableStream<Uint8Array>, each: (line: string) => void): Promise<void> {
-  const decoder = new TextDecoder();
-  let rest = '';
-  for await (const chunk of stream) {
-    rest += decoder.decode(chunk, { stream: true });
-    const lines = rest.split('\n');
-    rest = lines.pop()!;
-    for (const line of lines) if (line) each(line);
-  }
-  if (rest) each(rest);
-}
 
 /** `refresh-run`: the child's side. Reads the request from stdin, runs the round, prints events; returns the exit code. */
 export async function runRefreshChildMain(): Promise<number> {

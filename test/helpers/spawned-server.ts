@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readLines } from '../../src/net/read-lines.ts';
 import { fixtureIndexPath } from './fixture-index.ts';
 
 const ROOT = join(import.meta.dir, '../..');
@@ -20,18 +21,6 @@ export interface SpawnedServer {
   /** Whether the process is still running. */
   alive(): boolean;
   stop(): Promise<void>;
-}
-
-async function collect(stream: ReadableStream<Uint8Array>, into: string[]): Promise<void> {
-  const decoder = new TextDecoder();
-  let rest = '';
-  for await (const chunk of stream) {
-    rest += decoder.decode(chunk, { stream: true });
-    const lines = rest.split('\n');
-    rest = lines.pop()!;
-    into.push(...lines);
-  }
-  if (rest) into.push(rest);
 }
 
 /**
@@ -58,8 +47,9 @@ export async function spawnServer(env: Record<string, string>, options: { shell?
     stderr: 'pipe',
   });
   const log: string[] = [];
-  void collect(proc.stderr as ReadableStream<Uint8Array>, log);
-  void collect(proc.stdout as ReadableStream<Uint8Array>, log);
+  const collect = (stream: ReadableStream<Uint8Array>) => readLines(stream, (l) => log.push(l)).catch(() => undefined);
+  void collect(proc.stderr as ReadableStream<Uint8Array>);
+  void collect(proc.stdout as ReadableStream<Uint8Array>);
   const end = Date.now() + (options.timeoutMs ?? 60_000);
   let line: string | undefined;
   while (!(line = log.find((l) => l.startsWith('ipintel listening on')))) {
