@@ -13,7 +13,7 @@ import { mapIndexFile } from '../../src/index/index-file.ts';
 import { IndexPuller, type PollOutcome } from '../../src/index/pull/index-puller.ts';
 import { checkPullUrl } from '../../src/index/pull/pull-url.ts';
 import { PUBLISHED_INDEX, PUBLISHED_MANIFEST, publishIndex, sha256OfFile } from '../../src/index/publish/publish.ts';
-import { signManifest, type PublishedManifest } from '../../src/index/publish/signed-manifest.ts';
+import { MAX_MANIFEST_BYTES, signManifest, type PublishedManifest } from '../../src/index/publish/signed-manifest.ts';
 import { readPublicKey, readSigningKey, writeSigningKeyPair } from '../../src/index/publish/signing-keys.ts';
 import { NGINX, startNginx, type Nginx } from '../helpers/nginx.ts';
 import { datacenterIndex } from '../helpers/small-build.ts';
@@ -217,6 +217,12 @@ describe.if(runNginx)('pulling through nginx', () => {
     await refused((m) => {
       writeFileSync(join(pub, PUBLISHED_MANIFEST), JSON.stringify({ ...m, built_at: '2027-01-01T00:00:00.000Z' }));
     }, /signature does not verify/);
+  });
+
+  test('a manifest past its size cap is refused unparsed', async () => {
+    await refused(() => {
+      writeFileSync(join(pub, PUBLISHED_MANIFEST), ' '.repeat(MAX_MANIFEST_BYTES + 1));
+    }, /manifest larger than/);
   });
 
   test('a truncated index is refused', async () => {

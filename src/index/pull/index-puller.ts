@@ -13,6 +13,7 @@ import { FORMAT_VERSION } from '../format.ts';
 import { mapIndexFile } from '../index-file.ts';
 import { MAX_MANIFEST_BYTES, ManifestRefusal, verifyManifest, type PublishedManifest } from '../publish/signed-manifest.ts';
 import { writeTextAtomically } from '../atomic-text.ts';
+import { readCappedBytes } from '../../net/read-capped.ts';
 import { writePullStatus, type PollOutcome, type PullStatus } from './pull-status-file.ts';
 
 export type { PollOutcome, PullStatus };
@@ -158,7 +159,9 @@ export class IndexPuller {
       await res.body?.cancel();
       throw new PullError(`manifest answered HTTP ${res.status}`);
     }
-    const text = new TextDecoder().decode(await readCapped(res, MAX_MANIFEST_BYTES, 'manifest'));
+    const body = await readCappedBytes(res, MAX_MANIFEST_BYTES);
+    if (body === null) throw new PullError(`manifest larger than ${MAX_MANIFEST_BYTES} bytes`);
+    const text = new TextDecoder().decode(body);
     const manifest = verifyManifest(text, this.options.publicKey);
     const validators = { etag: res.headers.get('etag'), lastModified: res.headers.get('last-modified') };
     if (manifest.format_version !== FORMAT_VERSION) {
@@ -274,16 +277,4 @@ async function fetchBounded(url: string, headers: Record<string, string>, timeou
     throw new PullError(`HTTP ${res.status} redirect refused (point IPINTEL_INDEX_URL at the final address)`);
   }
   return res;
-}
-
-/** The whole body, refused past `cap` bytes. */
-async function readCapped(res: Response, cap: number, what: string): Promise<Uint8Array> {
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    size += chunk.length;
-    if (size > cap) throw new PullError(`${what} larger than ${cap} bytes`);
-    parts.push(chunk);
-  }
-  return Buffer.concat(parts);
 }
