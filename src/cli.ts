@@ -19,6 +19,7 @@ import { parseArgs } from 'node:util';
 import packageJson from '../package.json' with { type: 'json' };
 import type { AccountStore } from './accounts/store.ts';
 import { openAccountStore } from './open-accounts.ts';
+import { signalStopper } from './process-guards.ts';
 
 const USAGE = `ipintel ${packageJson.version}: self-hostable IP intelligence API
 
@@ -184,16 +185,11 @@ async function serve(argv: string[]): Promise<number> {
     console.error(`ipintel cannot start: ${(e as Error).message}`);
     return 1;
   }
-  let stopping = false;
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.on(signal, async () => {
-      if (stopping) return;
-      stopping = true;
-      pulling?.close();
-      await server.stop(); // stops the refresher, drains the workers, flushes usage counters and closes the database
-      process.exit(0);
-    });
-  }
+  const onSignal = signalStopper(async () => {
+    pulling?.close();
+    await server.stop(); // stops the refresher, drains the workers, flushes usage counters and closes the database
+  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void onSignal());
   return new Promise<number>(() => {});
 }
 

@@ -14,3 +14,27 @@ export function installProcessGuards(log: (line: string) => void = (line) => con
   process.on('unhandledRejection', (reason) => log(`unhandled rejection (kept serving): ${describe(reason)}`));
   process.on('uncaughtException', (error) => log(`uncaught exception (kept serving): ${describe(error)}`));
 }
+
+/**
+ * What SIGINT and SIGTERM run: `stop` once (a signal while stopping is
+ * ignored), then exit 0; when stopping fails, one line and exit 1 rather
+ * than a process left half stopped that no later signal would end.
+ */
+export function signalStopper(
+  stop: () => Promise<void>,
+  exit: (code: number) => void = (code) => process.exit(code),
+  log: (line: string) => void = (line) => console.error(line),
+): () => Promise<void> {
+  let stopping = false;
+  return async () => {
+    if (stopping) return;
+    stopping = true;
+    try {
+      await stop();
+    } catch (e) {
+      log(`ipintel: stopping failed, exiting anyway: ${(e as Error)?.message ?? String(e)}`);
+      return exit(1);
+    }
+    exit(0);
+  };
+}
