@@ -9,7 +9,7 @@ import { DEFAULT_FEEDS_DIR, DEFAULT_INDEX_PATH } from './index/index-file.ts';
 import { parsePublishKeep } from './index/publish/publish.ts';
 
 /** Headers a trusted proxy may name the client in; exactly one is read. */
-export const TRUST_PROXY_HEADERS = ['x-forwarded-for', 'forwarded'] as const;
+const TRUST_PROXY_HEADERS = ['x-forwarded-for', 'forwarded'] as const;
 export type TrustProxyHeader = (typeof TRUST_PROXY_HEADERS)[number];
 
 export interface Config {

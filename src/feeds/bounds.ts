@@ -57,21 +57,21 @@ const DEFAULT_BOUNDS: TypeBounds = { maxMb: 64, maxRanges: 2_000_000, source: 't
 const THIRD_PARTY_CATEGORIES = new Set(['vpn', 'proxy', 'threat', 'datacenter']);
 
 /** A gzip copy may inflate to at most this many times its size (text feeds inflate 4-10x; a bomb 1000x). */
-export const MAX_INFLATE_RATIO = 50;
+const MAX_INFLATE_RATIO = 50;
 /** Longest line of a line-based feed (the longest real one is far below 1 KiB). */
-export const MAX_LINE_BYTES = 64 * 1024;
+const MAX_LINE_BYTES = 64 * 1024;
 
 /** Announced IPv4 space, addresses (union of the routed prefixes, RouteViews 2024: 3.03e9). */
-export const ANNOUNCED_V4 = 3.0e9;
+const ANNOUNCED_V4 = 3.0e9;
 /** Announced IPv6 space, /64 networks (union of the routed prefixes, RIS 2022: 9.2e14, rounded up to 2^50). */
-export const ANNOUNCED_V6_NETS64 = 2 ** 50;
+const ANNOUNCED_V6_NETS64 = 2 ** 50;
 /** Share of the announced space a third-party list may cover, by category (tor exits and threat lists count as `threat`). */
 const MAX_SHARE: Record<string, number> = { vpn: 0.02, proxy: 0.02, threat: 0.02, datacenter: 0.25 };
 
 /** Widest single range a third-party list may hold: a /8 of IPv4, a /16 of IPv6. */
 const WIDEST_THIRD_PARTY = { v4: 8, v6: 16 } as const;
 /** A copy may cover at most this factor more, or less, than the previous copy (per family)... */
-export const MAX_COVERAGE_FACTOR = 4;
+const MAX_COVERAGE_FACTOR = 4;
 /** ...once either copy covers more than this: a /16 of IPv4, a /48 of IPv6 (65 536 /64s); smaller lists move freely. */
 const COVERAGE_FLOOR = { v4: 65_536, v6: 65_536 } as const;
 
@@ -80,7 +80,7 @@ function boundsOf(feed: CatalogFeed): TypeBounds {
 }
 
 /** Whose list this feed is. */
-export function listSourceOf(feed: CatalogFeed): ListSource {
+function listSourceOf(feed: CatalogFeed): ListSource {
   if (feed.type === 'cidr-list' && THIRD_PARTY_CATEGORIES.has(feed.options.category ?? '')) return 'third-party';
   return boundsOf(feed).source;
 }
@@ -102,7 +102,7 @@ export function readLimitsOf(feed: CatalogFeed): ReadLimits {
 }
 
 /** Most ranges a copy of this feed may list (a type without ranges: none, its rows are ASNs). */
-export function maxRangesOf(feed: CatalogFeed): number {
+function maxRangesOf(feed: CatalogFeed): number {
   return boundsOf(feed).maxRanges;
 }
 

@@ -12,7 +12,7 @@ import type { ManifestSource } from '../../index-builder/sink.ts';
 import bundledCatalog from '../../feeds/catalog.json' with { type: 'json' };
 
 /** Largest fraction of the previous copy's rows a new copy may lose, unless an entry says otherwise. */
-export const DEFAULT_MAX_SHRINK = 0.5;
+const DEFAULT_MAX_SHRINK = 0.5;
 
 /** One downloadable feed. */
 export interface CatalogFeed {

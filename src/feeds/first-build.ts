@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 
 /** The child's command line: `bun src/cli.ts build-index --default ...`, or the compiled binary's. */
-export function firstBuildCommand(out: string, feedsDir: string, compiled: boolean): string[] {
+function firstBuildCommand(out: string, feedsDir: string, compiled: boolean): string[] {
   const self = compiled ? [process.execPath] : [process.execPath, join(import.meta.dir, '..', 'cli.ts')];
   return [...self, 'build-index', '--default', '--out', out, '--feeds-dir', feedsDir];
 }

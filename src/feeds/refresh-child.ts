@@ -51,7 +51,7 @@ export function childCommand(compiled: boolean): string[] {
 }
 
 /** Resident memory of process `pid` in bytes (VmRSS of /proc/<pid>/status); null when unknown or gone. */
-export function residentBytes(pid: number): number | null {
+function residentBytes(pid: number): number | null {
   try {
     const m = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Number(m[1]) * 1024 : null;

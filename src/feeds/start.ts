@@ -28,7 +28,7 @@ const BUILD_BUDGET_MS = 60 * 60_000;
 export type RefreshTarget = IndexHolder | (ServedIndex & { managedBy: 'server' | 'operator' });
 
 /** Who manages the index at `config.indexPath` and whether the refresher runs. */
-export function feedsModeOf(config: Config, managedBy: 'server' | 'operator'): FeedsMode {
+function feedsModeOf(config: Config, managedBy: 'server' | 'operator'): FeedsMode {
   if (config.feedsRefreshMs === null) return 'off';
   if (config.feedsManifest) return 'manifest';
   return managedBy === 'server' ? 'server' : 'operator';

@@ -22,7 +22,7 @@ export interface StateViewOptions {
 }
 
 /** Where the lock file of an index lives (the state file: statePathOf). */
-export const lockPathOf = (indexPath: string) => `${indexPath}.feeds.lock`;
+const lockPathOf = (indexPath: string) => `${indexPath}.feeds.lock`;
 
 /** A read-only view of the refresh state (FeedRefresher adds the refreshing). */
 export class FeedStateView {

@@ -16,7 +16,7 @@ import { diffFilesInWorker } from '../lookup/diff/in-worker.ts';
 /** Swaps whose summaries are kept. */
 export const SWAPS_KEPT = 10;
 /** Largest changed ranges kept per swap, field and family: what flapping is found among. */
-export const RANGES_KEPT = 50;
+const RANGES_KEPT = 50;
 /** The fields whose back-and-forth is flapping. */
 const FLAP_FIELDS: readonly DiffField[] = ['country', ...DIFF_FLAG_FIELDS];
 
@@ -36,7 +36,7 @@ export function loadSwapSummaries(path: string): SwapSummaryBody[] {
 }
 
 /** A swap's summary of a diff (flapping filled in by recordSwap). */
-export function summaryOf(diff: IndexDiffBody, swappedAt: number): SwapSummaryBody {
+function summaryOf(diff: IndexDiffBody, swappedAt: number): SwapSummaryBody {
   const summary: SwapSummaryBody = {
     swapped_at: new Date(swappedAt).toISOString(),
     old_built_at: diff.old.built_at,
@@ -86,7 +86,7 @@ export function flappingOf(swaps: readonly SwapSummaryBody[]): FlappingRangeBody
 }
 
 /** The one log line of a swap: the changed space of each group that changed, flags as +flagged/-unflagged. */
-export function headlineOf(s: SwapSummaryBody): string {
+function headlineOf(s: SwapSummaryBody): string {
   const parts: string[] = [];
   for (const [field, c] of Object.entries(s.changed) as Array<[DiffField, ChangedSpaceBody]>) {
     if (c.ipv4_addresses === 0 && c.ipv6_64s === 0) continue;

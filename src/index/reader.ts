@@ -378,7 +378,7 @@ function l1Bits(path: string, l1: Uint32Array): number {
 }
 
 /** IPv6 interval references are offset by this tag in locate(). */
-export const V6_TAG = 2 ** 33;
+const V6_TAG = 2 ** 33;
 
 function decodeAsnDetails(x: Record<string, string | number | null>): AsnDetails {
   const flags = x.flags as number;

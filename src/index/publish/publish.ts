@@ -17,7 +17,7 @@ export const PUBLISHED_MANIFEST = `${PUBLISHED_INDEX}.json`;
 const VERSIONS = 'versions';
 
 /** Versions kept when IPINTEL_PUBLISH_KEEP is unset. */
-export const DEFAULT_PUBLISH_KEEP = 3;
+const DEFAULT_PUBLISH_KEEP = 3;
 
 /** IPINTEL_PUBLISH_KEEP: a whole number 1..1000; unset or blank: DEFAULT_PUBLISH_KEEP. Throws otherwise. */
 export function parsePublishKeep(text: string | undefined): number {
@@ -159,7 +159,7 @@ function pruneVersions(versions: string, keep: number): void {
 }
 
 /** The manifest currently published in `dir`, or null. */
-export function readPublishedManifest(dir: string): PublishedManifest | null {
+function readPublishedManifest(dir: string): PublishedManifest | null {
   try {
     return JSON.parse(readFileSync(join(dir, PUBLISHED_MANIFEST), 'utf8')) as PublishedManifest;
   } catch {

@@ -45,7 +45,7 @@ export class ManifestRefusal extends Error {
 export const MAX_MANIFEST_BYTES = 256 * 1024;
 
 /** JSON with object keys sorted at every level: the bytes the signature covers. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.keys(value as object)

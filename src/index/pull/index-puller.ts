@@ -233,7 +233,7 @@ export class IndexPuller {
 }
 
 /** Where the manifest of the pulled file is kept, so a restarted server knows what it serves without hashing it. */
-export function sidecarPath(localPath: string): string {
+function sidecarPath(localPath: string): string {
   return `${localPath}.pulled.json`;
 }
 

@@ -28,7 +28,7 @@ export interface PullStatus {
 export type PollOutcome = 'not_modified' | 'unchanged' | 'updated' | 'failed';
 
 /** The status file of the index pulled to `localPath`. */
-export function pullStatusPath(localPath: string): string {
+function pullStatusPath(localPath: string): string {
   return `${localPath}.pull-status.json`;
 }
 

@@ -9,7 +9,7 @@ import ipaddr from 'ipaddr.js';
 const PLAIN_HTTP_RANGES = new Set(['loopback', 'private', 'uniqueLocal']);
 
 /** Whether an address is one plain http may reach. */
-export function isInsideAddress(address: string): boolean {
+function isInsideAddress(address: string): boolean {
   try {
     let parsed = ipaddr.parse(address);
     if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
