@@ -73,9 +73,9 @@ export const MEMORY_SHARES = {
 
 /**
  * Cost of one entry in bytes, rounded up: a v1 tail is the record's own JSON
- * (under 1 KB) plus its slot (the difference of RssAnon between memo sizes,
- * tools/bench/serving-memory.bench.ts); a scoring view's text ~2 KB and its
- * pieces; a legacy line ~80 characters; a DNS answer or proof with its key
+ * plus its slot (the difference of RssAnon between memo sizes,
+ * tools/bench/serving-memory.bench.ts); a scoring view's text and its
+ * pieces; a legacy line; a DNS answer or proof with its key
  * and list links; a rate-limit bucket's key, map entry and typed-array row.
  */
 export const ENTRY_BYTES = {

@@ -56,9 +56,9 @@ const DEFAULT_BOUNDS: TypeBounds = { maxMb: 64, maxRanges: 2_000_000, source: 't
 /** Categories whose range lists are a third party's opinion (a cidr-list of these is not the holder's own). */
 const THIRD_PARTY_CATEGORIES = new Set(['vpn', 'proxy', 'threat', 'datacenter']);
 
-/** A gzip copy may inflate to at most this many times its size (text feeds inflate 4-10x; a bomb 1000x). */
+/** A gzip copy may inflate to at most this many times its size (well above a text feed's ratio, far below a bomb's). */
 const MAX_INFLATE_RATIO = 50;
-/** Longest line of a line-based feed (the longest real one is far below 1 KiB). */
+/** Longest line of a line-based feed (far above any real feed's). */
 const MAX_LINE_BYTES = 64 * 1024;
 
 /** Announced IPv4 space, addresses (union of the routed prefixes, RouteViews 2024: 3.03e9). */
