@@ -9,7 +9,7 @@
  */
 import { existsSync, mkdirSync, renameSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { fsyncDir } from './fsync-dir.ts';
+import { fsyncPath } from '../index/fsync-path.ts';
 import { localPathOf, sourceUrlOf, type CatalogFeed } from './catalog.ts';
 import { DownloadError, downloadToFile, sha256OfFile, type DownloadLimits, type Validators } from './download.ts';
 import { parseFailureReason, summarizeCopy } from './validate.ts';
@@ -142,7 +142,7 @@ async function updateOne(feed: CatalogFeed, url: string, opts: UpdateOptions): P
     const refused = copyRefusal(feed, next, before, opts.accept?.has(feed.path) ?? false);
     if (refused) return failed(`refused: ${refused}`, true);
     renameSync(temp, target);
-    fsyncDir(dirname(target));
+    fsyncPath(dirname(target));
     return { feed, status: 'updated', rows: next.rows, previousRows: before?.rows ?? null, bytes: downloaded.bytes, validators: fresh, summary: next };
   } finally {
     if (existsSync(temp)) unlinkSync(temp);

@@ -10,6 +10,7 @@ import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { writeTextAtomically } from '../atomic-text.ts';
 import { mapIndexFile } from '../index-file.ts';
 import { signManifest, verifyManifest, type PublishedManifest } from './signed-manifest.ts';
+import { fsyncPath } from '../fsync-path.ts';
 
 /** Name of the newest index in a publish directory (the manifest is this plus `.json`). */
 export const PUBLISHED_INDEX = 'ipintel.idx';
@@ -53,18 +54,6 @@ export function sha256OfFile(path: string): string {
     closeSync(fd);
   }
   return hasher.digest('hex');
-}
-
-/** fsyncs a file or folder (best effort for folders on filesystems that cannot). */
-function fsyncPath(path: string): void {
-  try {
-    const fd = openSync(path, 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {}
 }
 
 /** Places a file at `to` atomically: `put` writes a temp name beside it, which is fsynced and renamed. */
