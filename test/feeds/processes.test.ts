@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { buildIndex } from '../../index-builder/build.ts';
 import { FIXTURE_FEEDS_DIR } from '../helpers/fixture-index.ts';
 import { startPublisher, writeTestCatalog, type Publisher } from './publisher.ts';
+import { readLines } from '../../src/net/read-lines.ts';
 
 const ROOT = join(import.meta.dir, '..', '..');
 const TOR = 'tor/torbulkexitlist';
@@ -44,15 +45,7 @@ async function serverIndex(dir: string): Promise<string> {
 
 /** Collects a stream's lines as they come. */
 function collect(stream: ReadableStream<Uint8Array>, into: string[]): void {
-  void (async () => {
-    let rest = '';
-    for await (const chunk of stream) {
-      rest += new TextDecoder().decode(chunk);
-      const lines = rest.split('\n');
-      rest = lines.pop()!;
-      into.push(...lines);
-    }
-  })();
+  void readLines(stream, (line) => into.push(line)).catch(() => undefined);
 }
 
 /** Polls `check` until it holds (bounded). */
