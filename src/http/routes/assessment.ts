@@ -5,7 +5,7 @@
 import { assessPair, assessStack } from '../../lookup/assessment.ts';
 import { ApiError } from '../../errors.ts';
 import type { AppServices } from '../services.ts';
-import { lookupOrThrow, scoringContextFor } from '../address-lookup.ts';
+import { callerIpOrThrow, lookupOrThrow, scoringContextFor } from '../address-lookup.ts';
 import { jsonResponse } from '../json-response.ts';
 import { queryValues } from '../request-params.ts';
 import type { RouteHandler } from '../route-table.ts';
@@ -36,8 +36,7 @@ export function assessment(services: AppServices): RouteHandler {
     let { ipv4, ipv6 } = given;
     const auto = ipv4 === undefined && ipv6 === undefined;
     if (auto) {
-      const ip = caller.ip;
-      if (!ip) throw new ApiError('NO_CLIENT_IP', 'The caller IP address cannot be determined', {});
+      const ip = callerIpOrThrow(caller.ip);
       if (ip.includes(':')) ipv6 = ip;
       else ipv4 = ip;
     }
