@@ -14,7 +14,7 @@ import type { Caller } from './caller.ts';
 import { clientIp } from './client-ip.ts';
 import { requestWantsText } from './negotiation.ts';
 import { ApiError } from '../errors.ts';
-import { errorResponse, failureResponse } from './errors.ts';
+import { errorResponse, failureResponse, NOT_FOUND } from './errors.ts';
 import { adminBudgetExceeded, applyRateLimitHeaders, bucketKeyFor, rateLimitedError, upgradeUrlFor } from './ratelimit/index.ts';
 import { isAdmin } from './admin.ts';
 import type { RateDecision } from './ratelimit/index.ts';
@@ -120,7 +120,6 @@ function connectionRefusal(max: number): Response {
 }
 
 const BAD_REQUEST = new ApiError('BAD_REQUEST', 'The request target or Host header cannot be parsed', {});
-const NOT_FOUND = new ApiError('NOT_FOUND', 'No such endpoint or resource', {});
 const PUBLISHER_ONLY = new ApiError('NOT_FOUND', 'This process is a publisher: it serves /health, /metrics and /v1/data/status only', {});
 
 /** 404 for a path of no route, 405 with `Allow` for a method its route does not answer. */
