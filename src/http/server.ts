@@ -48,15 +48,16 @@ const INVALID_API_KEY = new ApiError('INVALID_API_KEY', 'The API key is invalid 
 function resolveCaller(services: AppServices, request: Request, server: Server<unknown> | null, exempt: boolean): ResolvedCaller | Promise<ResolvedCaller> {
   // Routes that take no token need no key: the header is not read there (no 401 answers whether a key exists).
   const key = exempt ? null : request.headers.get('x-api-key');
-  if (key === null) return callerWith(services, request, server, null, null);
+  if (key === null) return new RequestCaller(services, request, server, null, null);
   const trimmed = key.trim();
   const resolved = trimmed === '' ? null : services.accounts.resolveApiKeyNow(trimmed);
-  if (resolved instanceof Promise) return resolved.then((r) => callerWith(services, request, server, r, INVALID_API_KEY));
-  return callerWith(services, request, server, resolved, INVALID_API_KEY);
+  if (resolved instanceof Promise) return resolved.then((r) => new RequestCaller(services, request, server, r, INVALID_API_KEY));
+  return new RequestCaller(services, request, server, resolved, INVALID_API_KEY);
 }
 
 /**
- * A caller whose IP is read on first use: only caller-IP routes and the rate
+ * The caller of a resolved key (null: anonymous, refused with `refusal` when
+ * a key was sent), whose IP is read on first use: only caller-IP routes and the rate
  * limiter read it, so an explicit lookup with limits off never pays for the
  * socket address and the forwarding headers.
  */
@@ -83,11 +84,6 @@ class RequestCaller implements ResolvedCaller {
     if (this.address === undefined) this.address = clientIp(this.server?.requestIP(this.request)?.address ?? null, this.request.headers, this.services.trusted);
     return this.address;
   }
-}
-
-/** The caller of a resolved key (null: anonymous, refused with `refusal` when a key was sent). */
-function callerWith(services: AppServices, request: Request, server: Server<unknown> | null, key: ResolvedKey | null, refusal: ApiError | null): ResolvedCaller {
-  return new RequestCaller(services, request, server, key, refusal);
 }
 
 /**
