@@ -89,7 +89,7 @@ const IndexPull = Closed({
   last_check: NullableDateTime,
   last_change: NullableDateTime,
   next_check: NullableDateTime,
-  consecutive_failures: Seconds,
+  consecutive_failures: Type.Integer({ minimum: 0 }),
   sha256: NullableString,
   url: Type.Optional(Type.String()),
   last_error: Type.Optional(NullableString),
