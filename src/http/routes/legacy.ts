@@ -6,7 +6,7 @@ import { legacyObject, legacyPlace, legacyText } from '../../lookup/legacy.ts';
 import { ApiError } from '../../errors.ts';
 import { JSON_TYPE, TEXT_TYPE } from '../errors.ts';
 import { CORS_RESPONSE_HEADERS } from '../cors.ts';
-import { legacyQuery, wantsText, type LegacyQuery } from '../negotiation.ts';
+import { legacyQuery, NO_QUERY, wantsText, type LegacyQuery } from '../negotiation.ts';
 import type { AppServices } from '../services.ts';
 import { callerIpOrThrow, lookupOrThrow, scoringContextFor } from '../address-lookup.ts';
 import { lastSegmentParam } from '../request-params.ts';
@@ -82,8 +82,6 @@ function answer(request: Request, current: boolean, text: boolean, body: string)
   }
   return new Response(body, { headers });
 }
-
-const NO_QUERY: LegacyQuery = Object.freeze({});
 
 /** GET /{ip}: the address is the path's single segment, decoded once. */
 export function legacyIp(services: AppServices): RouteHandler {
