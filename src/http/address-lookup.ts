@@ -14,7 +14,6 @@ import type { ServingSnapshot } from '../lookup/serving.ts';
 import type { ScoringContext } from '../scoring/index.ts';
 import type { AppServices } from './services.ts';
 
-export { invalidIp };
 
 const NO_CLIENT_IP = new ApiError('NO_CLIENT_IP', 'The caller IP address cannot be determined', {});
 
