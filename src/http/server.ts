@@ -109,10 +109,9 @@ export function connectionGateFor(services: AppServices): ConnectionGate {
   return new ConnectionGate({ max, quietMs: (IDLE_TIMEOUT_SECONDS + 5) * 1000, openDescriptors: openDescriptorCount, shared: services.host?.connections, workers: services.host ? services.config.workers : 1 });
 }
 
-/** The answer on a connection past the cap: 503, and the connection closed after it. */
-function connectionRefusal(max: number): Response {
-  const err = new ApiError('SERVICE_UNAVAILABLE', 'Too many open connections; retry shortly', { what: 'connections', limit: max }, { 'retry-after': '1', connection: 'close' });
-  return errorResponse(err);
+/** The error on a connection past the cap: 503, and the connection closed after it. */
+function connectionRefusal(max: number): ApiError {
+  return new ApiError('SERVICE_UNAVAILABLE', 'Too many open connections; retry shortly', { what: 'connections', limit: max }, { 'retry-after': '1', connection: 'close' });
 }
 
 const BAD_REQUEST = new ApiError('BAD_REQUEST', 'The request target or Host header cannot be parsed', {});
@@ -133,6 +132,8 @@ function unrouted(entry: RouteEntry | null, method: string): ApiError {
 export function createFetchHandler(services: AppServices, app: App, pacer: { tick(): void } = new YoungGcPacer(), gate: ConnectionGate = connectionGateFor(services)) {
   const targets = new RequestTargets();
   const table = app.table;
+  // Made once: refusals come in floods.
+  const tooManyConnections = connectionRefusal(gate.max);
   const publisherOnly = services.config.role === 'publisher';
   const upgradeUrl = upgradeUrlFor(services.config.upgradeUrl);
   // A recorder per route for its GET 200s, found once (metrics.ts observer).
@@ -252,7 +253,7 @@ export function createFetchHandler(services: AppServices, app: App, pacer: { tic
     let response: Response | Promise<Response>;
     let entry: RouteEntry | null = null;
     if (server !== null && !gate.allows(request, server)) {
-      response = seal(connectionRefusal(gate.max), null);
+      response = seal(errorResponse(tooManyConnections), null);
     } else {
       const url = request.url;
       const start = targets.pathStart(url);
