@@ -5,7 +5,7 @@
  * The merge compares and steps addresses in place, so an IPv6 range costs
  * 32 bytes of a column instead of two heap BigInts.
  */
-import type { Addr, Family } from '../../src/net/ip.ts';
+import { wordsToBigInt, type Addr, type Family } from '../../src/net/ip.ts';
 import type { GrowableU32 } from './growable.ts';
 
 /** Words per address of a family. */
@@ -30,9 +30,7 @@ export function pushAddr(col: GrowableU32, family: Family, addr: Addr): void {
 
 /** The address of row i of a column (a number for IPv4, a BigInt for IPv6). */
 export function addrAt(col: Uint32Array, i: number, w: number): Addr {
-  if (w === 1) return col[i];
-  const b = i * 4;
-  return (BigInt(col[b]) << 96n) | (BigInt(col[b + 1]) << 64n) | (BigInt(col[b + 2]) << 32n) | BigInt(col[b + 3]);
+  return w === 1 ? col[i] : wordsToBigInt(col, i);
 }
 
 /** Compares row i of a with row j of b: negative, 0 or positive. */

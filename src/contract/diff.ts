@@ -114,7 +114,7 @@ export const SwapSummary = Named(
     flagged: perField(DIFF_FLAG_FIELDS),
     unflagged: perField(DIFF_FLAG_FIELDS),
     /** Ranges changed by this swap (country and flags; the largest kept), the input of flapping. */
-    ranges: Type.Array(Closed({ field: StringEnum(DIFF_FIELDS), family: FamilyNumber, range: Type.String(), cidr: Nullable(Type.String()), before: FactValue, after: FactValue })),
+    ranges: Type.Array(Closed({ field: StringEnum(DIFF_FIELDS), ...Type.Omit(ChangedRange, ['size']).properties })),
     flapping: Type.Array(FlappingRange),
     seconds: Type.Number({ minimum: 0 }),
   }),

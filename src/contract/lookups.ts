@@ -5,6 +5,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { AsnText, Closed, Named, Nullable, NullableString, StringEnum } from './schema-kit.ts';
+import { KIND_STATES } from './service.ts';
 import { Classification, Evidence, Score, Verdict } from './v1.ts';
 
 
@@ -16,7 +17,7 @@ export const ThreatDensity = Named('ThreatDensity', Closed({
   ratio: Nullable(Type.Number({ minimum: 0 }), UNKNOWN_WITHOUT_THREAT),
   percent: Nullable(Type.Number({ minimum: 0 }), UNKNOWN_WITHOUT_THREAT),
   significant: Nullable(Type.Boolean(), UNKNOWN_WITHOUT_THREAT),
-  threat_data: StringEnum(['ready', 'stale', 'unavailable'], { description: "The index's threat lists, as /v1/data/status shows them" }),
+  threat_data: StringEnum(KIND_STATES, { description: "The index's threat lists, as /v1/data/status shows them" }),
   source: Type.String(),
 }));
 export const AsnDrop = Named('AsnDrop', Closed({ asn: Type.String(), as_name: NullableString, rir: NullableString, domain: NullableString, country_code: NullableString }));

@@ -16,7 +16,9 @@ export const Health = Named('Health', Closed({
   index: Closed({ loaded: Type.Boolean(), built_at: DateTime, generation: Type.Integer({ minimum: 0 }) }),
 }));
 
-const KindState = StringEnum(['ready', 'stale', 'unavailable']);
+/** Readiness of an evidence kind (index/coverage.ts), as /v1/data/status and threat_density show it. */
+export const KIND_STATES = ['ready', 'stale', 'unavailable'] as const;
+const KindState = StringEnum(KIND_STATES);
 const kindMap = <S extends Parameters<typeof Closed>[0][string]>(value: S) => Closed(Object.fromEntries(EVIDENCE_KINDS.map((k) => [k, value])) as Record<(typeof EVIDENCE_KINDS)[number], S>);
 const FeedFetchState = StringEnum(['fresh', 'stale', 'missing', 'refused', 'failed']);
 const Seconds = Type.Integer({ minimum: 0 });
@@ -87,7 +89,7 @@ const IndexPull = Closed({
   last_check: NullableDateTime,
   last_change: NullableDateTime,
   next_check: NullableDateTime,
-  consecutive_failures: Seconds,
+  consecutive_failures: Type.Integer({ minimum: 0 }),
   sha256: NullableString,
   url: Type.Optional(Type.String()),
   last_error: Type.Optional(NullableString),

@@ -6,6 +6,7 @@
  */
 import { verifiedCrawlerOf } from '../crawlers/lookup-flags.ts';
 import type { CrawlerProof } from '../crawlers/verifier.ts';
+import { ApiError } from '../errors.ts';
 import type { LookupHit } from '../index/record.ts';
 import { invalidIp } from '../lookup/invalid-ip.ts';
 import { lookupAddress } from '../lookup/overrides/overlay.ts';
@@ -13,7 +14,14 @@ import type { ServingSnapshot } from '../lookup/serving.ts';
 import type { ScoringContext } from '../scoring/index.ts';
 import type { AppServices } from './services.ts';
 
-export { invalidIp };
+
+const NO_CLIENT_IP = new ApiError('NO_CLIENT_IP', 'The caller IP address cannot be determined', {});
+
+/** The caller's own address (the `current` routes, auto mode), or the spec's NO_CLIENT_IP when it cannot be determined. */
+export function callerIpOrThrow(ip: string | null): string {
+  if (!ip) throw NO_CLIENT_IP;
+  return ip;
+}
 
 /** How long a GET lookup may wait for a DNS crawler proof before answering without it. */
 export const CRAWLER_PROOF_BUDGET_MS = 50;

@@ -9,7 +9,7 @@ import { Elysia } from 'elysia';
 import { authRoutes } from './routes/auth.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
 import { ApiError } from '../errors.ts';
-import { failureResponse } from './errors.ts';
+import { failureResponse, NOT_FOUND } from './errors.ts';
 import type { AppServices } from './services.ts';
 import { oauthSetup } from '../accounts/oauth/providers.ts';
 import { setCaller } from './caller.ts';
@@ -29,7 +29,7 @@ export interface App {
  */
 function frameworkError(code: string | number, error: unknown): unknown {
   if (error instanceof ApiError) return error;
-  if (code === 'NOT_FOUND') return new ApiError('NOT_FOUND', 'No such endpoint or resource', {});
+  if (code === 'NOT_FOUND') return NOT_FOUND;
   if (code === 'PARSE') return new ApiError('INVALID_REQUEST', 'The request body could not be parsed', {});
   if (code === 'VALIDATION') return new ApiError('INVALID_REQUEST', 'The request does not match what the route takes', {});
   if (code === 'INVALID_COOKIE_SIGNATURE') return new ApiError('UNAUTHORIZED', 'Invalid session cookie', {});

@@ -27,6 +27,9 @@ export function errorResponse(err: ApiError, extraHeaders: Record<string, string
   });
 }
 
+/** 404 for a path no route answers (the request path, the mounted app, /docs/*). */
+export const NOT_FOUND = new ApiError('NOT_FOUND', 'No such endpoint or resource', {});
+
 const INTERNAL = new ApiError('INTERNAL_ERROR', 'Unexpected server error', {});
 
 /**

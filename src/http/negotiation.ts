@@ -63,7 +63,8 @@ export interface LegacyQuery {
   detail?: string;
 }
 
-const NO_QUERY: LegacyQuery = Object.freeze({});
+/** The LegacyQuery of a URL without a query. */
+export const NO_QUERY: LegacyQuery = Object.freeze({});
 
 const LEGACY_KEYS = ['format', 'detail'];
 

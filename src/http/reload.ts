@@ -10,11 +10,8 @@ import { ApiError } from '../errors.ts';
 import type { ReloadBody } from '../contract/service.ts';
 import type { AppServices } from './services.ts';
 
-/** The /reload answer (declared in src/contract/service.ts). */
-export type ReloadAnswer = ReloadBody;
-
 /** Reloads this thread's index and policy; `generation` numbers the new index (default: the next one). Throws ApiError INVALID_REQUEST when refused. */
-export async function reloadLocally(services: AppServices, generation?: number): Promise<ReloadAnswer> {
+export async function reloadLocally(services: AppServices, generation?: number): Promise<ReloadBody> {
   let policy = services.policy.current;
   try {
     if (services.policy.path) policy = await loadPolicy(services.policy.path);
@@ -41,6 +38,6 @@ export async function reloadLocally(services: AppServices, generation?: number):
 }
 
 /** Reloads what this server serves: every worker of the host when there are several (through the primary), else this thread. What /reload and an in-process refresher call. */
-export function reloadServer(services: AppServices): Promise<ReloadAnswer> {
+export function reloadServer(services: AppServices): Promise<ReloadBody> {
   return services.host ? services.host.reloadAll() : reloadLocally(services);
 }

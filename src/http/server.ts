@@ -14,7 +14,7 @@ import type { Caller } from './caller.ts';
 import { clientIp } from './client-ip.ts';
 import { requestWantsText } from './negotiation.ts';
 import { ApiError } from '../errors.ts';
-import { errorResponse, failureResponse } from './errors.ts';
+import { errorResponse, failureResponse, NOT_FOUND } from './errors.ts';
 import { adminBudgetExceeded, applyRateLimitHeaders, bucketKeyFor, rateLimitedError, upgradeUrlFor } from './ratelimit/index.ts';
 import { isAdmin } from './admin.ts';
 import type { RateDecision } from './ratelimit/index.ts';
@@ -48,15 +48,16 @@ const INVALID_API_KEY = new ApiError('INVALID_API_KEY', 'The API key is invalid 
 function resolveCaller(services: AppServices, request: Request, server: Server<unknown> | null, exempt: boolean): ResolvedCaller | Promise<ResolvedCaller> {
   // Routes that take no token need no key: the header is not read there (no 401 answers whether a key exists).
   const key = exempt ? null : request.headers.get('x-api-key');
-  if (key === null) return callerWith(services, request, server, null, null);
+  if (key === null) return new RequestCaller(services, request, server, null, null);
   const trimmed = key.trim();
   const resolved = trimmed === '' ? null : services.accounts.resolveApiKeyNow(trimmed);
-  if (resolved instanceof Promise) return resolved.then((r) => callerWith(services, request, server, r, INVALID_API_KEY));
-  return callerWith(services, request, server, resolved, INVALID_API_KEY);
+  if (resolved instanceof Promise) return resolved.then((r) => new RequestCaller(services, request, server, r, INVALID_API_KEY));
+  return new RequestCaller(services, request, server, resolved, INVALID_API_KEY);
 }
 
 /**
- * A caller whose IP is read on first use: only caller-IP routes and the rate
+ * The caller of a resolved key (null: anonymous, refused with `refusal` when
+ * a key was sent), whose IP is read on first use: only caller-IP routes and the rate
  * limiter read it, so an explicit lookup with limits off never pays for the
  * socket address and the forwarding headers.
  */
@@ -85,11 +86,6 @@ class RequestCaller implements ResolvedCaller {
   }
 }
 
-/** The caller of a resolved key (null: anonymous, refused with `refusal` when a key was sent). */
-function callerWith(services: AppServices, request: Request, server: Server<unknown> | null, key: ResolvedKey | null, refusal: ApiError | null): ResolvedCaller {
-  return new RequestCaller(services, request, server, key, refusal);
-}
-
 /**
  * Spends the caller's admin budget when the request presents an
  * Authorization header that is not the admin token (to a route that reads it)
@@ -113,14 +109,12 @@ export function connectionGateFor(services: AppServices): ConnectionGate {
   return new ConnectionGate({ max, quietMs: (IDLE_TIMEOUT_SECONDS + 5) * 1000, openDescriptors: openDescriptorCount, shared: services.host?.connections, workers: services.host ? services.config.workers : 1 });
 }
 
-/** The answer on a connection past the cap: 503, and the connection closed after it. */
-function connectionRefusal(max: number): Response {
-  const err = new ApiError('SERVICE_UNAVAILABLE', 'Too many open connections; retry shortly', { what: 'connections', limit: max }, { 'retry-after': '1', connection: 'close' });
-  return errorResponse(err);
+/** The error on a connection past the cap: 503, and the connection closed after it. */
+function connectionRefusal(max: number): ApiError {
+  return new ApiError('SERVICE_UNAVAILABLE', 'Too many open connections; retry shortly', { what: 'connections', limit: max }, { 'retry-after': '1', connection: 'close' });
 }
 
 const BAD_REQUEST = new ApiError('BAD_REQUEST', 'The request target or Host header cannot be parsed', {});
-const NOT_FOUND = new ApiError('NOT_FOUND', 'No such endpoint or resource', {});
 const PUBLISHER_ONLY = new ApiError('NOT_FOUND', 'This process is a publisher: it serves /health, /metrics and /v1/data/status only', {});
 
 /** 404 for a path of no route, 405 with `Allow` for a method its route does not answer. */
@@ -138,6 +132,8 @@ function unrouted(entry: RouteEntry | null, method: string): ApiError {
 export function createFetchHandler(services: AppServices, app: App, pacer: { tick(): void } = new YoungGcPacer(), gate: ConnectionGate = connectionGateFor(services)) {
   const targets = new RequestTargets();
   const table = app.table;
+  // Made once: refusals come in floods.
+  const tooManyConnections = connectionRefusal(gate.max);
   const publisherOnly = services.config.role === 'publisher';
   const upgradeUrl = upgradeUrlFor(services.config.upgradeUrl);
   // A recorder per route for its GET 200s, found once (metrics.ts observer).
@@ -257,7 +253,7 @@ export function createFetchHandler(services: AppServices, app: App, pacer: { tic
     let response: Response | Promise<Response>;
     let entry: RouteEntry | null = null;
     if (server !== null && !gate.allows(request, server)) {
-      response = seal(connectionRefusal(gate.max), null);
+      response = seal(errorResponse(tooManyConnections), null);
     } else {
       const url = request.url;
       const start = targets.pathStart(url);

@@ -16,8 +16,6 @@ import type { HostLink } from './host-link.ts';
 import type { HttpMetrics } from './metrics.ts';
 import type { AdminFailureBudget, RateLimiter } from './ratelimit/index.ts';
 
-export type { PolicyHolder };
-
 /** The services of one server thread. */
 export interface AppServices {
   config: Config;

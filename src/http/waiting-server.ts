@@ -18,10 +18,10 @@ export interface WaitingServer {
 /** The API's CORS headers (cors.ts), so a browser reads these answers as it reads the real server's. */
 const CORS = CORS_RESPONSE_HEADERS;
 
+const NOT_READY = new ApiError('SERVICE_UNAVAILABLE', 'No index yet: waiting for the first verified index from the publisher (IPINTEL_INDEX_URL)', { what: 'index' });
+
 /** Serves the not-ready answers on the configured port until stopped. */
 export function startWaitingServer(host: string, port: number, status: () => PullStatus | null): WaitingServer {
-  const notReady = () =>
-    new ApiError('SERVICE_UNAVAILABLE', 'No index yet: waiting for the first verified index from the publisher (IPINTEL_INDEX_URL)', { what: 'index' });
   const server = Bun.serve({
     hostname: host,
     port,
@@ -36,9 +36,9 @@ export function startWaitingServer(host: string, port: number, status: () => Pul
         };
         return Response.json(body, { status: 503, headers: { 'cache-control': 'no-store', 'retry-after': '5', ...CORS } });
       }
-      return errorResponse(notReady(), { 'retry-after': '5', ...CORS });
+      return errorResponse(NOT_READY, { 'retry-after': '5', ...CORS });
     },
-    error: () => errorResponse(notReady(), CORS),
+    error: () => errorResponse(NOT_READY, CORS),
   });
   return {
     port: server.port ?? port,

@@ -9,7 +9,7 @@ import { countryName } from './country.ts';
 import { operatorDomain } from './operator-domain.ts';
 import type { LegacyObjectBody } from '../contract/lookups.ts';
 import { utcOffset } from './timezone.ts';
-import { RecordMemo } from './record-memo.ts';
+import { isHitOf, RecordMemo } from './record-memo.ts';
 import { orgOf } from './v1.ts';
 
 /** The legacy object (declared in src/contract/lookups.ts). */
@@ -91,8 +91,7 @@ export class LegacyLines {
 
   /** The one line for a hit of an explicit lookup. */
   line(hit: LookupHit): string {
-    // A hand-made hit or one under an override names no index, and another index's hit is not this memo's.
-    if (hit.index !== this.reader || hit.index === undefined) return legacyText(legacyPlace(hit), false, false);
+    if (!isHitOf(hit, this.reader)) return legacyText(legacyPlace(hit), false, false);
     let tails = this.tails;
     if (tails === null) tails = this.tails = new RecordMemo<string>(this.slots);
     const id = hit.recordId;

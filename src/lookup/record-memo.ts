@@ -61,6 +61,15 @@ export class FrequencySketch {
 const slotOf = (id: number) => Math.imul(id, 0x9e3779b1) >>> (32 - FREQUENCY_BITS);
 
 /**
+ * Whether a memo of `reader`'s records may key this hit by its record id: the
+ * hit came from that index. Hand-made hits and hits under an override name no
+ * index, and a hit of another index is not this memo's.
+ */
+export function isHitOf(hit: { readonly index?: object }, reader: object | null): boolean {
+  return hit.index !== undefined && hit.index === reader;
+}
+
+/**
  * A memo of values by non-negative integer id (see the file comment). Each
  * slot holds `width` values and an integer stamp the caller gives meaning to
  * (V1BodyCache: the quarter hour a body was made in). The id and stamp rows

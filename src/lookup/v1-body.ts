@@ -14,7 +14,7 @@
  */
 import type { IndexRecord, LookupHit } from '../index/record.ts';
 import type { Coverage, Policy, ScoringContext } from '../scoring/index.ts';
-import { RecordMemo } from './record-memo.ts';
+import { isHitOf, RecordMemo } from './record-memo.ts';
 import { ScoredPartCache, type ScoredText } from './scored-part.ts';
 import { QUARTER_HOUR } from './timezone.ts';
 import { buildV1, needsScoring, locationOf, networkOf, routingOf, type V1Context } from './v1.ts';
@@ -113,7 +113,7 @@ export class V1BodyCache {
    * without reading the record's row, which on random traffic is a cache miss).
    */
   holds(hit: LookupHit): boolean {
-    return hit.index === this.facts.reader && hit.index !== undefined && this.tails !== null && this.tails.find(hit.recordId) >= 0;
+    return isHitOf(hit, this.facts.reader) && this.tails !== null && this.tails.find(hit.recordId) >= 0;
   }
 
   /** JSON text equal to JSON.stringify(buildV1(hit, this.context(answer), null)). */
@@ -133,10 +133,9 @@ export class V1BodyCache {
     if (answer.verifiedCrawler !== null) return splitWhole(JSON.stringify(buildV1(hit, this.context(answer), null)));
     // Canonical address text (digits, hex, '.' and ':') needs no JSON escaping.
     const prefix = `{"ip":"${hit.ip}","stack":"${hit.family === 4 ? 'ipv4' : 'ipv6'}",`;
-    // An RDAP owner is known for few addresses (it replaces network.owner): not memoised.
-    // Hand-made hits (tests, the scoring view) and hits under an override name no index,
-    // and a hit of another index is not this memo's: nothing to key them by.
-    if (hit.index !== this.facts.reader || hit.index === undefined || answer.rdapOwner != null) {
+    // An RDAP owner is known for few addresses (it replaces network.owner): not memoised;
+    // nor is a hit this memo cannot key by record id (isHitOf).
+    if (!isHitOf(hit, this.facts.reader) || answer.rdapOwner != null) {
       const p = this.parts(hit.record, this.context(answer), answer.now);
       return { prefix, own: p.own, scored: `${p.scored.head}${p.scored.operator}${p.scored.rest}` };
     }

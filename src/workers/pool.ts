@@ -12,7 +12,7 @@ import type { Config } from '../config.ts';
 import { allocateConnectionCount } from '../http/connection-gate.ts';
 import { CALLER_BUDGET_BUCKETS } from '../http/ratelimit/caller-budget.ts';
 import { allocateSharedBuckets, type SharedBucketsMemory } from '../http/ratelimit/index.ts';
-import type { ReloadAnswer } from '../http/reload.ts';
+import type { ReloadBody } from '../contract/service.ts';
 import { embeddedMigrationsRoot } from '../open-accounts.ts';
 import { isCompiledBinary } from '../feeds/default-data.ts';
 import { createRadarFromConfig } from '../server.ts';
@@ -35,7 +35,7 @@ export interface WorkerPool {
   /** When the index every worker serves was loaded (the pool's start or its last reload), ms. */
   loadedAt(): number;
   /** Reloads every worker onto the index file (as /reload does); rejects when refused. */
-  reloadAll(): Promise<ReloadAnswer>;
+  reloadAll(): Promise<ReloadBody>;
   /** Drains every worker (requests in flight finish) and stops them. */
   stop(): Promise<void>;
 }
@@ -126,11 +126,11 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
     };
 
   /** Reloads every worker onto the next generation; one answer for the host. */
-  async function reloadAll(): Promise<ReloadAnswer> {
+  async function reloadAll(): Promise<ReloadBody> {
     const next = generation + 1;
     const targets = live();
-    const results = await Promise.allSettled(targets.map((s) => s.rpc.call<ReloadAnswer>('reload', { generation: next }, CALL_TIMEOUT_MS)));
-    const done = results.filter((r): r is PromiseFulfilledResult<ReloadAnswer> => r.status === 'fulfilled');
+    const results = await Promise.allSettled(targets.map((s) => s.rpc.call<ReloadBody>('reload', { generation: next }, CALL_TIMEOUT_MS)));
+    const done = results.filter((r): r is PromiseFulfilledResult<ReloadBody> => r.status === 'fulfilled');
     const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (done.length > 0) {
       generation = next;

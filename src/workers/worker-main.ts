@@ -8,7 +8,8 @@ import type { Config } from '../config.ts';
 import { ApiError, ERROR_STATUS, type ErrorCode } from '../errors.ts';
 import type { HostLink } from '../http/host-link.ts';
 import { createAdminFailureBudget, createRateLimiterFromConfig, type SharedBucketsMemory } from '../http/ratelimit/index.ts';
-import { reloadLocally, type ReloadAnswer } from '../http/reload.ts';
+import { reloadLocally } from '../http/reload.ts';
+import type { ReloadBody } from '../contract/service.ts';
 import { startServer, type RunningServer } from '../server.ts';
 import type { RadarClient } from '../lookup/radar.ts';
 import { HostState } from './host-state.ts';
@@ -108,7 +109,7 @@ async function begin(start: WorkerStart): Promise<void> {
   const host: HostLink = {
     slot: start.slot,
     connections: start.connections,
-    reloadAll: () => rpc.call<ReloadAnswer>('reload-all', null, RELOAD_TIMEOUT_MS).catch((e) => Promise.reject(asApiError(e))),
+    reloadAll: () => rpc.call<ReloadBody>('reload-all', null, RELOAD_TIMEOUT_MS).catch((e) => Promise.reject(asApiError(e))),
     metricsText: () => rpc.call<string>('metrics-all', null, METRICS_TIMEOUT_MS),
     agreed: () => state!.agreed(),
     keysChanged: () => rpc.call<void>('keys-changed', null, KEYS_TIMEOUT_MS),

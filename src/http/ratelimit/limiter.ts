@@ -11,7 +11,8 @@
  * the limit for N processes) while each process stays protected. One log
  * line per state change, never per request.
  */
-import { MemoryBuckets, DEFAULT_MAX_BUCKETS } from './memory-store.ts';
+import { MemoryBuckets } from './memory-store.ts';
+import { DEFAULT_MAX_BUCKETS } from '../../memory-budget.ts';
 import { RedisBuckets, DEFAULT_REDIS_TIMEOUT_MS } from './redis-store.ts';
 import { SharedBuckets, type SharedBucketsMemory } from './shared-store.ts';
 import { limiterMetrics } from './metrics.ts';

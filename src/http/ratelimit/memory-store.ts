@@ -25,9 +25,6 @@ import { limiterMetrics } from './metrics.ts';
 import type { Tier } from '../../tiers.ts';
 import { DEFAULT_MAX_BUCKETS } from '../../memory-budget.ts';
 
-/** Default bound on buckets: the memory budget's (src/memory-budget.ts). */
-export { DEFAULT_MAX_BUCKETS };
-
 /** How often consume() walks the head of the list for idle buckets (ms of the limiter's clock). */
 export const SWEEP_INTERVAL_MS = 10_000;
 

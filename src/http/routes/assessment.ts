@@ -5,9 +5,13 @@
 import { assessPair, assessStack } from '../../lookup/assessment.ts';
 import { ApiError } from '../../errors.ts';
 import type { AppServices } from '../services.ts';
-import { lookupOrThrow, scoringContextFor } from '../address-lookup.ts';
+import { callerIpOrThrow, lookupOrThrow, scoringContextFor } from '../address-lookup.ts';
 import { jsonResponse } from '../json-response.ts';
+import { queryValues } from '../request-params.ts';
 import type { RouteHandler } from '../route-table.ts';
+
+/** The query parameters of an assessment (spec 4.2). */
+const ASSESSMENT_KEYS = ['ipv4', 'ipv6'] as const;
 
 async function stack(services: AppServices, ip: string | undefined, family: 4 | 6, param: string) {
   if (ip === undefined) return null;
@@ -20,19 +24,19 @@ async function stack(services: AppServices, ip: string | undefined, family: 4 | 
 
 /** The assessment answer. */
 export function assessment(services: AppServices): RouteHandler {
-  return async (request, _path, hasQuery, caller) => {
-    const query = hasQuery ? new URL(request.url).searchParams : null;
+  return async (request, _path, _hasQuery, caller) => {
+    const values = queryValues(request.url, ASSESSMENT_KEYS);
     const given: Record<'ipv4' | 'ipv6', string | undefined> = { ipv4: undefined, ipv6: undefined };
-    for (const k of ['ipv4', 'ipv6'] as const) {
-      const all = query?.getAll(k) ?? [];
+    for (let i = 0; i < ASSESSMENT_KEYS.length; i++) {
+      const k = ASSESSMENT_KEYS[i];
+      const all = values[i] ?? [];
       if (all.length > 1) throw new ApiError('INVALID_IP', `${k} must be given once`, { provided: all.join(','), parameter: k });
       given[k] = all[0];
     }
     let { ipv4, ipv6 } = given;
     const auto = ipv4 === undefined && ipv6 === undefined;
     if (auto) {
-      const ip = caller.ip;
-      if (!ip) throw new ApiError('NO_CLIENT_IP', 'The caller IP address cannot be determined', {});
+      const ip = callerIpOrThrow(caller.ip);
       if (ip.includes(':')) ipv6 = ip;
       else ipv4 = ip;
     }

@@ -34,6 +34,5 @@ export function verifyCrawler(services: AppServices): RouteHandler {
     const snapshot = services.serving.snapshot;
     return lookupAddress(snapshot.reader, snapshot.overrides, ip);
   };
-  const answer = crawlerVerifyAnswer({ lookup, verifier: services.crawlers });
-  return (request) => answer(request);
+  return crawlerVerifyAnswer({ lookup, verifier: services.crawlers });
 }

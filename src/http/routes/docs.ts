@@ -1,5 +1,5 @@
 /** GET /docs and the reference page's files under /docs/ (docs/page.ts), made on the first request. */
-import { ApiError } from '../../errors.ts';
+import { NOT_FOUND } from '../errors.ts';
 import { loadDocsSite, type DocsSite } from '../docs/page.ts';
 import type { RouteHandler } from '../route-table.ts';
 
@@ -8,7 +8,7 @@ export function apiReference(): RouteHandler {
   let site: Promise<DocsSite> | null = null;
   return async (_request, path) => {
     const answer = (await (site ??= loadDocsSite())).answer(path);
-    if (!answer) throw new ApiError('NOT_FOUND', 'No such endpoint or resource', {});
+    if (!answer) throw NOT_FOUND;
     return answer;
   };
 }

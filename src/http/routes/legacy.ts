@@ -6,9 +6,9 @@ import { legacyObject, legacyPlace, legacyText } from '../../lookup/legacy.ts';
 import { ApiError } from '../../errors.ts';
 import { JSON_TYPE, TEXT_TYPE } from '../errors.ts';
 import { CORS_RESPONSE_HEADERS } from '../cors.ts';
-import { legacyQuery, wantsText, type LegacyQuery } from '../negotiation.ts';
+import { legacyQuery, NO_QUERY, wantsText, type LegacyQuery } from '../negotiation.ts';
 import type { AppServices } from '../services.ts';
-import { lookupOrThrow, scoringContextFor } from '../address-lookup.ts';
+import { callerIpOrThrow, lookupOrThrow, scoringContextFor } from '../address-lookup.ts';
 import { lastSegmentParam } from '../request-params.ts';
 import type { RouteHandler } from '../route-table.ts';
 
@@ -57,10 +57,9 @@ function legacy(services: AppServices, request: Request, query: LegacyQuery, ip:
   if (format !== undefined && format !== 'text' && format !== 'json') {
     throw new ApiError('INVALID_REQUEST', 'format must be text or json', { provided: query.format, allowed: ['text', 'json'] });
   }
-  if (!ip) throw new ApiError('NO_CLIENT_IP', 'The caller IP address cannot be determined', {});
   // One serving snapshot for the whole answer, also after waiting for a proof (src/lookup/serving.ts).
   const snapshot = services.serving.snapshot;
-  const hit = lookupOrThrow(services, ip, snapshot);
+  const hit = lookupOrThrow(services, callerIpOrThrow(ip), snapshot);
   const detail = query.detail === '1' || query.detail === 'true';
   if (text && !detail) return answer(request, current, text, current ? legacyText(legacyPlace(hit), false, true) : snapshot.lines.line(hit));
   return scoringContextFor(services, hit, snapshot).then((scoring) => {
@@ -83,8 +82,6 @@ function answer(request: Request, current: boolean, text: boolean, body: string)
   }
   return new Response(body, { headers });
 }
-
-const NO_QUERY: LegacyQuery = Object.freeze({});
 
 /** GET /{ip}: the address is the path's single segment, decoded once. */
 export function legacyIp(services: AppServices): RouteHandler {

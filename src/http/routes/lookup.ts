@@ -2,7 +2,7 @@
  * GET /v1/ip/{ip} and GET /v1/ip/current (spec 2.1, 4.1, 4.9): both answer
  * through the one pipeline (v1-pipeline.ts) and its memo.
  */
-import { ApiError } from '../../errors.ts';
+import { callerIpOrThrow } from '../address-lookup.ts';
 import { lastSegmentParam } from '../request-params.ts';
 import type { RouteHandler } from '../route-table.ts';
 import type { AppServices } from '../services.ts';
@@ -18,7 +18,6 @@ export function lookupIp(services: AppServices): RouteHandler {
 export function lookupCurrentIp(services: AppServices): RouteHandler {
   const pipeline = v1PipelineOf(services);
   return (request, _path, hasQuery, caller) => {
-    if (!caller.ip) throw new ApiError('NO_CLIENT_IP', 'The caller IP address cannot be determined', {});
-    return pipeline.answer(request, caller.ip, hasQuery, caller.tier, true);
+    return pipeline.answer(request, callerIpOrThrow(caller.ip), hasQuery, caller.tier, true);
   };
 }

@@ -59,32 +59,32 @@ export function health(services: AppServices): RouteHandler {
 /** GET /v1/data/status: public readiness; per-source detail for the admin token. */
 export function dataStatus(services: AppServices): RouteHandler {
   return (request) => {
-    const s = services;
     // The admin's answer adds per-source detail: never cached for others.
-    const adminCaller = isAdmin(request, s.config.adminToken);
-    const admin = s.feeds !== undefined && adminCaller;
-    const m = s.index.current.meta;
-    const ageSeconds = Math.max(0, Math.round((s.now() - Date.parse(m.builtAt)) / 1000));
+    const adminCaller = isAdmin(request, services.config.adminToken);
+    const admin = services.feeds !== undefined && adminCaller;
+    const m = services.index.current.meta;
+    const now = services.now();
+    const ageSeconds = Math.max(0, Math.round((now - Date.parse(m.builtAt)) / 1000));
     // Ages as of this answer (the scoring's coverage is refreshed on a coarse timer instead).
-    const coverage = coverageOf(m, s.now());
+    const coverage = coverageOf(m, now);
     const body = {
       status: 'ok',
       index: {
         built_at: m.builtAt,
         age_seconds: ageSeconds,
-        loaded_at: new Date(s.index.loadedAt).toISOString(),
-        source: s.config.pull ? ('pull' as const) : ('local' as const),
-        ...(s.config.pull ? { pull: pullView(s.config.indexPath, adminCaller) } : {}),
+        loaded_at: new Date(services.index.loadedAt).toISOString(),
+        source: services.config.pull ? ('pull' as const) : ('local' as const),
+        ...(services.config.pull ? { pull: pullView(services.config.indexPath, adminCaller) } : {}),
       },
-      capabilities: capabilities(s, coverage),
+      capabilities: capabilities(services, coverage),
       coverage: coverageReport(coverage),
-      feeds: s.feeds
+      feeds: services.feeds
         ? {
-            ...publicFeedsView(s.feeds, s.now()),
-            ...(admin ? { sources: adminFeedsView(s.feeds, s.now()), ...adminRefreshView(s.feeds), swaps: loadSwapSummaries(swapSummariesPath(s.config.indexPath)) } : {}),
+            ...publicFeedsView(services.feeds, now),
+            ...(admin ? { sources: adminFeedsView(services.feeds, now), ...adminRefreshView(services.feeds), swaps: loadSwapSummaries(swapSummariesPath(services.config.indexPath)) } : {}),
           }
         : null,
-      policy_version: s.policy.current.policy_version,
+      policy_version: services.policy.current.policy_version,
       attributions: m.attributions,
     };
     return jsonResponse(body, { 'cache-control': adminCaller ? 'no-store' : 'public, max-age=60', vary: 'authorization' });
