@@ -22,7 +22,8 @@ export class ProjectionMemo {
 
   /** The projection of a request URL's `names` parameters (`fields`, `include`) for a tier (throws parseProjection's errors). */
   ofUrl(url: string, names: readonly [string, string], tier: Tier): Projection {
-    const query = url.slice(url.indexOf('?'));
+    const at = url.indexOf('?');
+    const query = at < 0 ? '' : url.slice(at);
     if (query === this.lastQuery && tier === this.lastTier && this.lastProjection !== null) return this.lastProjection;
     const [fields, include] = queryValues(url, names);
     const projection = this.of(fields, include, tier);

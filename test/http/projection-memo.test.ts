@@ -53,3 +53,11 @@ test('by URL: equal to parsing the query afresh, for generated queries and tiers
     { numRuns: 3000, seed: 12 },
   );
 });
+
+test('by URL: a URL without a query is the projection of no parameters, not of its path\'s last character', () => {
+  const memo = new ProjectionMemo();
+  const names: readonly [string, string] = ['fields', 'include'];
+  expect(memo.ofUrl('http://h/v1/ip/1.1.1.1?fields=ip', names, 'free')).toEqual(parseProjection({ fields: ['ip'] }, 'free'));
+  expect(memo.ofUrl('http://h/v1/ip/1.1.1.1', names, 'free')).toEqual(parseProjection({}, 'free'));
+  expect(memo.ofUrl('http://h/v1/ip/1.1.1.p', names, 'free')).toEqual(parseProjection({}, 'free'));
+});
