@@ -140,7 +140,7 @@ export class Collector implements BuildSink {
   geoValues = new GeoTable();
   readonly asnValues = new ValueTable<AsnValue>();
   readonly allocationValues = new ValueTable<AllocationValue>();
-  /** Routes as typed rows (route-table.ts): a full build reports over a million. */
+  /** Routes as typed rows (route-table.ts): they grow with the routing snapshots. */
   routes = new RouteTable();
   readonly providerValues = new ValueTable<ProviderClaim>();
   readonly crawlerValues = new ValueTable<string>();
