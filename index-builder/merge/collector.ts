@@ -221,7 +221,7 @@ export class Collector implements BuildSink {
   private layers(family: Family): FamilyLayers {
     // Parsing a large feed makes short-lived values (lines, fields, addresses) by the
     // million, which the collector frees late on a machine with much RAM: a young
-    // collection every 256 K reports keeps them from piling up.
+    // collection every 64 Ki reports (2^16) keeps them from piling up.
     if ((++this.reports & 0xffff) === 0) Bun.gc(false);
     return family === 4 ? this.v4 : this.v6;
   }
