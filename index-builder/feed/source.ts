@@ -196,13 +196,17 @@ export class SourceContext {
         yield [line, n];
       }
     } catch (e) {
-      if (bounded?.exceeded === 'bytes') this.tooLarge(bounded.maxBytes);
-      if (bounded?.exceeded === 'line') this.lineTooLong(bounded.maxLineBytes, bounded.lineNo);
+      this.failIfExceeded(bounded);
       this.fail(`cannot read: ${(e as Error).message}`, n || undefined);
     } finally {
       // An early stop (a refusal, a parse error) must not leave the gunzip running.
       raw.destroy();
     }
+    this.failIfExceeded(bounded);
+  }
+
+  /** Fails the copy when its bounded reader stopped it past a bound (a no-op otherwise). */
+  private failIfExceeded(bounded: BoundedReader | null): void {
     if (bounded?.exceeded === 'bytes') this.tooLarge(bounded.maxBytes);
     if (bounded?.exceeded === 'line') this.lineTooLong(bounded.maxLineBytes, bounded.lineNo);
   }
