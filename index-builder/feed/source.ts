@@ -166,11 +166,10 @@ export class SourceContext {
     throw new FeedLimitError(this.displayPath, line, `a line longer than ${max} bytes`);
   }
 
-  /** Streams the file's lines (1-based numbers), gunzipping `.gz` files. */
-  async *lines(): AsyncGenerator<[text: string, lineNo: number]> {
+  /** The file's bytes, gunzipped for `.gz` and passed through `bounded` when given; `raw` is the file stream to destroy. */
+  private openInput(bounded: BoundedReader | null): { raw: ReturnType<typeof createReadStream>; input: NodeJS.ReadableStream } {
     const raw = createReadStream(this.path);
-    const bounded = this.readLimits ? new BoundedReader(this.maxReadBytes(), this.readLimits.maxLineBytes) : null;
-    // Each stage's error is passed on: a truncated gzip must reach the reader, or it waits forever (pipe() does not forward errors).
+    // Each stage's error is passed on: a truncated gzip or an unreadable file must reach the reader, or it waits forever (pipe() does not forward errors).
     let input: NodeJS.ReadableStream = raw;
     const then = <T extends NodeJS.ReadWriteStream & { destroy(e?: Error): unknown }>(next: T): void => {
       input.on('error', (e: Error) => next.destroy(e));
@@ -178,6 +177,13 @@ export class SourceContext {
     };
     if (this.path.endsWith('.gz')) then(createGunzip());
     if (bounded) then(bounded);
+    return { raw, input };
+  }
+
+  /** Streams the file's lines (1-based numbers), gunzipping `.gz` files. */
+  async *lines(): AsyncGenerator<[text: string, lineNo: number]> {
+    const bounded = this.readLimits ? new BoundedReader(this.maxReadBytes(), this.readLimits.maxLineBytes) : null;
+    const { raw, input } = this.openInput(bounded);
     const rl = createInterface({ input, crlfDelay: Infinity });
     let n = 0;
     try {
@@ -190,21 +196,24 @@ export class SourceContext {
         yield [line, n];
       }
     } catch (e) {
-      if (bounded?.exceeded === 'bytes') this.tooLarge(bounded.maxBytes);
-      if (bounded?.exceeded === 'line') this.lineTooLong(bounded.maxLineBytes, bounded.lineNo);
+      this.failIfExceeded(bounded);
       this.fail(`cannot read: ${(e as Error).message}`, n || undefined);
     } finally {
       // An early stop (a refusal, a parse error) must not leave the gunzip running.
       raw.destroy();
     }
+    this.failIfExceeded(bounded);
+  }
+
+  /** Fails the copy when its bounded reader stopped it past a bound (a no-op otherwise). */
+  private failIfExceeded(bounded: BoundedReader | null): void {
     if (bounded?.exceeded === 'bytes') this.tooLarge(bounded.maxBytes);
     if (bounded?.exceeded === 'line') this.lineTooLong(bounded.maxLineBytes, bounded.lineNo);
   }
 
   /** The first character that is not white space (a format sniff that reads no further than it); '' for a blank file. */
   async firstDataChar(): Promise<string> {
-    const raw = createReadStream(this.path);
-    const input = this.path.endsWith('.gz') ? raw.pipe(createGunzip()) : raw;
+    const { raw, input } = this.openInput(null);
     let first = true;
     try {
       for await (const chunk of input as AsyncIterable<Buffer>) {

@@ -140,7 +140,7 @@ export class Collector implements BuildSink {
   geoValues = new GeoTable();
   readonly asnValues = new ValueTable<AsnValue>();
   readonly allocationValues = new ValueTable<AllocationValue>();
-  /** Routes as typed rows (route-table.ts): a full build reports over a million. */
+  /** Routes as typed rows (route-table.ts): they grow with the routing snapshots. */
   routes = new RouteTable();
   readonly providerValues = new ValueTable<ProviderClaim>();
   readonly crawlerValues = new ValueTable<string>();
@@ -221,7 +221,7 @@ export class Collector implements BuildSink {
   private layers(family: Family): FamilyLayers {
     // Parsing a large feed makes short-lived values (lines, fields, addresses) by the
     // million, which the collector frees late on a machine with much RAM: a young
-    // collection every 256 K reports keeps them from piling up.
+    // collection every 64 Ki reports (2^16) keeps them from piling up.
     if ((++this.reports & 0xffff) === 0) Bun.gc(false);
     return family === 4 ? this.v4 : this.v6;
   }

@@ -29,8 +29,6 @@ export class GeoTable {
   private readonly row = new Array<number>(KEY_WIDTH).fill(0);
   /** The last values reported and their ids: parsers report one object for many ranges. */
   private memo = new Map<GeoValue, number>();
-  /** The number of ids once sealed. */
-  private count = 0;
 
   constructor() {
     // Id 0: a key no location produces (presence bits beyond the two used).
@@ -41,7 +39,7 @@ export class GeoTable {
 
   /** Number of ids including the reserved 0. */
   get size(): number {
-    return this.keys ? this.keys.size : this.count;
+    return this.keys ? this.keys.size : this.sealed!.length / GEO_LAYOUT.length;
   }
 
   /** The id of a location, adding it when new; equal locations get one id. */
@@ -95,7 +93,6 @@ export class GeoTable {
       out[o + 6] = rows.at(k + 8);
     }
     this.sealed = out;
-    this.count = n;
     this.keys = undefined;
     this.localStrings.seal();
     this.forgetValues();

@@ -165,12 +165,18 @@ function withOptional(v: ResolvedProvider, service: string | undefined, region: 
   return v;
 }
 
+/** Entries the memo of compared names holds at most: it lives as long as the module, across builds. */
+const COMPARABLE_MEMO_MAX = 1 << 16;
 const comparableNames = new Map<string, string>();
 
 /** A place name as compared: no diacritics, lower case ("Tôkyô" and "Tokyo" agree). */
 function comparable(name: string): string {
   let key = comparableNames.get(name);
-  if (key === undefined) comparableNames.set(name, (key = name.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase()));
+  if (key === undefined) {
+    // Names come from feeds: the memo starts over rather than grow with them.
+    if (comparableNames.size >= COMPARABLE_MEMO_MAX) comparableNames.clear();
+    comparableNames.set(name, (key = name.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase()));
+  }
   return key;
 }
 

@@ -1,7 +1,7 @@
 /**
- * Routed prefixes as deduplicated typed rows: a full build reports routes by
- * the million, and an object, an origin array and an intern key string per
- * route were most of what the routing snapshots left on the heap.
+ * Routed prefixes as deduplicated typed rows: routes grow with the routing
+ * snapshots, and an object, an origin array and an intern key string per
+ * route would grow the heap with them.
  * A row is [family, start words (four; IPv4 uses the first), prefix length,
  * AS-set, origin list id]; origin lists are interned once each.
  */

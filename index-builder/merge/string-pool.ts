@@ -1,9 +1,8 @@
 /**
  * The file's string table while it is built: every distinct string once, as
  * UTF-8 bytes in one growing buffer with an open-addressing hash over them.
- * A full build interns strings by the million (each route's prefix and
- * origins among them); a JS string and a Map entry apiece weighed more than
- * the sweep's own columns.
+ * Strings grow with the input (each route's prefix and origins among them);
+ * a JS string and a Map entry apiece would cost more than the bytes themselves.
  * Ids count from 0 (the empty string) in first-seen order, and the encoded
  * table is the buffers themselves.
  */

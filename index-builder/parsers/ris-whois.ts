@@ -37,11 +37,11 @@ export function parseRisOrigin(text: string): { asns: number[]; asSet: boolean }
 const ROW = 6;
 
 /**
- * Prefixes aggregated before reporting, as typed columns: a dump has hundreds
- * of thousands, and an object, two BigInts and an origin array apiece
- * outweighed everything else the parse held. Entry i is the i-th distinct
+ * Prefixes aggregated before reporting, as typed columns: a dump's prefixes
+ * grow with the routing table, and an object, two BigInts and an origin array
+ * apiece would dominate what the parse holds. Entry i is the i-th distinct
  * prefix text; its first origin sits in a column, further ones (MOAS, AS-sets:
- * a few percent) in a side map.
+ * the rare case) in a side map.
  */
 class PrefixRoutes {
   private readonly ids = new Map<string, number>();

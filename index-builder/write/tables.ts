@@ -34,7 +34,7 @@ type Cell = string | number | null | undefined;
  * f32 bits). Rows are given by index (`rowAt`) so that a table of a million
  * rows never exists as a million arrays at once.
  */
-export function encodeTable(layout: readonly string[], count: number, rowAt: (r: number) => Cell[], strings: StringIds): Uint32Array {
+function encodeTable(layout: readonly string[], count: number, rowAt: (r: number) => Cell[], strings: StringIds): Uint32Array {
   const width = layout.length;
   const u32 = new Uint32Array(count * width);
   const f32 = new Float32Array(u32.buffer);

@@ -3,11 +3,11 @@
  * what changed between two index files, per field group, in IPv4 addresses
  * and IPv6 /64s, with the largest changed ranges (src/lookup/diff/).
  */
-import { parseArgs } from 'node:util';
 import { DIFF_FIELDS, type DiffField } from '../contract/diff.ts';
 import { IndexFileError } from '../index/index-file.ts';
 import { IndexReader } from '../index/reader.ts';
 import { diffIndexes } from '../lookup/diff/sweep.ts';
+import { parseCommandLine } from './command-line.ts';
 import { diffText } from './diff/report.ts';
 
 export const USAGE = `usage: bun run diff OLD.idx NEW.idx [--format text|json] [--field a,b] [--top N]
@@ -24,23 +24,17 @@ Exit status: 0 when compared, 1 when a file cannot be opened, 2 on usage errors.
 
 /** Runs the command with argv (after the command name); resolves with the exit code. */
 export async function main(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
+  const parsed = parseCommandLine(
+    {
       args: argv,
       strict: true,
       allowPositionals: true,
       options: { format: { type: 'string' }, field: { type: 'string', multiple: true }, top: { type: 'string' }, help: { type: 'boolean' } },
-    });
-  } catch (e) {
-    console.error(`${(e as Error).message}\n${USAGE}`);
-    return 2;
-  }
+    },
+    USAGE,
+  );
+  if (typeof parsed === 'number') return parsed;
   const { values: args, positionals } = parsed;
-  if (args.help) {
-    console.log(USAGE);
-    return 0;
-  }
   const fields = (args.field ?? []).flatMap((f) => f.split(',')).map((f) => f.trim()).filter(Boolean);
   const unknown = fields.filter((f) => !(DIFF_FIELDS as readonly string[]).includes(f));
   const problem =

@@ -2,7 +2,7 @@
  * `ipintel export --mmdb <file> [--index <file>]`: writes an existing index
  * file as a MaxMind DB (src/commands/export/mmdb.ts), atomically.
  */
-import { parseArgs } from 'node:util';
+import { parseCommandLine } from './command-line.ts';
 import { exportIndexFile } from './export/mmdb.ts';
 import { DEFAULT_INDEX_PATH, IndexFileError } from '../index/index-file.ts';
 import { loadConfig } from '../config.ts';
@@ -17,17 +17,9 @@ applies them. The file is written to a temp name, fsynced, checked and renamed i
 
 /** Runs the command with argv (after the command name); resolves with the exit code. */
 export async function main(argv: string[]): Promise<number> {
-  let args;
-  try {
-    args = parseArgs({ args: argv, strict: true, options: { mmdb: { type: 'string' }, index: { type: 'string' }, help: { type: 'boolean' } } }).values;
-  } catch (e) {
-    console.error(`${(e as Error).message}\n${USAGE}`);
-    return 2;
-  }
-  if (args.help) {
-    console.log(USAGE);
-    return 0;
-  }
+  const parsed = parseCommandLine({ args: argv, strict: true, options: { mmdb: { type: 'string' }, index: { type: 'string' }, help: { type: 'boolean' } } }, USAGE);
+  if (typeof parsed === 'number') return parsed;
+  const args = parsed.values;
   if (!args.mmdb) {
     console.error(`give --mmdb <file>\n${USAGE}`);
     return 2;

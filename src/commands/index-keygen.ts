@@ -1,6 +1,6 @@
 /** `bun run index-keygen --out PREFIX`: writes the ed25519 key pair that signs published indexes. */
-import { parseArgs } from 'node:util';
 import { writeSigningKeyPair } from '../index/publish/signing-keys.ts';
+import { parseCommandLine } from './command-line.ts';
 
 const USAGE = `usage: bun run index-keygen --out PREFIX
 
@@ -10,18 +10,9 @@ An existing file is never overwritten.`;
 
 /** Runs the command with argv; returns the exit code. */
 export function main(argv: string[]): number {
-  let out: string | undefined;
-  try {
-    const { values } = parseArgs({ args: argv, options: { out: { type: 'string' }, help: { type: 'boolean' } }, strict: true });
-    if (values.help) {
-      console.log(USAGE);
-      return 0;
-    }
-    out = values.out;
-  } catch (e) {
-    console.error(`${(e as Error).message}\n${USAGE}`);
-    return 2;
-  }
+  const parsed = parseCommandLine({ args: argv, options: { out: { type: 'string' }, help: { type: 'boolean' } }, strict: true }, USAGE);
+  if (typeof parsed === 'number') return parsed;
+  const out = parsed.values.out;
   if (!out) {
     console.error(`--out PREFIX is required\n${USAGE}`);
     return 2;

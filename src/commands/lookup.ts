@@ -4,12 +4,12 @@
  * a server (src/commands/lookup/answer.ts builds it as the route does).
  */
 import { once } from 'node:events';
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import { invalidIp } from '../lookup/invalid-ip.ts';
 import { DEFAULT_INDEX_PATH, IndexFileError } from '../index/index-file.ts';
 import { OfflineLookup, parseFields } from './lookup/answer.ts';
+import { parseCommandLine } from './command-line.ts';
 import { lookupStream, type StreamCounts } from './lookup/stream.ts';
 
 export const USAGE = `usage: bun run lookup <ip> [ip ...] [--fields a,b] [--index <file>]
@@ -43,18 +43,9 @@ const OPTIONS = {
 
 /** Runs the command with argv (after the command name); resolves with the exit code. */
 export async function main(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: true });
-  } catch (e) {
-    console.error(`${(e as Error).message}\n${USAGE}`);
-    return 2;
-  }
+  const parsed = parseCommandLine({ args: argv, options: OPTIONS, strict: true, allowPositionals: true }, USAGE);
+  if (typeof parsed === 'number') return parsed;
   const { values: args, positionals: ips } = parsed;
-  if (args.help) {
-    console.log(USAGE);
-    return 0;
-  }
   const usage = usageError(args, ips);
   if (usage) {
     console.error(`${usage}\n${USAGE}`);

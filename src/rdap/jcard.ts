@@ -21,7 +21,7 @@ type JCardProperty = [string, Record<string, unknown>, string, ...unknown[]];
 // Bounds against hostile registries (a real card has a handful of each): one
 // answer may carry tens of thousands of entries inside the body cap.
 /** Properties read from one card; the rest are ignored. */
-export const MAX_CARD_PROPERTIES = 200;
+const MAX_CARD_PROPERTIES = 200;
 /** Values kept per list (emails, phones, address lines) of one card or contact. */
 export const MAX_CARD_VALUES = 20;
 /** String leaves read from one property value, and the nesting depth searched. */

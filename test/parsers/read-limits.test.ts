@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from 'bun:test';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { FeedLimitError, SourceContext, type ReadLimits } from '../../index-builder/feed/source.ts';
+import { FeedError, FeedLimitError, SourceContext, type ReadLimits } from '../../index-builder/feed/source.ts';
 import { PARSERS } from '../../index-builder/parsers/index.ts';
 import { CoverageSink } from '../../src/feeds/copy-summary.ts';
 import { tempFeed } from './temp-feed.ts';
@@ -113,4 +113,16 @@ describe('a truncated gzip', () => {
       expect(performance.now() - started).toBeLessThan(10_000);
     }
   });
+});
+
+describe('format sniff', () => {
+  test('firstDataChar of an unreadable .gz copy fails as a FeedError naming the file (it hung on an unforwarded stream error)', async () => {
+    const ctx = new SourceContext('/nonexistent/ipintel/feed.json.gz', 'feed.json.gz', { type: 'threat-feed', path: 'feed.json.gz' });
+    const e = await ctx.firstDataChar().then(
+      () => null,
+      (err: unknown) => err,
+    );
+    expect(e).toBeInstanceOf(FeedError);
+    expect((e as FeedError).message).toStartWith('feed.json.gz: cannot read:');
+  }, 5000);
 });

@@ -143,8 +143,10 @@ const log: string[] = [];
 const collect = async (s: ReadableStream<Uint8Array>) => {
   for await (const chunk of s) log.push(new TextDecoder().decode(chunk));
 };
-void collect(server.stdout);
-void collect(server.stderr);
+// Awaited after the server exits; a read error is logged, not left as an unhandled rejection.
+const drained = Promise.all([collect(server.stdout), collect(server.stderr)]).catch((e) => {
+  log.push(`\n(server output cut: ${(e as Error).message})`);
+});
 
 const health = async (): Promise<{ built_at: string; generation: number } | null> => {
   try {
@@ -217,6 +219,7 @@ try {
   const killed = setTimeout(() => server.kill('SIGKILL'), 10_000);
   await server.exited;
   clearTimeout(killed);
+  await drained;
   mirror?.stop(true);
   rows.push(['answers during the run', `${answers.ok} ok, ${answers.failed} failed`]);
   rows.push([`cgroup v${cg.version} limit`, `${limitMb} MiB`]);

@@ -8,8 +8,8 @@
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from '../../config.ts';
+import { parseCommandLine } from '../command-line.ts';
 import { DEFAULT_INDEX_PATH } from '../../index/index-file.ts';
 import { buildIndex, formatSummary } from '../../../index-builder/build.ts';
 import { loadManifest, ManifestError } from '../../../index-builder/manifest.ts';
@@ -44,9 +44,8 @@ const USAGE = `usage: feeds update [--dir <feeds dir>] [--index <file>] [--reloa
 
 /** Runs the feeds command with argv (after `feeds`); resolves with the exit code. */
 export async function main(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
+  const parsed = parseCommandLine(
+    {
       args: argv,
       allowPositionals: true,
       strict: true,
@@ -65,17 +64,12 @@ export async function main(argv: string[]): Promise<number> {
         quiet: { type: 'boolean' },
         help: { type: 'boolean' },
       },
-    });
-  } catch (e) {
-    console.error(`${(e as Error).message}\n${USAGE}`);
-    return 2;
-  }
+    },
+    USAGE,
+  );
+  if (typeof parsed === 'number') return parsed;
   const o = parsed.values;
   const [command, ...rest] = parsed.positionals;
-  if (o.help) {
-    console.log(USAGE);
-    return 0;
-  }
   if (rest.length > 0 || (command !== 'update' && command !== 'list')) {
     console.error(USAGE);
     return 2;
