@@ -71,6 +71,7 @@ export async function fetchDataPackages(opts: FetchDataOptions): Promise<void> {
   const dir = resolve(opts.dir);
   const limits = opts.limits ?? DATA_FETCH_LIMITS;
   const log = opts.log ?? ((line: string) => console.error(line));
+  const started = performance.now();
   // The first folder this creates (none when the parent exists): removed again when the fetch fails.
   const createdParent = mkdirSync(dirname(dir), { recursive: true });
   // Beside the target, so every rename stays on one filesystem.
@@ -84,7 +85,7 @@ export async function fetchDataPackages(opts: FetchDataOptions): Promise<void> {
     rmSync(staging, { recursive: true, force: true });
     if (!done && createdParent) removeEmptyFolders(dirname(dir), createdParent);
   }
-  log(`data: ${opts.pins.map((p) => `${p.name}@${p.version}`).join(', ')} verified and unpacked into ${dir}`);
+  log(`data: ${opts.pins.map((p) => `${p.name}@${p.version}`).join(', ')} verified and unpacked into ${dir} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 
 /** Downloads one tarball into `pkgDir`'s parent, checks its integrity, unpacks the wanted files into `pkgDir`. */

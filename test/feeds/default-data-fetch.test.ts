@@ -91,7 +91,10 @@ describe('fetching the pinned data packages', () => {
     expect(readFileSync(join(dir, ASN, 'asn-ipv6.csv'), 'utf8')).toBe(`${ASN}/asn-ipv6.csv bytes\n`);
     // No staging folder and no tarball left beside it.
     expect(readdirSync(parent)).toEqual(['data']);
-    expect(findDataSources({ IPINTEL_DATA_DIR: dir }).map((s) => s.displayPath)).toContain(`${ASN}/asn-ipv4.csv`);
+    const sources = findDataSources({ IPINTEL_DATA_DIR: dir });
+    expect(sources.map((s) => s.displayPath)).toContain(`${ASN}/asn-ipv4.csv`);
+    // Dated by the unpacked package.json, as a build from the source tree is.
+    expect(sources.map((s) => s.options.date)).toEqual(['2026-01-01', '2026-01-01', '2026-01-01', '2026-01-01']);
   });
 
   test('an existing folder keeps its other files; an incomplete package folder in it is replaced whole', async () => {

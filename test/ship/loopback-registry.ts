@@ -50,7 +50,7 @@ export async function packTarball(entries: TarEntry[]): Promise<Uint8Array> {
   for (const e of entries) {
     const type = e.type ?? 'file';
     const body = type === 'file' ? (typeof e.content === 'string' ? Buffer.from(e.content) : Buffer.from(e.content ?? '')) : undefined;
-    await new Promise<void>((resolve, reject) => packer.entry({ name: e.name, type, linkname: e.linkname, mode: 0o644 }, body, (err) => (err ? reject(err) : resolve())));
+    await new Promise<void>((resolve, reject) => packer.entry({ name: e.name, type, linkname: e.linkname, mode: 0o644 }, body ?? Buffer.alloc(0), (err) => (err ? reject(err) : resolve())));
   }
   packer.finalize();
   await done;
