@@ -80,6 +80,8 @@ export async function fetchDataPackages(opts: FetchDataOptions): Promise<void> {
   try {
     for (const pin of opts.pins) await fetchOne(pin, join(staging, 'tree', pin.name), opts.registry, limits, log);
     moveIntoPlace(join(staging, 'tree'), dir, opts.pins, staging);
+    // The renames themselves survive a crash once the folders holding the new names are synced.
+    for (const folder of new Set([dirname(dir), dir, ...opts.pins.map((p) => dirname(join(dir, p.name)))])) await syncDir(folder);
     done = true;
   } finally {
     rmSync(staging, { recursive: true, force: true });
