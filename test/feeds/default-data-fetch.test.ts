@@ -156,6 +156,17 @@ describe('fetching the pinned data packages', () => {
     expect(existsSync(dir)).toBe(false);
   });
 
+  test('a wanted file twice, or wanted files past the unpack bound, refuse the tarball; nothing is left', async () => {
+    const twice = await packTarball([...goodEntries(ASN), { name: 'package/asn-ipv4.csv', content: 'second copy' }]);
+    const dup = await attempt('twice', { ...good, [ASN]: twice }, { pins: [pins[0], { ...pins[1], integrity: integrityOf(twice) }] });
+    expect(dup.error!.message).toContain('tarball refused: entry "package/asn-ipv4.csv" appears twice');
+    expect(readdirSync(dup.parent)).toEqual([]);
+    const big = await attempt('unpack-bound', good, { limits: { maxUnpackedBytes: 100 } });
+    expect(big.error!.message).toContain(`${CITY}@2.3.2026010100`);
+    expect(big.error!.message).toMatch(/tarball refused: the wanted files are larger than 100 bytes \(at "package\/dbip-city-ipv[46]\.mmdb"\)/);
+    expect(readdirSync(big.parent)).toEqual([]);
+  });
+
   test('an oversize body is refused: declared, and endless without a declared length; a stalled one times out', async () => {
     const declared = await attempt('declared', { ...good, [CITY]: new Uint8Array(4096) }, { limits: { maxTarballBytes: 1024 } });
     expect(declared.error!.message).toContain(`${CITY}@2.3.2026010100: http://127.0.0.1:`);
