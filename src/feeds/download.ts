@@ -25,6 +25,8 @@ export interface DownloadLimits {
   connectTimeoutMs?: number;
   /** Hosts besides the URL's own a redirect may lead to (the catalog entry's `allowHosts`). */
   allowHosts?: readonly string[];
+  /** Called after each chunk is written, with the bytes so far and the declared length (NaN when none). */
+  onProgress?: (bytes: number, declared: number) => void;
 }
 
 /** What the publisher said identifies its copy, sent back as If-None-Match / If-Modified-Since. */
@@ -62,11 +64,11 @@ export async function downloadToFile(url: string, dest: string, limits: Download
   try {
     let res: Response;
     try {
-      // A .gz feed is stored as served: undoing a Content-Encoding on it would leave plain text under a .gz name.
+      // A .gz (or .tgz) file is stored as served: undoing a Content-Encoding on it would leave other bytes under its name.
       const headers: Record<string, string> = { 'user-agent': USER_AGENT };
       if (validators?.etag) headers['if-none-match'] = validators.etag;
       if (validators?.lastModified) headers['if-modified-since'] = validators.lastModified;
-      res = await fetchFollowing(url, { signal, headers, decompress: !dest.endsWith('.gz') }, redirectScope(url, limits.allowHosts));
+      res = await fetchFollowing(url, { signal, headers, decompress: !/\.t?gz$/.test(dest) }, redirectScope(url, limits.allowHosts));
     } catch (e) {
       if (e instanceof DownloadError) throw e;
       throw new DownloadError(describeFetchError(e, headersDeadline.signal.aborted ? connectMs : limits.timeoutMs));
@@ -95,6 +97,7 @@ export async function downloadToFile(url: string, dest: string, limits: Download
         if (bytes > limits.maxBytes) throw new DownloadError(`larger than ${limits.maxBytes} bytes`);
         hasher.update(chunk);
         await file.write(chunk);
+        limits.onProgress?.(bytes, declared);
       }
     } catch (e) {
       if (e instanceof DownloadError) {

@@ -127,6 +127,13 @@ describe('build-index settings read once through the configuration', () => {
     expect({ dataDir: set.dataDir, key: set.indexSigningKey, keep: set.publishKeep }).toEqual({ dataDir: '/srv/data', key: '/etc/ipintel/sign.key', keep: 7 });
     for (const bad of ['0', 'many', '1.5']) expect(() => loadConfig({ IPINTEL_PUBLISH_KEEP: bad })).toThrow(/IPINTEL_PUBLISH_KEEP/);
   });
+
+  test('IPINTEL_DATA_REGISTRY: unset is the public npm registry, a mirror URL (trailing slash dropped), off never fetches, anything else refused', () => {
+    expect(loadConfig({}).dataRegistry).toBe('https://registry.npmjs.org');
+    expect(loadConfig({ IPINTEL_DATA_REGISTRY: 'http://npm.internal:4873/npm/' }).dataRegistry).toBe('http://npm.internal:4873/npm');
+    expect(loadConfig({ IPINTEL_DATA_REGISTRY: 'OFF' }).dataRegistry).toBeNull();
+    for (const bad of ['registry.npmjs.org', 'ftp://mirror/', 'https://mirror/?x=1']) expect(() => loadConfig({ IPINTEL_DATA_REGISTRY: bad })).toThrow(`IPINTEL_DATA_REGISTRY must be an http(s) URL of an npm registry, or off (got "${bad}")`);
+  });
 });
 
 describe('IPINTEL_MEMORY_MB', () => {

@@ -60,10 +60,13 @@ test('a failed first build stops the start: the child says why, the server names
   const empty = join(dir, 'empty-data');
   mkdirSync(empty);
   const index = join(dir, 'failed', 'ipintel.idx');
-  const server = start('failed', { IPINTEL_INDEX: index, IPINTEL_DATA_DIR: empty });
+  // The data is missing and its registry is down (a closed loopback port): the fetch fails, and says so.
+  const server = start('failed', { IPINTEL_INDEX: index, IPINTEL_DATA_DIR: empty, IPINTEL_DATA_REGISTRY: 'http://127.0.0.1:9' });
   const [stderr, code] = await Promise.all([new Response(server.stderr).text(), server.exited]);
   expect(code).toBe(1);
   expect(stderr).toContain(`IPINTEL_DATA_DIR=${empty}`);
+  expect(stderr).toContain('connection refused');
+  expect(stderr).toContain('IPINTEL_DATA_REGISTRY');
   expect(stderr).toMatch(new RegExp(`ipintel cannot start: the first build of ${index.replace(/[.]/g, '\\.')} failed \\(child \\d+ exited 1`));
 }, 60_000);
 

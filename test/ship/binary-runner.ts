@@ -4,16 +4,13 @@
  * variables from the test process, a cwd outside the source tree.
  */
 import { resolve } from 'node:path';
-import packageJson from '../../package.json' with { type: 'json' };
+import { compileArgv } from '../../tools/release.ts';
 
 const REPO = resolve(import.meta.dir, '../..');
 
 /** Compiles src/cli.ts with the package.json "compile" script's flags into `outfile`. */
 export async function compileBinary(outfile: string): Promise<void> {
-  const script = packageJson.scripts.compile;
-  if (!script.includes('--outfile dist/ipintel')) throw new Error(`unexpected compile script: ${script}`);
-  const argv = script.replace('--outfile dist/ipintel', `--outfile ${outfile}`).split(/\s+/);
-  const result = await run(argv, { cwd: REPO, timeoutMs: 120_000, env: {} });
+  const result = await run(compileArgv(outfile), { cwd: REPO, timeoutMs: 120_000, env: {} });
   if (result.code !== 0) throw new Error(`compile failed (${result.code}): ${result.stderr}`);
 }
 

