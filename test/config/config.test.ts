@@ -191,7 +191,7 @@ describe('pull and publisher settings (IPINTEL_INDEX_*, IPINTEL_ROLE, IPINTEL_PU
 
   test('a pull: poll 5m by default, no fallback, and the feed refresher off', () => {
     const c = loadConfig(pull);
-    expect(c.pull).toEqual({ url: pull.IPINTEL_INDEX_URL, publicKey: 'ed25519:AAAA', pollMs: 300_000, fallback: null });
+    expect(c.pull).toEqual({ url: pull.IPINTEL_INDEX_URL, publicKey: 'ed25519:AAAA', pollMs: 300_000, maxAgeMs: 30 * 86_400_000, fallback: null });
     expect(c.feedsRefreshMs).toBeNull();
     expect(loadConfig({ ...pull, IPINTEL_INDEX_POLL: '30s', IPINTEL_INDEX_FALLBACK: 'default' }).pull).toMatchObject({ pollMs: 30_000, fallback: 'default' });
     expect(loadConfig({}).pull).toBeNull();
