@@ -202,6 +202,9 @@ describe('pull and publisher settings (IPINTEL_INDEX_*, IPINTEL_ROLE, IPINTEL_PU
     expect(() => loadConfig({ ...pull, IPINTEL_INDEX_URL: 'ftp://x/ipintel.idx' })).toThrow(/http\(s\) URL/);
     expect(() => loadConfig({ ...pull, IPINTEL_INDEX_FALLBACK: 'build' })).toThrow(/IPINTEL_INDEX_FALLBACK/);
     expect(() => loadConfig({ ...pull, IPINTEL_INDEX_POLL: 'often' })).toThrow(/IPINTEL_INDEX_POLL/);
+    expect(() => loadConfig({ ...pull, IPINTEL_INDEX_MAX_AGE: 'forever' })).toThrow(/IPINTEL_INDEX_MAX_AGE/);
+    expect(() => loadConfig({ ...pull, IPINTEL_INDEX_POLL: '1h', IPINTEL_INDEX_MAX_AGE: '30m' })).toThrow(/longer than IPINTEL_INDEX_POLL/);
+    expect(loadConfig({ ...pull, IPINTEL_INDEX_MAX_AGE: '7d' }).pull?.maxAgeMs).toBe(7 * 86_400_000);
   });
 
   test('the publisher role needs its folder and key, keeps 3 versions by default, and never pulls', () => {

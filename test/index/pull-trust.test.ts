@@ -287,6 +287,7 @@ describe.if(runNginx)('what a pulling server believes', () => {
     const stalled = Bun.serve({
       hostname: '127.0.0.1',
       port: 0,
+      idleTimeout: 0, // the stall lasts until the client gives up
       fetch(req) {
         const path = new URL(req.url).pathname;
         if (path === `/${PUBLISHED_MANIFEST}`) return new Response(readFileSync(join(staging, PUBLISHED_MANIFEST)));
