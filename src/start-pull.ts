@@ -12,6 +12,9 @@ import { startWaitingServer } from './http/waiting-server.ts';
 import { IndexPuller } from './index/pull/index-puller.ts';
 import { readPullStatus } from './index/pull/pull-status-file.ts';
 import { readPublicKey } from './index/publish/signing-keys.ts';
+import { signalStopper } from './process-guards.ts';
+
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
 /** A started puller whose swaps go wherever `onSwap` last pointed them. */
 export interface PullingIndex {
@@ -58,10 +61,18 @@ export async function startPullingIndex(
   } else {
     const waiting = startWaitingServer(config.host, config.port, () => readPullStatus(localPath));
     log(`no verified index at ${localPath} yet: /health and lookups answer 503 until the first verified pull`);
+    // Stopped while waiting: the download in flight is aborted and its partial file removed before the exit.
+    const onSignal = signalStopper(async () => {
+      await puller.close();
+      await waiting.stop();
+    });
+    const stopOnSignal = () => void onSignal();
+    for (const signal of STOP_SIGNALS) process.on(signal, stopOnSignal);
     await new Promise<void>((done) => {
       first = done;
       puller.start();
     });
+    for (const signal of STOP_SIGNALS) process.off(signal, stopOnSignal);
     first = null;
     await waiting.stop();
   }

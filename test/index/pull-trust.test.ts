@@ -278,13 +278,13 @@ describe.if(runNginx)('what a pulling server believes', () => {
     await p.close();
   });
 
-  test('6. close() stops a stalled download and removes its partial file', async () => {
-    const staging = join(work, 'stall-staging');
-    const index = await datacenterIndex(work, 'stall', ['203.0.113.0/24'], daysAgo(1));
+  /** A publisher (Bun, on loopback) that sends a valid manifest, then the index's first bytes and nothing more. */
+  async function stalledPublisher(name: string) {
+    const staging = join(work, `${name}-staging`);
+    const index = await datacenterIndex(work, name, ['203.0.113.0/24'], daysAgo(1));
     const m = publishIndex({ indexPath: index, dir: staging, privateKey: key, keep: 3 });
     const bytes = readFileSync(index);
-    // A publisher that sends the manifest, then the index's first bytes and nothing more.
-    const stalled = Bun.serve({
+    const server = Bun.serve({
       hostname: '127.0.0.1',
       port: 0,
       idleTimeout: 0, // the stall lasts until the client gives up
@@ -292,23 +292,33 @@ describe.if(runNginx)('what a pulling server believes', () => {
         const path = new URL(req.url).pathname;
         if (path === `/${PUBLISHED_MANIFEST}`) return new Response(readFileSync(join(staging, PUBLISHED_MANIFEST)));
         if (path === `/${m.file}`) {
-          return new Response(
-            new ReadableStream({
-              start(controller) {
-                controller.enqueue(bytes.subarray(0, 4096));
-              },
-            }),
-            { headers: { 'content-length': String(bytes.length) } },
-          );
+          const body = new ReadableStream({
+            start(controller) {
+              controller.enqueue(bytes.subarray(0, 4096));
+            },
+          });
+          return new Response(body, { headers: { 'content-length': String(bytes.length) } });
         }
         return new Response('not found', { status: 404 });
       },
     });
+    return { url: `http://127.0.0.1:${server.port}/${PUBLISHED_INDEX}`, stop: () => server.stop(true) };
+  }
+
+  /** The partial downloads beside `local`, once one appears (bounded wait). */
+  async function partialsOnceStarted(local: string): Promise<() => string[]> {
+    const partials = () => readdirSync(join(local, '..')).filter((n) => n.startsWith('.ipintel.idx.pull-'));
+    for (let i = 0; i < 400 && partials().length === 0; i++) await Bun.sleep(25);
+    expect(partials().length).toBe(1);
+    return partials;
+  }
+
+  test('6. close() stops a stalled download and removes its partial file', async () => {
+    const stalled = await stalledPublisher('stall');
     try {
       const local = serverFolder('stall');
-      const partials = () => readdirSync(join(local, '..')).filter((n) => n.includes('.pull-'));
       const p = new IndexPuller({
-        indexUrl: `http://127.0.0.1:${stalled.port}/${PUBLISHED_INDEX}`,
+        indexUrl: stalled.url,
         publicKey: readPublicKey(pubKeyPath),
         localPath: local,
         pollMs: 3_600_000,
@@ -318,15 +328,28 @@ describe.if(runNginx)('what a pulling server believes', () => {
         log: () => {},
       });
       const outcome = p.poll();
-      for (let i = 0; i < 200 && partials().length === 0; i++) await Bun.sleep(25);
-      expect(partials().length).toBe(1);
+      const partials = await partialsOnceStarted(local);
       const stopped = p.close();
       expect(await Promise.race([outcome, Bun.sleep(15_000).then(() => 'still downloading')])).toBe('failed');
       await stopped;
       expect(partials()).toEqual([]);
       expect(p.status.last_error).toMatch(/stopped/);
     } finally {
-      stalled.stop(true);
+      stalled.stop();
+    }
+  }, 60_000);
+
+  test('6. a server stopped (SIGTERM) during its first, stalled download exits and leaves no partial file', async () => {
+    const stalled = await stalledPublisher('stall-server');
+    try {
+      const local = serverFolder('stall-server');
+      const server = spawnPulling(local, stalled.url);
+      const partials = await partialsOnceStarted(local);
+      server.proc.kill('SIGTERM');
+      expect(await Promise.race([server.proc.exited, Bun.sleep(15_000).then(() => 'still running')])).toBe(0);
+      expect(partials()).toEqual([]);
+    } finally {
+      stalled.stop();
     }
   }, 60_000);
 });
