@@ -13,9 +13,9 @@ import { sha256OfFile } from '../file-sha256.ts';
 import { buildTimeRefusal } from './manifest-window.ts';
 import { signManifest, type PublishedManifest } from './signed-manifest.ts';
 import { verifyIndexFile, type ManifestRules } from './verify-index-file.ts';
+import { fsyncPath } from '../fsync-path.ts';
 
 export { sha256OfFile };
-import { fsyncPath } from '../fsync-path.ts';
 
 /** Name of the newest index in a publish directory (the manifest is this plus `.json`). */
 export const PUBLISHED_INDEX = 'ipintel.idx';

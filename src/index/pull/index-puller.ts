@@ -111,8 +111,10 @@ export class IndexPuller {
       if (existsSync(localPath)) this.log(`index pull: ${localPath} has no manifest beside it (${basename(sidecarPath(localPath))}): not served until a verified pull replaces it`);
       return false;
     }
+    // The identity first: a change while the file is hashed shows at the next poll.
+    const file = fileIdentity(localPath);
     try {
-      this.served = { manifest: verifyIndexFile(localPath, text, this.rules()), file: fileIdentity(localPath) };
+      this.served = { manifest: verifyIndexFile(localPath, text, this.rules()), file };
     } catch (e) {
       this.log(`index pull: ${localPath} is not served (${(e as Error).message}); pulling it again`);
       return false;
