@@ -123,10 +123,11 @@ export class IndexPuller {
     return true;
   }
 
-  /** Checks the local file (adoptLocal), then polls now and every poll interval after; never throws. */
+  /** Checks the local file (adoptLocal), then polls now (a poll() called right after joins it) and every poll interval after; never throws. */
   start(): void {
     this.adoptLocal();
-    this.schedule(0);
+    this.status.next_check = new Date(this.now()).toISOString();
+    void this.pollThenSchedule();
   }
 
   /** Stops polling and any transfer in flight; resolves once the poll in flight has settled (its partial file removed). */
@@ -181,12 +182,16 @@ export class IndexPuller {
     if (this.timer) clearTimeout(this.timer);
     this.status.next_check = new Date(this.now() + delayMs).toISOString();
     if (this.options.writeStatus) writePullStatus(this.options.localPath, this.status);
-    this.timer = setTimeout(async () => {
+    this.timer = setTimeout(() => {
       this.timer = null;
-      await this.poll();
-      this.schedule(this.nextDelay());
+      void this.pollThenSchedule();
     }, delayMs);
     this.timer.unref?.();
+  }
+
+  private async pollThenSchedule(): Promise<void> {
+    await this.poll();
+    this.schedule(this.nextDelay());
   }
 
   /** The poll interval (±10 % so a fleet does not poll in step); longer while polls fail, shorter while nothing is served yet. */
