@@ -268,6 +268,22 @@ describe.if(runNginx)('what a pulling server believes', () => {
     expect(sha256OfFile(local)).toBe(sha256OfFile(newer));
   }, 60_000);
 
+  test('5. the version the manifest names is never pruned, even when its name sorts first (two builds in one second)', async () => {
+    const builtAt = daysAgo(1);
+    const x = await datacenterIndex(work, 'same-second-x', ['203.0.113.0/24'], builtAt);
+    const y = await datacenterIndex(work, 'same-second-y', ['198.51.100.0/24'], builtAt);
+    // Version names are the build second, then the sha256: publish second the one whose name sorts first.
+    const [first, second] = sha256OfFile(x) < sha256OfFile(y) ? [y, x] : [x, y];
+    const pub = publishFolder('same-second');
+    publishIndex({ indexPath: first, dir: pub.dir, privateKey: key, keep: 1 });
+    const m = publishIndex({ indexPath: second, dir: pub.dir, privateKey: key, keep: 1 });
+    expect(existsSync(join(pub.dir, m.file))).toBe(true);
+    expect(readdirSync(join(pub.dir, 'versions')).filter((n) => n.endsWith('.idx'))).toEqual([m.file.replace('versions/', '')]);
+    const local = serverFolder('same-second');
+    expect(await startAndPoll(puller(pub.url, local))).toBe('updated');
+    expect(sha256OfFile(local)).toBe(sha256OfFile(second));
+  }, 60_000);
+
   test('6. partial downloads left by a stopped process are removed at start', async () => {
     const local = serverFolder('sweep');
     const left = join(local, '..', '.ipintel.idx.pull-4242-1700000000000');
