@@ -228,7 +228,7 @@ async function serve(argv: string[]): Promise<number> {
     return 1;
   }
   const onSignal = signalStopper(async () => {
-    pulling?.close();
+    await pulling?.close();
     await server.stop(); // stops the refresher, drains the workers, flushes usage counters and closes the database
   });
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void onSignal());

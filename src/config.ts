@@ -8,6 +8,7 @@ import { parseDuration } from './duration.ts';
 import { DEFAULT_DATA_REGISTRY } from './feeds/data-pins.ts';
 import { DEFAULT_FEEDS_DIR, DEFAULT_INDEX_PATH } from './index/index-file.ts';
 import { parsePublishKeep } from './index/publish/publish.ts';
+import { DEFAULT_INDEX_MAX_AGE } from './index/publish/manifest-window.ts';
 
 /** Headers a trusted proxy may name the client in; exactly one is read. */
 const TRUST_PROXY_HEADERS = ['x-forwarded-for', 'forwarded'] as const;
@@ -110,13 +111,15 @@ function roleConfig(env: Record<string, string | undefined>): { role: Config['ro
   return { role, publish: { dir, signingKeyPath, keep: parsePublishKeep(env.IPINTEL_PUBLISH_KEEP) } };
 }
 
-/** IPINTEL_INDEX_URL, IPINTEL_INDEX_PUBKEY, IPINTEL_INDEX_POLL and IPINTEL_INDEX_FALLBACK. */
+/** IPINTEL_INDEX_URL, IPINTEL_INDEX_PUBKEY, IPINTEL_INDEX_POLL, IPINTEL_INDEX_MAX_AGE and IPINTEL_INDEX_FALLBACK. */
 export interface PullConfig {
   /** URL of the published index; its manifest is this plus `.json`. */
   url: string;
   /** The publisher's public key: its one-line form or a path to the `.pub` file. */
   publicKey: string;
   pollMs: number;
+  /** IPINTEL_INDEX_MAX_AGE: a manifest built longer ago is refused, and a served index past it makes /health 503. */
+  maxAgeMs: number;
   /** `default`: with no index yet, build the embedded default instead of answering 503 until the first pull. */
   fallback: 'default' | null;
 }
@@ -130,7 +133,10 @@ function pullConfig(env: Record<string, string | undefined>): PullConfig | null 
   if (publicKey === null) throw new Error('IPINTEL_INDEX_URL needs IPINTEL_INDEX_PUBKEY (the publisher\'s .pub line or its path): an unverifiable index is never served');
   const fallback = str(env.IPINTEL_INDEX_FALLBACK)?.toLowerCase() ?? null;
   if (fallback !== null && fallback !== 'default') throw new Error(`IPINTEL_INDEX_FALLBACK must be default or unset (got "${env.IPINTEL_INDEX_FALLBACK}")`);
-  return { url, publicKey, pollMs: parseDuration('IPINTEL_INDEX_POLL', str(env.IPINTEL_INDEX_POLL) ?? '5m'), fallback };
+  const pollMs = parseDuration('IPINTEL_INDEX_POLL', str(env.IPINTEL_INDEX_POLL) ?? '5m');
+  const maxAgeMs = parseDuration('IPINTEL_INDEX_MAX_AGE', str(env.IPINTEL_INDEX_MAX_AGE) ?? DEFAULT_INDEX_MAX_AGE);
+  if (maxAgeMs <= pollMs) throw new Error('IPINTEL_INDEX_MAX_AGE must be longer than IPINTEL_INDEX_POLL (a publish has to reach the server before it expires)');
+  return { url, publicKey, pollMs, maxAgeMs, fallback };
 }
 
 /** What the server may write, in words, for its start-up line: everything else (the index on a read-only volume too) may be read-only. */

@@ -91,6 +91,8 @@ const IndexPull = Closed({
   next_check: NullableDateTime,
   consecutive_failures: Type.Integer({ minimum: 0 }),
   sha256: NullableString,
+  expires_at: Nullable(DateTime, { description: 'When the served index passes IPINTEL_INDEX_MAX_AGE; null before the first verified pull' }),
+  expired: Type.Boolean({ description: 'The served index is past IPINTEL_INDEX_MAX_AGE (/health answers 503)' }),
   url: Type.Optional(Type.String()),
   last_error: Type.Optional(NullableString),
   last_error_at: Type.Optional(NullableDateTime),

@@ -198,7 +198,7 @@ describe('pull and publisher settings (IPINTEL_INDEX_*, IPINTEL_ROLE, IPINTEL_PU
 
   test('a pull: poll 5m by default, no fallback, and the feed refresher off', () => {
     const c = loadConfig(pull);
-    expect(c.pull).toEqual({ url: pull.IPINTEL_INDEX_URL, publicKey: 'ed25519:AAAA', pollMs: 300_000, fallback: null });
+    expect(c.pull).toEqual({ url: pull.IPINTEL_INDEX_URL, publicKey: 'ed25519:AAAA', pollMs: 300_000, maxAgeMs: 30 * 86_400_000, fallback: null });
     expect(c.feedsRefreshMs).toBeNull();
     expect(loadConfig({ ...pull, IPINTEL_INDEX_POLL: '30s', IPINTEL_INDEX_FALLBACK: 'default' }).pull).toMatchObject({ pollMs: 30_000, fallback: 'default' });
     expect(loadConfig({}).pull).toBeNull();
@@ -209,6 +209,9 @@ describe('pull and publisher settings (IPINTEL_INDEX_*, IPINTEL_ROLE, IPINTEL_PU
     expect(() => loadConfig({ ...pull, IPINTEL_INDEX_URL: 'ftp://x/ipintel.idx' })).toThrow(/http\(s\) URL/);
     expect(() => loadConfig({ ...pull, IPINTEL_INDEX_FALLBACK: 'build' })).toThrow(/IPINTEL_INDEX_FALLBACK/);
     expect(() => loadConfig({ ...pull, IPINTEL_INDEX_POLL: 'often' })).toThrow(/IPINTEL_INDEX_POLL/);
+    expect(() => loadConfig({ ...pull, IPINTEL_INDEX_MAX_AGE: 'forever' })).toThrow(/IPINTEL_INDEX_MAX_AGE/);
+    expect(() => loadConfig({ ...pull, IPINTEL_INDEX_POLL: '1h', IPINTEL_INDEX_MAX_AGE: '30m' })).toThrow(/longer than IPINTEL_INDEX_POLL/);
+    expect(loadConfig({ ...pull, IPINTEL_INDEX_MAX_AGE: '7d' }).pull?.maxAgeMs).toBe(7 * 86_400_000);
   });
 
   test('the publisher role needs its folder and key, keeps 3 versions by default, and never pulls', () => {

@@ -29,3 +29,8 @@ export async function buildFromTexts(dir: string, out: string, sources: readonly
 export function datacenterIndex(dir: string, name: string, cidrs: readonly string[], builtAt: string): Promise<string> {
   return buildFromTexts(dir, `${name}.idx`, [{ type: 'cidr-list', name: `${name}.txt`, text: `${cidrs.join('\n')}\n`, options: { category: 'datacenter', provider: name } }], builtAt);
 }
+
+/** The ISO time `days` days before now, in whole seconds: a build time a pull's age window accepts (tests never pin dates the clock will outrun). */
+export function daysAgo(days: number): string {
+  return new Date(Math.floor((Date.now() - days * 86_400_000) / 1000) * 1000).toISOString();
+}

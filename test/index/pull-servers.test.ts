@@ -13,12 +13,13 @@ import { PUBLISHED_INDEX, PUBLISHED_MANIFEST, publishIndex } from '../../src/ind
 import { readSigningKey, writeSigningKeyPair } from '../../src/index/publish/signing-keys.ts';
 import { NGINX, startNginx, type Nginx } from '../helpers/nginx.ts';
 import { fixedTestPort } from '../helpers/fixed-port.ts';
-import { datacenterIndex } from '../helpers/small-build.ts';
+import { datacenterIndex, daysAgo } from '../helpers/small-build.ts';
 
 const ROOT = resolve(import.meta.dir, '../..');
 const runNginx = NGINX !== null || !!process.env.CI;
 if (NGINX === null) console.log('pull-servers: skipped (nginx is not installed; .ci/run installs nginx-light)');
 const ADMIN = 'pull-test-admin-token';
+const B_BUILT = daysAgo(2);
 
 interface Served {
   port: number;
@@ -96,9 +97,9 @@ describe.if(runNginx)('servers pulling through nginx', () => {
     const keys = writeSigningKeyPair(join(work, 'publisher'));
     key = readSigningKey(keys.keyPath);
     pubKeyPath = keys.pubPath;
-    idx.a = await tinyIndex('a', ['203.0.113.0/24'], '2026-11-01T00:00:00Z');
-    idx.b = await tinyIndex('b', ['203.0.113.0/24', '198.51.100.0/24'], '2026-11-02T00:00:00Z');
-    idx.c = await tinyIndex('c', ['192.0.2.0/24'], '2026-11-03T00:00:00Z');
+    idx.a = await tinyIndex('a', ['203.0.113.0/24'], daysAgo(3));
+    idx.b = await tinyIndex('b', ['203.0.113.0/24', '198.51.100.0/24'], B_BUILT);
+    idx.c = await tinyIndex('c', ['192.0.2.0/24'], daysAgo(1));
     nginx = await startNginx(pub, join(work, 'nginx'));
   }, 120_000);
 
@@ -137,7 +138,7 @@ describe.if(runNginx)('servers pulling through nginx', () => {
 
   test('a new publish is swapped in by both; unchanged polls are 304s that download nothing', async () => {
     publishIndex({ indexPath: idx.b, dir: pub, privateKey: key, keep: 5 });
-    for (const s of servers) expect(await eventually(async () => (await builtAt(s)) === '2026-11-02T00:00:00.000Z')).toBe(true);
+    for (const s of servers) expect(await eventually(async () => (await builtAt(s)) === B_BUILT)).toBe(true);
     for (const s of servers) expect(((await (await s.get('/v1/ip/198.51.100.7')).json()) as { classification: { is_datacenter: boolean } }).classification.is_datacenter).toBe(true);
     const downloads = async () => (await nginx.requests()).filter((r) => r.startsWith('GET /versions/'));
     const before = (await downloads()).length;
@@ -166,7 +167,7 @@ describe.if(runNginx)('servers pulling through nginx', () => {
           return /sha256 differs/.test(st.index.pull.last_error ?? '');
         }),
       ).toBe(true);
-      expect(await builtAt(s)).toBe('2026-11-02T00:00:00.000Z');
+      expect(await builtAt(s)).toBe(B_BUILT);
     }
     const metrics = await (await servers[0]!.get('/metrics', true)).text();
     expect(metrics).toMatch(/ipintel_index_pull_polls\{result="failed"\} [1-9]/);
@@ -177,7 +178,7 @@ describe.if(runNginx)('servers pulling through nginx', () => {
     await Bun.sleep(2_500);
     for (const s of servers) {
       expect((await s.get('/v1/ip/203.0.113.5')).status).toBe(200);
-      expect(await builtAt(s)).toBe('2026-11-02T00:00:00.000Z');
+      expect(await builtAt(s)).toBe(B_BUILT);
     }
   }, 60_000);
 });

@@ -16,7 +16,7 @@ import { PUBLISHED_INDEX, PUBLISHED_MANIFEST, publishIndex, sha256OfFile } from 
 import { MAX_MANIFEST_BYTES, signManifest, type PublishedManifest } from '../../src/index/publish/signed-manifest.ts';
 import { readPublicKey, readSigningKey, writeSigningKeyPair } from '../../src/index/publish/signing-keys.ts';
 import { NGINX, startNginx, type Nginx } from '../helpers/nginx.ts';
-import { datacenterIndex } from '../helpers/small-build.ts';
+import { datacenterIndex, daysAgo } from '../helpers/small-build.ts';
 
 const runNginx = NGINX !== null || !!process.env.CI;
 if (NGINX === null) console.log('pull: skipped (nginx is not installed; .ci/run installs nginx-light)');
@@ -132,9 +132,9 @@ describe.if(runNginx)('pulling through nginx', () => {
     const good = writeSigningKeyPair(join(work, 'good'));
     key = readSigningKey(good.keyPath);
     other = readSigningKey(writeSigningKeyPair(join(work, 'other')).keyPath);
-    indexes.a = await tinyIndex('a', ['203.0.113.0/24'], '2026-11-01T00:00:00Z');
-    indexes.b = await tinyIndex('b', ['203.0.113.0/24', '198.51.100.0/24'], '2026-11-02T00:00:00Z');
-    indexes.c = await tinyIndex('c', ['192.0.2.0/24'], '2026-11-03T00:00:00Z');
+    indexes.a = await tinyIndex('a', ['203.0.113.0/24'], daysAgo(3));
+    indexes.b = await tinyIndex('b', ['203.0.113.0/24', '198.51.100.0/24'], daysAgo(2));
+    indexes.c = await tinyIndex('c', ['192.0.2.0/24'], daysAgo(1));
     publishIndex({ indexPath: indexes.a, dir: pub, privateKey: key, keep: 3 });
     nginx = await startNginx(pub, join(work, 'nginx'));
     mkdirSync(join(work, 'server'));
@@ -144,6 +144,7 @@ describe.if(runNginx)('pulling through nginx', () => {
       publicKey: readPublicKey(good.pubPath),
       localPath: local,
       pollMs: 3_600_000,
+      maxAgeMs: 30 * 86_400_000,
       swap: async (path) => {
         mapIndexFile(path);
         swaps.push(sha256OfFile(path));
@@ -238,7 +239,11 @@ describe.if(runNginx)('pulling through nginx', () => {
 
   test('an older manifest (rollback) is refused', async () => {
     await refused(() => {
-      publishIndex({ indexPath: indexes.a, dir: pub, privateKey: key, keep: 5 });
+      // A replayed older publish (the publisher itself never publishes older than it has published).
+      const staging = join(work, 'pub-rollback');
+      const m = publishIndex({ indexPath: indexes.a, dir: staging, privateKey: key, keep: 5 });
+      copyFileSync(join(staging, m.file), join(pub, m.file));
+      copyFileSync(join(staging, PUBLISHED_MANIFEST), join(pub, PUBLISHED_MANIFEST));
     }, /older than the served index/);
   });
 
@@ -250,13 +255,13 @@ describe.if(runNginx)('pulling through nginx', () => {
       publicKey: readPublicKey(join(work, 'good.pub')),
       localPath: local,
       pollMs: 3_600_000,
+      maxAgeMs: 30 * 86_400_000,
       swap: async () => {
         throw new Error('must not swap');
       },
       log: () => {},
     });
-    again.start();
-    again.close(); // the scheduled poll is not wanted; poll by hand
+    expect(again.adoptLocal()).toBe(true); // checked against its sidecar; no scheduled poll, poll by hand
     expect(again.status.sha256).toBe(sha256OfFile(indexes.b));
     expect(await again.poll()).toBe('unchanged');
     expect((await fileGets()).length).toBe(before);

@@ -9,6 +9,7 @@ import { loadSwapSummaries, swapSummariesPath } from '../../feeds/swap-summary.t
 import { ApiError } from '../../errors.ts';
 import { reloadServer } from '../reload.ts';
 import { readPullStatus } from '../../index/pull/pull-status-file.ts';
+import { expiresAt, isExpired } from '../../index/publish/manifest-window.ts';
 import { resolve } from 'node:path';
 import type { AppServices } from '../services.ts';
 import { jsonResponse } from '../json-response.ts';
@@ -34,24 +35,35 @@ function coverageReport(coverage: Coverage) {
 }
 
 /** The puller's state as the status route shows it (the URL and last error for the admin only). */
-function pullView(indexPath: string, admin: boolean) {
+function pullView(indexPath: string, admin: boolean, now: number) {
   const p = readPullStatus(resolve(indexPath));
+  const expires = p?.expires_at ?? null;
   return {
     last_check: p?.last_check ?? null,
     last_change: p?.last_change ?? null,
     next_check: p?.next_check ?? null,
     consecutive_failures: p?.consecutive_failures ?? 0,
     sha256: p?.sha256 ?? null,
+    expires_at: expires,
+    expired: expires !== null && now > Date.parse(expires),
     ...(admin ? { url: p?.url ?? '', last_error: p?.last_error ?? null, last_error_at: p?.last_error_at ?? null } : {}),
   };
 }
 
-/** GET /health: ready while this process (and, with several workers, every worker) serves one index generation. */
+/** GET /health: ready while this process (and, with several workers, every worker) serves one index generation, and a pulled index is within IPINTEL_INDEX_MAX_AGE. */
 export function health(services: AppServices): RouteHandler {
   return () => {
     // With several workers, ready only once all of them serve the same index (a reload reached every one).
     if (services.host && !services.host.agreed()) throw new ApiError('SERVICE_UNAVAILABLE', 'Workers serve different index generations (a reload is in progress or failed in some)', { what: 'generation' });
     const m = services.index.current.meta;
+    const pull = services.config.pull;
+    // Past its maximum age a pulled index is no longer believed current: not ready, so probes and load balancers say so.
+    if (pull && isExpired(m.builtAt, services.now(), pull.maxAgeMs)) {
+      throw new ApiError('SERVICE_UNAVAILABLE', `The served index was built ${m.builtAt} and is past IPINTEL_INDEX_MAX_AGE: no newer verified publish has arrived`, {
+        what: 'index_expired',
+        expired_at: expiresAt(m.builtAt, pull.maxAgeMs),
+      });
+    }
     return jsonResponse({ status: 'ok', index: { loaded: true, built_at: m.builtAt, generation: services.index.generation } }, { 'cache-control': 'no-store' });
   };
 }
@@ -74,7 +86,7 @@ export function dataStatus(services: AppServices): RouteHandler {
         age_seconds: ageSeconds,
         loaded_at: new Date(services.index.loadedAt).toISOString(),
         source: services.config.pull ? ('pull' as const) : ('local' as const),
-        ...(services.config.pull ? { pull: pullView(services.config.indexPath, adminCaller) } : {}),
+        ...(services.config.pull ? { pull: pullView(services.config.indexPath, adminCaller, now) } : {}),
       },
       capabilities: capabilities(services, coverage),
       coverage: coverageReport(coverage),

@@ -4,13 +4,18 @@
  * `DIR/ipintel.idx.json` (its signed manifest, written last), keeping the
  * newest `keep` versions. Any static HTTP server can serve DIR.
  */
-import { closeSync, copyFileSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, unlinkSync, utimesSync } from 'node:fs';
+import { copyFileSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, utimesSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { writeTextAtomically } from '../atomic-text.ts';
 import { mapIndexFile } from '../index-file.ts';
-import { signManifest, verifyManifest, type PublishedManifest } from './signed-manifest.ts';
+import { sha256OfFile } from '../file-sha256.ts';
+import { buildTimeRefusal } from './manifest-window.ts';
+import { signManifest, type PublishedManifest } from './signed-manifest.ts';
+import { verifyIndexFile, type ManifestRules } from './verify-index-file.ts';
 import { fsyncPath } from '../fsync-path.ts';
+
+export { sha256OfFile };
 
 /** Name of the newest index in a publish directory (the manifest is this plus `.json`). */
 export const PUBLISHED_INDEX = 'ipintel.idx';
@@ -39,23 +44,6 @@ export interface PublishOptions {
   keep: number;
 }
 
-/** sha256 of a file, read in blocks (an index is hundreds of MB). */
-export function sha256OfFile(path: string): string {
-  const hasher = new Bun.CryptoHasher('sha256');
-  const fd = openSync(path, 'r');
-  try {
-    const block = Buffer.allocUnsafe(4 * 1024 * 1024);
-    for (;;) {
-      const n = readSync(fd, block, 0, block.length, null);
-      if (n === 0) break;
-      hasher.update(block.subarray(0, n));
-    }
-  } finally {
-    closeSync(fd);
-  }
-  return hasher.digest('hex');
-}
-
 /** Places a file at `to` atomically: `put` writes a temp name beside it, which is fsynced and renamed. */
 function placeAtomically(to: string, put: (tmp: string) => void): void {
   const tmp = join(dirname(to), `.${basename(to)}.tmp-${process.pid}-${Date.now()}`);
@@ -74,23 +62,36 @@ function versionName(builtAt: string, sha256: string): string {
   return `ipintel-${builtAt.replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${sha256.slice(0, 12)}.idx`;
 }
 
-/** Publishes a verified index to `dir` and returns its manifest (the current one when these bytes are already published); older versions past `keep` are removed. */
+/**
+ * Publishes a verified index to `dir` and returns its manifest (the current one when these bytes are already
+ * published). Refuses an index built before the one published (pullers would refuse it as a rollback) or in the
+ * future; never prunes the version the manifest names; checks the folder as a puller would before returning.
+ */
 export function publishIndex(options: PublishOptions): PublishedManifest {
   const index = mapIndexFile(options.indexPath); // the index's own checks, before anything is published
   const sha256 = sha256OfFile(options.indexPath);
+  const privateKey = typeof options.privateKey === 'string' ? createPrivateKey(options.privateKey) : options.privateKey;
+  const rules: ManifestRules = { publicKey: createPublicKey(privateKey), now: Date.now(), maxAgeMs: Infinity };
+  // What pullers find now; a damaged, foreign-signed, future-dated or dangling publish counts as none and is replaced.
+  const current = verifiedPublish(options.dir, rules);
   // Publishing what is already published changes nothing (a publisher's restart, a rebuild to the same bytes).
-  const current = readPublishedManifest(options.dir);
-  if (current?.sha256 === sha256 && existsSync(join(options.dir, current.file)) && signedBy(current, options.privateKey)) return current;
+  if (current?.sha256 === sha256) return current;
+  const builtAt = new Date(index.builtAtMs).toISOString();
+  const refusal = buildTimeRefusal(builtAt, rules.now, Infinity);
+  if (refusal) throw new Error(`${options.indexPath}: ${refusal} (is this host's clock right?)`);
+  if (current && index.builtAtMs < Date.parse(current.built_at)) {
+    throw new Error(`${options.indexPath} was built ${builtAt}, before the published ${current.built_at}: an older index is never published (pullers refuse it as a rollback)`);
+  }
   const manifest = signManifest(
     {
       format_version: index.meta.formatVersion,
       sha256,
       size: index.sizeBytes,
-      built_at: new Date(index.builtAtMs).toISOString(),
-      file: `${VERSIONS}/${versionName(new Date(index.builtAtMs).toISOString(), sha256)}`,
+      built_at: builtAt,
+      file: `${VERSIONS}/${versionName(builtAt, sha256)}`,
       sources: index.meta.sources.map((s) => ({ type: s.type, path: s.path, date: s.date ?? null })),
     },
-    options.privateKey,
+    privateKey,
   );
   const versions = join(options.dir, VERSIONS);
   mkdirSync(versions, { recursive: true });
@@ -108,18 +109,24 @@ export function publishIndex(options: PublishOptions): PublishedManifest {
   // replaced within the second by one of the same length would be answered 304. Its mtime always moves on.
   if (previousMtime !== null && mtimeSecondsOf(manifestPath)! <= previousMtime) utimesSync(manifestPath, previousMtime + 1, previousMtime + 1);
   fsyncPath(options.dir);
-  pruneVersions(versions, Math.max(1, options.keep));
+  pruneVersions(versions, Math.max(1, options.keep), basename(manifest.file));
+  // The folder as a puller will find it: the manifest verifies and names a file that is there, whole.
+  try {
+    verifyIndexFile(versioned, readFileSync(manifestPath, 'utf8'), rules);
+  } catch (e) {
+    throw new Error(`the published folder ${options.dir} does not verify after publishing: ${(e as Error).message}`);
+  }
   return manifest;
 }
 
-/** Whether a published manifest verifies with the public half of `privateKey` (a damaged one is published again). */
-function signedBy(manifest: PublishedManifest, privateKey: string | KeyObject): boolean {
+/** The manifest published in `dir` when it and the file it names pass verifyIndexFile with `rules`; else null. */
+function verifiedPublish(dir: string, rules: ManifestRules): PublishedManifest | null {
   try {
-    const publicKey = createPublicKey(typeof privateKey === 'string' ? createPrivateKey(privateKey) : privateKey);
-    verifyManifest(JSON.stringify(manifest), publicKey);
-    return true;
+    const text = readFileSync(join(dir, PUBLISHED_MANIFEST), 'utf8');
+    const manifest = JSON.parse(text) as PublishedManifest;
+    return verifyIndexFile(join(dir, String(manifest.file)), text, rules);
   } catch {
-    return false;
+    return null;
   }
 }
 
@@ -133,25 +140,16 @@ function mtimeSecondsOf(path: string): number | null {
 }
 
 
-/** Removes all but the newest `keep` versions (and their manifests). */
-function pruneVersions(versions: string, keep: number): void {
+/** Removes all but the newest `keep` versions (and their manifests); never `published`, the version the manifest names. */
+function pruneVersions(versions: string, keep: number, published: string): void {
   const names = readdirSync(versions)
-    .filter((n) => n.startsWith('ipintel-') && n.endsWith('.idx'))
+    .filter((n) => n.startsWith('ipintel-') && n.endsWith('.idx') && n !== published)
     .sort();
-  for (const name of names.slice(0, Math.max(0, names.length - keep))) {
+  for (const name of names.slice(0, Math.max(0, names.length - (keep - 1)))) {
     for (const f of [name, `${name}.json`]) {
       try {
         unlinkSync(join(versions, f));
       } catch {}
     }
-  }
-}
-
-/** The manifest currently published in `dir`, or null. */
-function readPublishedManifest(dir: string): PublishedManifest | null {
-  try {
-    return JSON.parse(readFileSync(join(dir, PUBLISHED_MANIFEST), 'utf8')) as PublishedManifest;
-  } catch {
-    return null;
   }
 }

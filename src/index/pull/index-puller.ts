@@ -1,17 +1,20 @@
 /**
  * Pulling a published index (IPINTEL_INDEX_URL): a conditional GET of the
  * signed manifest every poll; the index itself is downloaded only when the
- * manifest names a file other than the one served, then checked (size,
- * sha256, signature, the index's own checks, not older than what is served)
- * before an atomic rename and the swap. Every failure keeps the served index
- * and is reported; polls back off while they fail.
+ * manifest names a file other than the one served, then checked by
+ * verifyIndexFile (signature, build-time window, size, sha256, the index's
+ * own checks) and not older than what is served, before an atomic rename and
+ * the swap. At start the file already on disk is checked the same way against
+ * its sidecar manifest, and is served only when it passes; partial downloads
+ * of an earlier process are removed. Every failure keeps the served index and
+ * is reported; polls back off while they fail.
  */
 import type { KeyObject } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statfsSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { FORMAT_VERSION } from '../format.ts';
-import { mapIndexFile } from '../index-file.ts';
-import { MAX_MANIFEST_BYTES, ManifestRefusal, verifyManifest, type PublishedManifest } from '../publish/signed-manifest.ts';
+import { MAX_MANIFEST_BYTES, ManifestRefusal, type PublishedManifest } from '../publish/signed-manifest.ts';
+import { expiresAt } from '../publish/manifest-window.ts';
+import { acceptManifest, verifyIndexFile, type ManifestRules } from '../publish/verify-index-file.ts';
 import { writeTextAtomically } from '../atomic-text.ts';
 import { readCappedBytes } from '../../net/read-capped.ts';
 import { writePullStatus, type PollOutcome, type PullStatus } from './pull-status-file.ts';
@@ -26,6 +29,8 @@ export interface PullerOptions {
   /** The local file the pulled index is placed at (the server's IPINTEL_INDEX). */
   localPath: string;
   pollMs: number;
+  /** Oldest build believed (IPINTEL_INDEX_MAX_AGE). */
+  maxAgeMs: number;
   /** Swaps the placed file in (every worker); a throw counts as a failed poll. */
   swap: (path: string) => Promise<void>;
   log?: (line: string) => void;
@@ -47,14 +52,25 @@ export class PullError extends Error {
 
 const FIRST_RETRY_MS = 5_000;
 const MAX_BACKOFF_FACTOR = 12;
+/** Free space kept beyond a download's size (the sidecar, the status file, the filesystem's own needs). */
+const FREE_SPACE_MARGIN_BYTES = 64 * 1024 * 1024;
+
+/** The verified index in place and the identity of its file when it was verified. */
+interface Served {
+  manifest: PublishedManifest;
+  file: { ino: number; size: number; mtimeMs: number };
+}
 
 /** Polls a published index and swaps in each new verified version. */
 export class IndexPuller {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private running: Promise<PollOutcome> | null = null;
   private validators: { etag: string | null; lastModified: string | null } = { etag: null, lastModified: null };
-  private served: PublishedManifest | null = null;
+  private served: Served | null = null;
+  private adopted = false;
   private closed = false;
+  /** Aborted by close(): a transfer in flight (a stalled body read too) stops at once. */
+  private readonly stopping = new AbortController();
   private readonly log: (line: string) => void;
   private readonly now: () => number;
   readonly status: PullStatus;
@@ -71,27 +87,56 @@ export class IndexPuller {
       last_error_at: null,
       sha256: null,
       built_at: null,
+      expires_at: null,
       next_check: null,
       consecutive_failures: 0,
       polls: { updated: 0, not_modified: 0, unchanged: 0, failed: 0 },
     };
   }
 
-  /** Starts polling now and every poll interval after; never throws. */
-  start(): void {
-    this.served = readSidecar(this.options.localPath, this.options.publicKey);
-    if (this.served) {
-      this.status.sha256 = this.served.sha256;
-      this.status.built_at = this.served.built_at;
+  /**
+   * Removes partial downloads an earlier process left, then checks the file at
+   * the local path against its sidecar manifest with verifyIndexFile; returns
+   * whether it verified (only then may it be served). Runs once.
+   */
+  adoptLocal(): boolean {
+    if (this.adopted) return this.served !== null;
+    this.adopted = true;
+    this.sweepPartialDownloads();
+    const { localPath } = this.options;
+    let text: string;
+    try {
+      text = readFileSync(sidecarPath(localPath), 'utf8');
+    } catch {
+      if (existsSync(localPath)) this.log(`index pull: ${localPath} has no manifest beside it (${basename(sidecarPath(localPath))}): not served until a verified pull replaces it`);
+      return false;
     }
-    this.schedule(0);
+    // The identity first: a change while the file is hashed shows at the next poll.
+    const file = fileIdentity(localPath);
+    try {
+      this.served = { manifest: verifyIndexFile(localPath, text, this.rules()), file };
+    } catch (e) {
+      this.log(`index pull: ${localPath} is not served (${(e as Error).message}); pulling it again`);
+      return false;
+    }
+    this.setServed(this.served.manifest);
+    return true;
   }
 
-  /** Stops polling (a transfer in flight is abandoned at its next step). */
-  close(): void {
+  /** Checks the local file (adoptLocal), then polls now (a poll() called right after joins it) and every poll interval after; never throws. */
+  start(): void {
+    this.adoptLocal();
+    this.status.next_check = new Date(this.now()).toISOString();
+    void this.pollThenSchedule();
+  }
+
+  /** Stops polling and any transfer in flight; resolves once the poll in flight has settled (its partial file removed). */
+  async close(): Promise<void> {
     this.closed = true;
+    this.stopping.abort();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    await this.running;
   }
 
   /** One poll (or the one in flight); resolves with its outcome, never rejects. */
@@ -108,17 +153,45 @@ export class IndexPuller {
     return this.running;
   }
 
+  private rules(): ManifestRules {
+    return { publicKey: this.options.publicKey, now: this.now(), maxAgeMs: this.options.maxAgeMs };
+  }
+
+  private setServed(manifest: PublishedManifest): void {
+    this.status.sha256 = manifest.sha256;
+    this.status.built_at = manifest.built_at;
+    this.status.expires_at = expiresAt(manifest.built_at, this.options.maxAgeMs);
+  }
+
+  /** Removes `.<index>.pull-*` files beside the index: downloads of a process that was stopped or killed mid-way (one puller per index path). */
+  private sweepPartialDownloads(): void {
+    const dir = dirname(this.options.localPath);
+    const prefix = `.${basename(this.options.localPath)}.pull-`;
+    let names: string[];
+    try {
+      names = readdirSync(dir).filter((n) => n.startsWith(prefix));
+    } catch {
+      return;
+    }
+    for (const name of names) rmSync(join(dir, name), { force: true });
+    if (names.length > 0) this.log(`index pull: removed ${names.length} partial download${names.length === 1 ? '' : 's'} left in ${dir}`);
+  }
+
   private schedule(delayMs: number): void {
     if (this.closed) return;
     if (this.timer) clearTimeout(this.timer);
     this.status.next_check = new Date(this.now() + delayMs).toISOString();
     if (this.options.writeStatus) writePullStatus(this.options.localPath, this.status);
-    this.timer = setTimeout(async () => {
+    this.timer = setTimeout(() => {
       this.timer = null;
-      await this.poll();
-      this.schedule(this.nextDelay());
+      void this.pollThenSchedule();
     }, delayMs);
     this.timer.unref?.();
+  }
+
+  private async pollThenSchedule(): Promise<void> {
+    await this.poll();
+    this.schedule(this.nextDelay());
   }
 
   /** The poll interval (±10 % so a fleet does not poll in step); longer while polls fail, shorter while nothing is served yet. */
@@ -147,13 +220,30 @@ export class IndexPuller {
     }
   }
 
+  /** A served file changed on disk since it was verified (edited, replaced) is checked again; when it fails, the next download repairs it. */
+  private recheckServedFile(): void {
+    if (!this.served) return;
+    const now = fileIdentity(this.options.localPath);
+    const was = this.served.file;
+    if (now.ino === was.ino && now.size === was.size && now.mtimeMs === was.mtimeMs) return;
+    try {
+      verifyIndexFile(this.options.localPath, JSON.stringify(this.served.manifest), this.rules());
+      this.served.file = now;
+    } catch (e) {
+      this.log(`index pull: the served ${this.options.localPath} changed on disk and no longer verifies (${(e as Error).message}); pulling it again`);
+      this.served = null;
+      this.validators = { etag: null, lastModified: null };
+    }
+  }
+
   private async check(): Promise<PollOutcome> {
+    this.recheckServedFile();
     const manifestUrl = `${this.options.indexUrl}.json`;
     await allowed(manifestUrl);
     const headers: Record<string, string> = {};
     if (this.validators.etag) headers['if-none-match'] = this.validators.etag;
     if (this.validators.lastModified) headers['if-modified-since'] = this.validators.lastModified;
-    const res = await fetchBounded(manifestUrl, headers, this.options.manifestTimeoutMs ?? 30_000);
+    const res = await this.fetchBounded(manifestUrl, headers, this.options.manifestTimeoutMs ?? 30_000);
     if (res.status === 304 && this.served) return 'not_modified';
     if (res.status !== 200) {
       await res.body?.cancel();
@@ -162,77 +252,91 @@ export class IndexPuller {
     const body = await readCappedBytes(res, MAX_MANIFEST_BYTES);
     if (body === null) throw new PullError(`manifest larger than ${MAX_MANIFEST_BYTES} bytes`);
     const text = new TextDecoder().decode(body);
-    const manifest = verifyManifest(text, this.options.publicKey);
+    const manifest = acceptManifest(text, this.rules());
     const validators = { etag: res.headers.get('etag'), lastModified: res.headers.get('last-modified') };
-    if (manifest.format_version !== FORMAT_VERSION) {
-      throw new PullError(`manifest is for index format ${manifest.format_version}; this server reads ${FORMAT_VERSION}`);
-    }
-    if (this.served?.sha256 === manifest.sha256) {
+    const served = this.served?.manifest;
+    if (served?.sha256 === manifest.sha256) {
       this.validators = validators;
       return 'unchanged';
     }
     // Only a pulled index counts: a fallback default built here is replaced by any verified publish.
-    if (this.served && Date.parse(manifest.built_at) < Date.parse(this.served.built_at)) {
+    if (served && Date.parse(manifest.built_at) < Date.parse(served.built_at)) {
       throw new PullError(`manifest built ${manifest.built_at} is older than the served index (rollback refused)`);
     }
     const fileUrl = new URL(manifest.file, manifestUrl).href;
     await allowed(fileUrl);
-    const tmp = join(dirname(this.options.localPath), `.${basename(this.options.localPath)}.pull-${process.pid}-${this.now()}`);
+    const dir = dirname(this.options.localPath);
+    checkFreeSpace(dir, manifest.size);
+    const tmp = join(dir, `.${basename(this.options.localPath)}.pull-${process.pid}-${this.now()}`);
     try {
-      await this.download(fileUrl, tmp, manifest);
-      const index = mapIndexFile(tmp); // magic, version, header and every section's checksum
-      if (new Date(index.builtAtMs).toISOString() !== new Date(manifest.built_at).toISOString()) {
-        throw new PullError('the index header names another build time than its manifest');
-      }
+      await this.download(fileUrl, tmp, manifest.size);
+      verifyIndexFile(tmp, text, this.rules());
       renameSync(tmp, this.options.localPath);
       writeSidecar(this.options.localPath, manifest);
     } catch (e) {
       rmSync(tmp, { force: true });
-      if (e instanceof PullError) throw e;
+      if (e instanceof PullError || e instanceof ManifestRefusal) throw e;
       throw new PullError(`downloaded index refused: ${(e as Error).message}`);
     }
     await this.options.swap(this.options.localPath);
-    this.served = manifest;
+    this.served = { manifest, file: fileIdentity(this.options.localPath) };
     this.validators = validators;
-    this.status.sha256 = manifest.sha256;
-    this.status.built_at = manifest.built_at;
+    this.setServed(manifest);
     this.status.last_change = new Date(this.now()).toISOString();
     this.log(`index pull: swapped in ${manifest.file} (built ${manifest.built_at}, ${(manifest.size / 1048576).toFixed(1)} MiB)`);
     return 'updated';
   }
 
-  /** Streams the index to `tmp`, hashing as it goes; refuses a size or hash other than the manifest's. */
-  private async download(url: string, tmp: string, manifest: PublishedManifest): Promise<void> {
-    const res = await fetchBounded(url, {}, this.options.indexTimeoutMs ?? 30 * 60_000);
+  /** Streams the index to `tmp`; refuses a size other than the manifest's (verifyIndexFile checks the rest). */
+  private async download(url: string, tmp: string, expectedSize: number): Promise<void> {
+    const res = await this.fetchBounded(url, {}, this.options.indexTimeoutMs ?? 30 * 60_000);
     if (res.status !== 200 || !res.body) {
       await res.body?.cancel();
       throw new PullError(`index answered HTTP ${res.status}`);
     }
-    const hasher = new Bun.CryptoHasher('sha256');
     const fd = openSync(tmp, 'wx', 0o644);
     let size = 0;
     try {
       for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-        if (this.closed) throw new PullError('puller closed');
+        if (this.closed) throw new PullError('puller stopped');
         size += chunk.length;
-        if (size > manifest.size) throw new PullError(`index larger than its manifest's ${manifest.size} bytes`);
-        hasher.update(chunk);
+        if (size > expectedSize) throw new PullError(`index larger than its manifest's ${expectedSize} bytes`);
         let off = 0;
         while (off < chunk.length) off += writeSync(fd, chunk, off, chunk.length - off);
       }
-      if (size !== manifest.size) throw new PullError(`index truncated: ${size} of ${manifest.size} bytes`);
-      if (hasher.digest('hex') !== manifest.sha256) throw new PullError('index sha256 differs from its signed manifest');
+      if (size !== expectedSize) throw new PullError(`index truncated: ${size} of ${expectedSize} bytes`);
       fsyncSync(fd);
     } catch (e) {
       if (e instanceof PullError) throw e;
-      throw new PullError(`index download failed: ${(e as Error).name === 'TimeoutError' ? 'timed out' : 'connection error'}`);
+      throw new PullError(`index download failed: ${this.transferFailure(e)}`);
     } finally {
       closeSync(fd);
     }
   }
+
+  /** A failed transfer in words: stopped, timed out or a connection error. */
+  private transferFailure(e: unknown): string {
+    if (this.closed) return 'puller stopped';
+    return (e as Error).name === 'TimeoutError' ? 'timed out' : 'connection error';
+  }
+
+  /** GET without following redirects (a redirect is refused: the URL is the operator's), within a deadline; close() aborts it. */
+  private async fetchBounded(url: string, headers: Record<string, string>, timeoutMs: number): Promise<Response> {
+    let res: Response;
+    try {
+      res = await fetch(url, { headers, redirect: 'manual', signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), this.stopping.signal]) });
+    } catch (e) {
+      throw new PullError(`${new URL(url).host} unreachable (${this.transferFailure(e)})`);
+    }
+    if (res.status >= 300 && res.status < 400 && res.status !== 304) {
+      await res.body?.cancel();
+      throw new PullError(`HTTP ${res.status} redirect refused (point IPINTEL_INDEX_URL at the final address)`);
+    }
+    return res;
+  }
 }
 
-/** Where the manifest of the pulled file is kept, so a restarted server knows what it serves without hashing it. */
+/** Where the manifest of the pulled file is kept, so a restarted server can check the file it finds against it. */
 function sidecarPath(localPath: string): string {
   return `${localPath}.pulled.json`;
 }
@@ -242,16 +346,27 @@ function writeSidecar(localPath: string, manifest: PublishedManifest): void {
   writeTextAtomically(sidecarPath(localPath), JSON.stringify(manifest));
 }
 
-/** The manifest of the file at `localPath` when its sidecar verifies and matches the file's size and build time; else null (the next poll downloads). */
-function readSidecar(localPath: string, publicKey: KeyObject): PublishedManifest | null {
+/** What tells a file replaced or edited since it was verified; zeros when it cannot be read (which never matches). */
+function fileIdentity(path: string): Served['file'] {
   try {
-    const manifest = verifyManifest(readFileSync(sidecarPath(localPath), 'utf8'), publicKey);
-    const { size } = statSync(localPath);
-    const index = mapIndexFile(localPath, { verifyChecksums: false });
-    if (size !== manifest.size || new Date(index.builtAtMs).toISOString() !== new Date(manifest.built_at).toISOString()) return null;
-    return manifest;
+    const s = statSync(path);
+    return { ino: s.ino, size: s.size, mtimeMs: s.mtimeMs };
   } catch {
-    return null;
+    return { ino: 0, size: -1, mtimeMs: 0 };
+  }
+}
+
+/** Refuses a download the folder has no room for (with the margin), so a pull never fills the disk the server writes to. */
+function checkFreeSpace(dir: string, bytes: number): void {
+  let free: number;
+  try {
+    const s = statfsSync(dir);
+    free = s.bavail * s.bsize;
+  } catch {
+    return; // no statfs here: the write itself fails cleanly when the disk is full
+  }
+  if (free < bytes + FREE_SPACE_MARGIN_BYTES) {
+    throw new PullError(`not enough free space in ${dir} for the ${(bytes / 1048576).toFixed(1)} MiB index (${(free / 1048576).toFixed(1)} MiB free)`);
   }
 }
 
@@ -262,19 +377,4 @@ async function allowed(url: string): Promise<void> {
   } catch (e) {
     throw new PullError((e as Error).message);
   }
-}
-
-/** GET without following redirects (a redirect is refused: the URL is the operator's), within a deadline. */
-async function fetchBounded(url: string, headers: Record<string, string>, timeoutMs: number): Promise<Response> {
-  let res: Response;
-  try {
-    res = await fetch(url, { headers, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
-  } catch (e) {
-    throw new PullError(`${new URL(url).host} unreachable (${(e as Error).name === 'TimeoutError' ? 'timed out' : 'connection error'})`);
-  }
-  if (res.status >= 300 && res.status < 400 && res.status !== 304) {
-    await res.body?.cancel();
-    throw new PullError(`HTTP ${res.status} redirect refused (point IPINTEL_INDEX_URL at the final address)`);
-  }
-  return res;
 }

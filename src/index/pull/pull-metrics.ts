@@ -34,5 +34,10 @@ export function registerPullMetrics({ Gauge }: Prom, registry: Registry, status:
     });
   timestamp('ipintel_index_pull_last_check_timestamp_seconds', 'When the puller last polled the manifest (Unix seconds)', (s) => s.last_check);
   timestamp('ipintel_index_pull_last_change_timestamp_seconds', 'When the puller last swapped in a new index (Unix seconds)', (s) => s.last_change);
+  timestamp('ipintel_index_pull_expires_timestamp_seconds', 'When the served pulled index passes IPINTEL_INDEX_MAX_AGE (Unix seconds)', (s) => s.expires_at);
+  sharedGauge(Gauge, registers, 'ipintel_index_pull_expired', 'The served pulled index is past IPINTEL_INDEX_MAX_AGE (1) or not (0)', () => {
+    const expires = status()?.expires_at;
+    return expires ? (Date.now() > Date.parse(expires) ? 1 : 0) : null;
+  });
   sharedGauge(Gauge, registers, 'ipintel_index_pull_consecutive_failures', 'Polls failed in a row (0: the last poll succeeded)', () => status()?.consecutive_failures);
 }

@@ -18,6 +18,8 @@ export interface PullStatus {
   /** The manifest of the index served (null before the first verified pull). */
   sha256: string | null;
   built_at: string | null;
+  /** When the served index passes IPINTEL_INDEX_MAX_AGE (null before the first verified pull). */
+  expires_at: string | null;
   next_check: string | null;
   consecutive_failures: number;
   /** Polls by outcome since this process started. */
