@@ -8,7 +8,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { withStartDefaults } from '../start-env.ts';
-import { cpuSeconds } from './bench-kit.ts';
+import { treeCpuSeconds } from './bench-kit.ts';
 
 /** Load generator settings: connections and seconds. */
 export interface WrkOptions {
@@ -44,15 +44,37 @@ export function startTarget(name: string, args: string[], script = join(import.m
   });
 }
 
-/** A wrk Lua script asking for `prefix<random IPv4>suffix`, seeded so every run asks the same sequence. */
-export function randomIpScript(prefix: string, suffix: string): string {
+/**
+ * A wrk Lua script asking for `prefix<random IPv4>suffix`, seeded so every run asks the same sequence;
+ * `headers`: Lua source defining `local function headers()` (xffHeaders, apiKeyHeaders) for each request's headers.
+ */
+export function randomIpScript(prefix: string, suffix: string, headers: string | null = null): string {
   return `
 math.randomseed(42)
+${headers ?? ''}
 request = function()
   local ip = math.random(1, 223) .. "." .. math.random(0, 255) .. "." .. math.random(0, 255) .. "." .. math.random(1, 254)
-  return wrk.format("GET", "${prefix}" .. ip .. "${suffix}")
+  return wrk.format("GET", "${prefix}" .. ip .. "${suffix}"${headers ? ', headers()' : ''})
 end
 `;
+}
+
+/** randomIpScript headers: a random IPv4 caller in X-Forwarded-For on each request (for a server that trusts loopback as its proxy). */
+export function xffHeaders(): string {
+  return `local function headers()
+  return { ["X-Forwarded-For"] = math.random(1, 223) .. "." .. math.random(0, 255) .. "." .. math.random(0, 255) .. "." .. math.random(1, 254) }
+end`;
+}
+
+/** randomIpScript headers: the API keys in X-API-Key, round-robin. */
+export function apiKeyHeaders(keys: string[]): string {
+  if (keys.some((k) => !/^[\w.-]+$/.test(k))) throw new Error('apiKeyHeaders: a key has characters a Lua string literal would need escaped');
+  return `local keys = { ${keys.map((k) => `"${k}"`).join(', ')} }
+local next_key = 0
+local function headers()
+  next_key = next_key % #keys + 1
+  return { ["X-API-Key"] = keys[next_key] }
+end`;
 }
 
 /** A wrk Lua script asking for `/v1/asn/AS<n>` with random 16-bit ASNs (known and unknown alike), seeded like randomIpScript. */
@@ -78,13 +100,13 @@ export interface WrkResult {
 
 const toMs = (v: string, unit: string) => Number(v) * ({ us: 0.001, ms: 1, s: 1000 }[unit] ?? NaN);
 
-/** Runs wrk against a URL (with an optional Lua script) and parses its report; `pid` is the server's. */
+/** Runs wrk against a URL (with an optional Lua script) and parses its report; `pid` is the server's (its child processes' CPU counts too: nginx's workers). */
 export function wrk(url: string, args: WrkOptions, script: string | null, pid: number): WrkResult {
   const argv = ['-t1', `-c${args.connections}`, `-d${args.duration}s`, '--latency'];
   const run = () => {
-    const cpu0 = cpuSeconds(pid);
+    const cpu0 = treeCpuSeconds(pid);
     const r = args.cpus ? spawnSync('taskset', ['-c', args.cpus, 'wrk', ...argv, url], { encoding: 'utf8' }) : spawnSync('wrk', [...argv, url], { encoding: 'utf8' });
-    return { r, cpu: cpuSeconds(pid) - cpu0 };
+    return { r, cpu: treeCpuSeconds(pid) - cpu0 };
   };
   const { r, cpu } = script === null ? run() : withScriptFile(script, (path) => (argv.push('-s', path), run()));
   if (r.error) throw new Error(`wrk failed to run (${r.error.message}); install it with apt-get install wrk`);
