@@ -88,18 +88,20 @@ interface Row {
 const FIELDS = '?fields=ip,location,network';
 const LIMIT_KEYS = 2000;
 
-/** Mean body size of `GET /v1/ip/<ip><suffix>` over a fixed sample of random addresses. */
-async function meanBodySize(port: number, suffix = ''): Promise<number> {
-  let total = 0;
-  const n = 200;
+/** Bodies of `GET /v1/ip/<ip><suffix>` for a fixed sample of random addresses (the same for every port). */
+async function sampleBodies(port: number, suffix = ''): Promise<string[]> {
+  const out: string[] = [];
   let seed = 7;
   const rnd = (k: number) => ((seed = (seed * 1103515245 + 12345) >>> 0) % k);
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < 200; i++) {
     const ip = `${1 + rnd(223)}.${rnd(256)}.${rnd(256)}.${1 + rnd(254)}`;
-    total += (await (await fetch(`http://127.0.0.1:${port}/v1/ip/${ip}${suffix}`)).arrayBuffer()).byteLength;
+    out.push(await (await fetch(`http://127.0.0.1:${port}/v1/ip/${ip}${suffix}`)).text());
   }
-  return Math.round(total / n);
+  return out;
 }
+
+/** Mean UTF-8 size of bodies. */
+const meanBytes = (bodies: string[]) => Math.round(bodies.reduce((a, b) => a + Buffer.byteLength(b), 0) / bodies.length);
 
 /** Proportional file-backed memory of a process (/proc/<pid>/smaps_rollup Pss_File), bytes. */
 function pssFile(pid: number): number {
@@ -118,8 +120,9 @@ async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const index = args.index ?? (await fixtureIndexPath(SHARED_FEEDS_DIR));
   const mmdb = mmdbExportOf(index);
-  const stops: Array<() => void> = [];
-  const stopAll = () => stops.splice(0).forEach((stop) => stop());
+  const stops: Array<() => unknown> = [];
+  // On a crash the exit handler can only signal them; the normal end waits for nginx to exit and clean up.
+  const stopAll = () => Promise.all(stops.splice(0).map((stop) => stop()));
   process.on('exit', stopAll);
   const cpus = args.serverCpus;
   /** Starts an http-target.ts mode; its runs then ask it with the scripts given. */
@@ -139,13 +142,13 @@ async function main(): Promise<void> {
   try {
     const ipintelTarget = await bun('ipintel', ['ipintel', index]);
     const full = ipintelTarget('GET /v1/ip/{ip} (full object)', v1);
-    const size = await meanBodySize(full.port);
-    const fieldsSize = await meanBodySize(full.port, FIELDS);
+    const size = meanBytes(await sampleBodies(full.port));
+    const fieldsBodies = await sampleBodies(full.port, FIELDS);
     // The baselines get the same random-path script: wrk's Lua costs CPU on this shared machine, so both sides pay it.
     const bare = (await bun('bare', ['bare', String(size)]))('bare Bun.serve, fixed JSON', v1);
     const floor = (await bun('floor', ['floor', String(size)]))('spec floor (Bun.serve)', v1);
     const nginx1 = await nginx(1);
-    const nginxSize = await meanBodySize(nginx1.port, FIELDS);
+    const nginxBodies = await sampleBodies(nginx1.port, FIELDS);
     const rows: Row[] = [
       { run: bare, baseline: null },
       { run: floor, baseline: bare },
@@ -201,7 +204,8 @@ async function main(): Promise<void> {
     const [l1, l5] = loadavg();
     console.log(`index ${index}\nMMDB export ${mmdb}`);
     console.log(`wrk -t1 -c${args.connections} -d${args.duration}s, ${args.rounds} interleaved rounds (medians shown)`);
-    console.log(`mean body bytes: full object ${size} (the bare and floor bodies), projection ${fieldsSize} from ipintel, ${nginxSize} from nginx`);
+    console.log(`mean body bytes: full object ${size} (the bare and floor bodies), projection ${meanBytes(fieldsBodies)} from ipintel, ${meanBytes(nginxBodies)} from nginx`);
+    console.log(`nginx's bodies byte-identical to ipintel's projection: ${nginxBodies.filter((b, i) => b === fieldsBodies[i]).length} of ${nginxBodies.length} sampled addresses`);
     if (args.serverCpus || args.cpus) console.log(`servers on CPUs ${args.serverCpus ?? 'any'}, wrk on CPUs ${args.cpus ?? 'any'} (taskset)`);
     console.log(`machine: ${navigator.hardwareConcurrency} cores, load average ${l1.toFixed(2)} / ${l5.toFixed(2)} (1/5 min), shared with other work\n`);
     printTable(resultTable(rows, results));
@@ -217,7 +221,7 @@ async function main(): Promise<void> {
     console.log('per-round ratio to the baseline:\n  ' + paired.join('\n  '));
     printMemory(memoryOf, args.workers);
   } finally {
-    stopAll();
+    await stopAll();
   }
 }
 

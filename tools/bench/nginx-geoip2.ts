@@ -6,20 +6,22 @@
  *
  * What it does per request: takes the address from the URI (a `map $uri`
  * regex capture), one MMDB lookup of it (the module looks an address up
- * once per database and reads every variable from that result), ~25 values
+ * once per database and reads every variable from that result), 26 values
  * read from the record, and a body assembled from them by `map`s (a missing
  * value is `null`, booleans come back as 1/0). How the body differs from
  * ipintel's: `location.timezone` (the offset) is always null (the export
  * stores only the zone's name); strings are not JSON-escaped (nginx has no
- * escaping; no name in the fixture data needs it); `network` is always an
- * object, also for an address the database does not hold (ipintel derives
- * routability from the address itself). nginx also sends `Server` and
- * `Connection` headers; the other headers are ipintel's.
+ * escaping), so a name holding a quote makes the body invalid JSON, a
+ * byte shorter per quote (wrk does not parse bodies; BENCHMARKS.md has how
+ * often it happens and how many bodies are byte-identical to ipintel's);
+ * `network` is always an object, also for an address the database does not
+ * hold (ipintel derives routability from the address itself). nginx also
+ * sends `Server` and `Connection` headers; the other headers are ipintel's.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { CORS_RESPONSE_HEADERS } from '../../src/http/cors.ts';
 import { freePort } from './bench-kit.ts';
 
@@ -118,13 +120,12 @@ ${Object.entries(headers).map(([k, v]) => `      add_header ${k} "${v}";`).join(
 
 /**
  * The MMDB export of `index` (`bun src/commands/export.ts`), made once per
- * index file (named by its path, size and mtime in the temp dir) since it
- * takes about a minute on the fixture index.
+ * index (named by its size and its first and last 64 KiB in the temp dir:
+ * not its mtime, which the test fixture's helper touches on every use)
+ * since it takes about a minute on the fixture index.
  */
 export function mmdbExportOf(index: string): string {
-  const st = statSync(index);
-  const id = Bun.hash(`${resolve(index)}:${st.size}:${st.mtimeMs}`).toString(16);
-  const path = join(tmpdir(), `ipintel-bench-export-${id}.mmdb`);
+  const path = join(tmpdir(), `ipintel-bench-export-${indexIdentity(index)}.mmdb`);
   if (existsSync(path)) return path;
   console.error(`exporting ${index} as MMDB for the nginx + geoip2 baseline (once per index; about a minute) ...`);
   const tmp = `${path}.${process.pid}.tmp`;
@@ -136,15 +137,31 @@ export function mmdbExportOf(index: string): string {
   return path;
 }
 
-/** A running nginx: the master's pid (its workers are its children) and a stop that removes the temp prefix. */
+/** A short name of an index file's contents: its size and a hash of its first and last 64 KiB. */
+function indexIdentity(index: string): string {
+  const size = statSync(index).size;
+  const fd = openSync(index, 'r');
+  try {
+    const edge = Math.min(size, 65536);
+    const head = Buffer.alloc(edge);
+    const tail = Buffer.alloc(edge);
+    readSync(fd, head, 0, edge, 0);
+    readSync(fd, tail, 0, edge, size - edge);
+    return `${size.toString(16)}-${Bun.hash(Buffer.concat([head, tail])).toString(16)}`;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A running nginx: the master's pid (its workers are its children); `stop` resolves once it has exited and its temp prefix is gone. */
 export interface NginxTarget {
   name: string;
   child: ChildProcess;
   port: number;
-  stop(): void;
+  stop(): Promise<void>;
 }
 
-/** Starts nginx with `workers` worker processes over `mmdb` and waits until it answers. */
+/** Starts nginx with `workers` worker processes over `mmdb` and waits until it answers JSON. */
 export async function startNginx(name: string, mmdb: string, workers: number, cpus: string | null = null): Promise<NginxTarget> {
   const prefix = mkdtempSync(join(tmpdir(), 'ipintel-bench-nginx-'));
   const port = freePort();
@@ -153,24 +170,40 @@ export async function startNginx(name: string, mmdb: string, workers: number, cp
   const argv = ['nginx', '-p', prefix, '-e', join(prefix, 'error.log'), '-c', conf];
   // taskset execs nginx, so the child's pid is the master's.
   const child = cpus ? spawn('taskset', ['-c', cpus, ...argv], { stdio: 'ignore' }) : spawn(argv[0]!, argv.slice(1), { stdio: 'ignore' });
+  let exited: number | null = null;
+  let log = '';
+  // The prefix goes when nginx has exited (its workers create temp folders in it until then).
+  const gone = new Promise<void>((resolve) =>
+    child.on('exit', (code) => {
+      exited = code ?? -1;
+      log = existsSync(join(prefix, 'error.log')) ? readFileSync(join(prefix, 'error.log'), 'utf8') : '';
+      rmSync(prefix, { recursive: true, force: true });
+      resolve();
+    }),
+  );
   const stop = () => {
     child.kill('SIGTERM');
-    rmSync(prefix, { recursive: true, force: true });
+    return gone;
   };
-  let exited: number | null = null;
-  child.on('exit', (code) => (exited = code ?? -1));
-  for (let i = 0; i < 200; i++) {
-    if (exited !== null) break;
+  for (let i = 0; i < 200 && exited === null; i++) {
+    let res: Response;
     try {
-      const res = await fetch(`http://127.0.0.1:${port}/v1/ip/8.8.8.8`);
-      await res.arrayBuffer();
-      if (res.status === 200) return { name, child, port, stop };
+      res = await fetch(`http://127.0.0.1:${port}/v1/ip/8.8.8.8`);
     } catch {
-      // Not listening yet.
+      await Bun.sleep(50); // Not listening yet.
+      continue;
     }
-    await Bun.sleep(50);
+    const body = await res.text();
+    let json = res.status === 200;
+    try {
+      JSON.parse(body);
+    } catch {
+      json = false;
+    }
+    if (json) return { name, child, port, stop };
+    await stop();
+    throw new Error(`nginx (${name}) answered ${res.status} with other than JSON: ${body.slice(0, 500)}\n${log}`);
   }
-  const log = existsSync(join(prefix, 'error.log')) ? await Bun.file(join(prefix, 'error.log')).text() : '';
-  stop();
+  await stop();
   throw new Error(`nginx (${name}) did not answer (exit ${exited}); install nginx-light and libnginx-mod-http-geoip2\n${log}`);
 }
