@@ -59,10 +59,14 @@ end
 `;
 }
 
-/** randomIpScript headers: a random IPv4 caller in X-Forwarded-For on each request (for a server that trusts loopback as its proxy). */
-export function xffHeaders(): string {
+/**
+ * randomIpScript headers: X-Forwarded-For names one of `callers` distinct IPv4 callers at random on each
+ * request (for a server that trusts loopback as its proxy): enough of them and each stays under its limit.
+ */
+export function xffHeaders(callers: number): string {
   return `local function headers()
-  return { ["X-Forwarded-For"] = math.random(1, 223) .. "." .. math.random(0, 255) .. "." .. math.random(0, 255) .. "." .. math.random(1, 254) }
+  local c = math.random(0, ${callers - 1})
+  return { ["X-Forwarded-For"] = "100." .. math.floor(c / 65536) % 256 .. "." .. math.floor(c / 256) % 256 .. "." .. c % 256 }
 end`;
 }
 
