@@ -104,12 +104,29 @@ export interface WrkResult {
 
 const toMs = (v: string, unit: string) => Number(v) * ({ us: 0.001, ms: 1, s: 1000 }[unit] ?? NaN);
 
-/** Runs wrk against a URL (with an optional Lua script) and parses its report; `pid` is the server's (its child processes' CPU counts too: nginx's workers). */
+/**
+ * Waits (up to 5 s) until the process tree of `pid` is idle (under 5 % of a core over 250 ms): a server
+ * that goes on working after the load (flushing usage counters, collecting) would otherwise slow the next run.
+ */
+function settle(pid: number): void {
+  for (let i = 0; i < 20; i++) {
+    const c0 = treeCpuSeconds(pid);
+    Bun.sleepSync(250);
+    if (treeCpuSeconds(pid) - c0 < 0.0125) return;
+  }
+}
+
+/**
+ * Runs wrk against a URL (with an optional Lua script) and parses its report; `pid` is the server's (its
+ * child processes' CPU counts too: nginx's workers). The CPU per request includes the work the server does
+ * after wrk stops, until it is idle again (settle).
+ */
 export function wrk(url: string, args: WrkOptions, script: string | null, pid: number): WrkResult {
   const argv = ['-t1', `-c${args.connections}`, `-d${args.duration}s`, '--latency'];
   const run = () => {
     const cpu0 = treeCpuSeconds(pid);
     const r = args.cpus ? spawnSync('taskset', ['-c', args.cpus, 'wrk', ...argv, url], { encoding: 'utf8' }) : spawnSync('wrk', [...argv, url], { encoding: 'utf8' });
+    settle(pid);
     return { r, cpu: treeCpuSeconds(pid) - cpu0 };
   };
   const { r, cpu } = script === null ? run() : withScriptFile(script, (path) => (argv.push('-s', path), run()));

@@ -129,7 +129,7 @@ async function main(): Promise<void> {
   process.on('exit', stopAll);
   const cpus = args.serverCpus;
   /** Starts an http-target.ts mode; its runs then ask it with the scripts given. */
-  const bun = async (name: string, argv: string[]) => {
+  const bunTarget = async (name: string, argv: string[]) => {
     const t = await startTarget(name, argv, undefined, {}, cpus);
     stops.push(() => t.child.kill('SIGTERM'));
     return (runName: string, script: string): Run => ({ name: runName, pid: t.child.pid!, port: t.port, script });
@@ -143,13 +143,13 @@ async function main(): Promise<void> {
   const text = randomIpScript('/', '?format=text');
   const fields = randomIpScript('/v1/ip/', FIELDS);
   try {
-    const ipintelTarget = await bun('ipintel', ['ipintel', index]);
+    const ipintelTarget = await bunTarget('ipintel', ['ipintel', index]);
     const full = ipintelTarget('GET /v1/ip/{ip} (full object)', v1);
     const size = meanBytes(await sampleBodies(full.port));
     const fieldsBodies = await sampleBodies(full.port, FIELDS);
     // The baselines get the same random-path script: wrk's Lua costs CPU on this shared machine, so both sides pay it.
-    const bare = (await bun('bare', ['bare', String(size)]))('bare Bun.serve, fixed JSON', v1);
-    const floor = (await bun('floor', ['floor', String(size)]))('spec floor (Bun.serve)', v1);
+    const bare = (await bunTarget('bare', ['bare', String(size)]))('bare Bun.serve, fixed JSON', v1);
+    const floor = (await bunTarget('floor', ['floor', String(size)]))('spec floor (Bun.serve)', v1);
     const nginx1 = await nginx(1);
     const nginxBodies = await sampleBodies(nginx1.port, FIELDS);
     const rows: Row[] = [
@@ -158,20 +158,20 @@ async function main(): Promise<void> {
       { run: full, baseline: bare },
       { run: full, baseline: floor },
       { run: ipintelTarget('GET /{ip}?format=text', text), baseline: bare },
-      { run: (await bun('direct', ['direct', index]))('(diagnostic) Bun.serve + v1 object', v1), baseline: bare },
+      { run: (await bunTarget('direct', ['direct', index]))('(diagnostic) Bun.serve + v1 object', v1), baseline: bare },
       { run: nginx1, baseline: null },
       { run: ipintelTarget(`GET /v1/ip/{ip}${FIELDS}`, fields), baseline: nginx1 },
     ];
     const memoryOf: Array<{ name: string; pid: number }> = [{ name: 'ipintel, 1 worker', pid: full.pid }];
     if (args.workers > 1) {
       const n = args.workers;
-      const reuseN = (await bun(`bare-reuse-${n}`, ['bare-reuse', String(size), String(n)]))(`bare Bun.serve reusePort, ${n} threads`, v1);
-      const floorN = (await bun(`floor-reuse-${n}`, ['floor-reuse', String(size), String(n)]))(`spec floor, ${n} threads`, v1);
-      const pool = await bun(`ipintel-workers-${n}`, ['ipintel-workers', index, String(n)]);
+      const reuseN = (await bunTarget(`bare-reuse-${n}`, ['bare-reuse', String(size), String(n)]))(`bare Bun.serve reusePort, ${n} threads`, v1);
+      const floorN = (await bunTarget(`floor-reuse-${n}`, ['floor-reuse', String(size), String(n)]))(`spec floor, ${n} threads`, v1);
+      const pool = await bunTarget(`ipintel-workers-${n}`, ['ipintel-workers', index, String(n)]);
       const fullN = pool(`GET /v1/ip/{ip}, ${n} workers`, v1);
       const nginxN = await nginx(n);
       rows.push(
-        { run: (await bun('bare-reuse-1', ['bare-reuse', String(size), '1']))('bare Bun.serve reusePort, 1 thread', v1), baseline: bare },
+        { run: (await bunTarget('bare-reuse-1', ['bare-reuse', String(size), '1']))('bare Bun.serve reusePort, 1 thread', v1), baseline: bare },
         { run: reuseN, baseline: null },
         { run: floorN, baseline: reuseN },
         { run: fullN, baseline: reuseN },
@@ -184,7 +184,7 @@ async function main(): Promise<void> {
     }
     if (args.limits) {
       const keysFile = (limits: string) => join(tmpdir(), `ipintel-bench-keys-${process.pid}-${limits}.json`);
-      const [off, on] = await Promise.all(['off', 'on'].map((limits) => bun(`ipintel-limits-${limits}`, ['ipintel-limits', index, limits, keysFile(limits), String(LIMIT_KEYS)])));
+      const [off, on] = await Promise.all(['off', 'on'].map((limits) => bunTarget(`ipintel-limits-${limits}`, ['ipintel-limits', index, limits, keysFile(limits), String(LIMIT_KEYS)])));
       const keys: string[] = JSON.parse(readFileSync(keysFile('on'), 'utf8'));
       const offKeys: string[] = JSON.parse(readFileSync(keysFile('off'), 'utf8'));
       for (const limits of ['off', 'on']) rmSync(keysFile(limits), { force: true });
