@@ -8,7 +8,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { withStartDefaults } from '../start-env.ts';
-import { treeCpuSeconds } from './bench-kit.ts';
+import { cpuSeconds, treeCpuSeconds } from './bench-kit.ts';
 
 /** Load generator settings: connections and seconds. */
 export interface WrkOptions {
@@ -16,6 +16,12 @@ export interface WrkOptions {
   duration: number;
   /** CPUs wrk may run on (taskset -c list), to keep it off the server's cores; unset: any. */
   cpus?: string | null;
+  /**
+   * Count the CPU of the server's child processes too (nginx's workers) and, after the run, wait until
+   * they are all idle and count that CPU as well (settle). Off for a server whose child is other work
+   * (a refresh build).
+   */
+  serverTree?: boolean;
 }
 
 export interface Target {
@@ -116,18 +122,15 @@ function settle(pid: number): void {
   }
 }
 
-/**
- * Runs wrk against a URL (with an optional Lua script) and parses its report; `pid` is the server's (its
- * child processes' CPU counts too: nginx's workers). The CPU per request includes the work the server does
- * after wrk stops, until it is idle again (settle).
- */
+/** Runs wrk against a URL (with an optional Lua script) and parses its report; `pid` is the server's (see WrkOptions.serverTree). */
 export function wrk(url: string, args: WrkOptions, script: string | null, pid: number): WrkResult {
   const argv = ['-t1', `-c${args.connections}`, `-d${args.duration}s`, '--latency'];
+  const cpuOf = args.serverTree ? treeCpuSeconds : cpuSeconds;
   const run = () => {
-    const cpu0 = treeCpuSeconds(pid);
+    const cpu0 = cpuOf(pid);
     const r = args.cpus ? spawnSync('taskset', ['-c', args.cpus, 'wrk', ...argv, url], { encoding: 'utf8' }) : spawnSync('wrk', [...argv, url], { encoding: 'utf8' });
-    settle(pid);
-    return { r, cpu: treeCpuSeconds(pid) - cpu0 };
+    if (args.serverTree) settle(pid);
+    return { r, cpu: cpuOf(pid) - cpu0 };
   };
   const { r, cpu } = script === null ? run() : withScriptFile(script, (path) => (argv.push('-s', path), run()));
   if (r.error) throw new Error(`wrk failed to run (${r.error.message}); install it with apt-get install wrk`);

@@ -26,8 +26,9 @@
  * load drifts hit all of them alike. On a machine shared with other work
  * throughput swings with their load, so it also prints the server's own CPU
  * time per request (utime+stime from /proc of the server and its child
- * processes, over the requests wrk counted) and that ratio: the throughput
- * ratio the routes would have on a dedicated core.
+ * processes, over the requests wrk counted, including what the server does
+ * after the load until it is idle again: the next run waits for that) and
+ * that ratio: the throughput ratio the routes would have on a dedicated core.
  *
  *   bun tools/bench/http.bench.ts [--index <file>] [--connections 64] [--duration 8] [--rounds 2] [--workers 2] [--limits]
  *                                 [--server-cpus 0 --wrk-cpus 1]   (taskset: keep wrk off the servers' cores)
@@ -199,7 +200,7 @@ async function main(): Promise<void> {
     }
     const runs = [...new Set(rows.map((r) => r.run))];
     // A short warm-up of each (JIT, page cache of the mapped index), not measured.
-    const measure = (r: Run, duration: number) => wrk(`http://127.0.0.1:${r.port}/`, { ...args, duration }, r.script, r.pid);
+    const measure = (r: Run, duration: number) => wrk(`http://127.0.0.1:${r.port}/`, { ...args, duration, serverTree: true }, r.script, r.pid);
     for (const r of runs) measure(r, 2);
     const results = new Map<Run, WrkResult[]>(runs.map((r) => [r, []]));
     for (let round = 0; round < args.rounds; round++) for (const r of runs) results.get(r)!.push(measure(r, args.duration));
