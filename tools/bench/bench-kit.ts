@@ -102,4 +102,21 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
+/**
+ * CPU seconds of a process and its descendants alive now (a master and its
+ * worker processes, like nginx's); a process gone between the listing and
+ * the read counts 0.
+ */
+export function treeCpuSeconds(root: number): number {
+  let total = 0;
+  for (const pid of processTree(root)) {
+    try {
+      total += cpuSeconds(pid);
+    } catch {
+      // It ended meanwhile.
+    }
+  }
+  return total;
+}
+
 const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim()) || 100;

@@ -8,7 +8,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { withStartDefaults } from '../start-env.ts';
-import { cpuSeconds } from './bench-kit.ts';
+import { cpuSeconds, treeCpuSeconds } from './bench-kit.ts';
 
 /** Load generator settings: connections and seconds. */
 export interface WrkOptions {
@@ -16,6 +16,12 @@ export interface WrkOptions {
   duration: number;
   /** CPUs wrk may run on (taskset -c list), to keep it off the server's cores; unset: any. */
   cpus?: string | null;
+  /**
+   * Count the CPU of the server's child processes too (nginx's workers) and, after the run, wait until
+   * they are all idle and count that CPU as well (settle). Off for a server whose child is other work
+   * (a refresh build).
+   */
+  serverTree?: boolean;
 }
 
 export interface Target {
@@ -44,15 +50,41 @@ export function startTarget(name: string, args: string[], script = join(import.m
   });
 }
 
-/** A wrk Lua script asking for `prefix<random IPv4>suffix`, seeded so every run asks the same sequence. */
-export function randomIpScript(prefix: string, suffix: string): string {
+/**
+ * A wrk Lua script asking for `prefix<random IPv4>suffix`, seeded so every run asks the same sequence;
+ * `headers`: Lua source defining `local function headers()` (xffHeaders, apiKeyHeaders) for each request's headers.
+ */
+export function randomIpScript(prefix: string, suffix: string, headers: string | null = null): string {
   return `
 math.randomseed(42)
+${headers ?? ''}
 request = function()
   local ip = math.random(1, 223) .. "." .. math.random(0, 255) .. "." .. math.random(0, 255) .. "." .. math.random(1, 254)
-  return wrk.format("GET", "${prefix}" .. ip .. "${suffix}")
+  return wrk.format("GET", "${prefix}" .. ip .. "${suffix}"${headers ? ', headers()' : ''})
 end
 `;
+}
+
+/**
+ * randomIpScript headers: X-Forwarded-For names one of `callers` distinct IPv4 callers at random on each
+ * request (for a server that trusts loopback as its proxy): enough of them and each stays under its limit.
+ */
+export function xffHeaders(callers: number): string {
+  return `local function headers()
+  local c = math.random(0, ${callers - 1})
+  return { ["X-Forwarded-For"] = "100." .. math.floor(c / 65536) % 256 .. "." .. math.floor(c / 256) % 256 .. "." .. c % 256 }
+end`;
+}
+
+/** randomIpScript headers: the API keys in X-API-Key, round-robin. */
+export function apiKeyHeaders(keys: string[]): string {
+  if (keys.some((k) => !/^[\w.-]+$/.test(k))) throw new Error('apiKeyHeaders: a key has characters a Lua string literal would need escaped');
+  return `local keys = { ${keys.map((k) => `"${k}"`).join(', ')} }
+local next_key = 0
+local function headers()
+  next_key = next_key % #keys + 1
+  return { ["X-API-Key"] = keys[next_key] }
+end`;
 }
 
 /** A wrk Lua script asking for `/v1/asn/AS<n>` with random 16-bit ASNs (known and unknown alike), seeded like randomIpScript. */
@@ -78,13 +110,27 @@ export interface WrkResult {
 
 const toMs = (v: string, unit: string) => Number(v) * ({ us: 0.001, ms: 1, s: 1000 }[unit] ?? NaN);
 
-/** Runs wrk against a URL (with an optional Lua script) and parses its report; `pid` is the server's. */
+/**
+ * Waits (up to 5 s) until the process tree of `pid` is idle (under 5 % of a core over 250 ms): a server
+ * that goes on working after the load (flushing usage counters, collecting) would otherwise slow the next run.
+ */
+function settle(pid: number): void {
+  for (let i = 0; i < 20; i++) {
+    const c0 = treeCpuSeconds(pid);
+    Bun.sleepSync(250);
+    if (treeCpuSeconds(pid) - c0 < 0.0125) return;
+  }
+}
+
+/** Runs wrk against a URL (with an optional Lua script) and parses its report; `pid` is the server's (see WrkOptions.serverTree). */
 export function wrk(url: string, args: WrkOptions, script: string | null, pid: number): WrkResult {
   const argv = ['-t1', `-c${args.connections}`, `-d${args.duration}s`, '--latency'];
+  const cpuOf = args.serverTree ? treeCpuSeconds : cpuSeconds;
   const run = () => {
-    const cpu0 = cpuSeconds(pid);
+    const cpu0 = cpuOf(pid);
     const r = args.cpus ? spawnSync('taskset', ['-c', args.cpus, 'wrk', ...argv, url], { encoding: 'utf8' }) : spawnSync('wrk', [...argv, url], { encoding: 'utf8' });
-    return { r, cpu: cpuSeconds(pid) - cpu0 };
+    if (args.serverTree) settle(pid);
+    return { r, cpu: cpuOf(pid) - cpu0 };
   };
   const { r, cpu } = script === null ? run() : withScriptFile(script, (path) => (argv.push('-s', path), run()));
   if (r.error) throw new Error(`wrk failed to run (${r.error.message}); install it with apt-get install wrk`);

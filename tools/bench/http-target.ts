@@ -3,29 +3,26 @@
  * generator and each server get their own core:
  *   bun tools/bench/http-target.ts ipintel <index>   the real server (limits off)
  *   bun tools/bench/http-target.ts bare <bytes>      Bun.serve answering a fixed JSON body of that size
+ *   bun tools/bench/http-target.ts floor <bytes>     Bun.serve doing what the spec forces per lookup (baseline-servers.ts)
  *   bun tools/bench/http-target.ts direct <index>    Bun.serve + index lookup + full v1 body (V1BodyCache), no framework
  *                                                    (a diagnostic: how much of the gap is the work itself)
- *   bun tools/bench/http-target.ts bare-reuse <bytes> <threads>
- *                                                    the bare body from that many threads on one port (reusePort)
+ *   bun tools/bench/http-target.ts bare-reuse|floor-reuse <bytes> <threads>
+ *                                                    bare or floor from that many threads on one port (reusePort)
+ *   bun tools/bench/http-target.ts ipintel-limits <index> <on|off> <keys.json> <n>
+ *                                                    the real server, rate limits on or off (memory store), X-Forwarded-For
+ *                                                    believed from loopback, n pro keys written to keys.json (a JSON array)
  *   bun tools/bench/http-target.ts ipintel-workers <index> <n>
  *                                                    the real server with IPINTEL_WORKERS=n (limits off)
  * Prints the port on stdout, then serves until killed.
  */
 import { loadConfig } from '../../src/config.ts';
 import { startServer } from '../../src/server.ts';
+import { baselineHandler, serveBaselineThreads } from './baseline-servers.ts';
 
 const [mode, arg] = process.argv.slice(2);
 
-if (mode === 'bare') {
-  const size = Number(arg);
-  // Same headers a cacheable lookup carries, so only the work behind the body differs.
-  const pad = 'x'.repeat(Math.max(0, size - '{"pad":""}'.length));
-  const body = JSON.stringify({ pad });
-  const server = Bun.serve({
-    hostname: '127.0.0.1',
-    port: 0,
-    fetch: () => new Response(body, { headers: { 'content-type': 'application/json;charset=utf-8', 'cache-control': 'public, max-age=86400' } }),
-  });
+if (mode === 'bare' || mode === 'floor') {
+  const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: baselineHandler(mode, Number(arg)) });
   console.log(server.port);
 } else if (mode === 'direct') {
   const { IndexReader } = await import('../../src/index/reader.ts');
@@ -45,40 +42,30 @@ if (mode === 'bare') {
     },
   });
   console.log(server.port);
-} else if (mode === 'ipintel') {
+} else if (mode === 'ipintel' || mode === 'ipintel-limits') {
+  const limits = mode === 'ipintel-limits' ? process.argv[4] : 'off';
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
     IPINTEL_INDEX: arg,
     IPINTEL_DB: ':memory:',
-    IPINTEL_RATE_LIMITS: 'off',
+    IPINTEL_RATE_LIMITS: limits,
     IPINTEL_DNS_SERVERS: '127.0.0.1:9',
     IPINTEL_MEMORY_MB: process.env.IPINTEL_MEMORY_MB,
+    // The limits rows name each anonymous caller in X-Forwarded-For (wrk has one source address).
+    ...(mode === 'ipintel-limits' ? { IPINTEL_TRUST_PROXY: 'loopback' } : {}),
   });
   const running = await startServer(config);
+  if (mode === 'ipintel-limits') {
+    // Pro keys for the keyed rows, the way tools/bench/ratelimit.bench.ts makes them.
+    const secrets: string[] = [];
+    for (let i = 0; i < Number(process.argv[6]); i++) secrets.push((await running.services.accounts.grantKeyByEmail(`bench${i}@example.test`, 'pro', 'bench')).created.secret);
+    await Bun.write(process.argv[5]!, JSON.stringify(secrets));
+  }
   console.log(running.port);
-} else if (mode === 'bare-reuse') {
-  const threads = Number(process.argv[4] ?? 1);
-  const size = Number(arg);
-  // The same server as `bare`, once per thread, every one listening on the first one's port.
-  const source = `
-    const pad = 'x'.repeat(Math.max(0, ${size} - '{"pad":""}'.length));
-    const body = JSON.stringify({ pad });
-    const headers = { 'content-type': 'application/json;charset=utf-8', 'cache-control': 'public, max-age=86400' };
-    self.onmessage = (e) => {
-      const server = Bun.serve({ hostname: '127.0.0.1', port: e.data, reusePort: true, fetch: () => new Response(body, { headers }) });
-      postMessage(server.port);
-    };`;
-  const url = URL.createObjectURL(new Blob([source], { type: 'application/javascript' }));
-  const listen = (port: number) =>
-    new Promise<number>((resolve) => {
-      const w = new Worker(url);
-      w.onmessage = (e) => resolve(e.data as number);
-      w.postMessage(port);
-    });
-  const port = await listen(0);
-  for (let i = 1; i < threads; i++) await listen(port);
-  console.log(port);
+} else if (mode === 'bare-reuse' || mode === 'floor-reuse') {
+  // The same server as `bare` / `floor`, once per thread, every one listening on the first one's port.
+  console.log(await serveBaselineThreads(mode === 'bare-reuse' ? 'bare' : 'floor', Number(arg), Number(process.argv[4] ?? 1)));
 } else if (mode === 'ipintel-workers') {
   const { mkdtempSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
@@ -98,6 +85,8 @@ if (mode === 'bare') {
   const pool = await startWorkerPool(config);
   console.log(pool.port);
 } else {
-  console.error('usage: http-target.ts ipintel <index> | bare <bytes> | direct <index> | bare-reuse <bytes> <threads> | ipintel-workers <index> <n>');
+  console.error(
+    'usage: http-target.ts ipintel <index> | ipintel-limits <index> <on|off> <keys.json> <n> | bare|floor <bytes> | direct <index> | bare-reuse|floor-reuse <bytes> <threads> | ipintel-workers <index> <n>',
+  );
   process.exit(2);
 }
