@@ -54,7 +54,7 @@ export async function createServices(config: Config, overrides: Partial<AppServi
   const index = overrides.index ?? IndexHolder.open(config.indexPath, overrides.now ?? Date.now);
   const policyPath = config.policyPath;
   const budget = memoryBudget(config.memoryMb);
-  const overridesHolder = overrides.overrides ?? watchedOverrides(config.overridesPath);
+  const overridesHolder = overrides.overrides ?? (await watchedOverrides(config.overridesPath, budget.overridesBytes));
   const policy = overrides.policy ?? { current: await loadPolicy(policyPath ?? undefined), path: policyPath };
   const services: AppServices = {
     config,
@@ -76,9 +76,9 @@ export async function createServices(config: Config, overrides: Partial<AppServi
   return services;
 }
 
-/** The overrides file read now and watched for changes (none when no file is named). */
-function watchedOverrides(path: string | null): OverridesHolder {
-  const holder = OverridesHolder.open(path);
+/** The overrides file read now (off this thread) and watched for changes (none when no file is named); the table may hold `maxTableBytes`. */
+async function watchedOverrides(path: string | null, maxTableBytes: number): Promise<OverridesHolder> {
+  const holder = await OverridesHolder.start(path, undefined, { maxTableBytes });
   holder.watch();
   return holder;
 }

@@ -16,6 +16,7 @@ import type { ReloadBody } from '../contract/service.ts';
 import { embeddedMigrationsRoot } from '../open-accounts.ts';
 import { isCompiledBinary } from '../feeds/default-data.ts';
 import { createRadarFromConfig } from '../server.ts';
+import { OverridesHolder, type OverridesLoad } from '../lookup/overrides/holder.ts';
 import { hostMetricsText } from './host-metrics.ts';
 import { HostState } from './host-state.ts';
 import { RemoteError, Rpc } from './rpc.ts';
@@ -82,6 +83,8 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
   const connections = allocateConnectionCount();
   // One radar client for the host: its cache and per-caller budgets serve every worker (the upstream quota is the operator's).
   const radar = createRadarFromConfig(config, memory);
+  // The overrides file is read once per host, here, off every serving thread; each worker gets the table's shared memory.
+  const overrides = config.overridesPath === null ? null : await OverridesHolder.start(config.overridesPath, log, { maxTableBytes: memory.overridesBytes });
   const reloads = new Serial();
   const slots: Slot[] = [];
   let generation = 1;
@@ -92,6 +95,12 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
   let loadedAt = Date.now();
 
   const live = () => slots.filter((s): s is Slot & { rpc: Rpc } => s.rpc !== null && s.worker !== null);
+
+  // A new table goes to every worker before any later call (a reload's answer names it).
+  overrides?.onChange(() => {
+    for (const s of live()) s.rpc.call('overrides', overrides.published, CALL_TIMEOUT_MS).catch((e) => log(`[primary] overrides not taken by a worker: ${(e as Error).message}`));
+  });
+  overrides?.watch();
 
   /** Answers a worker's calls to the host. */
   const serveCall =
@@ -128,8 +137,9 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
   /** Reloads every worker onto the next generation; one answer for the host. */
   async function reloadAll(): Promise<ReloadBody> {
     const next = generation + 1;
+    const read: OverridesLoad | null = overrides === null ? null : await overrides.reloadOffThread();
     const targets = live();
-    const results = await Promise.allSettled(targets.map((s) => s.rpc.call<ReloadBody>('reload', { generation: next }, CALL_TIMEOUT_MS)));
+    const results = await Promise.allSettled(targets.map((s) => s.rpc.call<ReloadBody>('reload', { generation: next, overrides: read }, CALL_TIMEOUT_MS)));
     const done = results.filter((r): r is PromiseFulfilledResult<ReloadBody> => r.status === 'fulfilled');
     const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (done.length > 0) {
@@ -197,7 +207,7 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
         });
       }, delay);
     });
-    const start: WorkerStart = { kind: 'start', slot, config: { ...config, port }, buckets, adminBuckets, connections, host: state.buffer, generation, migrationsRoot };
+    const start: WorkerStart = { kind: 'start', slot, config: { ...config, port }, buckets, adminBuckets, connections, host: state.buffer, generation, migrationsRoot, overrides: overrides?.published ?? null };
     worker.postMessage(start);
     // A worker that started on a generation a reload has since passed (it began during the reload) catches up.
     return s.ready.then(() =>
@@ -209,6 +219,7 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
 
   const stopAll = async () => {
     stopping = true;
+    overrides?.close();
     await Promise.all(
       slots.map(async (s) => {
         const { worker, rpc } = s;

@@ -9,6 +9,7 @@ import { ApiError, ERROR_STATUS, type ErrorCode } from '../errors.ts';
 import type { HostLink } from '../http/host-link.ts';
 import { createAdminFailureBudget, createRateLimiterFromConfig, type SharedBucketsMemory } from '../http/ratelimit/index.ts';
 import { reloadLocally } from '../http/reload.ts';
+import { OverridesHolder, type OverridesLoad, type PublishedOverrides } from '../lookup/overrides/holder.ts';
 import type { ReloadBody } from '../contract/service.ts';
 import { startServer, type RunningServer } from '../server.ts';
 import type { RadarClient } from '../lookup/radar.ts';
@@ -32,6 +33,8 @@ export interface WorkerStart {
   generation: number;
   /** The compiled binary's embedded migrations (null from the source tree). */
   migrationsRoot: string | null;
+  /** The overrides table the primary read (null: none, or none applied yet). */
+  overrides: PublishedOverrides | null;
 }
 
 /** A worker's first message back. */
@@ -71,12 +74,17 @@ const rpc = new Rpc(self, async (op, args) => {
   const s = server.services;
   switch (op) {
     case 'reload': {
-      const answer = await reloadLocally(s, (args as { generation: number }).generation);
+      const { generation, overrides } = args as { generation: number; overrides: OverridesLoad | null };
+      const answer = await reloadLocally(s, generation, overrides);
       state.setGeneration(slotOfThis, answer.index.generation);
       return answer;
     }
     case 'metrics':
       return s.metrics.json();
+    case 'overrides':
+      // The primary read the file once for the host; this is its table's shared memory.
+      s.overrides.apply(args as PublishedOverrides);
+      return null;
     case 'mirror-reveal': {
       // A first key's secret held or forgotten by another worker (src/accounts/store.ts onRevealChange).
       const { sessionHash, held } = args as { sessionHash: string; held: { secret: string; until: number } | null };
@@ -129,7 +137,10 @@ async function begin(start: WorkerStart): Promise<void> {
     const radar: RadarClient | undefined = start.config.radarUrl
       ? { lookup: (asn, caller) => rpc.call<unknown>('radar', { asn, caller }, RADAR_TIMEOUT_MS).catch(() => null) }
       : undefined;
-    server = await startServer(start.config, { accounts, limiter, host, radar, adminFailures: createAdminFailureBudget(start.adminBuckets) }, { reusePort: true });
+    // The primary reads and watches the overrides file; this worker only takes its tables.
+    const overrides = new OverridesHolder(start.config.overridesPath);
+    if (start.overrides !== null) overrides.apply(start.overrides);
+    server = await startServer(start.config, { accounts, limiter, host, radar, overrides, adminFailures: createAdminFailureBudget(start.adminBuckets) }, { reusePort: true });
     server.services.index.generation = start.generation;
     state.setGeneration(start.slot, start.generation);
     // The primary refreshes (src/cli.ts) and swaps every worker; a worker only reports the shared state files.
