@@ -83,22 +83,39 @@ async function watchedOverrides(path: string | null, maxTableBytes: number): Pro
   return holder;
 }
 
-/** Starts the HTTP server. */
-export async function startServer(config: Config, overrides: Partial<AppServices> = {}, listen: ListenOptions = {}): Promise<RunningServer> {
+/** A server with every service open and its code loaded, not yet listening. */
+export interface PreparedServer {
+  services: AppServices;
+  /** Starts listening (on `port`, else the configured one). */
+  listen(listen?: ListenOptions & { port?: number }): RunningServer;
+}
+
+/** Opens every service of `config` and builds the app, without listening (a worker prepares before any worker of its host accepts). */
+export async function prepareServer(config: Config, overrides: Partial<AppServices> = {}): Promise<PreparedServer> {
   const services = await createServices(config, overrides);
   const app = createApp(services);
   const fetch = createFetchHandler(services, app);
-  const server = Bun.serve({ port: config.port, hostname: config.host, fetch, idleTimeout: IDLE_TIMEOUT_SECONDS, maxRequestBodySize: 1024 * 1024, reusePort: listen.reusePort ?? false });
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${server.port}`,
-    port: server.port!,
     services,
-    async stop(drain = false) {
-      await server.stop(!drain);
-      services.limiter?.close();
-      services.overrides.close();
-      await services.accounts.close();
+    listen(listen = {}) {
+      const server = Bun.serve({ port: listen.port ?? config.port, hostname: config.host, fetch, idleTimeout: IDLE_TIMEOUT_SECONDS, maxRequestBodySize: 1024 * 1024, reusePort: listen.reusePort ?? false });
+      const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+      return {
+        url: `http://${host.includes(':') ? `[${host}]` : host}:${server.port}`,
+        port: server.port!,
+        services,
+        async stop(drain = false) {
+          await server.stop(!drain);
+          services.limiter?.close();
+          services.overrides.close();
+          await services.accounts.close();
+        },
+      };
     },
   };
+}
+
+/** Starts the HTTP server. */
+export async function startServer(config: Config, overrides: Partial<AppServices> = {}, listen: ListenOptions = {}): Promise<RunningServer> {
+  return (await prepareServer(config, overrides)).listen(listen);
 }

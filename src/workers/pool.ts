@@ -20,7 +20,7 @@ import { OverridesHolder, type OverridesLoad } from '../lookup/overrides/holder.
 import { hostMetricsText } from './host-metrics.ts';
 import { HostState } from './host-state.ts';
 import { RemoteError, Rpc } from './rpc.ts';
-import type { WorkerStart, WorkerStarted } from './worker-main.ts';
+import type { WorkerListening, WorkerStart, WorkerStarted } from './worker-main.ts';
 
 /** A running pool. */
 export interface WorkerPool {
@@ -156,7 +156,12 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
     };
   }
 
-  function spawn(slot: number): Promise<void> {
+  /**
+   * Starts a worker in `slot`. Resolves once it serves (`listenAtOnce`: a
+   * restart), or once it has loaded its code and opened its services
+   * without listening (a host starting: listenOn follows).
+   */
+  function spawn(slot: number, listenAtOnce = true): Promise<void> {
     const worker = new Worker(workerEntry());
     const s: Slot = slots[slot] ?? { worker: null, rpc: null, ready: Promise.resolve(), startedAt: 0, restartDelay: RESTART_DELAY_MS };
     slots[slot] = s;
@@ -173,8 +178,10 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
         clearTimeout(timer);
         failStart = null;
         if (first.kind === 'failed') return reject(new Error(first.message));
-        port = first.port;
-        managedBy = first.managedBy;
+        if (first.kind === 'ready') {
+          port = first.port;
+          managedBy = first.managedBy;
+        }
         s.rpc = rpc;
         resolve();
       };
@@ -191,30 +198,46 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
       s.worker = null;
       s.rpc = null;
       state.setGeneration(slot, 0);
-      // A pool still starting fails as a whole (startWorkerPool rejects) rather than retrying.
+      // A worker of a pool still starting is retried once the pool serves (see the start below).
       if (stopping || !started) return;
-      state.countCrash();
-      if (Date.now() - s.startedAt > STABLE_MS) s.restartDelay = RESTART_DELAY_MS;
-      const delay = s.restartDelay;
-      s.restartDelay = Math.min(MAX_RESTART_DELAY_MS, s.restartDelay * 2);
-      log(`[primary] worker ${slot} exited unasked (crash ${state.crashes}); restarting in ${delay} ms`);
-      setTimeout(() => {
-        if (stopping) return;
-        void spawn(slot).catch((e) => {
-          log(`[primary] worker ${slot} failed to restart: ${(e as Error).message}`);
-          // Its exit is counted and retried later, with a longer delay.
-          slots[slot]?.worker?.terminate();
-        });
-      }, delay);
+      restartLater(slot, 'exited unasked');
     });
-    const start: WorkerStart = { kind: 'start', slot, config: { ...config, port }, buckets, adminBuckets, connections, host: state.buffer, generation, migrationsRoot, overrides: overrides?.published ?? null };
+    const start: WorkerStart = { kind: 'start', slot, config: { ...config, port }, buckets, adminBuckets, connections, host: state.buffer, generation, migrationsRoot, overrides: overrides?.published ?? null, listen: listenAtOnce };
     worker.postMessage(start);
-    // A worker that started on a generation a reload has since passed (it began during the reload) catches up.
-    return s.ready.then(() =>
-      reloads.run(async () => {
-        if (state.generationOf(slot) !== generation && s.rpc === rpc) await rpc.call('reload', { generation }, CALL_TIMEOUT_MS);
-      }),
-    );
+    return listenAtOnce ? s.ready.then(() => catchUp(slot, rpc)) : s.ready;
+  }
+
+  /** Counts a worker's exit and starts it again after its delay (doubling while it keeps failing soon after start). */
+  function restartLater(slot: number, why: string): void {
+    const s = slots[slot]!;
+    state.countCrash();
+    if (Date.now() - s.startedAt > STABLE_MS) s.restartDelay = RESTART_DELAY_MS;
+    const delay = s.restartDelay;
+    s.restartDelay = Math.min(MAX_RESTART_DELAY_MS, s.restartDelay * 2);
+    log(`[primary] worker ${slot} ${why} (crash ${state.crashes}); restarting in ${delay} ms`);
+    setTimeout(() => {
+      if (stopping) return;
+      void spawn(slot).catch((e) => {
+        log(`[primary] worker ${slot} failed to restart: ${(e as Error).message}`);
+        // Its exit is counted and retried later, with a longer delay.
+        slots[slot]?.worker?.terminate();
+      });
+    }, delay);
+  }
+
+  /** A worker that started on a generation a reload has since passed (it began during the reload) catches up. */
+  const catchUp = (slot: number, rpc: Rpc) =>
+    reloads.run(async () => {
+      if (state.generationOf(slot) !== generation && slots[slot]!.rpc === rpc) await rpc.call('reload', { generation, overrides: overrides?.last ?? null }, CALL_TIMEOUT_MS);
+    });
+
+  /** Has a prepared worker listen on `on` (0: an ephemeral port, which the others then join). */
+  async function listenOn(slot: number, on: number): Promise<void> {
+    const rpc = slots[slot]!.rpc!;
+    const listening = await rpc.call<WorkerListening>('listen', { port: on }, START_TIMEOUT_MS);
+    port = listening.port;
+    managedBy = listening.managedBy;
+    await catchUp(slot, rpc);
   }
 
   const stopAll = async () => {
@@ -236,15 +259,35 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
     );
   };
 
+  const failed: Array<{ slot: number; why: string }> = [];
   try {
-    // The first worker binds the port (an ephemeral one when PORT=0); the others join it.
-    await spawn(0);
-    await Promise.all(Array.from({ length: count - 1 }, (_, i) => spawn(i + 1)));
+    // Every worker loads its code and opens its services at once, none listening yet: a flood from the
+    // moment the port accepts finds every worker's code loaded (no module read competes for descriptors).
+    const prepared = await Promise.allSettled(Array.from({ length: count }, (_, i) => spawn(i, false)));
+    const ok: number[] = [];
+    prepared.forEach((r, slot) => (r.status === 'fulfilled' ? ok.push(slot) : failed.push({ slot, why: (r.reason as Error).message })));
+    // None could start: the cause is the host's (its index, its database), not a worker's bad luck.
+    if (ok.length === 0) throw (prepared[0] as PromiseRejectedResult).reason;
+    // A set port: every worker binds it at once. PORT=0: the first binds an ephemeral one, the others join it.
+    const first = config.port === 0 ? ok.slice(0, 1) : ok;
+    const bound = await Promise.allSettled(first.map((slot) => listenOn(slot, config.port)));
+    if (!bound.some((r) => r.status === 'fulfilled')) throw (bound[0] as PromiseRejectedResult).reason;
+    const rest = ok.slice(first.length);
+    const joined = await Promise.allSettled(rest.map((slot) => listenOn(slot, port)));
+    [...bound, ...joined].forEach((r, i) => r.status === 'rejected' && failed.push({ slot: [...first, ...rest][i]!, why: (r.reason as Error).message }));
   } catch (e) {
     await stopAll();
     throw e;
   }
   started = true;
+  // A worker that failed to start is retried in the background; the host serves with the others meanwhile.
+  for (const { slot, why } of failed) {
+    const worker = slots[slot]?.worker;
+    if (worker) {
+      log(`[primary] worker ${slot} failed to start: ${why}; stopping it to start it again`);
+      worker.terminate(); // its exit restarts it
+    } else restartLater(slot, `failed to start: ${why}`);
+  }
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,

@@ -11,7 +11,9 @@ import { createAdminFailureBudget, createRateLimiterFromConfig, type SharedBucke
 import { reloadLocally } from '../http/reload.ts';
 import { OverridesHolder, type OverridesLoad, type PublishedOverrides } from '../lookup/overrides/holder.ts';
 import type { ReloadBody } from '../contract/service.ts';
-import { startServer, type RunningServer } from '../server.ts';
+import { prepareServer, type PreparedServer, type RunningServer } from '../server.ts';
+import { openAccountStore } from '../open-accounts.ts';
+import { feedsStatusView } from '../feeds/start.ts';
 import type { RadarClient } from '../lookup/radar.ts';
 import { HostState } from './host-state.ts';
 import { installProcessGuards } from '../process-guards.ts';
@@ -35,10 +37,18 @@ export interface WorkerStart {
   migrationsRoot: string | null;
   /** The overrides table the primary read (null: none, or none applied yet). */
   overrides: PublishedOverrides | null;
+  /** Listen once prepared (a restarted worker); else report `prepared` and wait for the primary's `listen` call (a host starting: no worker accepts before every worker has loaded its code). */
+  listen: boolean;
 }
 
-/** A worker's first message back. */
-export type WorkerStarted = { kind: 'ready'; port: number; managedBy: 'server' | 'operator' } | { kind: 'failed'; message: string };
+/** Where a worker listens, and whose index it serves. */
+export interface WorkerListening {
+  port: number;
+  managedBy: 'server' | 'operator';
+}
+
+/** A worker's first message back: listening, prepared (code loaded, services open, not listening), or failed. */
+export type WorkerStarted = ({ kind: 'ready' } & WorkerListening) | { kind: 'prepared' } | { kind: 'failed'; message: string };
 
 /** Bound on a reload across the host (every worker maps and verifies the file). */
 const RELOAD_TIMEOUT_MS = 120_000;
@@ -66,10 +76,21 @@ function labelLogs(slot: number): void {
 }
 
 let server: RunningServer | null = null;
+let prepared: PreparedServer | null = null;
 let state: HostState | null = null;
 let slotOfThis = -1;
 
+/** Starts listening on `port` (SO_REUSEPORT: the workers of a host share it). */
+function listen(port: number): WorkerListening {
+  if (!prepared || !state) throw new Error('worker not prepared');
+  server ??= prepared.listen({ reusePort: true, port });
+  state.setGeneration(slotOfThis, server.services.index.generation);
+  const managedBy = server.services.index.current.meta.managedBy === 'server' ? 'server' : 'operator';
+  return { port: server.port, managedBy };
+}
+
 const rpc = new Rpc(self, async (op, args) => {
+  if (op === 'listen') return listen((args as { port: number }).port);
   if (!server || !state) throw new Error(`worker not started (${op})`);
   const s = server.services;
   switch (op) {
@@ -123,7 +144,6 @@ async function begin(start: WorkerStart): Promise<void> {
     keysChanged: () => rpc.call<void>('keys-changed', null, KEYS_TIMEOUT_MS),
   };
   try {
-    const { openAccountStore } = await import('../open-accounts.ts');
     const accounts = await openAccountStore(start.config.dbPath, {
       migrationsRoot: start.migrationsRoot ?? undefined,
       onRevealChange: (sessionHash, held) =>
@@ -140,14 +160,13 @@ async function begin(start: WorkerStart): Promise<void> {
     // The primary reads and watches the overrides file; this worker only takes its tables.
     const overrides = new OverridesHolder(start.config.overridesPath);
     if (start.overrides !== null) overrides.apply(start.overrides);
-    server = await startServer(start.config, { accounts, limiter, host, radar, overrides, adminFailures: createAdminFailureBudget(start.adminBuckets) }, { reusePort: true });
-    server.services.index.generation = start.generation;
-    state.setGeneration(start.slot, start.generation);
+    const ready = await prepareServer(start.config, { accounts, limiter, host, radar, overrides, adminFailures: createAdminFailureBudget(start.adminBuckets) });
+    ready.services.index.generation = start.generation;
     // The primary refreshes (src/cli.ts) and swaps every worker; a worker only reports the shared state files.
-    const s = server.services;
-    s.feeds = (await import('../feeds/start.ts')).feedsStatusView(start.config, s.index);
-    const managedBy = s.index.current.meta.managedBy === 'server' ? 'server' : 'operator';
-    self.postMessage({ kind: 'ready', port: server.port, managedBy } satisfies WorkerStarted);
+    ready.services.feeds = feedsStatusView(start.config, ready.services.index);
+    prepared = ready;
+    if (start.listen) self.postMessage({ kind: 'ready', ...listen(start.config.port) } satisfies WorkerStarted);
+    else self.postMessage({ kind: 'prepared' } satisfies WorkerStarted);
   } catch (e) {
     self.postMessage({ kind: 'failed', message: (e as Error).message } satisfies WorkerStarted);
   }
