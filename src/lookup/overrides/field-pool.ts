@@ -37,19 +37,25 @@ export class FieldPool {
 
   /** Encodes `sets` (in order: set i keeps number i). */
   static of(sets: readonly Readonly<OverrideFields>[]): FieldPool {
+    // One growing buffer, no array per set (a million sets would be a million small arrays).
     const encoder = new TextEncoder();
-    const texts = sets.map((s) => encoder.encode(JSON.stringify(s)));
-    let total = 0;
-    for (const t of texts) total += t.length;
-    const bytes = sharedArray(Uint8Array, total);
-    const offsets = sharedArray(Uint32Array, texts.length + 1);
+    const offsets = sharedArray(Uint32Array, sets.length + 1);
+    let buffer = new Uint8Array(1024);
     let at = 0;
-    texts.forEach((t, i) => {
+    sets.forEach((s, i) => {
+      const text = JSON.stringify(s);
+      // UTF-8 takes at most 3 bytes per UTF-16 unit.
+      while (buffer.length - at < text.length * 3) {
+        const more = new Uint8Array(buffer.length * 2);
+        more.set(buffer.subarray(0, at));
+        buffer = more;
+      }
       offsets[i] = at;
-      bytes.set(t, at);
-      at += t.length;
+      at += encoder.encodeInto(text, buffer.subarray(at)).written;
     });
-    offsets[texts.length] = at;
+    offsets[sets.length] = at;
+    const bytes = sharedArray(Uint8Array, at);
+    bytes.set(buffer.subarray(0, at));
     return new FieldPool({ bytes, offsets });
   }
 

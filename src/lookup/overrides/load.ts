@@ -10,8 +10,10 @@ import { MAX_OVERRIDE_FILE_BYTES, OverridesFileError, readOverridesText, type Ov
 import { readRegularFile } from '../../net/read-regular-file.ts';
 import { OverrideColumns, OverrideTable, type OverrideTableParts } from './table.ts';
 
-/** Bytes an entry costs in the table at the least (its columns and one interval), to refuse a file before building it. */
-const MIN_ENTRY_BYTES = 26;
+/** Bytes an entry costs in the table at the least (its columns and one interval; memory-budget.ts ENTRY_BYTES.overrideEntry), to refuse a file while it is read. */
+const MIN_ENTRY_BYTES = 38;
+/** Entries from which a load collects its parse's garbage before building. */
+const LARGE_LOAD = 100_000;
 
 /** Bounds of a read. */
 export interface OverridesLimits {
@@ -57,14 +59,19 @@ const mib = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MiB`;
 export function readOverridesFile(path: string, limits: OverridesLimits): OverridesRead {
   const refused = (why: string): OverridesRead => ({ report: { path, applied: false, entries: 0, badLines: 0, errors: [], refused: why, covers: null, tableBytes: 0 }, parts: null });
   try {
-    const bytes = readRegularFile(path, Math.min(limits.maxFileBytes, MAX_OVERRIDE_FILE_BYTES));
     // Entries go into columns as they are read: no object per line is kept.
     const columns = new OverrideColumns();
-    const parsed = readOverridesText(new TextDecoder().decode(bytes), path, (e) => columns.add(e));
-    const over = (need: number) => `${path}: would hold ${mib(need)}, over the ${mib(limits.maxTableBytes)} the memory budget gives the overrides (IPINTEL_MEMORY_MB; docs/deployment.md, "Memory")`;
-    if (columns.count * MIN_ENTRY_BYTES > limits.maxTableBytes) return refused(over(columns.count * MIN_ENTRY_BYTES));
+    const over = (need: string) => `would hold ${need}, over the ${mib(limits.maxTableBytes)} the memory budget gives the overrides (IPINTEL_MEMORY_MB; docs/deployment.md, "Memory")`;
+    const text = new TextDecoder().decode(readRegularFile(path, Math.min(limits.maxFileBytes, MAX_OVERRIDE_FILE_BYTES)));
+    const parsed = readOverridesText(text, path, (e) => {
+      columns.add(e);
+      // Refused as soon as the entries read so far would not fit: the parse's own peak stays near the budget too.
+      if (columns.count * MIN_ENTRY_BYTES + columns.textChars > limits.maxTableBytes) throw new OverridesFileError(path, over(`more than ${mib(limits.maxTableBytes)} by line ${e.line}`));
+    });
+    // The parse's garbage goes before the build makes its own: the peak is the larger, not the sum.
+    if (columns.count >= LARGE_LOAD) Bun.gc(true);
     const { table, replaced } = OverrideTable.fromColumns(columns);
-    if (table.byteLength > limits.maxTableBytes) return refused(over(table.byteLength));
+    if (table.byteLength > limits.maxTableBytes) return refused(`${path}: ${over(mib(table.byteLength))}`);
     const errors = parsed.errors.concat(replaced.slice(0, Math.max(0, 100 - parsed.errors.length)).map((r) => ({ line: r.line, message: `the same prefix again on line ${r.by}, which wins` })));
     const { v4, v6 } = table.coverage;
     const covers = { ipv4Addresses: v4, ipv4Share: v4 / 2 ** 32, ipv6Share: Number(v6) / 2 ** 128 };

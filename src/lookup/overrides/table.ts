@@ -228,6 +228,8 @@ export class OverrideColumns {
   set = new Uint32Array(1024);
   start = new Uint32Array(4096);
   readonly fieldSets: Readonly<OverrideFields>[] = [];
+  /** Characters of the distinct field sets' JSON text (what the table's pool will hold, for ASCII text). */
+  textChars = 0;
   private readonly ids = new Map<Readonly<OverrideFields>, number>();
 
   /** Appends an entry (its fields object is kept once per distinct object: the reader shares identical ones). */
@@ -242,6 +244,7 @@ export class OverrideColumns {
       id = this.fieldSets.length;
       this.ids.set(e.fields, id);
       this.fieldSets.push(Object.isFrozen(e.fields) ? e.fields : Object.freeze({ ...e.fields }));
+      this.textChars += JSON.stringify(e.fields).length + 4;
     }
     this.set[i] = id;
     if (e.family === 4) this.start[i * 4] = e.start as number;
