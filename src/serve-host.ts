@@ -7,9 +7,7 @@
 import type { Config } from './config.ts';
 import type { RefresherOptions } from './feeds/refresher.ts';
 import { holderTarget, startFeedRefresher } from './feeds/start.ts';
-import { reloadServer } from './http/reload.ts';
 import { openAccountStore } from './open-accounts.ts';
-import { startServer } from './server.ts';
 
 /** A running host. */
 export interface RunningHost {
@@ -37,6 +35,8 @@ export async function startHost(
     config.workers = 1;
   }
   if (config.workers === 1) {
+    // Loaded here only: a pool's primary serves nothing, and the less it loads the sooner its workers start.
+    const [{ startServer }, { reloadServer }] = await Promise.all([import('./server.ts'), import('./http/reload.ts')]);
     const single = await startServer(config, { accounts: await openAccountStore(config.dbPath) });
     // Serving alone, this thread refreshes.
     const holder = single.services.index;
@@ -53,10 +53,10 @@ export async function startHost(
       },
     };
   }
-  // Migrations run here once, not in every worker at the same moment.
-  await (await openAccountStore(config.dbPath, { flushIntervalMs: 0, syncIntervalMs: 0 })).close();
   const { startWorkerPool } = await import('./workers/pool.ts');
-  const pool = await startWorkerPool(config);
+  // Migrations run here once, not in every worker at the same moment; the workers load their code meanwhile.
+  const migrated = openAccountStore(config.dbPath, { flushIntervalMs: 0, syncIntervalMs: 0 }).then((store) => store.close());
+  const pool = await startWorkerPool(config, undefined, migrated);
   // One refresher per host, here in the primary: it swaps every worker at once (the workers only report its state).
   const swapAll = async () => {
     const answer = await pool.reloadAll();

@@ -12,14 +12,14 @@ import { readPullStatus } from './index/pull/pull-status-file.ts';
 import { IndexHolder } from './index/holder.ts';
 import { OverridesHolder } from './lookup/overrides/holder.ts';
 import { ServingHolder } from './lookup/serving.ts';
-import { createRadarClient, RADAR_DEFAULTS, type RadarClient } from './lookup/radar.ts';
 import { createRdapClient } from './rdap/index.ts';
 import { loadPolicy } from './scoring/index.ts';
-import { memoryBudget, type MemoryBudget } from './memory-budget.ts';
+import { memoryBudget } from './memory-budget.ts';
 import { createApp } from './http/app.ts';
 import { TrustedProxies } from './http/client-ip.ts';
 import { HttpMetrics } from './http/metrics.ts';
-import { createAdminFailureBudget, createCallerBudget, createRateLimiterFromConfig } from './http/ratelimit/index.ts';
+import { createAdminFailureBudget, createRateLimiterFromConfig } from './http/ratelimit/index.ts';
+import { createRadarFromConfig } from './http/radar-from-config.ts';
 import { createFetchHandler, IDLE_TIMEOUT_SECONDS } from './http/server.ts';
 import type { AppServices } from './http/services.ts';
 
@@ -35,18 +35,6 @@ export interface RunningServer {
 export interface ListenOptions {
   /** SO_REUSEPORT: several workers listen on one port and the kernel spreads connections (src/workers/). */
   reusePort?: boolean;
-}
-
-/** The radar client of a configuration, its cache sized by the memory budget, each caller allowed RADAR_DEFAULTS.callsPerMinute uncached upstream calls. */
-export function createRadarFromConfig(config: Pick<Config, 'radarUrl' | 'radarToken'>, memory: Pick<MemoryBudget, 'radarEntries' | 'radarBytes'>): RadarClient {
-  const calls = createCallerBudget(RADAR_DEFAULTS.callsPerMinute);
-  return createRadarClient({
-    url: config.radarUrl,
-    token: config.radarToken,
-    maxEntries: memory.radarEntries,
-    maxBytes: memory.radarBytes,
-    budget: (caller) => calls.spend(caller).allowed,
-  });
 }
 
 /** Creates every service of the app from a configuration. */

@@ -15,7 +15,7 @@ import { allocateSharedBuckets, type SharedBucketsMemory } from '../http/ratelim
 import type { ReloadBody } from '../contract/service.ts';
 import { embeddedMigrationsRoot } from '../open-accounts.ts';
 import { isCompiledBinary } from '../feeds/default-data.ts';
-import { createRadarFromConfig } from '../server.ts';
+import { createRadarFromConfig } from '../http/radar-from-config.ts';
 import { OverridesHolder, type OverridesLoad } from '../lookup/overrides/holder.ts';
 import { hostMetricsText } from './host-metrics.ts';
 import { HostState } from './host-state.ts';
@@ -72,8 +72,12 @@ interface Slot {
   restartDelay: number;
 }
 
-/** Starts `config.workers` workers; rejects (stopping those started) when the first start fails. */
-export async function startWorkerPool(config: Config, log: (line: string) => void = (l) => console.error(l)): Promise<WorkerPool> {
+/**
+ * Starts `config.workers` workers; rejects (stopping those started) when none
+ * can start. The workers load their code at once; they open the database
+ * only once `before` resolves (the host's migrations), so both overlap.
+ */
+export async function startWorkerPool(config: Config, log: (line: string) => void = (l) => console.error(l), before: Promise<unknown> = Promise.resolve()): Promise<WorkerPool> {
   const count = config.workers;
   const migrationsRoot = isCompiledBinary() ? embeddedMigrationsRoot() : null;
   const state = HostState.create(count);
@@ -83,8 +87,20 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
   const connections = allocateConnectionCount();
   // One radar client for the host: its cache and per-caller budgets serve every worker (the upstream quota is the operator's).
   const radar = createRadarFromConfig(config, memory);
-  // The overrides file is read once per host, here, off every serving thread; each worker gets the table's shared memory.
-  const overrides = config.overridesPath === null ? null : await OverridesHolder.start(config.overridesPath, log, { maxTableBytes: memory.overridesBytes });
+  // The overrides file is read once per host, here, off every serving thread (while the workers load); each worker gets the table's shared memory.
+  let overrides: OverridesHolder | null = null;
+  const overridesRead =
+    config.overridesPath === null
+      ? Promise.resolve()
+      : OverridesHolder.start(config.overridesPath, log, { maxTableBytes: memory.overridesBytes }).then((holder) => {
+          overrides = holder;
+          if (stopping) return;
+          // A new table goes to every worker before any later call (a reload's answer names it).
+          holder.onChange(() => {
+            for (const s of live()) s.rpc.call('overrides', holder.published, CALL_TIMEOUT_MS).catch((e) => log(`[primary] overrides not taken by a worker: ${(e as Error).message}`));
+          });
+          holder.watch();
+        });
   const reloads = new Serial();
   const slots: Slot[] = [];
   let generation = 1;
@@ -95,12 +111,6 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
   let loadedAt = Date.now();
 
   const live = () => slots.filter((s): s is Slot & { rpc: Rpc } => s.rpc !== null && s.worker !== null);
-
-  // A new table goes to every worker before any later call (a reload's answer names it).
-  overrides?.onChange(() => {
-    for (const s of live()) s.rpc.call('overrides', overrides.published, CALL_TIMEOUT_MS).catch((e) => log(`[primary] overrides not taken by a worker: ${(e as Error).message}`));
-  });
-  overrides?.watch();
 
   /** Answers a worker's calls to the host. */
   const serveCall =
@@ -161,7 +171,7 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
    * restart), or once it has loaded its code and opened its services
    * without listening (a host starting: listenOn follows).
    */
-  function spawn(slot: number, listenAtOnce = true): Promise<void> {
+  function spawn(slot: number, listenAtOnce = true, startAfter: Promise<unknown> = Promise.resolve()): Promise<void> {
     const worker = new Worker(workerEntry());
     const s: Slot = slots[slot] ?? { worker: null, rpc: null, ready: Promise.resolve(), startedAt: 0, restartDelay: RESTART_DELAY_MS };
     slots[slot] = s;
@@ -202,8 +212,15 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
       if (stopping || !started) return;
       restartLater(slot, 'exited unasked');
     });
-    const start: WorkerStart = { kind: 'start', slot, config: { ...config, port }, buckets, adminBuckets, connections, host: state.buffer, generation, migrationsRoot, overrides: overrides?.published ?? null, listen: listenAtOnce };
-    worker.postMessage(start);
+    // The thread loads its code now; it is told to open its services once `startAfter` resolves.
+    startAfter.then(
+      () => {
+        if (s.worker !== worker) return;
+        const start: WorkerStart = { kind: 'start', slot, config: { ...config, port }, buckets, adminBuckets, connections, host: state.buffer, generation, migrationsRoot, overrides: overrides?.published ?? null, listen: listenAtOnce };
+        worker.postMessage(start);
+      },
+      (e: unknown) => failStart?.(e as Error),
+    );
     return listenAtOnce ? s.ready.then(() => catchUp(slot, rpc)) : s.ready;
   }
 
@@ -263,7 +280,8 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
   try {
     // Every worker loads its code and opens its services at once, none listening yet: a flood from the
     // moment the port accepts finds every worker's code loaded (no module read competes for descriptors).
-    const prepared = await Promise.allSettled(Array.from({ length: count }, (_, i) => spawn(i, false)));
+    const startAfter = Promise.all([before, overridesRead]);
+    const prepared = await Promise.allSettled(Array.from({ length: count }, (_, i) => spawn(i, false, startAfter)));
     const ok: number[] = [];
     prepared.forEach((r, slot) => (r.status === 'fulfilled' ? ok.push(slot) : failed.push({ slot, why: (r.reason as Error).message })));
     // None could start: the cause is the host's (its index, its database), not a worker's bad luck.
