@@ -118,7 +118,8 @@ export class OverridesHolder {
       this.seen = this.stamp();
       return this.take(await readOverridesOffThread(path, this.limits));
     });
-    this.queue = next;
+    // A read that failed outright never stalls the ones after it.
+    this.queue = next.catch(() => undefined);
     this.reading = next;
     void next.finally(() => {
       if (this.reading === next) this.reading = null;

@@ -18,7 +18,13 @@ function threadEntry(): string {
 /** Reads the file at `path` on a new thread, which ends with the read; never rejects (a failure is a refusal). */
 export function readOverridesOffThread(path: string, limits: OverridesLimits, timeoutMs = LOAD_TIMEOUT_MS): Promise<OverridesRead> {
   const refused = (why: string): OverridesRead => ({ report: { path, applied: false, entries: 0, badLines: 0, errors: [], refused: `${path}: ${why}`, covers: null, tableBytes: 0 }, parts: null });
-  const thread = new Worker(threadEntry());
+  let thread: Worker;
+  try {
+    thread = new Worker(threadEntry());
+  } catch (e) {
+    // No thread to be had (out of descriptors or memory): refused like any unreadable file, the overrides in force stay.
+    return Promise.resolve(refused(`no reading thread: ${(e as Error).message}`));
+  }
   let timer: ReturnType<typeof setTimeout> | undefined;
   return new Promise<OverridesRead>((resolve) => {
     timer = setTimeout(() => resolve(refused(`not read within ${timeoutMs} ms`)), timeoutMs);
