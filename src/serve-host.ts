@@ -7,7 +7,10 @@
 import type { Config } from './config.ts';
 import type { RefresherOptions } from './feeds/refresher.ts';
 import { holderTarget, startFeedRefresher } from './feeds/start.ts';
+import { reloadServer } from './http/reload.ts';
 import { openAccountStore } from './open-accounts.ts';
+// Loaded by a pool's primary too, though it serves nothing: the workers then find the server's code compiled and load it several times faster.
+import { startServer } from './server.ts';
 
 /** A running host. */
 export interface RunningHost {
@@ -35,8 +38,6 @@ export async function startHost(
     config.workers = 1;
   }
   if (config.workers === 1) {
-    // Loaded here only: a pool's primary serves nothing, and the less it loads the sooner its workers start.
-    const [{ startServer }, { reloadServer }] = await Promise.all([import('./server.ts'), import('./http/reload.ts')]);
     const single = await startServer(config, { accounts: await openAccountStore(config.dbPath) });
     // Serving alone, this thread refreshes.
     const holder = single.services.index;
