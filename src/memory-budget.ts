@@ -32,7 +32,12 @@ export interface MemoryBudget extends MemoSizes {
   radarBytes: number;
   /** Rate-limit buckets (src/http/ratelimit/). */
   rateLimitBuckets: number;
+  /** Bytes the operator's overrides table may hold (src/lookup/overrides/): a file that would need more is refused with the reason. */
+  overridesBytes: number;
 }
+
+/** What the overrides table may hold when IPINTEL_MEMORY_MB is unset: a million entries with a note of ~60 characters each. */
+export const DEFAULT_OVERRIDES_BYTES = 128 * 1048576;
 
 /** Each memo's own default size, used when IPINTEL_MEMORY_MB is unset. */
 export const DEFAULT_MEMORY_BUDGET: Readonly<MemoryBudget> = {
@@ -43,6 +48,7 @@ export const DEFAULT_MEMORY_BUDGET: Readonly<MemoryBudget> = {
   radarEntries: RADAR_DEFAULTS.maxEntries,
   radarBytes: RADAR_DEFAULTS.maxBytes,
   rateLimitBuckets: DEFAULT_MAX_BUCKETS,
+  overridesBytes: DEFAULT_OVERRIDES_BYTES,
 };
 
 export { MIN_MEMORY_MB };
@@ -62,13 +68,14 @@ export const RUNTIME_MB = 176;
  * bounded so a flood of distinct callers, crawlers or ASNs cannot grow them.
  */
 export const MEMORY_SHARES = {
-  v1Tails: 52,
+  v1Tails: 44,
   scoredViews: 8,
   legacyLines: 8,
   rdap: 12,
   dns: 4,
   radar: 4,
   rateLimit: 12,
+  overrides: 8,
 } as const;
 
 /**
@@ -86,6 +93,8 @@ export const ENTRY_BYTES = {
   dns: 1024,
   radarEntry: 2048,
   rateLimitBucket: 160,
+  /** An override's columns and its interval; its field set's JSON text comes on top, once per distinct set (src/lookup/overrides/table.ts). */
+  overrideEntry: 38,
 } as const;
 
 /** The largest power of two <= n, at least `min`. */
@@ -110,5 +119,6 @@ export function memoryBudget(mb: number | null): MemoryBudget {
     radarEntries: count(MEMORY_SHARES.radar, ENTRY_BYTES.radarEntry, 64, d.radarEntries),
     radarBytes: Math.min(d.radarBytes, Math.max(256 << 10, Math.floor(bytes(MEMORY_SHARES.radar)))),
     rateLimitBuckets: count(MEMORY_SHARES.rateLimit, ENTRY_BYTES.rateLimitBucket, 1024, d.rateLimitBuckets),
+    overridesBytes: Math.min(d.overridesBytes, Math.max(1 << 20, Math.floor(bytes(MEMORY_SHARES.overrides)))),
   };
 }

@@ -9,6 +9,7 @@ import type { RefresherOptions } from './feeds/refresher.ts';
 import { holderTarget, startFeedRefresher } from './feeds/start.ts';
 import { reloadServer } from './http/reload.ts';
 import { openAccountStore } from './open-accounts.ts';
+// Loaded by a pool's primary too, though it serves nothing: the workers then find the server's code compiled and load it several times faster.
 import { startServer } from './server.ts';
 
 /** A running host. */
@@ -53,10 +54,10 @@ export async function startHost(
       },
     };
   }
-  // Migrations run here once, not in every worker at the same moment.
-  await (await openAccountStore(config.dbPath, { flushIntervalMs: 0, syncIntervalMs: 0 })).close();
   const { startWorkerPool } = await import('./workers/pool.ts');
-  const pool = await startWorkerPool(config);
+  // Migrations run here once, not in every worker at the same moment; the workers load their code meanwhile.
+  const migrated = openAccountStore(config.dbPath, { flushIntervalMs: 0, syncIntervalMs: 0 }).then((store) => store.close());
+  const pool = await startWorkerPool(config, undefined, migrated);
   // One refresher per host, here in the primary: it swaps every worker at once (the workers only report its state).
   const swapAll = async () => {
     const answer = await pool.reloadAll();

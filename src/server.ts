@@ -12,14 +12,14 @@ import { readPullStatus } from './index/pull/pull-status-file.ts';
 import { IndexHolder } from './index/holder.ts';
 import { OverridesHolder } from './lookup/overrides/holder.ts';
 import { ServingHolder } from './lookup/serving.ts';
-import { createRadarClient, RADAR_DEFAULTS, type RadarClient } from './lookup/radar.ts';
 import { createRdapClient } from './rdap/index.ts';
 import { loadPolicy } from './scoring/index.ts';
-import { memoryBudget, type MemoryBudget } from './memory-budget.ts';
+import { memoryBudget } from './memory-budget.ts';
 import { createApp } from './http/app.ts';
 import { TrustedProxies } from './http/client-ip.ts';
 import { HttpMetrics } from './http/metrics.ts';
-import { createAdminFailureBudget, createCallerBudget, createRateLimiterFromConfig } from './http/ratelimit/index.ts';
+import { createAdminFailureBudget, createRateLimiterFromConfig } from './http/ratelimit/index.ts';
+import { createRadarFromConfig } from './http/radar-from-config.ts';
 import { createFetchHandler, IDLE_TIMEOUT_SECONDS } from './http/server.ts';
 import type { AppServices } from './http/services.ts';
 
@@ -37,24 +37,12 @@ export interface ListenOptions {
   reusePort?: boolean;
 }
 
-/** The radar client of a configuration, its cache sized by the memory budget, each caller allowed RADAR_DEFAULTS.callsPerMinute uncached upstream calls. */
-export function createRadarFromConfig(config: Pick<Config, 'radarUrl' | 'radarToken'>, memory: Pick<MemoryBudget, 'radarEntries' | 'radarBytes'>): RadarClient {
-  const calls = createCallerBudget(RADAR_DEFAULTS.callsPerMinute);
-  return createRadarClient({
-    url: config.radarUrl,
-    token: config.radarToken,
-    maxEntries: memory.radarEntries,
-    maxBytes: memory.radarBytes,
-    budget: (caller) => calls.spend(caller).allowed,
-  });
-}
-
 /** Creates every service of the app from a configuration. */
 export async function createServices(config: Config, overrides: Partial<AppServices> = {}): Promise<AppServices> {
   const index = overrides.index ?? IndexHolder.open(config.indexPath, overrides.now ?? Date.now);
   const policyPath = config.policyPath;
   const budget = memoryBudget(config.memoryMb);
-  const overridesHolder = overrides.overrides ?? watchedOverrides(config.overridesPath);
+  const overridesHolder = overrides.overrides ?? (await watchedOverrides(config.overridesPath, budget.overridesBytes));
   const policy = overrides.policy ?? { current: await loadPolicy(policyPath ?? undefined), path: policyPath };
   const services: AppServices = {
     config,
@@ -76,29 +64,46 @@ export async function createServices(config: Config, overrides: Partial<AppServi
   return services;
 }
 
-/** The overrides file read now and watched for changes (none when no file is named). */
-function watchedOverrides(path: string | null): OverridesHolder {
-  const holder = OverridesHolder.open(path);
+/** The overrides file read now (off this thread) and watched for changes (none when no file is named); the table may hold `maxTableBytes`. */
+async function watchedOverrides(path: string | null, maxTableBytes: number): Promise<OverridesHolder> {
+  const holder = await OverridesHolder.start(path, undefined, { maxTableBytes });
   holder.watch();
   return holder;
 }
 
-/** Starts the HTTP server. */
-export async function startServer(config: Config, overrides: Partial<AppServices> = {}, listen: ListenOptions = {}): Promise<RunningServer> {
+/** A server with every service open and its code loaded, not yet listening. */
+export interface PreparedServer {
+  services: AppServices;
+  /** Starts listening (on `port`, else the configured one). */
+  listen(listen?: ListenOptions & { port?: number }): RunningServer;
+}
+
+/** Opens every service of `config` and builds the app, without listening (a worker prepares before any worker of its host accepts). */
+export async function prepareServer(config: Config, overrides: Partial<AppServices> = {}): Promise<PreparedServer> {
   const services = await createServices(config, overrides);
   const app = createApp(services);
   const fetch = createFetchHandler(services, app);
-  const server = Bun.serve({ port: config.port, hostname: config.host, fetch, idleTimeout: IDLE_TIMEOUT_SECONDS, maxRequestBodySize: 1024 * 1024, reusePort: listen.reusePort ?? false });
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${server.port}`,
-    port: server.port!,
     services,
-    async stop(drain = false) {
-      await server.stop(!drain);
-      services.limiter?.close();
-      services.overrides.close();
-      await services.accounts.close();
+    listen(listen = {}) {
+      const server = Bun.serve({ port: listen.port ?? config.port, hostname: config.host, fetch, idleTimeout: IDLE_TIMEOUT_SECONDS, maxRequestBodySize: 1024 * 1024, reusePort: listen.reusePort ?? false });
+      const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+      return {
+        url: `http://${host.includes(':') ? `[${host}]` : host}:${server.port}`,
+        port: server.port!,
+        services,
+        async stop(drain = false) {
+          await server.stop(!drain);
+          services.limiter?.close();
+          services.overrides.close();
+          await services.accounts.close();
+        },
+      };
     },
   };
+}
+
+/** Starts the HTTP server. */
+export async function startServer(config: Config, overrides: Partial<AppServices> = {}, listen: ListenOptions = {}): Promise<RunningServer> {
+  return (await prepareServer(config, overrides)).listen(listen);
 }

@@ -9,7 +9,7 @@
  * quote, binary bytes, over the limits) is refused as a whole.
  */
 import { parse as parseCsv } from 'csv-parse/sync';
-import { parseCidr, type Addr, type Family } from '../net/ip.ts';
+import { formatCidr, parseCidr, parseIp, type Addr, type Family } from '../net/ip.ts';
 
 /** Most entries one file may hold: the server keeps them in typed arrays (docs/deployment.md gives the memory). */
 export const MAX_OVERRIDE_ENTRIES = 1_000_000;
@@ -171,8 +171,15 @@ export class OverridesFileError extends Error {
 function entryOf(row: Record<string, unknown>, line: number, shared: Map<string, Readonly<OverrideFields>>): OverrideEntry {
   const cidrText = row.cidr;
   if (typeof cidrText !== 'string' || cidrText === '') throw new Error('cidr is missing');
-  const cidr = parseCidr(cidrText.trim());
+  const trimmed = cidrText.trim();
+  const cidr = parseCidr(trimmed);
   if (!cidr) throw new Error(`cidr ${JSON.stringify(cidrText.slice(0, 60))} is not an IPv4 or IPv6 prefix or address`);
+  // 203.0.113.7/1 is a typo of /32 far more often than a wish to cover half the space: never masked silently.
+  const slash = trimmed.indexOf('/');
+  const address = slash < 0 ? null : trimmed.slice(0, slash);
+  if (address !== null && parseIp(address)?.value !== cidr.start) {
+    throw new Error(`cidr ${trimmed} has host bits set: the prefix is ${formatCidr(cidr.family, cidr.start, cidr.len)}, the address alone is ${address}/${cidr.family === 4 ? 32 : 128}`);
+  }
   const fields: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(row)) {
     if (name === 'cidr' || value === undefined || value === null || value === '') continue;

@@ -144,6 +144,11 @@ export const Reload = Named('Reload', Closed({
     bad_lines: Type.Integer({ minimum: 0 }),
     refused: NullableString,
     generation: Type.Integer({ minimum: 0 }),
+    covers: Type.Optional(Closed({
+      ipv4_addresses: Type.Integer({ minimum: 0 }),
+      ipv4_share: Type.Number({ minimum: 0, maximum: 1 }),
+      ipv6_share: Type.Number({ minimum: 0, maximum: 1 }),
+    }, { description: 'The address space the applied file covers (the union of its prefixes), as a count and a share of each family; absent when refused' })),
   }, { description: 'The operator overrides file (IPINTEL_OVERRIDES), read again; absent when none is configured' })),
 }));
 

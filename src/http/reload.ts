@@ -8,10 +8,17 @@ import { IndexFileError } from '../index/index-file.ts';
 import { loadPolicy, type PolicyError } from '../scoring/index.ts';
 import { ApiError } from '../errors.ts';
 import type { ReloadBody } from '../contract/service.ts';
+import type { OverridesLoad } from '../lookup/overrides/holder.ts';
 import type { AppServices } from './services.ts';
 
-/** Reloads this thread's index and policy; `generation` numbers the new index (default: the next one). Throws ApiError INVALID_REQUEST when refused. */
-export async function reloadLocally(services: AppServices, generation?: number): Promise<ReloadBody> {
+/**
+ * Reloads this thread's index and policy, and re-reads the overrides file
+ * (off this thread), unless `overrides` says how the host's one read went (a
+ * worker: the primary read it and handed every worker the table first);
+ * `generation` numbers the new index (default: the next one). Throws
+ * ApiError INVALID_REQUEST when refused.
+ */
+export async function reloadLocally(services: AppServices, generation?: number, overrides?: OverridesLoad | null): Promise<ReloadBody> {
   let policy = services.policy.current;
   try {
     if (services.policy.path) policy = await loadPolicy(services.policy.path);
@@ -28,12 +35,12 @@ export async function reloadLocally(services: AppServices, generation?: number):
   // A new serving snapshot, with new memos: answers made under the old policy are not served again.
   services.serving.setPolicy(policy);
   // A refused overrides file keeps the overrides in force and refuses nothing else (the answer says so).
-  const o = services.overrides.path === null ? null : services.overrides.reload();
+  const o = services.overrides.path === null ? null : (overrides ?? (await services.overrides.reloadOffThread()));
   return {
     reloaded: true,
     index: { built_at: index.builtAt, v4_intervals: index.v4Intervals, v6_intervals: index.v6Intervals, records: index.records, size_bytes: index.sizeBytes, generation: index.generation },
     policy_version: policy.policy_version,
-    ...(o === null ? {} : { overrides: { applied: o.applied, entries: o.entries, bad_lines: o.badLines, refused: o.refused, generation: o.generation } }),
+    ...(o === null ? {} : { overrides: { applied: o.applied, entries: o.entries, bad_lines: o.badLines, refused: o.refused, generation: o.generation, ...(o.covers ? { covers: { ipv4_addresses: o.covers.ipv4Addresses, ipv4_share: o.covers.ipv4Share, ipv6_share: o.covers.ipv6Share } } : {}) } }),
   };
 }
 

@@ -95,11 +95,13 @@ class RequestCaller implements ResolvedCaller {
 function refusedAdminToken(services: AppServices, request: Request, route: string, caller: Caller): ApiError | null {
   if (!request.headers.has('authorization') || isAdmin(request, services.config.adminToken)) return null;
   const bucket = bucketKeyFor(caller);
-  const decision = services.adminFailures.spend(bucket);
+  // Spent by address, IPv6 /48 and /32, and host-wide (ratelimit/admin-budget.ts), whatever API key came along.
+  const decision = services.adminFailures.spend(caller.ip);
+  const scope = decision.scope === bucket ? '' : ` (budget of ${decision.scope})`;
   if (decision.remaining === 0 || !decision.allowed) {
-    // One line when the budget runs out, none per refused request past it: the log stays bounded.
-    if (decision.allowed) console.warn(`[admin] wrong admin token on ${route} from ${bucket}: budget of ${decision.limit} a minute spent, further tries answer 429`);
-  } else console.warn(`[admin] wrong admin token on ${route} from ${bucket} (${decision.remaining} tries left this minute)`);
+    // One line when a budget runs out, none per refused request past it: the log stays bounded.
+    if (decision.allowed) console.warn(`[admin] wrong admin token on ${route} from ${bucket}: budget of ${decision.limit} a minute spent${scope}, further tries answer 429`);
+  } else console.warn(`[admin] wrong admin token on ${route} from ${bucket} (${decision.remaining} tries left this minute${scope})`);
   return decision.allowed ? null : adminBudgetExceeded(decision);
 }
 

@@ -15,11 +15,12 @@ import { allocateSharedBuckets, type SharedBucketsMemory } from '../http/ratelim
 import type { ReloadBody } from '../contract/service.ts';
 import { embeddedMigrationsRoot } from '../open-accounts.ts';
 import { isCompiledBinary } from '../feeds/default-data.ts';
-import { createRadarFromConfig } from '../server.ts';
+import { createRadarFromConfig } from '../http/radar-from-config.ts';
+import { OverridesHolder, type OverridesLoad } from '../lookup/overrides/holder.ts';
 import { hostMetricsText } from './host-metrics.ts';
 import { HostState } from './host-state.ts';
 import { RemoteError, Rpc } from './rpc.ts';
-import type { WorkerStart, WorkerStarted } from './worker-main.ts';
+import type { WorkerListening, WorkerStart, WorkerStarted } from './worker-main.ts';
 
 /** A running pool. */
 export interface WorkerPool {
@@ -71,8 +72,12 @@ interface Slot {
   restartDelay: number;
 }
 
-/** Starts `config.workers` workers; rejects (stopping those started) when the first start fails. */
-export async function startWorkerPool(config: Config, log: (line: string) => void = (l) => console.error(l)): Promise<WorkerPool> {
+/**
+ * Starts `config.workers` workers; rejects (stopping those started) when none
+ * can start. The workers load their code at once; they open the database
+ * only once `before` resolves (the host's migrations), so both overlap.
+ */
+export async function startWorkerPool(config: Config, log: (line: string) => void = (l) => console.error(l), before: Promise<unknown> = Promise.resolve()): Promise<WorkerPool> {
   const count = config.workers;
   const migrationsRoot = isCompiledBinary() ? embeddedMigrationsRoot() : null;
   const state = HostState.create(count);
@@ -82,6 +87,20 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
   const connections = allocateConnectionCount();
   // One radar client for the host: its cache and per-caller budgets serve every worker (the upstream quota is the operator's).
   const radar = createRadarFromConfig(config, memory);
+  // The overrides file is read once per host, here, off every serving thread (while the workers load); each worker gets the table's shared memory.
+  let overrides: OverridesHolder | null = null;
+  const overridesRead =
+    config.overridesPath === null
+      ? Promise.resolve()
+      : OverridesHolder.start(config.overridesPath, log, { maxTableBytes: memory.overridesBytes }).then((holder) => {
+          overrides = holder;
+          if (stopping) return;
+          // A new table goes to every worker before any later call (a reload's answer names it).
+          holder.onChange(() => {
+            for (const s of live()) s.rpc.call('overrides', holder.published, CALL_TIMEOUT_MS).catch((e) => log(`[primary] overrides not taken by a worker: ${(e as Error).message}`));
+          });
+          holder.watch();
+        });
   const reloads = new Serial();
   const slots: Slot[] = [];
   let generation = 1;
@@ -128,8 +147,9 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
   /** Reloads every worker onto the next generation; one answer for the host. */
   async function reloadAll(): Promise<ReloadBody> {
     const next = generation + 1;
+    const read: OverridesLoad | null = overrides === null ? null : await overrides.reloadOffThread();
     const targets = live();
-    const results = await Promise.allSettled(targets.map((s) => s.rpc.call<ReloadBody>('reload', { generation: next }, CALL_TIMEOUT_MS)));
+    const results = await Promise.allSettled(targets.map((s) => s.rpc.call<ReloadBody>('reload', { generation: next, overrides: read }, CALL_TIMEOUT_MS)));
     const done = results.filter((r): r is PromiseFulfilledResult<ReloadBody> => r.status === 'fulfilled');
     const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (done.length > 0) {
@@ -146,7 +166,12 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
     };
   }
 
-  function spawn(slot: number): Promise<void> {
+  /**
+   * Starts a worker in `slot`. Resolves once it serves (`listenAtOnce`: a
+   * restart), or once it has loaded its code and opened its services
+   * without listening (a host starting: listenOn follows).
+   */
+  function spawn(slot: number, listenAtOnce = true, startAfter: Promise<unknown> = Promise.resolve()): Promise<void> {
     const worker = new Worker(workerEntry());
     const s: Slot = slots[slot] ?? { worker: null, rpc: null, ready: Promise.resolve(), startedAt: 0, restartDelay: RESTART_DELAY_MS };
     slots[slot] = s;
@@ -163,8 +188,10 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
         clearTimeout(timer);
         failStart = null;
         if (first.kind === 'failed') return reject(new Error(first.message));
-        port = first.port;
-        managedBy = first.managedBy;
+        if (first.kind === 'ready') {
+          port = first.port;
+          managedBy = first.managedBy;
+        }
         s.rpc = rpc;
         resolve();
       };
@@ -181,34 +208,58 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
       s.worker = null;
       s.rpc = null;
       state.setGeneration(slot, 0);
-      // A pool still starting fails as a whole (startWorkerPool rejects) rather than retrying.
+      // A worker of a pool still starting is retried once the pool serves (see the start below).
       if (stopping || !started) return;
-      state.countCrash();
-      if (Date.now() - s.startedAt > STABLE_MS) s.restartDelay = RESTART_DELAY_MS;
-      const delay = s.restartDelay;
-      s.restartDelay = Math.min(MAX_RESTART_DELAY_MS, s.restartDelay * 2);
-      log(`[primary] worker ${slot} exited unasked (crash ${state.crashes}); restarting in ${delay} ms`);
-      setTimeout(() => {
-        if (stopping) return;
-        void spawn(slot).catch((e) => {
-          log(`[primary] worker ${slot} failed to restart: ${(e as Error).message}`);
-          // Its exit is counted and retried later, with a longer delay.
-          slots[slot]?.worker?.terminate();
-        });
-      }, delay);
+      restartLater(slot, 'exited unasked');
     });
-    const start: WorkerStart = { kind: 'start', slot, config: { ...config, port }, buckets, adminBuckets, connections, host: state.buffer, generation, migrationsRoot };
-    worker.postMessage(start);
-    // A worker that started on a generation a reload has since passed (it began during the reload) catches up.
-    return s.ready.then(() =>
-      reloads.run(async () => {
-        if (state.generationOf(slot) !== generation && s.rpc === rpc) await rpc.call('reload', { generation }, CALL_TIMEOUT_MS);
-      }),
+    // The thread loads its code now; it is told to open its services once `startAfter` resolves.
+    startAfter.then(
+      () => {
+        if (s.worker !== worker) return;
+        const start: WorkerStart = { kind: 'start', slot, config: { ...config, port }, buckets, adminBuckets, connections, host: state.buffer, generation, migrationsRoot, overrides: overrides?.published ?? null, listen: listenAtOnce };
+        worker.postMessage(start);
+      },
+      (e: unknown) => failStart?.(e as Error),
     );
+    return listenAtOnce ? s.ready.then(() => catchUp(slot, rpc)) : s.ready;
+  }
+
+  /** Counts a worker's exit and starts it again after its delay (doubling while it keeps failing soon after start). */
+  function restartLater(slot: number, why: string): void {
+    const s = slots[slot]!;
+    state.countCrash();
+    if (Date.now() - s.startedAt > STABLE_MS) s.restartDelay = RESTART_DELAY_MS;
+    const delay = s.restartDelay;
+    s.restartDelay = Math.min(MAX_RESTART_DELAY_MS, s.restartDelay * 2);
+    log(`[primary] worker ${slot} ${why} (crash ${state.crashes}); restarting in ${delay} ms`);
+    setTimeout(() => {
+      if (stopping) return;
+      void spawn(slot).catch((e) => {
+        log(`[primary] worker ${slot} failed to restart: ${(e as Error).message}`);
+        // Its exit is counted and retried later, with a longer delay.
+        slots[slot]?.worker?.terminate();
+      });
+    }, delay);
+  }
+
+  /** A worker that started on a generation a reload has since passed (it began during the reload) catches up. */
+  const catchUp = (slot: number, rpc: Rpc) =>
+    reloads.run(async () => {
+      if (state.generationOf(slot) !== generation && slots[slot]!.rpc === rpc) await rpc.call('reload', { generation, overrides: overrides?.last ?? null }, CALL_TIMEOUT_MS);
+    });
+
+  /** Has a prepared worker listen on `on` (0: an ephemeral port, which the others then join). */
+  async function listenOn(slot: number, on: number): Promise<void> {
+    const rpc = slots[slot]!.rpc!;
+    const listening = await rpc.call<WorkerListening>('listen', { port: on }, START_TIMEOUT_MS);
+    port = listening.port;
+    managedBy = listening.managedBy;
+    await catchUp(slot, rpc);
   }
 
   const stopAll = async () => {
     stopping = true;
+    overrides?.close();
     await Promise.all(
       slots.map(async (s) => {
         const { worker, rpc } = s;
@@ -225,15 +276,36 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
     );
   };
 
+  const failed: Array<{ slot: number; why: string }> = [];
   try {
-    // The first worker binds the port (an ephemeral one when PORT=0); the others join it.
-    await spawn(0);
-    await Promise.all(Array.from({ length: count - 1 }, (_, i) => spawn(i + 1)));
+    // Every worker loads its code and opens its services at once, none listening yet: a flood from the
+    // moment the port accepts finds every worker's code loaded (no module read competes for descriptors).
+    const startAfter = Promise.all([before, overridesRead]);
+    const prepared = await Promise.allSettled(Array.from({ length: count }, (_, i) => spawn(i, false, startAfter)));
+    const ok: number[] = [];
+    prepared.forEach((r, slot) => (r.status === 'fulfilled' ? ok.push(slot) : failed.push({ slot, why: (r.reason as Error).message })));
+    // None could start: the cause is the host's (its index, its database), not a worker's bad luck.
+    if (ok.length === 0) throw (prepared[0] as PromiseRejectedResult).reason;
+    // A set port: every worker binds it at once. PORT=0: the first binds an ephemeral one, the others join it.
+    const first = config.port === 0 ? ok.slice(0, 1) : ok;
+    const bound = await Promise.allSettled(first.map((slot) => listenOn(slot, config.port)));
+    if (!bound.some((r) => r.status === 'fulfilled')) throw (bound[0] as PromiseRejectedResult).reason;
+    const rest = ok.slice(first.length);
+    const joined = await Promise.allSettled(rest.map((slot) => listenOn(slot, port)));
+    [...bound, ...joined].forEach((r, i) => r.status === 'rejected' && failed.push({ slot: [...first, ...rest][i]!, why: (r.reason as Error).message }));
   } catch (e) {
     await stopAll();
     throw e;
   }
   started = true;
+  // A worker that failed to start is retried in the background; the host serves with the others meanwhile.
+  for (const { slot, why } of failed) {
+    const worker = slots[slot]?.worker;
+    if (worker) {
+      log(`[primary] worker ${slot} failed to start: ${why}; stopping it to start it again`);
+      worker.terminate(); // its exit restarts it
+    } else restartLater(slot, `failed to start: ${why}`);
+  }
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,

@@ -9,8 +9,11 @@ import { ApiError, ERROR_STATUS, type ErrorCode } from '../errors.ts';
 import type { HostLink } from '../http/host-link.ts';
 import { createAdminFailureBudget, createRateLimiterFromConfig, type SharedBucketsMemory } from '../http/ratelimit/index.ts';
 import { reloadLocally } from '../http/reload.ts';
+import { OverridesHolder, type OverridesLoad, type PublishedOverrides } from '../lookup/overrides/holder.ts';
 import type { ReloadBody } from '../contract/service.ts';
-import { startServer, type RunningServer } from '../server.ts';
+import { prepareServer, type PreparedServer, type RunningServer } from '../server.ts';
+import { openAccountStore } from '../open-accounts.ts';
+import { feedsStatusView } from '../feeds/start.ts';
 import type { RadarClient } from '../lookup/radar.ts';
 import { HostState } from './host-state.ts';
 import { installProcessGuards } from '../process-guards.ts';
@@ -32,10 +35,20 @@ export interface WorkerStart {
   generation: number;
   /** The compiled binary's embedded migrations (null from the source tree). */
   migrationsRoot: string | null;
+  /** The overrides table the primary read (null: none, or none applied yet). */
+  overrides: PublishedOverrides | null;
+  /** Listen once prepared (a restarted worker); else report `prepared` and wait for the primary's `listen` call (a host starting: no worker accepts before every worker has loaded its code). */
+  listen: boolean;
 }
 
-/** A worker's first message back. */
-export type WorkerStarted = { kind: 'ready'; port: number; managedBy: 'server' | 'operator' } | { kind: 'failed'; message: string };
+/** Where a worker listens, and whose index it serves. */
+export interface WorkerListening {
+  port: number;
+  managedBy: 'server' | 'operator';
+}
+
+/** A worker's first message back: listening, prepared (code loaded, services open, not listening), or failed. */
+export type WorkerStarted = ({ kind: 'ready' } & WorkerListening) | { kind: 'prepared' } | { kind: 'failed'; message: string };
 
 /** Bound on a reload across the host (every worker maps and verifies the file). */
 const RELOAD_TIMEOUT_MS = 120_000;
@@ -63,20 +76,36 @@ function labelLogs(slot: number): void {
 }
 
 let server: RunningServer | null = null;
+let prepared: PreparedServer | null = null;
 let state: HostState | null = null;
 let slotOfThis = -1;
 
+/** Starts listening on `port` (SO_REUSEPORT: the workers of a host share it). */
+function listen(port: number): WorkerListening {
+  if (!prepared || !state) throw new Error('worker not prepared');
+  server ??= prepared.listen({ reusePort: true, port });
+  state.setGeneration(slotOfThis, server.services.index.generation);
+  const managedBy = server.services.index.current.meta.managedBy === 'server' ? 'server' : 'operator';
+  return { port: server.port, managedBy };
+}
+
 const rpc = new Rpc(self, async (op, args) => {
+  if (op === 'listen') return listen((args as { port: number }).port);
   if (!server || !state) throw new Error(`worker not started (${op})`);
   const s = server.services;
   switch (op) {
     case 'reload': {
-      const answer = await reloadLocally(s, (args as { generation: number }).generation);
+      const { generation, overrides } = args as { generation: number; overrides: OverridesLoad | null };
+      const answer = await reloadLocally(s, generation, overrides);
       state.setGeneration(slotOfThis, answer.index.generation);
       return answer;
     }
     case 'metrics':
       return s.metrics.json();
+    case 'overrides':
+      // The primary read the file once for the host; this is its table's shared memory.
+      s.overrides.apply(args as PublishedOverrides);
+      return null;
     case 'mirror-reveal': {
       // A first key's secret held or forgotten by another worker (src/accounts/store.ts onRevealChange).
       const { sessionHash, held } = args as { sessionHash: string; held: { secret: string; until: number } | null };
@@ -115,7 +144,6 @@ async function begin(start: WorkerStart): Promise<void> {
     keysChanged: () => rpc.call<void>('keys-changed', null, KEYS_TIMEOUT_MS),
   };
   try {
-    const { openAccountStore } = await import('../open-accounts.ts');
     const accounts = await openAccountStore(start.config.dbPath, {
       migrationsRoot: start.migrationsRoot ?? undefined,
       onRevealChange: (sessionHash, held) =>
@@ -129,14 +157,16 @@ async function begin(start: WorkerStart): Promise<void> {
     const radar: RadarClient | undefined = start.config.radarUrl
       ? { lookup: (asn, caller) => rpc.call<unknown>('radar', { asn, caller }, RADAR_TIMEOUT_MS).catch(() => null) }
       : undefined;
-    server = await startServer(start.config, { accounts, limiter, host, radar, adminFailures: createAdminFailureBudget(start.adminBuckets) }, { reusePort: true });
-    server.services.index.generation = start.generation;
-    state.setGeneration(start.slot, start.generation);
+    // The primary reads and watches the overrides file; this worker only takes its tables.
+    const overrides = new OverridesHolder(start.config.overridesPath);
+    if (start.overrides !== null) overrides.apply(start.overrides);
+    const ready = await prepareServer(start.config, { accounts, limiter, host, radar, overrides, adminFailures: createAdminFailureBudget(start.adminBuckets) });
+    ready.services.index.generation = start.generation;
     // The primary refreshes (src/cli.ts) and swaps every worker; a worker only reports the shared state files.
-    const s = server.services;
-    s.feeds = (await import('../feeds/start.ts')).feedsStatusView(start.config, s.index);
-    const managedBy = s.index.current.meta.managedBy === 'server' ? 'server' : 'operator';
-    self.postMessage({ kind: 'ready', port: server.port, managedBy } satisfies WorkerStarted);
+    ready.services.feeds = feedsStatusView(start.config, ready.services.index);
+    prepared = ready;
+    if (start.listen) self.postMessage({ kind: 'ready', ...listen(start.config.port) } satisfies WorkerStarted);
+    else self.postMessage({ kind: 'prepared' } satisfies WorkerStarted);
   } catch (e) {
     self.postMessage({ kind: 'failed', message: (e as Error).message } satisfies WorkerStarted);
   }

@@ -11,7 +11,8 @@ function estimatedBytes(b: MemoryBudget): number {
     b.rdapBytes +
     2 * b.dnsEntries * ENTRY_BYTES.dns +
     b.radarBytes +
-    b.rateLimitBuckets * ENTRY_BYTES.rateLimitBucket
+    b.rateLimitBuckets * ENTRY_BYTES.rateLimitBucket +
+    b.overridesBytes
   );
 }
 

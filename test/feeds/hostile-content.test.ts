@@ -10,14 +10,16 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PARSERS } from '../../index-builder/parsers/index.ts';
-import { FEEDS_DIR } from '../helpers/recording-sink.ts';
+import { FIXTURE_FEEDS_DIR } from '../helpers/fixture-index.ts';
+import { describeWithShared, SHARED_FEEDS_DIR } from '../helpers/shared-feeds.ts';
 import { countParses, GOOGLEBOT, HostileRig, rowOf, SECRET, stateOf, VPN, VPN6, type Run } from './hostile-kit.ts';
 
 const rig = new HostileRig();
 beforeAll(() => rig.start());
 afterAll(() => rig.stop());
 
-describe('a poisoned third-party list is refused and the previous copy stays', () => {
+// The IPv6 VPN list is a real snapshot only (test/fixtures/feeds has the IPv4 one).
+describeWithShared('a poisoned third-party list is refused and the previous copy stays', () => {
   const dir = () => join(rig.tmp, 'poison');
   let catalog: string;
   let vpnText: string;
@@ -26,8 +28,8 @@ describe('a poisoned third-party list is refused and the previous copy stays', (
   beforeAll(async () => {
     // minRows lowered so the 2 % shrink is refused for the shrink (the real floor would refuse it first).
     catalog = rig.writeCatalog('poison.json', [VPN, VPN6], { [VPN]: { minRows: 100 } });
-    vpnText = readFileSync(join(FEEDS_DIR, VPN), 'utf8');
-    vpn6Text = readFileSync(join(FEEDS_DIR, VPN6), 'utf8');
+    vpnText = readFileSync(join(FIXTURE_FEEDS_DIR, VPN), 'utf8');
+    vpn6Text = readFileSync(join(SHARED_FEEDS_DIR, VPN6), 'utf8');
     const first = await rig.update(dir(), catalog);
     expect(first.code).toBe(0);
   });
@@ -141,7 +143,7 @@ describe('an unchanged feed parses nothing', () => {
       expect(rowOf(run, GOOGLEBOT)).toMatch(/unchanged +315/);
       expect(lists.count() + crawlers.count()).toBe(0);
       // A changed copy is parsed once: the previous copy's numbers come from the state, not a second parse.
-      rig.mirror.overrides.set(GOOGLEBOT, () => new Response(readFileSync(join(FEEDS_DIR, GOOGLEBOT), 'utf8').replace('"66.249.64.0/27"', '"66.249.64.0/28"')));
+      rig.mirror.overrides.set(GOOGLEBOT, () => new Response(readFileSync(join(FIXTURE_FEEDS_DIR, GOOGLEBOT), 'utf8').replace('"66.249.64.0/27"', '"66.249.64.0/28"')));
       expect(rowOf(await rig.update(dir, catalog), GOOGLEBOT)).toMatch(/updated +315 +315/);
       expect(crawlers.count()).toBe(1);
       expect(lists.count()).toBe(0);
@@ -159,6 +161,6 @@ describe('an unchanged feed parses nothing', () => {
     expect((await rig.update(dir, catalog)).code).toBe(0);
     writeFileSync(join(dir, GOOGLEBOT), '{"prefixes": [{"ipv4Prefix": "192.0.2.0/24"}]}');
     expect(rowOf(await rig.update(dir, catalog), GOOGLEBOT)).toMatch(/updated +315/);
-    expect(readFileSync(join(dir, GOOGLEBOT))).toEqual(readFileSync(join(FEEDS_DIR, GOOGLEBOT)));
+    expect(readFileSync(join(dir, GOOGLEBOT))).toEqual(readFileSync(join(FIXTURE_FEEDS_DIR, GOOGLEBOT)));
   });
 });

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { addressVerdict, isPublicAddress, redirectScope, redirectVerdict } from '../../src/feeds/redirect-policy.ts';
-import { FEEDS_DIR } from '../helpers/recording-sink.ts';
+import { FIXTURE_FEEDS_DIR } from '../helpers/fixture-index.ts';
 import { gzipBomb, hostLines, hugeJson, streamed } from './hostile-bodies.ts';
 import { countParses, GOOGLEBOT, HostileRig, RIS6, rowOf, SECRET, VPN6, type Run } from './hostile-kit.ts';
 
@@ -68,7 +68,7 @@ describe('redirects', () => {
   }
 
   test('a redirect within the configured origin is followed; a loop stops at 5', async () => {
-    rig.mirror.overrides.set('crawlers/elsewhere.json', () => new Response(Bun.file(join(FEEDS_DIR, GOOGLEBOT))));
+    rig.mirror.overrides.set('crawlers/elsewhere.json', () => new Response(Bun.file(join(FIXTURE_FEEDS_DIR, GOOGLEBOT))));
     rig.mirror.overrides.set(GOOGLEBOT, () => new Response(null, { status: 301, headers: { location: '/crawlers/elsewhere.json' } }));
     try {
       expect(rowOf(await rig.update(dir(), catalog), GOOGLEBOT)).toMatch(/updated +315/);
@@ -100,7 +100,7 @@ describe('redirects', () => {
         const path = new URL(req.url).pathname;
         if (path === '/down/googlebot.json') return new Response(null, { status: 302, headers: { location: `http://127.0.0.1:${plain.port}/googlebot.json` } });
         if (path === '/moved/googlebot.json') return new Response(null, { status: 301, headers: { location: '/real/googlebot.json' } });
-        if (path === '/real/googlebot.json') return new Response(Bun.file(join(FEEDS_DIR, GOOGLEBOT)));
+        if (path === '/real/googlebot.json') return new Response(Bun.file(join(FIXTURE_FEEDS_DIR, GOOGLEBOT)));
         return new Response('not found', { status: 404 });
       },
     });

@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import { main } from '../../src/commands/feeds/cli.ts';
 import { PARSERS } from '../../index-builder/parsers/index.ts';
 import { startFeedMirror, type FeedMirror } from '../ship/feed-mirror.ts';
+import { FIXTURE_FEEDS_DIR } from '../helpers/fixture-index.ts';
+import { SHARED_FEEDS_DIR } from '../helpers/shared-feeds.ts';
 
 export const VPN = 'vpn/x4bnet-vpn-ipv4.txt';
 export const VPN6 = 'vpn/x4bnet-vpn-ipv6.txt';
@@ -38,7 +40,8 @@ export class HostileRig {
 
   start(): void {
     this.tmp = mkdtempSync(join(tmpdir(), 'ipintel-hostile-'));
-    this.mirror = startFeedMirror();
+    // The fixtures first (a bare clone has them); the real snapshots only for the tests guarded by describeWithShared.
+    this.mirror = startFeedMirror([FIXTURE_FEEDS_DIR, SHARED_FEEDS_DIR]);
   }
 
   stop(): void {

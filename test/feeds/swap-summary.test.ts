@@ -19,7 +19,7 @@ import { openApiDocumentText } from '../../src/http/routes/table.ts';
 import { parseIp } from '../../src/net/ip.ts';
 import type { RunningServer } from '../../src/server.ts';
 import { OpenApiResponses } from '../helpers/openapi-responses.ts';
-import { FEEDS_DIR } from '../helpers/recording-sink.ts';
+import { FIXTURE_FEEDS_DIR } from '../helpers/fixture-index.ts';
 import { buildFromTexts, type TextSource } from '../helpers/small-build.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { startPublisher, TEST_REFRESH, writeTestCatalog, type Publisher } from './publisher.ts';
@@ -94,7 +94,7 @@ describe('a refresher swap records its summary; the admin sees it', () => {
     const dir = join(tmp, 'server');
     mkdirSync(dir, { recursive: true });
     const index = join(dir, 'ipintel.idx');
-    const src = join(FEEDS_DIR, CLOUDFLARE);
+    const src = join(FIXTURE_FEEDS_DIR, CLOUDFLARE);
     await buildIndex({ sources: [{ options: { type: 'cidr-list', category: 'content', path: src }, absPath: src, displayPath: CLOUDFLARE }], out: index, quiet: true, managedBy: 'server' });
     writeTestCatalog(join(dir, 'catalog.json'), [TOR], publisher.url);
     server = await startTestServer({ IPINTEL_INDEX: index, IPINTEL_FEEDS_DIR: join(dir, 'feeds'), IPINTEL_FEEDS_CATALOG: join(dir, 'catalog.json'), IPINTEL_ADMIN_TOKEN: ADMIN });
@@ -119,7 +119,7 @@ describe('a refresher swap records its summary; the admin sees it', () => {
   function exits(): { v4: number; v6: number } {
     const v4 = new Set<number>();
     const v6 = new Set<bigint>();
-    for (const line of readFileSync(join(FEEDS_DIR, TOR), 'utf8').split('\n')) {
+    for (const line of readFileSync(join(FIXTURE_FEEDS_DIR, TOR), 'utf8').split('\n')) {
       const ip = parseIp(line.trim());
       if (ip?.family === 4) v4.add(ip.value as number);
       else if (ip) v6.add((ip.value as bigint) >> 64n);

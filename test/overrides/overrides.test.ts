@@ -286,7 +286,7 @@ describe('bounds', () => {
   test('a file over the size limit is refused and the overrides in force stay', () => {
     const p = join(dir, 'big.csv');
     writeFileSync(p, 'cidr,country_code\n10.0.0.0/8,DE\n');
-    const h = new OverridesHolder(p, () => {}, 1_000);
+    const h = new OverridesHolder(p, () => {}, { maxFileBytes: 1_000 });
     expect(h.reload().applied).toBe(true);
     writeFileSync(p, `cidr,note\n${'10.0.0.0/8,x\n'.repeat(200)}`);
     const second = h.reload();

@@ -90,7 +90,9 @@ describe('the compiled binary', () => {
   });
 
   test('serve answers /health on loopback, healthcheck agrees, SIGTERM stops it cleanly', async () => {
-    const server = await serveBinary(bin, { cwd: work, env: { IPINTEL_INDEX: fixture, IPINTEL_DB: join(work, 'serve.sqlite') } });
+    // The overrides file is read on a thread whose module is an entry point of the binary (src/lookup/overrides/load-thread.ts).
+    writeFileSync(join(work, 'overrides.csv'), 'cidr,country_code\n66.249.66.0/24,NL\n');
+    const server = await serveBinary(bin, { cwd: work, env: { IPINTEL_INDEX: fixture, IPINTEL_DB: join(work, 'serve.sqlite'), IPINTEL_WORKERS: '2', IPINTEL_OVERRIDES: join(work, 'overrides.csv') } });
     let stopped = false;
     try {
       const res = await fetch(`${server.url}/health`);
@@ -100,6 +102,7 @@ describe('the compiled binary', () => {
       expect(body.index.built_at).toBe(IndexReader.open(fixture).meta.builtAt);
       const lookup = await fetch(`${server.url}/v1/ip/66.249.66.1`);
       expect(lookup.status).toBe(200);
+      expect(((await lookup.json()) as { location: { country_code: string } }).location.country_code).toBe('NL');
       // The API reference's files travel inside the binary (no node_modules beside it, no network).
       const docs = await (await fetch(`${server.url}/docs`)).text();
       for (const asset of docs.match(/\/docs\/[a-z-]+\.(js|css)/g) ?? []) expect((await fetch(`${server.url}${asset}`)).status).toBe(200);

@@ -15,8 +15,9 @@ export interface FeedMirror {
   stop(): void;
 }
 
-/** Starts the mirror on a free loopback port. */
-export function startFeedMirror(root = FEEDS_DIR): FeedMirror {
+/** Starts the mirror on a free loopback port; a path is served from the first of `roots` that holds it. */
+export function startFeedMirror(roots: string | string[] = FEEDS_DIR): FeedMirror {
+  const folders = typeof roots === 'string' ? [roots] : roots;
   const overrides = new Map<string, () => Response>();
   const requests: string[] = [];
   const server = Bun.serve({
@@ -28,8 +29,11 @@ export function startFeedMirror(root = FEEDS_DIR): FeedMirror {
       const override = overrides.get(path);
       if (override) return override();
       if (normalize(path).startsWith('..')) return new Response('bad path', { status: 400 });
-      const file = Bun.file(join(root, path));
-      return (await file.exists()) ? new Response(file) : new Response('not found', { status: 404 });
+      for (const root of folders) {
+        const file = Bun.file(join(root, path));
+        if (await file.exists()) return new Response(file);
+      }
+      return new Response('not found', { status: 404 });
     },
   });
   return { url: `http://127.0.0.1:${server.port}/`, overrides, requests, stop: () => server.stop(true) };

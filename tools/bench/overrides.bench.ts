@@ -86,7 +86,7 @@ for (const n of SIZES) {
   const held = heap() - before;
   const alone = n === 0 ? null : JSON.parse(Bun.spawnSync(['bun', import.meta.path, '--load', path]).stdout.toString()) as { peak: number };
   tables.push({ name: `lookupAddress, ${n.toLocaleString('en-US')} overrides`, table });
-  loadRows.push([n.toLocaleString('en-US'), mib(csv.length), n === 0 ? '-' : `${Math.round(ms)} ms`, mib(table.arrayBytes), mib(Math.max(0, held)), table.fieldSetCount, alone ? mib(alone.peak) : '-']);
+  loadRows.push([n.toLocaleString('en-US'), mib(csv.length), n === 0 ? '-' : `${Math.round(ms)} ms`, mib(table.byteLength), mib(Math.max(0, held)), table.fieldSetCount, alone ? mib(alone.peak) : '-']);
 }
 rmSync(dir, { recursive: true, force: true });
 

@@ -9,5 +9,5 @@ export { rateLimitedError, upgradeUrlFor } from './rate-limited-error.ts';
 export { limiterMetrics, type LimiterMetrics } from './metrics.ts';
 export type { RateDecision } from './gcra.ts';
 export { createCallerBudget, CALLER_BUDGET_BUCKETS, type CallerBudget } from './caller-budget.ts';
-export { adminBudgetExceeded, createAdminFailureBudget, ADMIN_FAILURES_PER_MINUTE, type AdminFailureBudget } from './admin-budget.ts';
+export { adminBudgetExceeded, adminScopes, createAdminFailureBudget, ADMIN_FAILURES_HOST_PER_MINUTE, ADMIN_FAILURES_PER_MINUTE, type AdminFailureBudget } from './admin-budget.ts';
 export { allocateSharedBuckets, SharedBuckets, type SharedBucketsMemory } from './shared-store.ts';

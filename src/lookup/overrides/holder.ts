@@ -2,60 +2,77 @@
  * The overrides in force, re-read at start, on /reload and when the file
  * changes. The file is watched by polling its size, mtime and inode every
  * few seconds (one stat, bounded; fs.watch loses a file an editor replaces
- * by rename). A bad line is reported and skipped; a file refused as a whole
- * (unreadable, garbled, over the limits) keeps the overrides in force.
+ * by rename). A serving thread never reads it: a read runs on a thread of
+ * its own (off-thread.ts), and with several workers once per host, in the
+ * primary, which hands the table's shared memory to every worker (apply).
+ * A bad line is reported and skipped; a file refused as a whole
+ * (unreadable, no regular file, garbled, over the limits or the memory
+ * budget) keeps the overrides in force.
  */
-import { readFileSync, statSync } from 'node:fs';
-import { MAX_OVERRIDE_FILE_BYTES, OverridesFileError, readOverridesText, type OverrideLineError } from '../../contract/overrides.ts';
+import { statSync } from 'node:fs';
+import { MAX_OVERRIDE_FILE_BYTES } from '../../contract/overrides.ts';
 import type { IndexReader } from '../../index/reader.ts';
 import { embeddedOverrides } from './embedded.ts';
-import { OverrideColumns, OverrideTable } from './table.ts';
-
-/** Entries from which a load collects its parse's garbage before building. */
-const LARGE_LOAD = 100_000;
+import { coverageText, readOverridesFile, type OverridesLimits, type OverridesRead, type OverridesReadReport } from './load.ts';
+import { readOverridesOffThread } from './off-thread.ts';
+import { OverrideTable } from './table.ts';
 
 /** How often the file's stat is compared. */
 export const OVERRIDES_POLL_MS = 2_000;
 
+/** What the table may hold when no budget is given (src/memory-budget.ts DEFAULT_OVERRIDES_BYTES). */
+const DEFAULT_TABLE_BYTES = 128 * 1048576;
+
 /** What the last read did. */
-export interface OverridesLoad {
-  path: string;
-  /** The file was applied (false: refused, the previous overrides stay). */
-  applied: boolean;
-  entries: number;
-  /** Lines skipped (bad); their first messages are in `errors`. */
-  badLines: number;
-  errors: OverrideLineError[];
-  /** Why the file was refused, when it was. */
-  refused: string | null;
+export interface OverridesLoad extends OverridesReadReport {
   generation: number;
   loadedAt: string;
 }
 
+/** An applied read as the primary hands it to a worker (the table's memory is shared, not copied). */
+export interface PublishedOverrides {
+  read: OverridesRead;
+  generation: number;
+}
+
 type Log = (line: string) => void;
 
-/** Holds the overrides table of one process. */
+/** Holds the overrides table of one thread. */
 export class OverridesHolder {
   private table: OverrideTable = OverrideTable.EMPTY;
   private timer: ReturnType<typeof setInterval> | null = null;
   private seen = '';
+  private reading: Promise<OverridesLoad> | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
   /** Bumped on every applied read: memos of answers start over when it changes. */
   generation = 0;
   /** The last read (null before any, or without a file). */
   last: OverridesLoad | null = null;
+  /** The last applied read, to hand to a worker that starts later. */
+  published: PublishedOverrides | null = null;
   private readonly listeners: (() => void)[] = [];
+  private readonly limits: OverridesLimits;
 
   constructor(
     /** The file (null: no overrides). */
     readonly path: string | null,
     private readonly log: Log = (line) => console.error(line),
-    private readonly maxFileBytes = MAX_OVERRIDE_FILE_BYTES,
-  ) {}
+    limits: Partial<OverridesLimits> = {},
+  ) {
+    this.limits = { maxFileBytes: limits.maxFileBytes ?? MAX_OVERRIDE_FILE_BYTES, maxTableBytes: limits.maxTableBytes ?? DEFAULT_TABLE_BYTES };
+  }
 
-  /** Reads the file at once (when one is named); never throws. */
-  static open(path: string | null, log?: Log): OverridesHolder {
-    const h = new OverridesHolder(path, log);
+  /** Reads the file at once on this thread (CLI tools, which serve nothing); never throws. */
+  static open(path: string | null, log?: Log, limits?: Partial<OverridesLimits>): OverridesHolder {
+    const h = new OverridesHolder(path, log, limits);
     if (path !== null) h.reload();
+    return h;
+  }
+
+  /** Reads the file on a thread of its own and resolves once it is applied or refused (a serving thread's start); never rejects. */
+  static async start(path: string | null, log?: Log, limits?: Partial<OverridesLimits>): Promise<OverridesHolder> {
+    const h = new OverridesHolder(path, log, limits);
+    if (path !== null) await h.reloadOffThread();
     return h;
   }
 
@@ -87,42 +104,59 @@ export class OverridesHolder {
     this.listeners.push(listener);
   }
 
-  /** Reads the file again; keeps the previous overrides when it is refused. Never throws. */
+  /** Reads the file again on this thread (CLI tools); keeps the previous overrides when it is refused. Never throws. */
   reload(): OverridesLoad {
-    const path = this.path;
-    if (path === null) throw new Error('no overrides file is configured');
+    const path = this.requirePath();
     this.seen = this.stamp();
+    return this.take(readOverridesFile(path, this.limits));
+  }
+
+  /** Reads the file again on a thread of its own, after any read under way; keeps the previous overrides when it is refused. Never rejects. */
+  reloadOffThread(): Promise<OverridesLoad> {
+    const path = this.requirePath();
+    const next = this.queue.then(async () => {
+      this.seen = this.stamp();
+      return this.take(await readOverridesOffThread(path, this.limits));
+    });
+    // A read that failed outright never stalls the ones after it.
+    this.queue = next.catch(() => undefined);
+    this.reading = next;
+    void next.finally(() => {
+      if (this.reading === next) this.reading = null;
+    });
+    return next;
+  }
+
+  /** Takes a read made elsewhere (the primary's, for a worker): its table and generation. */
+  apply(published: PublishedOverrides): OverridesLoad {
+    return this.take(published.read, published.generation);
+  }
+
+  private take(read: OverridesRead, generation?: number): OverridesLoad {
+    const path = read.report.path;
     let load: OverridesLoad;
-    try {
-      const size = statSync(path).size;
-      if (size > this.maxFileBytes) throw new OverridesFileError(path, `is ${size} bytes, over the limit of ${this.maxFileBytes}`);
-      // Entries go into columns as they are read: no object per line is kept.
-      const columns = new OverrideColumns();
-      const parsed = readOverridesText(readFileSync(path, 'utf8'), path, (e) => columns.add(e));
-      // The parse's garbage (a few hundred bytes a line) goes before the build makes its own: the peak is the larger, not the sum.
-      if (columns.count >= LARGE_LOAD) Bun.gc(true);
-      const { table, replaced } = OverrideTable.fromColumns(columns);
-      const errors = parsed.errors.concat(replaced.slice(0, Math.max(0, 100 - parsed.errors.length)).map((r) => ({ line: r.line, message: `the same prefix again on line ${r.by}, which wins` })));
-      this.table = table;
-      this.generation++;
-      load = { path, applied: true, entries: table.size, badLines: parsed.badLines, errors, refused: null, generation: this.generation, loadedAt: new Date().toISOString() };
-      this.log(`overrides: ${path}: ${table.size} entries applied (generation ${this.generation})${parsed.badLines > 0 ? `, ${parsed.badLines} bad line(s) skipped` : ''}`);
-      for (const e of errors) this.log(`overrides: ${path}:${e.line}: ${e.message}`);
-    } catch (e) {
-      const why = e instanceof OverridesFileError ? e.message : `${path}: ${(e as Error).message}`;
-      load = { path, applied: false, entries: this.table.size, badLines: 0, errors: [], refused: why, generation: this.generation, loadedAt: new Date().toISOString() };
-      this.log(`overrides: refused, the ${this.table.size} entries in force stay: ${why}`);
+    if (read.parts !== null) {
+      this.table = OverrideTable.fromParts(read.parts);
+      this.generation = generation ?? this.generation + 1;
+      this.published = { read, generation: this.generation };
+      load = { ...read.report, generation: this.generation, loadedAt: new Date().toISOString() };
+      const r = read.report;
+      this.log(`overrides: ${path}: ${r.entries} entries applied (generation ${this.generation}), ${coverageText(r.covers!)}, ${(r.tableBytes / 1048576).toFixed(1)} MiB${r.badLines > 0 ? `, ${r.badLines} bad line(s) skipped` : ''}`);
+      for (const e of r.errors) this.log(`overrides: ${path}:${e.line}: ${e.message}`);
+    } else {
+      load = { ...read.report, entries: this.table.size, generation: this.generation, loadedAt: new Date().toISOString() };
+      this.log(`overrides: refused, the ${this.table.size} entries in force stay: ${read.report.refused}`);
     }
     this.last = load;
     if (load.applied) for (const listener of this.listeners) listener();
     return load;
   }
 
-  /** Polls the file every `everyMs` and re-reads it when its size, mtime or inode changed. */
+  /** Polls the file every `everyMs` and re-reads it (off this thread) when its size, mtime or inode changed. */
   watch(everyMs: number = OVERRIDES_POLL_MS): void {
     if (this.path === null || this.timer !== null) return;
     this.timer = setInterval(() => {
-      if (this.stamp() !== this.seen) this.reload();
+      if (this.reading === null && this.stamp() !== this.seen) void this.reloadOffThread();
     }, everyMs);
     // Never keeps a process (a test, a tool) alive.
     (this.timer as { unref?: () => void }).unref?.();
@@ -134,6 +168,12 @@ export class OverridesHolder {
     this.timer = null;
   }
 
+  private requirePath(): string {
+    if (this.path === null) throw new Error('no overrides file is configured');
+    return this.path;
+  }
+
+  /** The file's identity and size; a stat never blocks, whatever the file is. */
   private stamp(): string {
     try {
       const s = statSync(this.path!, { bigint: true });

@@ -4,10 +4,13 @@
  * disjoint, so they flatten into disjoint intervals, each naming the most
  * specific override covering it. Per family: sorted starts, ends and entry
  * ids in typed arrays (IPv6 as four u32 words each), found by binary search;
- * the fields of identical overrides are one shared object.
+ * the distinct field sets pooled as JSON text (field-pool.ts). Every array
+ * is in shared memory: a table built once per host (load-thread.ts) passes
+ * to every worker whole, without a copy (toParts / fromParts).
  */
 import { embeddedIPv4Words, formatCidr, parseIPv4, parseIPv6Groups, wordsToBigInt, type Family } from '../../net/ip.ts';
 import type { OverrideEntry, OverrideFields } from '../../contract/overrides.ts';
+import { FieldPool, toShared, type FieldPoolParts } from './field-pool.ts';
 
 /** The override that answers an address. */
 export interface OverrideMatch {
@@ -26,6 +29,20 @@ interface FamilyIntervals {
 
 const EMPTY: FamilyIntervals = { starts: new Uint32Array(0), ends: new Uint32Array(0), entries: new Uint32Array(0) };
 
+/** A table's memory, as posted between threads (every array in shared memory). */
+export interface OverrideTableParts {
+  pool: FieldPoolParts;
+  set: Uint32Array;
+  len: Uint8Array;
+  family: Uint8Array;
+  startOf: Uint32Array;
+  v6Starts: Uint32Array;
+  v4: FamilyIntervals;
+  v6: FamilyIntervals;
+}
+
+const sharedIntervals = (f: FamilyIntervals): FamilyIntervals => ({ starts: toShared(f.starts), ends: toShared(f.ends), entries: toShared(f.entries) });
+
 const groups = new Uint16Array(8);
 
 /** Immutable overrides, built once per load. */
@@ -34,12 +51,12 @@ export class OverrideTable {
   private readonly fieldSetOf: Uint32Array;
   private readonly lenOf: Uint8Array;
   private readonly familyOf: Uint8Array;
-  private readonly startOf: Float64Array;
+  private readonly startOf: Uint32Array;
   private readonly entryStartsV6: Uint32Array;
 
   private constructor(
-    private readonly fieldSets: readonly Readonly<OverrideFields>[],
-    kept: Kept,
+    private readonly pool: FieldPool,
+    kept: Omit<Kept, 'count'>,
     private readonly v4: FamilyIntervals,
     private readonly v6: FamilyIntervals,
   ) {
@@ -71,7 +88,20 @@ export class OverrideTable {
   /** The table of entries gathered in columns (a load's way: no object per entry). */
   static fromColumns(c: OverrideColumns): { table: OverrideTable; replaced: Array<{ line: number; by: number }> } {
     const { kept, replaced } = lastOfEachPrefix(c);
-    return { table: new OverrideTable(c.fieldSets, kept, flatten(kept, 4), flatten(kept, 6)), replaced };
+    const v4 = sharedIntervals(flatten(kept, 4));
+    const v6 = sharedIntervals(flatten(kept, 6));
+    const shared = { family: toShared(kept.family), len: toShared(kept.len), set: toShared(kept.set), startOf: toShared(kept.startOf), v6Starts: toShared(kept.v6Starts) };
+    return { table: new OverrideTable(FieldPool.of(c.fieldSets), shared, v4, v6), replaced };
+  }
+
+  /** The table over memory another thread built (toParts there): nothing is copied. */
+  static fromParts(p: OverrideTableParts): OverrideTable {
+    return new OverrideTable(new FieldPool(p.pool), { family: p.family, len: p.len, set: p.set, startOf: p.startOf, v6Starts: p.v6Starts }, p.v4, p.v6);
+  }
+
+  /** The table's memory, to post to another thread. */
+  toParts(): OverrideTableParts {
+    return { pool: this.pool.parts, set: this.fieldSetOf, len: this.lenOf, family: this.familyOf, startOf: this.startOf, v6Starts: this.entryStartsV6, v4: this.v4, v6: this.v6 };
   }
 
   /** Number of entries. */
@@ -84,15 +114,26 @@ export class OverrideTable {
     return { v4: this.v4.entries.length, v6: this.v6.entries.length };
   }
 
-  /** Bytes of the typed arrays (the field sets are counted apart: they are ordinary objects). */
-  get arrayBytes(): number {
+  /** Bytes the table holds: its typed arrays and the pooled text of its field sets (all of it, once per host). */
+  get byteLength(): number {
     const fam = (f: FamilyIntervals) => f.starts.byteLength + f.ends.byteLength + f.entries.byteLength;
-    return fam(this.v4) + fam(this.v6) + this.fieldSetOf.byteLength + this.lenOf.byteLength + this.familyOf.byteLength + this.startOf.byteLength + this.entryStartsV6.byteLength;
+    return fam(this.v4) + fam(this.v6) + this.fieldSetOf.byteLength + this.lenOf.byteLength + this.familyOf.byteLength + this.startOf.byteLength + this.entryStartsV6.byteLength + this.pool.byteLength;
   }
 
   /** Distinct field sets. */
   get fieldSetCount(): number {
-    return this.fieldSets.length;
+    return this.pool.size;
+  }
+
+  /** How much address space the overrides cover (the union of their prefixes), per family. */
+  get coverage(): { v4: number; v6: bigint } {
+    let v4 = 0;
+    const a = this.v4;
+    for (let i = 0; i < a.entries.length; i++) v4 += a.ends[i] - a.starts[i] + 1;
+    let v6 = 0n;
+    const b = this.v6;
+    for (let i = 0; i < b.entries.length; i++) v6 += wordsToBigInt(b.ends, i) - wordsToBigInt(b.starts, i) + 1n;
+    return { v4, v6 };
   }
 
   /** The most specific override covering an address text; null when none (or not an address). */
@@ -152,7 +193,7 @@ export class OverrideTable {
     const out: OverrideEntry[] = [];
     for (let id = 0; id < this.lenOf.length; id++) {
       const len = this.lenOf[id];
-      const fields = this.fieldSets[this.fieldSetOf[id]];
+      const fields = this.pool.get(this.fieldSetOf[id]);
       if (this.familyOf[id] === 4) {
         const start = this.startOf[id];
         out.push({ family: 4, start, end: start + 2 ** (32 - len) - 1, len, fields, line: 0 });
@@ -166,7 +207,7 @@ export class OverrideTable {
 
   /** The override of an entry id. */
   match(id: number): OverrideMatch {
-    return { id, cidr: this.cidrOf(id), fields: this.fieldSets[this.fieldSetOf[id]] };
+    return { id, cidr: this.cidrOf(id), fields: this.pool.get(this.fieldSetOf[id]) };
   }
 
   private cidrOf(id: number): string {
@@ -187,6 +228,8 @@ export class OverrideColumns {
   set = new Uint32Array(1024);
   start = new Uint32Array(4096);
   readonly fieldSets: Readonly<OverrideFields>[] = [];
+  /** Characters of the distinct field sets' JSON text (what the table's pool will hold, for ASCII text). */
+  textChars = 0;
   private readonly ids = new Map<Readonly<OverrideFields>, number>();
 
   /** Appends an entry (its fields object is kept once per distinct object: the reader shares identical ones). */
@@ -201,6 +244,7 @@ export class OverrideColumns {
       id = this.fieldSets.length;
       this.ids.set(e.fields, id);
       this.fieldSets.push(Object.isFrozen(e.fields) ? e.fields : Object.freeze({ ...e.fields }));
+      this.textChars += JSON.stringify(e.fields).length + 4;
     }
     this.set[i] = id;
     if (e.family === 4) this.start[i * 4] = e.start as number;
@@ -229,7 +273,7 @@ interface Kept {
   len: Uint8Array;
   set: Uint32Array;
   /** IPv4: the start; IPv6: the index of its four words in v6Starts. */
-  startOf: Float64Array;
+  startOf: Uint32Array;
   v6Starts: Uint32Array;
 }
 
@@ -263,7 +307,7 @@ function lastOfEachPrefix(c: OverrideColumns): { kept: Kept; replaced: Array<{ l
     } else keep.push(i);
   }
   const n = keep.length;
-  const kept: Kept = { count: n, family: new Uint8Array(n), len: new Uint8Array(n), set: new Uint32Array(n), startOf: new Float64Array(n), v6Starts: new Uint32Array(0) };
+  const kept: Kept = { count: n, family: new Uint8Array(n), len: new Uint8Array(n), set: new Uint32Array(n), startOf: new Uint32Array(n), v6Starts: new Uint32Array(0) };
   let v6 = 0;
   for (const i of keep) if (c.family[i] === 6) v6++;
   kept.v6Starts = new Uint32Array(v6 * 4);
