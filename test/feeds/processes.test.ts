@@ -58,7 +58,7 @@ async function until(what: string, check: () => boolean | Promise<boolean>, ms =
 }
 
 function spawn(cmd: string[], env: Record<string, string>, out: string[], err: string[]): Bun.Subprocess {
-  const child = Bun.spawn(cmd, { cwd: ROOT, env: { ...process.env, PORT: '0', HOST: '127.0.0.1', IPINTEL_DB: ':memory:', IPINTEL_DNS_SERVERS: '127.0.0.1:9', ...env }, stdout: 'pipe', stderr: 'pipe' });
+  const child = Bun.spawn(cmd, { cwd: ROOT, env: { ...process.env, PORT: '0', HOST: '127.0.0.1', IPINTEL_DB: ':memory:', IPINTEL_DNS_SERVERS: '127.0.0.1:9', IPINTEL_RATE_LIMITS: 'off', ...env }, stdout: 'pipe', stderr: 'pipe' });
   collect(child.stdout as ReadableStream<Uint8Array>, out);
   collect(child.stderr as ReadableStream<Uint8Array>, err);
   children.push(child);
@@ -67,7 +67,9 @@ function spawn(cmd: string[], env: Record<string, string>, out: string[], err: s
 
 async function isTor(url: string): Promise<boolean> {
   const res = await fetch(`${url}/v1/ip/${TOR_EXIT}`);
-  return ((await res.json()) as { classification: { is_tor: boolean } }).classification.is_tor;
+  const body = (await res.json()) as { classification?: { is_tor: boolean } };
+  if (!body.classification) throw new Error(`/v1/ip answered ${res.status} ${JSON.stringify(body)}`);
+  return body.classification.is_tor;
 }
 
 /** The URL a test/feeds/serve-host.ts process printed. */
