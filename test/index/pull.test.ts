@@ -184,9 +184,13 @@ describe.if(runNginx)('pulling through nginx', () => {
     expect(swaps.length).toBe(2);
   });
 
-  /** Publishes C, lets `spoil` damage what was published, polls, and checks B still serves. */
+  /**
+   * Publishes C without its cheaper transfers (so the plain file is what is pulled: deltas and compressed copies
+   * have their own tests in pull-transfers.test.ts), lets `spoil` damage what was published, polls, and checks B still serves.
+   */
   async function refused(spoil: (m: PublishedManifest) => void | Promise<void>, reason: RegExp): Promise<void> {
     const m = await publishIndex({ indexPath: indexes.c, dir: pub, privateKey: key, keep: 5 });
+    for (const file of [m.compressed?.file, ...(m.deltas ?? []).map((d) => d.file)]) if (file) rmSync(join(pub, file));
     await spoil(m);
     const swapsBefore = swaps.length;
     expect(await poll()).toBe('failed');
