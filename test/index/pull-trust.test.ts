@@ -257,8 +257,8 @@ describe.if(runNginx)('what a pulling server believes', () => {
     const publish = createIndexPublisher({ dir: pub.dir, signingKeyPath: keyPath, keep: 1 }, (l) => logs.push(l));
     const newer = await datacenterIndex(work, 'newer', ['203.0.113.0/24'], daysAgo(1));
     const older = await datacenterIndex(work, 'older', ['198.51.100.0/24'], daysAgo(2));
-    publish(newer);
-    publish(older); // a publisher restarted over an older index than its folder holds
+    await publish(newer);
+    await publish(older); // a publisher restarted over an older index than its folder holds
     expect(logs.at(-1)).toMatch(/older index is never published/);
     const m = JSON.parse(readFileSync(join(pub.dir, PUBLISHED_MANIFEST), 'utf8')) as PublishedManifest;
     expect(m.sha256).toBe(sha256OfFile(newer));

@@ -30,14 +30,24 @@ export interface DeltaRunLimits {
   signal?: AbortSignal;
 }
 
+/** The xdelta3 command line that writes to `out` the delta turning `from` into `to` (tools/bench/delta.bench.ts measures it). */
+export function makeDeltaArgv(xdelta3: string, from: string, to: string, out: string): string[] {
+  return [xdelta3, '-e', '-f', '-q', '-B', String(XDELTA3_SOURCE_WINDOW), '-s', from, to, out];
+}
+
+/** The xdelta3 command line that writes to `out` the file `delta` makes of `from`. */
+export function applyDeltaArgv(xdelta3: string, from: string, delta: string, out: string): string[] {
+  return [xdelta3, '-d', '-f', '-q', '-B', String(XDELTA3_SOURCE_WINDOW), '-s', from, delta, out];
+}
+
 /** Writes to `out` the delta that turns `from` into `to`; rejects with the reason. */
 export function makeDelta(xdelta3: string, from: string, to: string, out: string, limits: DeltaRunLimits): Promise<void> {
-  return runXdelta3([xdelta3, '-e', '-f', '-q', '-B', String(XDELTA3_SOURCE_WINDOW), '-s', from, to, out], limits);
+  return runXdelta3(makeDeltaArgv(xdelta3, from, to, out), limits);
 }
 
 /** Writes to `out` the file `delta` makes of `from`; rejects with the reason. The caller verifies `out`. */
 export function applyDelta(xdelta3: string, from: string, delta: string, out: string, limits: DeltaRunLimits): Promise<void> {
-  return runXdelta3([xdelta3, '-d', '-f', '-q', '-B', String(XDELTA3_SOURCE_WINDOW), '-s', from, delta, out], limits);
+  return runXdelta3(applyDeltaArgv(xdelta3, from, delta, out), limits);
 }
 
 /** Runs xdelta3 under prlimit (output size, address space) with a deadline; rejects naming the exit and stderr's last line. */
