@@ -15,7 +15,6 @@ import { applyDelta, XDELTA3_MISSING } from '../publish/index-delta.ts';
 import type { TransferMethod } from './pull-status-file.ts';
 
 export type { TransferMethod };
-export const TRANSFER_METHODS: readonly TransferMethod[] = ['delta', 'compressed', 'plain'];
 
 /** Why a transfer failed; the message carries no fetched bytes. */
 export class TransferError extends Error {

@@ -32,8 +32,9 @@ export interface PullStatus {
   updates_by: Record<TransferMethod, number>;
 }
 
-/** How a new index arrived (src/index/pull/index-transfer.ts). */
-export type TransferMethod = 'delta' | 'compressed' | 'plain';
+/** How a new index arrived (src/index/pull/index-transfer.ts), cheapest first. */
+export const TRANSFER_METHODS = ['delta', 'compressed', 'plain'] as const;
+export type TransferMethod = (typeof TRANSFER_METHODS)[number];
 
 /** The last pull that swapped in a new index. */
 export interface LastTransfer {
