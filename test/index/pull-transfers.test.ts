@@ -164,18 +164,43 @@ describe.if(run)('pulling a new version by delta or compressed copy', () => {
   });
 
   test('a signed delta whose result is not the signed index falls back, never served', async () => {
-    const dir = folder('wrong-delta');
     // A publisher bug: the delta listed from v1 makes v2, not v3 (its own hash and size are signed and right).
-    const wrong = join(dir, 'versions', 'wrong.vcdiff');
-    await makeDelta(XDELTA3!, builds.v1!, builds.v2!, wrong, { maxOutputBytes: 1 << 30, timeoutMs: 60_000 });
-    const { signature: _s, signature_all_fields: _a, ...body } = manifests.v3!;
-    const deltas = [{ file: 'versions/wrong.vcdiff', format: 'vcdiff' as const, from_sha256: manifests.v1!.sha256, to_sha256: body.sha256, size: Bun.file(wrong).size, sha256: sha256OfFile(wrong) }];
-    writeFileSync(join(dir, PUBLISHED_MANIFEST), JSON.stringify(signManifest({ ...body, deltas }, key)));
+    await signedDeltaFolder('wrong-delta', (path) => makeDelta(XDELTA3!, builds.v1!, builds.v2!, path, { maxOutputBytes: 1 << 30, timeoutMs: 60_000 }));
     const s = serverOn('wrong-delta', 'wrong-delta', 'v1');
     expect(await s.puller.poll()).toBe('updated');
     expect(sha256OfFile(s.localPath)).toBe(manifests.v3!.sha256);
     expect(s.puller.status.last_transfer?.method).toBe('compressed');
     expect(s.puller.status.last_transfer?.fallbacks[0]).toMatch(/^delta: index (sha256 differs from|is \d+ bytes; its) signed manifest/);
+  });
+
+  /** A folder whose manifest lists, signed, `make(deltaPath)`'s delta from v1 instead of the publisher's. */
+  const signedDeltaFolder = async (name: string, make: (path: string) => Promise<void> | void) => {
+    const dir = folder(name);
+    const path = join(dir, 'versions', `${name}.vcdiff`);
+    await make(path);
+    const { signature: _s, signature_all_fields: _a, ...body } = manifests.v3!;
+    const deltas = [{ file: `versions/${name}.vcdiff`, format: 'vcdiff' as const, from_sha256: manifests.v1!.sha256, to_sha256: body.sha256, size: Bun.file(path).size, sha256: sha256OfFile(path) }];
+    writeFileSync(join(dir, PUBLISHED_MANIFEST), JSON.stringify(signManifest({ ...body, deltas }, key)));
+  };
+
+  test('a signed delta xdelta3 cannot apply (its exit, as a write error on a full disk ends it) falls back', async () => {
+    await signedDeltaFolder('garbage-delta', (path) => writeFileSync(path, Buffer.alloc(4096, 0x5a)));
+    const s = serverOn('garbage-delta', 'garbage-delta', 'v1');
+    expect(await s.puller.poll()).toBe('updated');
+    expect(sha256OfFile(s.localPath)).toBe(manifests.v3!.sha256);
+    expect(s.puller.status.last_transfer?.method).toBe('compressed');
+    expect(s.puller.status.last_transfer?.fallbacks[0]).toMatch(/^delta: xdelta3 failed \(exit \d+\)/);
+  });
+
+  test('a signed delta whose output runs past the index size is stopped there and falls back', async () => {
+    const padded = join(work, 'v3-padded.idx');
+    writeFileSync(padded, Buffer.concat([readFileSync(builds.v3!), Buffer.alloc(1 << 20)]));
+    await signedDeltaFolder('long-delta', (path) => makeDelta(XDELTA3!, builds.v1!, padded, path, { maxOutputBytes: 1 << 30, timeoutMs: 60_000 }));
+    const s = serverOn('long-delta', 'long-delta', 'v1');
+    expect(await s.puller.poll()).toBe('updated');
+    expect(sha256OfFile(s.localPath)).toBe(manifests.v3!.sha256);
+    expect(s.puller.status.last_transfer?.method).toBe('compressed');
+    expect(s.puller.status.last_transfer?.fallbacks[0]).toMatch(new RegExp(`^delta: xdelta3 failed \\(output past ${manifests.v3!.size} bytes\\)`));
   });
 
   test('a server holding a version no delta starts from takes the compressed copy', async () => {
