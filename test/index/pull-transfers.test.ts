@@ -62,7 +62,7 @@ describe.if(run)('pulling a new version by delta or compressed copy', () => {
   afterAll(async () => {
     await nginx?.stop().catch(() => {});
     rmSync(work, { recursive: true, force: true });
-  });
+  }, 120_000);
 
   /** A copy of the published folder at /<name>/, for a case to damage. */
   const folder = (name: string) => {
@@ -111,7 +111,7 @@ describe.if(run)('pulling a new version by delta or compressed copy', () => {
     }
     expect(typeof m.signature_all_fields).toBe('string');
     expect(manifests.v1!.deltas).toEqual([]); // nothing earlier to start from
-  });
+  }, 120_000);
 
   test('a server on v1 pulls v3 by the v1→v3 delta, one on v2 by v2→v3, a fresh one by the compressed copy: all hold the v3 build', async () => {
     const want = sha256OfFile(builds.v3!);
@@ -147,7 +147,7 @@ describe.if(run)('pulling a new version by delta or compressed copy', () => {
         expect(JSON.stringify(answer(reader, ip))).toBe(JSON.stringify(answer(reference, ip)));
       }
     }
-  });
+  }, 120_000);
 
   test('a corrupted delta falls back to the compressed copy and says why', async () => {
     const dir = folder('corrupt-delta');
@@ -161,7 +161,7 @@ describe.if(run)('pulling a new version by delta or compressed copy', () => {
     expect(s.puller.status.last_transfer?.method).toBe('compressed');
     expect(s.puller.status.last_transfer?.fallbacks).toEqual(['delta: delta sha256 differs from its signed manifest']);
     expect(s.logs.at(-1)).toMatch(/by compressed, .*not cheaper because delta: delta sha256 differs/);
-  });
+  }, 120_000);
 
   test('a signed delta whose result is not the signed index falls back, never served', async () => {
     // A publisher bug: the delta listed from v1 makes v2, not v3 (its own hash and size are signed and right).
@@ -171,7 +171,7 @@ describe.if(run)('pulling a new version by delta or compressed copy', () => {
     expect(sha256OfFile(s.localPath)).toBe(manifests.v3!.sha256);
     expect(s.puller.status.last_transfer?.method).toBe('compressed');
     expect(s.puller.status.last_transfer?.fallbacks[0]).toMatch(/^delta: index (sha256 differs from|is \d+ bytes; its) signed manifest/);
-  });
+  }, 120_000);
 
   /** A folder whose manifest lists, signed, `make(deltaPath)`'s delta from v1 instead of the publisher's. */
   const signedDeltaFolder = async (name: string, make: (path: string) => Promise<void> | void) => {
@@ -190,7 +190,7 @@ describe.if(run)('pulling a new version by delta or compressed copy', () => {
     expect(sha256OfFile(s.localPath)).toBe(manifests.v3!.sha256);
     expect(s.puller.status.last_transfer?.method).toBe('compressed');
     expect(s.puller.status.last_transfer?.fallbacks[0]).toMatch(/^delta: xdelta3 failed \(exit \d+\)/);
-  });
+  }, 120_000);
 
   test('a signed delta whose output runs past the index size is stopped there and falls back', async () => {
     const padded = join(work, 'v3-padded.idx');
@@ -201,7 +201,7 @@ describe.if(run)('pulling a new version by delta or compressed copy', () => {
     expect(sha256OfFile(s.localPath)).toBe(manifests.v3!.sha256);
     expect(s.puller.status.last_transfer?.method).toBe('compressed');
     expect(s.puller.status.last_transfer?.fallbacks[0]).toMatch(new RegExp(`^delta: xdelta3 failed \\(output past ${manifests.v3!.size} bytes\\)`));
-  });
+  }, 120_000);
 
   test('a server holding a version no delta starts from takes the compressed copy', async () => {
     const s = serverOn('pub', 'on-v0', 'v0');
@@ -209,7 +209,7 @@ describe.if(run)('pulling a new version by delta or compressed copy', () => {
     expect(sha256OfFile(s.localPath)).toBe(manifests.v3!.sha256);
     expect(s.puller.status.last_transfer?.method).toBe('compressed');
     expect(s.puller.status.last_transfer?.fallbacks).toEqual([`delta: no delta from the served version ${sha256OfFile(builds.v0!).slice(0, 12)}`]);
-  });
+  }, 120_000);
 
   test('without xdelta3 a server on v2 takes the compressed copy and says xdelta3 is missing', async () => {
     const s = serverOn('pub', 'no-xdelta3', 'v2', null);
@@ -217,7 +217,7 @@ describe.if(run)('pulling a new version by delta or compressed copy', () => {
     expect(await s.puller.poll()).toBe('updated');
     expect(s.puller.status.last_transfer?.method).toBe('compressed');
     expect(s.puller.status.last_transfer?.fallbacks).toEqual(['delta: xdelta3 is not installed (apt-get install xdelta3): no deltas, full files only']);
-  });
+  }, 120_000);
 
   test('a truncated compressed file falls back to the plain file', async () => {
     const dir = folder('truncated-zst');
@@ -228,7 +228,7 @@ describe.if(run)('pulling a new version by delta or compressed copy', () => {
     expect(s.puller.status.last_transfer?.method).toBe('plain');
     expect(s.puller.status.last_transfer?.fallbacks).toContain(`compressed: compressed file truncated: ${manifests.v3!.compressed!.size - 100} of ${manifests.v3!.compressed!.size} bytes`);
     expect(s.puller.status.last_transfer?.downloaded_bytes).toBe(manifests.v3!.compressed!.size - 100 + manifests.v3!.size);
-  });
+  }, 120_000);
 
   test('a signed compressed file expanding past the index size (a zstd bomb) is refused; with no plain file the served index stays', async () => {
     const dir = folder('bomb');
@@ -246,7 +246,7 @@ describe.if(run)('pulling a new version by delta or compressed copy', () => {
     expect(s.puller.status.last_error).toMatch(/^index answered HTTP 404 .*\(compressed: compressed file expands past the index's declared \d+ bytes\)/);
     expect(s.puller.status.last_error).toMatch(/\(delta: the manifest lists no deltas\)/);
     expect(require('node:fs').readdirSync(join(work, 'servers', 'bomb')).filter((n: string) => n.includes('.pull-'))).toEqual([]);
-  });
+  }, 120_000);
 
   test("an older publisher's manifest (no transfers) is pulled plain, as today", async () => {
     const dir = folder('old-publisher');
@@ -259,7 +259,7 @@ describe.if(run)('pulling a new version by delta or compressed copy', () => {
     expect((await versionGets('old-publisher')).slice(before)).toEqual([`GET /old-publisher/${manifests.v3!.file} 200`]);
     expect(s.puller.status.last_transfer?.method).toBe('plain');
     expect(s.puller.status.last_transfer?.fallbacks).toEqual(['delta: the manifest lists no deltas', 'compressed: the manifest lists no compressed file']);
-  });
+  }, 120_000);
 
   test('transfer fields whose second signature does not verify refuse the manifest', async () => {
     const dir = folder('forged-transfers');
@@ -268,7 +268,7 @@ describe.if(run)('pulling a new version by delta or compressed copy', () => {
     expect(await s.puller.poll()).toBe('failed');
     expect(s.puller.status.last_error).toMatch(/signature_all_fields does not verify/);
     expect(sha256OfFile(s.localPath)).toBe(manifests.v1!.sha256);
-  });
+  }, 120_000);
 
   test("a puller of today (main's signed-manifest.ts) verifies a manifest with transfers", async () => {
     const old = join(work, 'old-signed-manifest.ts');
@@ -284,5 +284,5 @@ describe.if(run)('pulling a new version by delta or compressed copy', () => {
     const m = verifyManifest(readFileSync(join(root, 'pub', PUBLISHED_MANIFEST), 'utf8'), readPublicKey(pubPath));
     expect(m.sha256).toBe(manifests.v3!.sha256);
     expect(m.file).toBe(manifests.v3!.file);
-  });
+  }, 120_000);
 });

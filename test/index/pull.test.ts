@@ -155,7 +155,7 @@ describe.if(runNginx)('pulling through nginx', () => {
   afterAll(async () => {
     puller?.close();
     await nginx?.stop().catch(() => {});
-  });
+  }, 120_000);
 
   const poll = (): Promise<PollOutcome> => puller.poll();
   const fileGets = async () => (await nginx.requests()).filter((r) => r.includes('/versions/') && r.startsWith('GET'));
@@ -166,7 +166,7 @@ describe.if(runNginx)('pulling through nginx', () => {
     expect(swaps).toEqual([sha256OfFile(indexes.a)]);
     expect(puller.status.sha256).toBe(sha256OfFile(indexes.a));
     expect(puller.status.last_error).toBeNull();
-  });
+  }, 120_000);
 
   test('an unchanged manifest is a 304 and downloads nothing', async () => {
     const before = (await fileGets()).length;
@@ -175,14 +175,14 @@ describe.if(runNginx)('pulling through nginx', () => {
     expect(await poll()).toBe('not_modified');
     expect(await notModified()).toBe(before304 + 1);
     expect((await fileGets()).length).toBe(before);
-  });
+  }, 120_000);
 
   test('a new publish is swapped in at the next poll', async () => {
     await publishIndex({ indexPath: indexes.b, dir: pub, privateKey: key, keep: 3 });
     expect(await poll()).toBe('updated');
     expect(sha256OfFile(local)).toBe(sha256OfFile(indexes.b));
     expect(swaps.length).toBe(2);
-  });
+  }, 120_000);
 
   /**
    * Publishes C without its cheaper transfers (so the plain file is what is pulled: deltas and compressed copies
@@ -209,26 +209,26 @@ describe.if(runNginx)('pulling through nginx', () => {
       rmSync(path); // versions are hard links: write a new file, not through the link
       writeFileSync(path, bytes);
     }, /sha256 differs/);
-  });
+  }, 120_000);
 
   test('a manifest signed by another key is refused', async () => {
     await refused((m) => {
       const { signature: _, ...body } = m;
       writeFileSync(join(pub, PUBLISHED_MANIFEST), JSON.stringify(signManifest(body, other)));
     }, /signature does not verify/);
-  });
+  }, 120_000);
 
   test('a manifest whose fields were edited after signing is refused', async () => {
     await refused((m) => {
       writeFileSync(join(pub, PUBLISHED_MANIFEST), JSON.stringify({ ...m, built_at: '2027-01-01T00:00:00.000Z' }));
     }, /signature does not verify/);
-  });
+  }, 120_000);
 
   test('a manifest past its size cap is refused unparsed', async () => {
     await refused(() => {
       writeFileSync(join(pub, PUBLISHED_MANIFEST), ' '.repeat(MAX_MANIFEST_BYTES + 1));
     }, /manifest larger than/);
-  });
+  }, 120_000);
 
   test('a truncated index is refused', async () => {
     await refused((m) => {
@@ -239,7 +239,7 @@ describe.if(runNginx)('pulling through nginx', () => {
       copyFileSync(copy, path);
       truncateSync(path, m.size - 4096);
     }, /truncated/);
-  });
+  }, 120_000);
 
   test('an older manifest (rollback) is refused', async () => {
     await refused(async () => {
@@ -249,7 +249,7 @@ describe.if(runNginx)('pulling through nginx', () => {
       copyFileSync(join(staging, m.file), join(pub, m.file));
       copyFileSync(join(staging, PUBLISHED_MANIFEST), join(pub, PUBLISHED_MANIFEST));
     }, /older than the served index/);
-  });
+  }, 120_000);
 
   test('a restarted puller knows what it serves from its sidecar and downloads nothing', async () => {
     await publishIndex({ indexPath: indexes.b, dir: pub, privateKey: key, keep: 5 });
@@ -269,7 +269,7 @@ describe.if(runNginx)('pulling through nginx', () => {
     expect(again.status.sha256).toBe(sha256OfFile(indexes.b));
     expect(await again.poll()).toBe('unchanged');
     expect((await fileGets()).length).toBe(before);
-  });
+  }, 120_000);
 
   test('nginx stopped: the served index stays and the failure is reported', async () => {
     await nginx.stop();
@@ -279,7 +279,7 @@ describe.if(runNginx)('pulling through nginx', () => {
     expect(puller.status.consecutive_failures).toBeGreaterThan(0);
     // No fetched bytes and no key in what is logged.
     expect(logs.join('\n')).not.toMatch(/BEGIN|PRIVATE/);
-  });
+  }, 120_000);
 });
 
 describe('which URLs may be pulled from', () => {
