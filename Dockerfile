@@ -28,7 +28,12 @@ RUN sh tools/docker-build-steps.sh index
 RUN sh tools/docker-build-steps.sh stage /stage
 
 FROM debian:bookworm-slim AS runtime
-RUN groupadd --system --gid 10001 ipintel \
+# xdelta3: a pulling server applies the publisher's deltas with it, a publisher makes them (docs/deployment.md,
+# "Cheaper pulls"); without it both use full files.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends xdelta3 \
+ && rm -rf /var/lib/apt/lists/* \
+ && groupadd --system --gid 10001 ipintel \
  && useradd --system --uid 10001 --gid ipintel --home-dir /var/lib/ipintel --shell /usr/sbin/nologin ipintel \
  && mkdir -p /var/lib/ipintel \
  && chown ipintel:ipintel /var/lib/ipintel

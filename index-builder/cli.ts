@@ -140,7 +140,7 @@ export async function main(argv: string[], options: BuildCliOptions = {}): Promi
       if (!args.quiet) console.error(`MaxMind DB ${mmdb.path}: ${(mmdb.sizeBytes / 1048576).toFixed(1)} MiB, ${mmdb.nodeCount} nodes, ${mmdb.values} values`);
     }
     if (publishing) {
-      const published = publishIndex({ indexPath: out, dir: publishing.dir, privateKey: publishing.key, keep: publishing.keep });
+      const published = await publishIndex({ indexPath: out, dir: publishing.dir, privateKey: publishing.key, keep: publishing.keep });
       if (!args.quiet) console.error(`published ${published.file} (sha256 ${published.sha256.slice(0, 16)}…) to ${publishing.dir}`);
     }
     console.log(out);

@@ -138,7 +138,7 @@ async function buildIndexCommand(argv: string[]): Promise<number> {
     if (args.mmdb) (await import('./commands/export/mmdb.ts')).exportIndexFile(out, args.mmdb);
     if (publishing) {
       const { publishIndex } = await import('./index/publish/publish.ts');
-      publishIndex({ indexPath: out, dir: publishing.dir, privateKey: publishing.key, keep: publishing.keep });
+      await publishIndex({ indexPath: out, dir: publishing.dir, privateKey: publishing.key, keep: publishing.keep });
     }
   } catch (e) {
     console.error(`build failed: ${(e as Error).message}`);

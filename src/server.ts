@@ -8,6 +8,7 @@ import { openAccounts } from './accounts/store.ts';
 import type { Config } from './config.ts';
 import { createCrawlerVerifier } from './crawlers/verifier.ts';
 import { resolve } from 'node:path';
+import { readPublishFigures } from './index/publish/publish-figures.ts';
 import { readPullStatus } from './index/pull/pull-status-file.ts';
 import { IndexHolder } from './index/holder.ts';
 import { OverridesHolder } from './lookup/overrides/holder.ts';
@@ -56,7 +57,12 @@ export async function createServices(config: Config, overrides: Partial<AppServi
     adminFailures: overrides.adminFailures ?? createAdminFailureBudget(),
     rdap: overrides.rdap ?? createRdapClient({ base: config.rdapBase, cacheSize: budget.rdapEntries, cacheMaxBytes: budget.rdapBytes }),
     radar: overrides.radar ?? createRadarFromConfig(config, budget),
-    metrics: overrides.metrics ?? new HttpMetrics(index, () => services.feeds, config.pull ? () => readPullStatus(resolve(config.indexPath)) : undefined),
+    metrics: overrides.metrics ?? new HttpMetrics(
+        index,
+        () => services.feeds,
+        config.pull ? () => readPullStatus(resolve(config.indexPath)) : undefined,
+        config.publish ? () => readPublishFigures(resolve(config.publish!.dir)) : undefined,
+      ),
     trusted: overrides.trusted ?? new TrustedProxies(config.trustProxy, config.trustProxyHeader),
     now: overrides.now ?? Date.now,
     host: overrides.host,

@@ -96,6 +96,33 @@ const IndexPull = Closed({
   url: Type.Optional(Type.String()),
   last_error: Type.Optional(NullableString),
   last_error_at: Type.Optional(NullableDateTime),
+  last_transfer: Type.Optional(
+    Nullable(
+      Closed({
+        method: StringEnum(['delta', 'compressed', 'plain'], { description: 'How the last new index arrived: a delta from the served version, the zstd-compressed copy, or the plain file' }),
+        downloaded_bytes: Type.Integer({ minimum: 0, description: 'Bytes that pull downloaded, failed attempts included' }),
+        index_bytes: Type.Integer({ minimum: 0 }),
+        fallbacks: Type.Array(Type.String(), { description: 'Why each cheaper way was not used' }),
+      }),
+      { description: 'The last pull that swapped in a new index (null before the first); only with the admin bearer token' },
+    ),
+  ),
+  downloaded_bytes: Type.Optional(
+    Closed(
+      { delta: Type.Integer({ minimum: 0 }), compressed: Type.Integer({ minimum: 0 }), plain: Type.Integer({ minimum: 0 }) },
+      { description: 'Bytes downloaded since the puller started, by way; only with the admin bearer token' },
+    ),
+  ),
+});
+
+/** What the published version costs a puller by way (src/index/publish/publish-figures.ts). */
+const IndexPublish = Closed({
+  file: Type.String(),
+  built_at: DateTime,
+  sha256: Type.String(),
+  full_bytes: Type.Integer({ minimum: 0 }),
+  compressed_bytes: Nullable(Type.Integer({ minimum: 0 }), { description: 'null: no compressed copy could be made' }),
+  deltas: Type.Array(Closed({ from_sha256: Type.String(), bytes: Type.Integer({ minimum: 0 }) }), { description: 'One per earlier version a delta starts from' }),
 });
 
 /** GET /v1/data/status. */
@@ -107,6 +134,7 @@ export const DataStatus = Named('DataStatus', Closed({
     loaded_at: DateTime,
     source: StringEnum(['local', 'pull'], { description: '`pull`: the index comes verified from a publisher (IPINTEL_INDEX_URL)' }),
     pull: Type.Optional(IndexPull),
+    publish: Type.Optional(Nullable(IndexPublish, { description: "A publisher's figures for the version it publishes now (null: nothing published yet); only with the admin bearer token" })),
   }),
   capabilities: Closed({
     ...Object.fromEntries(EVIDENCE_KINDS.map((k) => [k, KindState])),

@@ -20,6 +20,7 @@ import type { IndexHolder } from '../index/holder.ts';
 import { registerFeedMetrics } from '../feeds/metrics.ts';
 import { registerPullMetrics } from '../index/pull/pull-metrics.ts';
 import type { PullStatus } from '../index/pull/pull-status-file.ts';
+import { registerPublishMetrics, type PublishFigures } from '../index/publish/publish-figures.ts';
 import type { FeedsStatus } from '../feeds/status-view.ts';
 import { limiterMetrics } from './ratelimit/index.ts';
 
@@ -163,7 +164,7 @@ function latencyMetric(counters: Counters) {
 class PromMetrics {
   readonly registry: Registry;
 
-  constructor(prom: Prom, index: IndexHolder, counters: Counters, feeds: () => FeedsStatus | undefined, pull: () => PullStatus | null) {
+  constructor(prom: Prom, index: IndexHolder, counters: Counters, feeds: () => FeedsStatus | undefined, pull: () => PullStatus | null, publish: () => PublishFigures | null) {
     const { Counter, Gauge, Registry } = prom;
     this.registry = new Registry();
     const registers = [this.registry];
@@ -245,6 +246,7 @@ class PromMetrics {
     registerFeedMetrics(prom, this.registry, feeds);
     registerSwapMetrics(prom, this.registry, () => swapSummariesPath(index.describe().path));
     registerPullMetrics(prom, this.registry, pull);
+    registerPublishMetrics(prom, this.registry, publish);
   }
 }
 
@@ -259,11 +261,13 @@ export class HttpMetrics {
     private readonly feeds: () => FeedsStatus | undefined = () => undefined,
     /** A pulling server's puller state at scrape time (null: not pulling). */
     private readonly pull: () => PullStatus | null = () => null,
+    /** A publisher's figures for what it publishes, at scrape time (null: not a publisher, or nothing published). */
+    private readonly publish: () => PublishFigures | null = () => null,
   ) {}
 
   /** Builds the registry over the counters (idempotent). */
   init(): PromMetrics {
-    this.built ??= new PromMetrics(promClient, this.index, this.counters, this.feeds, this.pull);
+    this.built ??= new PromMetrics(promClient, this.index, this.counters, this.feeds, this.pull, this.publish);
     return this.built;
   }
 

@@ -7,11 +7,12 @@
  * answers only /health, /metrics and /v1/data/status.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { buildIndex } from '../../index-builder/build.ts';
-import { PUBLISHED_INDEX } from '../../src/index/publish/publish.ts';
+import { PUBLISHED_INDEX, PUBLISHED_MANIFEST } from '../../src/index/publish/publish.ts';
+import type { PublishedManifest } from '../../src/index/publish/signed-manifest.ts';
 import { writeSigningKeyPair } from '../../src/index/publish/signing-keys.ts';
 import { writeTestCatalog } from '../feeds/publisher.ts';
 import { NGINX, startNginx, type Nginx } from '../helpers/nginx.ts';
@@ -23,6 +24,7 @@ if (NGINX === null) console.log('publisher-fleet: skipped (nginx is not installe
 const TOR = 'tor/torbulkexitlist';
 const CLOUDFLARE = 'cloud/cloudflare-ips-v4.txt';
 const TOR_EXIT = '185.220.101.7';
+const ADMIN = 'fleet-admin-token';
 
 describe.if(runNginx)('a publisher and two pulling servers', () => {
   let work: string;
@@ -36,7 +38,7 @@ describe.if(runNginx)('a publisher and two pulling servers', () => {
     const lines: string[] = (logs[name] = []);
     const child = Bun.spawn(['bun', 'src/main.ts'], {
       cwd: ROOT,
-      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', IPINTEL_DB: ':memory:', IPINTEL_RATE_LIMITS: 'off', ...env },
+      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', IPINTEL_DB: ':memory:', IPINTEL_RATE_LIMITS: 'off', IPINTEL_ADMIN_TOKEN: ADMIN, ...env },
       stdout: 'ignore',
       stderr: 'pipe',
     });
@@ -148,5 +150,33 @@ describe.if(runNginx)('a publisher and two pulling servers', () => {
     expect((await fetch(`${urlOf(pub)}/v1/ip/${TOR_EXIT}`)).status).toBe(404);
     expect((await fetch(`${urlOf(pub)}/health`)).status).toBe(200);
     expect((await fetch(`${urlOf(pub)}/v1/data/status`)).status).toBe(200);
+
+    // What each way of pulling costs, as the publisher and the servers report it.
+    const admin = { authorization: `Bearer ${ADMIN}` };
+    const m = JSON.parse(readFileSync(join(work, 'pub', PUBLISHED_MANIFEST), 'utf8')) as PublishedManifest;
+    expect(m.deltas).toHaveLength(1); // from the first version published
+    type Status = { index: { publish?: unknown; pull?: { last_transfer: { method: string; downloaded_bytes: number; index_bytes: number } | null; downloaded_bytes: Record<string, number> } } };
+    const publisherStatus = (await (await fetch(`${urlOf(pub)}/v1/data/status`, { headers: admin })).json()) as Status;
+    expect(publisherStatus.index.publish).toEqual({
+      file: m.file,
+      built_at: m.built_at,
+      sha256: m.sha256,
+      full_bytes: m.size,
+      compressed_bytes: m.compressed!.size,
+      deltas: [{ from_sha256: m.deltas![0]!.from_sha256, bytes: m.deltas![0]!.size }],
+    });
+    const publisherMetrics = await (await fetch(`${urlOf(pub)}/metrics`, { headers: admin })).text();
+    expect(publisherMetrics).toContain(`ipintel_publish_bytes{way="compressed",from=""} ${m.compressed!.size}`);
+    for (const s of servers) {
+      const pull = ((await (await fetch(`${urlOf(s)}/v1/data/status`, { headers: admin })).json()) as Status).index.pull!;
+      // Each pulled twice: the first version (nothing held: compressed), then the build (by delta when it held the first).
+      expect(['delta', 'compressed']).toContain(pull.last_transfer!.method);
+      expect(pull.last_transfer!.index_bytes).toBe(m.size);
+      expect(pull.downloaded_bytes.plain).toBe(0);
+      expect(pull.downloaded_bytes.compressed).toBeGreaterThan(0);
+      const text = await (await fetch(`${urlOf(s)}/metrics`, { headers: admin })).text();
+      expect(text).toContain('ipintel_index_pull_downloaded_bytes{method="plain"} 0');
+      expect(text).toMatch(/ipintel_index_pull_updates\{method="(delta|compressed)"\} [12]/);
+    }
   }, 300_000);
 });

@@ -76,7 +76,7 @@ describe.if(runNginx)('a pulling server with IPINTEL_INDEX_FALLBACK=default', ()
     const published = join(work, 'published.idx');
     const builtAt = daysAgo(2); // before the default built at start: any verified publish replaces the fallback
     await buildIndex({ sources: [{ options: { type: 'cidr-list', category: 'datacenter', path: list }, absPath: list, displayPath: 'published.txt' }], out: published, quiet: true, builtAtMs: Date.parse(builtAt) });
-    publishIndex({ indexPath: published, dir: join(work, 'pub'), privateKey: readSigningKey(keys.keyPath), keep: 3 });
+    await publishIndex({ indexPath: published, dir: join(work, 'pub'), privateKey: readSigningKey(keys.keyPath), keep: 3 });
     let swapped = false;
     for (let i = 0; i < 150 && !swapped; i++) {
       await Bun.sleep(200);

@@ -120,7 +120,7 @@ describe.if(runNginx)('servers pulling through nginx', () => {
   }, 60_000);
 
   test('a publish reaches both servers, which answer identically', async () => {
-    publishIndex({ indexPath: idx.a, dir: pub, privateKey: key, keep: 5 });
+    await publishIndex({ indexPath: idx.a, dir: pub, privateKey: key, keep: 5 });
     const two = startPulling('two', 1);
     for (const s of servers) {
       const ready = await eventually(async () => (await s.get('/health')).status === 200, 60_000);
@@ -137,7 +137,7 @@ describe.if(runNginx)('servers pulling through nginx', () => {
   }, 90_000);
 
   test('a new publish is swapped in by both; unchanged polls are 304s that download nothing', async () => {
-    publishIndex({ indexPath: idx.b, dir: pub, privateKey: key, keep: 5 });
+    await publishIndex({ indexPath: idx.b, dir: pub, privateKey: key, keep: 5 });
     for (const s of servers) expect(await eventually(async () => (await builtAt(s)) === B_BUILT)).toBe(true);
     for (const s of servers) expect(((await (await s.get('/v1/ip/198.51.100.7')).json()) as { classification: { is_datacenter: boolean } }).classification.is_datacenter).toBe(true);
     const downloads = async () => (await nginx.requests()).filter((r) => r.startsWith('GET /versions/'));
@@ -152,7 +152,7 @@ describe.if(runNginx)('servers pulling through nginx', () => {
     // Published aside and damaged there, then laid out for nginx manifest last: the servers poll every
     // second, so a manifest visible before the damage would let them fetch the good file.
     const staging = join(work, 'pub-staging');
-    const m = publishIndex({ indexPath: idx.c, dir: staging, privateKey: key, keep: 5 });
+    const m = await publishIndex({ indexPath: idx.c, dir: staging, privateKey: key, keep: 5 });
     const bytes = readFileSync(join(staging, m.file));
     bytes[bytes.length - 64] ^= 0x01;
     writeFileSync(join(pub, m.file), bytes);

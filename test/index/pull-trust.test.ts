@@ -142,7 +142,7 @@ describe.if(runNginx)('what a pulling server believes', () => {
 
   test('1. a publish built past IPINTEL_INDEX_MAX_AGE is refused by a fresh puller: nothing is served', async () => {
     const pub = publishFolder('expired');
-    publishIndex({ indexPath: await datacenterIndex(work, 'old', ['203.0.113.0/24'], daysAgo(400)), dir: pub.dir, privateKey: key, keep: 3 });
+    await publishIndex({ indexPath: await datacenterIndex(work, 'old', ['203.0.113.0/24'], daysAgo(400)), dir: pub.dir, privateKey: key, keep: 3 });
     const local = serverFolder('expired');
     const p = puller(pub.url, local);
     expect(await startAndPoll(p)).toBe('failed');
@@ -152,7 +152,7 @@ describe.if(runNginx)('what a pulling server believes', () => {
 
   test('1. a served index that passes IPINTEL_INDEX_MAX_AGE makes /health 503 and says so in status and metrics', async () => {
     const pub = publishFolder('expiring');
-    publishIndex({ indexPath: await datacenterIndex(work, 'soon', ['203.0.113.0/24'], daysAgo(0)), dir: pub.dir, privateKey: key, keep: 3 });
+    await publishIndex({ indexPath: await datacenterIndex(work, 'soon', ['203.0.113.0/24'], daysAgo(0)), dir: pub.dir, privateKey: key, keep: 3 });
     const server = spawnPulling(serverFolder('expiring'), pub.url, { IPINTEL_INDEX_MAX_AGE: '30s' });
     const ready = await eventually(async () => (await server.get('/health')).status === 200, 25_000);
     if (!ready) console.error(server.log.join('\n'));
@@ -175,9 +175,9 @@ describe.if(runNginx)('what a pulling server believes', () => {
     expect(await startAndPoll(p)).toBe('failed');
     expect(p.status.last_error).toMatch(/in the future/);
     // The publisher itself never publishes a future build, and replaces a future-dated manifest with its next build.
-    expect(() => publishIndex({ indexPath: future, dir: publishFolder('future-refused').dir, privateKey: key, keep: 3 })).toThrow(/in the future/);
+    await expect(publishIndex({ indexPath: future, dir: publishFolder('future-refused').dir, privateKey: key, keep: 3 })).rejects.toThrow(/in the future/);
     const honest = await datacenterIndex(work, 'honest', ['198.51.100.0/24'], daysAgo(1));
-    publishIndex({ indexPath: honest, dir: pub.dir, privateKey: key, keep: 3 });
+    await publishIndex({ indexPath: honest, dir: pub.dir, privateKey: key, keep: 3 });
     expect(await p.poll()).toBe('updated');
     expect(sha256OfFile(local)).toBe(sha256OfFile(honest));
   }, 60_000);
@@ -190,7 +190,7 @@ describe.if(runNginx)('what a pulling server believes', () => {
     copyFileSync(future, local);
     writeFileSync(`${local}.pulled.json`, JSON.stringify(publishByHand(join(work, 'future-staging'), future)));
     const honest = await datacenterIndex(work, 'honest-2', ['198.51.100.0/24'], daysAgo(1));
-    publishIndex({ indexPath: honest, dir: pub.dir, privateKey: key, keep: 3 });
+    await publishIndex({ indexPath: honest, dir: pub.dir, privateKey: key, keep: 3 });
     const p = puller(pub.url, local);
     expect(await startAndPoll(p)).toBe('updated');
     expect(sha256OfFile(local)).toBe(sha256OfFile(honest));
@@ -200,7 +200,7 @@ describe.if(runNginx)('what a pulling server believes', () => {
     const pub = publishFolder('rotate');
     const oldKeys = writeSigningKeyPair(join(work, 'old-key'));
     const oldIndex = await datacenterIndex(work, 'old-key', ['192.0.2.0/24'], daysAgo(2));
-    publishIndex({ indexPath: oldIndex, dir: pub.dir, privateKey: readSigningKey(oldKeys.keyPath), keep: 3 });
+    await publishIndex({ indexPath: oldIndex, dir: pub.dir, privateKey: readSigningKey(oldKeys.keyPath), keep: 3 });
     const local = serverFolder('rotate');
     const first = puller(pub.url, local, { publicKey: readPublicKey(oldKeys.pubPath) });
     expect(await startAndPoll(first)).toBe('updated');
@@ -212,7 +212,7 @@ describe.if(runNginx)('what a pulling server believes', () => {
     expect((await server.get('/health')).status).toBe(503);
     expect((await server.get('/v1/ip/192.0.2.1')).status).toBe(503);
     const rotated = await datacenterIndex(work, 'new-key', ['192.0.2.0/24', '198.51.100.0/24'], daysAgo(1));
-    publishIndex({ indexPath: rotated, dir: pub.dir, privateKey: key, keep: 3 });
+    await publishIndex({ indexPath: rotated, dir: pub.dir, privateKey: key, keep: 3 });
     const ready = await eventually(async () => (await server.get('/health')).status === 200);
     if (!ready) console.error(server.log.join('\n'));
     expect(ready).toBe(true);
@@ -227,7 +227,7 @@ describe.if(runNginx)('what a pulling server believes', () => {
     expect(statSync(forged).size).toBe(statSync(real).size); // the precondition: only the hash tells them apart
     expect(sha256OfFile(forged)).not.toBe(sha256OfFile(real));
     const pub = publishFolder(name);
-    publishIndex({ indexPath: real, dir: pub.dir, privateKey: key, keep: 3 });
+    await publishIndex({ indexPath: real, dir: pub.dir, privateKey: key, keep: 3 });
     const local = serverFolder(name);
     const first = puller(pub.url, local);
     expect(await startAndPoll(first)).toBe('updated');
@@ -257,8 +257,8 @@ describe.if(runNginx)('what a pulling server believes', () => {
     const publish = createIndexPublisher({ dir: pub.dir, signingKeyPath: keyPath, keep: 1 }, (l) => logs.push(l));
     const newer = await datacenterIndex(work, 'newer', ['203.0.113.0/24'], daysAgo(1));
     const older = await datacenterIndex(work, 'older', ['198.51.100.0/24'], daysAgo(2));
-    publish(newer);
-    publish(older); // a publisher restarted over an older index than its folder holds
+    await publish(newer);
+    await publish(older); // a publisher restarted over an older index than its folder holds
     expect(logs.at(-1)).toMatch(/older index is never published/);
     const m = JSON.parse(readFileSync(join(pub.dir, PUBLISHED_MANIFEST), 'utf8')) as PublishedManifest;
     expect(m.sha256).toBe(sha256OfFile(newer));
@@ -275,8 +275,8 @@ describe.if(runNginx)('what a pulling server believes', () => {
     // Version names are the build second, then the sha256: publish second the one whose name sorts first.
     const [first, second] = sha256OfFile(x) < sha256OfFile(y) ? [y, x] : [x, y];
     const pub = publishFolder('same-second');
-    publishIndex({ indexPath: first, dir: pub.dir, privateKey: key, keep: 1 });
-    const m = publishIndex({ indexPath: second, dir: pub.dir, privateKey: key, keep: 1 });
+    await publishIndex({ indexPath: first, dir: pub.dir, privateKey: key, keep: 1 });
+    const m = await publishIndex({ indexPath: second, dir: pub.dir, privateKey: key, keep: 1 });
     expect(existsSync(join(pub.dir, m.file))).toBe(true);
     expect(readdirSync(join(pub.dir, 'versions')).filter((n) => n.endsWith('.idx'))).toEqual([m.file.replace('versions/', '')]);
     const local = serverFolder('same-second');
@@ -298,7 +298,7 @@ describe.if(runNginx)('what a pulling server believes', () => {
   async function stalledPublisher(name: string) {
     const staging = join(work, `${name}-staging`);
     const index = await datacenterIndex(work, name, ['203.0.113.0/24'], daysAgo(1));
-    const m = publishIndex({ indexPath: index, dir: staging, privateKey: key, keep: 3 });
+    const m = await publishIndex({ indexPath: index, dir: staging, privateKey: key, keep: 3 });
     const bytes = readFileSync(index);
     const server = Bun.serve({
       hostname: '127.0.0.1',

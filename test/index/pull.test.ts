@@ -89,13 +89,13 @@ describe('publishing the same bytes again', () => {
     const dir = join(work, 'pub-again');
     const { keyPath, pubPath } = writeSigningKeyPair(join(work, 'again'));
     const key = readSigningKey(keyPath);
-    const first = publishIndex({ indexPath: index, dir, privateKey: key, keep: 3 });
+    const first = await publishIndex({ indexPath: index, dir, privateKey: key, keep: 3 });
     const manifestPath = join(dir, PUBLISHED_MANIFEST);
     const before = require('node:fs').statSync(manifestPath).mtimeMs;
-    expect(publishIndex({ indexPath: index, dir, privateKey: key, keep: 3 })).toEqual(first);
+    expect(await publishIndex({ indexPath: index, dir, privateKey: key, keep: 3 })).toEqual(first);
     expect(require('node:fs').statSync(manifestPath).mtimeMs).toBe(before);
     writeFileSync(manifestPath, JSON.stringify({ ...first, built_at: '2027-01-01T00:00:00.000Z' })); // no longer verifies
-    publishIndex({ indexPath: index, dir, privateKey: key, keep: 3 });
+    await publishIndex({ indexPath: index, dir, privateKey: key, keep: 3 });
     const { verifyManifest } = await import('../../src/index/publish/signed-manifest.ts');
     expect(verifyManifest(readFileSync(manifestPath, 'utf8'), readPublicKey(pubPath)).built_at).toBe(first.built_at);
   }, 60_000);
@@ -108,9 +108,9 @@ describe('a manifest replaced within the second', () => {
     const a = await tinyIndex('second-a', ['192.0.2.0/26'], '2026-10-02T00:00:00Z');
     const b = await tinyIndex('second-b', ['192.0.2.64/26'], '2026-10-03T00:00:00Z');
     const mtime = () => Math.floor(require('node:fs').statSync(join(dir, PUBLISHED_MANIFEST)).mtimeMs / 1000);
-    publishIndex({ indexPath: a, dir, privateKey: key, keep: 3 });
+    await publishIndex({ indexPath: a, dir, privateKey: key, keep: 3 });
     const first = mtime();
-    publishIndex({ indexPath: b, dir, privateKey: key, keep: 3 });
+    await publishIndex({ indexPath: b, dir, privateKey: key, keep: 3 });
     expect(mtime()).toBeGreaterThan(first);
   }, 60_000);
 });
@@ -135,7 +135,7 @@ describe.if(runNginx)('pulling through nginx', () => {
     indexes.a = await tinyIndex('a', ['203.0.113.0/24'], daysAgo(3));
     indexes.b = await tinyIndex('b', ['203.0.113.0/24', '198.51.100.0/24'], daysAgo(2));
     indexes.c = await tinyIndex('c', ['192.0.2.0/24'], daysAgo(1));
-    publishIndex({ indexPath: indexes.a, dir: pub, privateKey: key, keep: 3 });
+    await publishIndex({ indexPath: indexes.a, dir: pub, privateKey: key, keep: 3 });
     nginx = await startNginx(pub, join(work, 'nginx'));
     mkdirSync(join(work, 'server'));
     local = join(work, 'server', 'ipintel.idx');
@@ -155,7 +155,7 @@ describe.if(runNginx)('pulling through nginx', () => {
   afterAll(async () => {
     puller?.close();
     await nginx?.stop().catch(() => {});
-  });
+  }, 120_000);
 
   const poll = (): Promise<PollOutcome> => puller.poll();
   const fileGets = async () => (await nginx.requests()).filter((r) => r.includes('/versions/') && r.startsWith('GET'));
@@ -166,7 +166,7 @@ describe.if(runNginx)('pulling through nginx', () => {
     expect(swaps).toEqual([sha256OfFile(indexes.a)]);
     expect(puller.status.sha256).toBe(sha256OfFile(indexes.a));
     expect(puller.status.last_error).toBeNull();
-  });
+  }, 120_000);
 
   test('an unchanged manifest is a 304 and downloads nothing', async () => {
     const before = (await fileGets()).length;
@@ -175,19 +175,23 @@ describe.if(runNginx)('pulling through nginx', () => {
     expect(await poll()).toBe('not_modified');
     expect(await notModified()).toBe(before304 + 1);
     expect((await fileGets()).length).toBe(before);
-  });
+  }, 120_000);
 
   test('a new publish is swapped in at the next poll', async () => {
-    publishIndex({ indexPath: indexes.b, dir: pub, privateKey: key, keep: 3 });
+    await publishIndex({ indexPath: indexes.b, dir: pub, privateKey: key, keep: 3 });
     expect(await poll()).toBe('updated');
     expect(sha256OfFile(local)).toBe(sha256OfFile(indexes.b));
     expect(swaps.length).toBe(2);
-  });
+  }, 120_000);
 
-  /** Publishes C, lets `spoil` damage what was published, polls, and checks B still serves. */
-  async function refused(spoil: (m: PublishedManifest) => void, reason: RegExp): Promise<void> {
-    const m = publishIndex({ indexPath: indexes.c, dir: pub, privateKey: key, keep: 5 });
-    spoil(m);
+  /**
+   * Publishes C without its cheaper transfers (so the plain file is what is pulled: deltas and compressed copies
+   * have their own tests in pull-transfers.test.ts), lets `spoil` damage what was published, polls, and checks B still serves.
+   */
+  async function refused(spoil: (m: PublishedManifest) => void | Promise<void>, reason: RegExp): Promise<void> {
+    const m = await publishIndex({ indexPath: indexes.c, dir: pub, privateKey: key, keep: 5 });
+    for (const file of [m.compressed?.file, ...(m.deltas ?? []).map((d) => d.file)]) if (file) rmSync(join(pub, file));
+    await spoil(m);
     const swapsBefore = swaps.length;
     expect(await poll()).toBe('failed');
     expect(puller.status.last_error).toMatch(reason);
@@ -205,26 +209,26 @@ describe.if(runNginx)('pulling through nginx', () => {
       rmSync(path); // versions are hard links: write a new file, not through the link
       writeFileSync(path, bytes);
     }, /sha256 differs/);
-  });
+  }, 120_000);
 
   test('a manifest signed by another key is refused', async () => {
     await refused((m) => {
       const { signature: _, ...body } = m;
       writeFileSync(join(pub, PUBLISHED_MANIFEST), JSON.stringify(signManifest(body, other)));
     }, /signature does not verify/);
-  });
+  }, 120_000);
 
   test('a manifest whose fields were edited after signing is refused', async () => {
     await refused((m) => {
       writeFileSync(join(pub, PUBLISHED_MANIFEST), JSON.stringify({ ...m, built_at: '2027-01-01T00:00:00.000Z' }));
     }, /signature does not verify/);
-  });
+  }, 120_000);
 
   test('a manifest past its size cap is refused unparsed', async () => {
     await refused(() => {
       writeFileSync(join(pub, PUBLISHED_MANIFEST), ' '.repeat(MAX_MANIFEST_BYTES + 1));
     }, /manifest larger than/);
-  });
+  }, 120_000);
 
   test('a truncated index is refused', async () => {
     await refused((m) => {
@@ -235,20 +239,20 @@ describe.if(runNginx)('pulling through nginx', () => {
       copyFileSync(copy, path);
       truncateSync(path, m.size - 4096);
     }, /truncated/);
-  });
+  }, 120_000);
 
   test('an older manifest (rollback) is refused', async () => {
-    await refused(() => {
+    await refused(async () => {
       // A replayed older publish (the publisher itself never publishes older than it has published).
       const staging = join(work, 'pub-rollback');
-      const m = publishIndex({ indexPath: indexes.a, dir: staging, privateKey: key, keep: 5 });
+      const m = await publishIndex({ indexPath: indexes.a, dir: staging, privateKey: key, keep: 5 });
       copyFileSync(join(staging, m.file), join(pub, m.file));
       copyFileSync(join(staging, PUBLISHED_MANIFEST), join(pub, PUBLISHED_MANIFEST));
     }, /older than the served index/);
-  });
+  }, 120_000);
 
   test('a restarted puller knows what it serves from its sidecar and downloads nothing', async () => {
-    publishIndex({ indexPath: indexes.b, dir: pub, privateKey: key, keep: 5 });
+    await publishIndex({ indexPath: indexes.b, dir: pub, privateKey: key, keep: 5 });
     const before = (await fileGets()).length;
     const again = new IndexPuller({
       indexUrl: `${nginx.url}/${PUBLISHED_INDEX}`,
@@ -265,7 +269,7 @@ describe.if(runNginx)('pulling through nginx', () => {
     expect(again.status.sha256).toBe(sha256OfFile(indexes.b));
     expect(await again.poll()).toBe('unchanged');
     expect((await fileGets()).length).toBe(before);
-  });
+  }, 120_000);
 
   test('nginx stopped: the served index stays and the failure is reported', async () => {
     await nginx.stop();
@@ -275,7 +279,7 @@ describe.if(runNginx)('pulling through nginx', () => {
     expect(puller.status.consecutive_failures).toBeGreaterThan(0);
     // No fetched bytes and no key in what is logged.
     expect(logs.join('\n')).not.toMatch(/BEGIN|PRIVATE/);
-  });
+  }, 120_000);
 });
 
 describe('which URLs may be pulled from', () => {

@@ -9,6 +9,7 @@ import { loadSwapSummaries, swapSummariesPath } from '../../feeds/swap-summary.t
 import { ApiError } from '../../errors.ts';
 import { reloadServer } from '../reload.ts';
 import { readPullStatus } from '../../index/pull/pull-status-file.ts';
+import { readPublishFigures } from '../../index/publish/publish-figures.ts';
 import { expiresAt, isExpired } from '../../index/publish/manifest-window.ts';
 import { resolve } from 'node:path';
 import type { AppServices } from '../services.ts';
@@ -46,7 +47,15 @@ function pullView(indexPath: string, admin: boolean, now: number) {
     sha256: p?.sha256 ?? null,
     expires_at: expires,
     expired: expires !== null && now > Date.parse(expires),
-    ...(admin ? { url: p?.url ?? '', last_error: p?.last_error ?? null, last_error_at: p?.last_error_at ?? null } : {}),
+    ...(admin
+      ? {
+          url: p?.url ?? '',
+          last_error: p?.last_error ?? null,
+          last_error_at: p?.last_error_at ?? null,
+          last_transfer: p?.last_transfer ?? null,
+          downloaded_bytes: p?.downloaded_bytes ?? { delta: 0, compressed: 0, plain: 0 },
+        }
+      : {}),
   };
 }
 
@@ -87,6 +96,7 @@ export function dataStatus(services: AppServices): RouteHandler {
         loaded_at: new Date(services.index.loadedAt).toISOString(),
         source: services.config.pull ? ('pull' as const) : ('local' as const),
         ...(services.config.pull ? { pull: pullView(services.config.indexPath, adminCaller, now) } : {}),
+        ...(services.config.publish && adminCaller ? { publish: readPublishFigures(resolve(services.config.publish.dir)) } : {}),
       },
       capabilities: capabilities(services, coverage),
       coverage: coverageReport(coverage),

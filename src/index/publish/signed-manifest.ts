@@ -2,8 +2,12 @@
  * The manifest published beside an index (`ipintel.idx.json`): what the file
  * is (format version, sha256, size, build time, sources) and an ed25519
  * signature over those fields, so a pulling server can refuse a file nobody
- * with the signing key published. The signature covers the canonical JSON of
- * every field but `signature` (keys sorted), so the file may be re-indented.
+ * with the signing key published. `signature` covers the canonical JSON (keys
+ * sorted) of the six fields every puller knows, so the file may be re-indented
+ * and pullers of any age verify it. The cheaper transfers (a zstd-compressed
+ * copy, deltas from earlier versions) are additive fields with a second
+ * signature over every field but the two signatures: an older puller ignores
+ * them, a newer one believes them only when that signature verifies.
  */
 import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
 
@@ -28,9 +32,38 @@ export interface PublishedManifestBody {
   sources: PublishedSource[];
 }
 
+/** The index compressed with zstd (a single frame), a transfer cheaper than the plain file. */
+export interface CompressedTransfer {
+  /** Relative to the manifest, like `file`. */
+  file: string;
+  format: 'zstd';
+  /** Bytes of the compressed file and its lower-case hex sha256. */
+  size: number;
+  sha256: string;
+}
+
+/** A binary delta (VCDIFF, made by xdelta3) that turns the index `from_sha256` into this manifest's index. */
+export interface DeltaTransfer {
+  file: string;
+  format: 'vcdiff';
+  from_sha256: string;
+  /** Always the manifest's own sha256: the only result believed. */
+  to_sha256: string;
+  size: number;
+  sha256: string;
+}
+
+/** The transfers besides the plain file, signed by `signature_all_fields`. */
+export interface PublishedTransfers {
+  compressed?: CompressedTransfer;
+  deltas?: DeltaTransfer[];
+}
+
 /** A manifest as published: the body plus a base64 ed25519 signature over its canonical JSON. */
-export interface PublishedManifest extends PublishedManifestBody {
+export interface PublishedManifest extends PublishedManifestBody, PublishedTransfers {
   signature: string;
+  /** Over every field but the two signatures; present when the manifest lists transfers. */
+  signature_all_fields?: string;
 }
 
 /** A manifest refused for its shape, size or signature. */
@@ -62,12 +95,19 @@ function signedBytes(body: PublishedManifestBody): Buffer {
   return Buffer.from(canonicalJson({ format_version, sha256, size, built_at, file, sources }));
 }
 
-/** Signs a manifest body with an ed25519 private key (PEM text or KeyObject). */
-export function signManifest(body: PublishedManifestBody, privateKey: string | KeyObject): PublishedManifest {
+/** Every field but the signatures: the bytes `signature_all_fields` covers. */
+function allFieldsBytes(manifest: object): Buffer {
+  const { signature: _s, signature_all_fields: _a, ...rest } = manifest as PublishedManifest;
+  return Buffer.from(canonicalJson(rest));
+}
+
+/** Signs a manifest body (and its transfers, when any) with an ed25519 private key (PEM text or KeyObject). */
+export function signManifest(body: PublishedManifestBody & PublishedTransfers, privateKey: string | KeyObject): PublishedManifest {
   const key = typeof privateKey === 'string' ? createPrivateKey(privateKey) : privateKey;
   if (key.asymmetricKeyType !== 'ed25519') throw new Error(`the signing key is ${key.asymmetricKeyType}, not ed25519`);
   const signature = sign(null, signedBytes(body), key).toString('base64');
-  return { ...body, signature };
+  if (body.compressed === undefined && body.deltas === undefined) return { ...body, signature };
+  return { ...body, signature, signature_all_fields: sign(null, allFieldsBytes(body), key).toString('base64') };
 }
 
 /** A public key from its one-line form (base64 of the SPKI DER, as `index-keygen` writes it) or PEM. */
@@ -127,5 +167,40 @@ export function verifyManifest(text: string, publicKey: KeyObject): PublishedMan
     good = false;
   }
   if (!good) throw new ManifestRefusal('manifest signature does not verify with the configured public key');
-  return m as PublishedManifest;
+  return withVerifiedTransfers(m as PublishedManifest, publicKey);
+}
+
+const isSize = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) > 0;
+const isFile = (f: unknown): f is string => typeof f === 'string' && SAFE_FILE.test(f) && !f.split('/').includes('..');
+const isHex = (h: unknown): h is string => typeof h === 'string' && HEX64.test(h);
+
+/** Whether the transfer fields have the shapes this puller reads (a delta's result is always the manifest's file). */
+function transfersWellFormed(m: PublishedManifest): boolean {
+  const c = m.compressed;
+  if (c !== undefined && !(c !== null && typeof c === 'object' && isFile(c.file) && c.format === 'zstd' && isSize(c.size) && isHex(c.sha256))) return false;
+  if (m.deltas === undefined) return true;
+  return (
+    Array.isArray(m.deltas) &&
+    m.deltas.every(
+      (d) => d !== null && typeof d === 'object' && isFile(d.file) && d.format === 'vcdiff' && isHex(d.from_sha256) && d.to_sha256 === m.sha256 && isSize(d.size) && isHex(d.sha256),
+    )
+  );
+}
+
+/**
+ * The manifest with its transfer fields when `signature_all_fields` verifies and they are well formed; else without
+ * them (the plain file is then the only transfer, as for an older publisher). A second signature that does not
+ * verify is a tampered manifest: refused.
+ */
+function withVerifiedTransfers(m: PublishedManifest, publicKey: KeyObject): PublishedManifest {
+  const { compressed: _c, deltas: _d, signature_all_fields: all, ...plain } = m;
+  if (all === undefined) return plain;
+  let good = false;
+  try {
+    good = typeof all === 'string' && verify(null, allFieldsBytes(m), publicKey, Buffer.from(all, 'base64'));
+  } catch {
+    good = false;
+  }
+  if (!good) throw new ManifestRefusal('manifest signature_all_fields does not verify with the configured public key');
+  return transfersWellFormed(m) ? m : plain;
 }

@@ -10,7 +10,7 @@
  * is reported; polls back off while they fail.
  */
 import type { KeyObject } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statfsSync, statSync, writeSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statfsSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { MAX_MANIFEST_BYTES, ManifestRefusal, type PublishedManifest } from '../publish/signed-manifest.ts';
 import { expiresAt } from '../publish/manifest-window.ts';
@@ -18,6 +18,8 @@ import { acceptManifest, verifyIndexFile, type ManifestRules } from '../publish/
 import { writeTextAtomically } from '../atomic-text.ts';
 import { readCappedBytes } from '../../net/read-capped.ts';
 import { writePullStatus, type PollOutcome, type PullStatus } from './pull-status-file.ts';
+import { TransferError, transferIndex, type TransferResult } from './index-transfer.ts';
+import { xdelta3Path, XDELTA3_MISSING } from '../publish/index-delta.ts';
 
 export type { PollOutcome, PullStatus };
 import { checkPullUrl } from './pull-url.ts';
@@ -40,6 +42,8 @@ export interface PullerOptions {
   /** Bounds of one transfer. */
   manifestTimeoutMs?: number;
   indexTimeoutMs?: number;
+  /** The xdelta3 program that applies deltas (null: none; full files only); found on PATH when undefined. */
+  xdelta3?: string | null;
 }
 
 /** Why a poll failed; the message carries no fetched bytes. */
@@ -91,8 +95,15 @@ export class IndexPuller {
       next_check: null,
       consecutive_failures: 0,
       polls: { updated: 0, not_modified: 0, unchanged: 0, failed: 0 },
+      last_transfer: null,
+      downloaded_bytes: { delta: 0, compressed: 0, plain: 0 },
+      updates_by: { delta: 0, compressed: 0, plain: 0 },
     };
+    this.xdelta3 = options.xdelta3 === undefined ? xdelta3Path() : options.xdelta3;
+    if (this.xdelta3 === null) this.log(`index pull: ${XDELTA3_MISSING}`);
   }
+
+  private readonly xdelta3: string | null;
 
   /**
    * Removes partial downloads an earlier process left, then checks the file at
@@ -268,50 +279,50 @@ export class IndexPuller {
     const dir = dirname(this.options.localPath);
     checkFreeSpace(dir, manifest.size);
     const tmp = join(dir, `.${basename(this.options.localPath)}.pull-${process.pid}-${this.now()}`);
+    let transfer: TransferResult;
     try {
-      await this.download(fileUrl, tmp, manifest.size);
-      verifyIndexFile(tmp, text, this.rules());
+      const served = this.served ? { path: this.options.localPath, sha256: this.served.manifest.sha256 } : null;
+      transfer = await transferIndex({ manifest, manifestUrl, served, tmp }, this.transferContext(), (path) => verifyIndexFile(path, text, this.rules()));
       renameSync(tmp, this.options.localPath);
       writeSidecar(this.options.localPath, manifest);
     } catch (e) {
       rmSync(tmp, { force: true });
-      if (e instanceof PullError || e instanceof ManifestRefusal) throw e;
+      if (e instanceof TransferError) this.countDownloads(e.bytes);
+      if (e instanceof PullError || e instanceof ManifestRefusal || e instanceof TransferError) throw new PullError(e.message);
       throw new PullError(`downloaded index refused: ${(e as Error).message}`);
     }
+    this.countDownloads(transfer.bytes);
     await this.options.swap(this.options.localPath);
     this.served = { manifest, file: fileIdentity(this.options.localPath) };
     this.validators = validators;
     this.setServed(manifest);
     this.status.last_change = new Date(this.now()).toISOString();
-    this.log(`index pull: swapped in ${manifest.file} (built ${manifest.built_at}, ${(manifest.size / 1048576).toFixed(1)} MiB)`);
+    const downloaded = transfer.bytes.delta + transfer.bytes.compressed + transfer.bytes.plain;
+    this.status.last_transfer = { method: transfer.method, downloaded_bytes: downloaded, index_bytes: manifest.size, fallbacks: transfer.fallbacks };
+    this.status.updates_by[transfer.method]++;
+    const fellBack = transfer.fallbacks.length > 0 ? `; not cheaper because ${transfer.fallbacks.join('; ')}` : '';
+    this.log(
+      `index pull: swapped in ${manifest.file} (built ${manifest.built_at}, ${mib(manifest.size)}) by ${transfer.method}, ${mib(downloaded)} downloaded${fellBack}`,
+    );
     return 'updated';
   }
 
-  /** Streams the index to `tmp`; refuses a size other than the manifest's (verifyIndexFile checks the rest). */
-  private async download(url: string, tmp: string, expectedSize: number): Promise<void> {
-    const res = await this.fetchBounded(url, {}, this.options.indexTimeoutMs ?? 30 * 60_000);
-    if (res.status !== 200 || !res.body) {
-      await res.body?.cancel();
-      throw new PullError(`index answered HTTP ${res.status}`);
-    }
-    const fd = openSync(tmp, 'wx', 0o644);
-    let size = 0;
-    try {
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-        if (this.closed) throw new PullError('puller stopped');
-        size += chunk.length;
-        if (size > expectedSize) throw new PullError(`index larger than its manifest's ${expectedSize} bytes`);
-        let off = 0;
-        while (off < chunk.length) off += writeSync(fd, chunk, off, chunk.length - off);
-      }
-      if (size !== expectedSize) throw new PullError(`index truncated: ${size} of ${expectedSize} bytes`);
-      fsyncSync(fd);
-    } catch (e) {
-      if (e instanceof PullError) throw e;
-      throw new PullError(`index download failed: ${this.transferFailure(e)}`);
-    } finally {
-      closeSync(fd);
-    }
+  /** Adds one pull's downloads (failed attempts too) to the status's totals. */
+  private countDownloads(bytes: TransferResult['bytes'] | undefined): void {
+    if (!bytes) return;
+    for (const method of Object.keys(bytes) as (keyof typeof bytes)[]) this.status.downloaded_bytes[method] += bytes[method];
+  }
+
+  /** What a transfer needs: bounded GETs, the stop signal, xdelta3. */
+  private transferContext() {
+    const timeoutMs = this.options.indexTimeoutMs ?? 30 * 60_000;
+    return {
+      get: (url: string) => this.fetchBounded(url, {}, timeoutMs),
+      stopped: () => this.closed,
+      signal: this.stopping.signal,
+      xdelta3: this.xdelta3,
+      applyTimeoutMs: timeoutMs,
+    };
   }
 
   /** A failed transfer in words: stopped, timed out or a connection error. */
@@ -335,6 +346,8 @@ export class IndexPuller {
     return res;
   }
 }
+
+const mib = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MiB`;
 
 /** Where the manifest of the pulled file is kept, so a restarted server can check the file it finds against it. */
 function sidecarPath(localPath: string): string {

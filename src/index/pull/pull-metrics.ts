@@ -4,7 +4,7 @@
  */
 import type { Registry } from 'prom-client';
 import { sharedGauge } from '../../host-gauge.ts';
-import type { PollOutcome, PullStatus } from './pull-status-file.ts';
+import { TRANSFER_METHODS, type PollOutcome, type PullStatus } from './pull-status-file.ts';
 
 type Prom = typeof import('prom-client');
 
@@ -27,6 +27,31 @@ export function registerPullMetrics({ Gauge }: Prom, registry: Registry, status:
       for (const result of OUTCOMES) this.set({ result }, s.polls?.[result] ?? 0);
     },
   });
+  new Gauge({
+    name: 'ipintel_index_pull_downloaded_bytes',
+    help: 'Bytes the puller downloaded since it started (failed attempts too), by way (delta, compressed, plain)',
+    labelNames: ['method'],
+    registers,
+    aggregator: 'max',
+    collect() {
+      const s = status();
+      if (!s) return;
+      for (const method of TRANSFER_METHODS) this.set({ method }, s.downloaded_bytes?.[method] ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'ipintel_index_pull_updates',
+    help: 'New indexes swapped in since the puller started, by the way they arrived (delta, compressed, plain)',
+    labelNames: ['method'],
+    registers,
+    aggregator: 'max',
+    collect() {
+      const s = status();
+      if (!s) return;
+      for (const method of TRANSFER_METHODS) this.set({ method }, s.updates_by?.[method] ?? 0);
+    },
+  });
+  sharedGauge(Gauge, registers, 'ipintel_index_pull_last_downloaded_bytes', 'Bytes the last pull that swapped in a new index downloaded', () => status()?.last_transfer?.downloaded_bytes ?? null);
   const timestamp = (name: string, help: string, pick: (s: PullStatus) => string | null) =>
     sharedGauge(Gauge, registers, name, help, () => {
       const s = status();

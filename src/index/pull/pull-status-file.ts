@@ -24,6 +24,25 @@ export interface PullStatus {
   consecutive_failures: number;
   /** Polls by outcome since this process started. */
   polls: Record<PollOutcome, number>;
+  /** How the last new index arrived (null before the first): the way, what that pull downloaded, why cheaper ways were not used. */
+  last_transfer: LastTransfer | null;
+  /** Bytes downloaded since this process started (failed attempts too), by way. */
+  downloaded_bytes: Record<TransferMethod, number>;
+  /** New indexes swapped in since this process started, by the way they arrived. */
+  updates_by: Record<TransferMethod, number>;
+}
+
+/** How a new index arrived (src/index/pull/index-transfer.ts), cheapest first. */
+export const TRANSFER_METHODS = ['delta', 'compressed', 'plain'] as const;
+export type TransferMethod = (typeof TRANSFER_METHODS)[number];
+
+/** The last pull that swapped in a new index. */
+export interface LastTransfer {
+  method: TransferMethod;
+  downloaded_bytes: number;
+  /** The index's own size, for the ratio. */
+  index_bytes: number;
+  fallbacks: string[];
 }
 
 /** Outcome of one poll. */
