@@ -10,6 +10,9 @@ import { createCrawlerVerifier } from './crawlers/verifier.ts';
 import { resolve } from 'node:path';
 import { readPullStatus } from './index/pull/pull-status-file.ts';
 import { IndexHolder } from './index/holder.ts';
+import { HistoryJobs } from './index/history/jobs.ts';
+import { PastIndexes } from './index/history/past-indexes.ts';
+import { recordServedIndexes } from './index/history/recorder.ts';
 import { OverridesHolder } from './lookup/overrides/holder.ts';
 import { ServingHolder } from './lookup/serving.ts';
 import { createRadarClient, RADAR_DEFAULTS, type RadarClient } from './lookup/radar.ts';
@@ -35,6 +38,8 @@ export interface RunningServer {
 export interface ListenOptions {
   /** SO_REUSEPORT: several workers listen on one port and the kernel spreads connections (src/workers/). */
   reusePort?: boolean;
+  /** Whether this thread records the indexes it serves into the history (default true; one worker of a pool does). */
+  recordsHistory?: boolean;
 }
 
 /** The radar client of a configuration, its cache sized by the memory budget, each caller allowed RADAR_DEFAULTS.callsPerMinute uncached upstream calls. */
@@ -73,7 +78,21 @@ export async function createServices(config: Config, overrides: Partial<AppServi
     now: overrides.now ?? Date.now,
     host: overrides.host,
   };
+  if (config.history) services.history = new PastIndexes(config.history, new HistoryJobs());
   return services;
+}
+
+/** Records every index this thread serves into the history; a failure is logged and shown by /v1/data/status, and serving goes on. */
+function startRecording(services: AppServices, history: PastIndexes): void {
+  services.historyRecorded = recordServedIndexes(services.index, history.config, history.jobs, services.now, {
+    recorded: (o) => {
+      if (o === null) console.error(`history: another process is recording into ${history.config.dir}; this one did not`);
+    },
+    failed: (message) => {
+      console.error(message);
+      history.report(message);
+    },
+  });
 }
 
 /** The overrides file read now and watched for changes (none when no file is named). */
@@ -86,6 +105,7 @@ function watchedOverrides(path: string | null): OverridesHolder {
 /** Starts the HTTP server. */
 export async function startServer(config: Config, overrides: Partial<AppServices> = {}, listen: ListenOptions = {}): Promise<RunningServer> {
   const services = await createServices(config, overrides);
+  if (services.history && listen.recordsHistory !== false) startRecording(services, services.history);
   const app = createApp(services);
   const fetch = createFetchHandler(services, app);
   const server = Bun.serve({ port: config.port, hostname: config.host, fetch, idleTimeout: IDLE_TIMEOUT_SECONDS, maxRequestBodySize: 1024 * 1024, reusePort: listen.reusePort ?? false });
@@ -97,6 +117,7 @@ export async function startServer(config: Config, overrides: Partial<AppServices
     async stop(drain = false) {
       await server.stop(!drain);
       services.limiter?.close();
+      services.history?.close();
       services.overrides.close();
       await services.accounts.close();
     },

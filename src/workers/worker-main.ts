@@ -129,7 +129,7 @@ async function begin(start: WorkerStart): Promise<void> {
     const radar: RadarClient | undefined = start.config.radarUrl
       ? { lookup: (asn, caller) => rpc.call<unknown>('radar', { asn, caller }, RADAR_TIMEOUT_MS).catch(() => null) }
       : undefined;
-    server = await startServer(start.config, { accounts, limiter, host, radar, adminFailures: createAdminFailureBudget(start.adminBuckets) }, { reusePort: true });
+    server = await startServer(start.config, { accounts, limiter, host, radar, adminFailures: createAdminFailureBudget(start.adminBuckets) }, { reusePort: true, recordsHistory: start.slot === 0 });
     server.services.index.generation = start.generation;
     state.setGeneration(start.slot, start.generation);
     // The primary refreshes (src/cli.ts) and swaps every worker; a worker only reports the shared state files.
