@@ -2,14 +2,12 @@
  * What an answer as of a past moment (`?at=`, docs/http.md) adds to the
  * route that answers it: the tier rule (src/tiers.ts), the snapshot of the
  * index served at that moment (src/lookup/past-serving.ts), and the answer's
- * marks: `as_of` in the body, `X-Data-As-Of`, an ETag, and a long public
+ * headers: `X-Data-As-Of`, an ETag, and a long public
  * lifetime for an explicit address (the answer can never change).
  */
 import { ApiError } from '../errors.ts';
-import type { HistoryVersion } from '../index/history/store.ts';
 import { pastServingOf } from '../lookup/past-serving.ts';
-import { versionForAt } from '../lookup/past-moment.ts';
-import type { ServingSnapshot } from '../lookup/serving.ts';
+import { versionForAt, type PastMoment } from '../lookup/past-moment.ts';
 import { TIERS, type Tier } from '../tiers.ts';
 import { CORS_RESPONSE_HEADERS } from './cors.ts';
 import { JSON_TYPE } from './errors.ts';
@@ -20,9 +18,6 @@ import type { AppServices } from './services.ts';
 const PAST_CACHEABLE = 'public, max-age=31536000, immutable';
 const AT_KEY: readonly string[] = ['at'];
 
-/** Parts of an answer made from live lookups, never from the past: left out of a past answer (docs/http.md). */
-export const NOT_HISTORICAL = ['crawler_dns_proof', 'rdap'] as const;
-
 /** The `at` of a request URL (null: none); throws INVALID_AT when it is given more than once. */
 export function atOf(url: string): string | null {
   // Most queries never name `at`: one scan, no parse.
@@ -31,13 +26,6 @@ export function atOf(url: string): string | null {
   if (values === undefined) return null;
   if (values.length > 1) throw new ApiError('INVALID_AT', 'at must be given once', { provided: values.join(',') });
   return values[0];
-}
-
-/** The moment asked for, the version served then and its snapshot. */
-export interface PastMoment {
-  atMs: number;
-  version: HistoryVersion;
-  snapshot: ServingSnapshot;
 }
 
 /** The snapshot answering `at` for a caller's tier: the tier rule first, then the range; throws (or rejects with) the documented errors. */
@@ -51,17 +39,6 @@ export function pastMomentOf(services: AppServices, at: string, tier: Tier): Pas
   const snapshot = pastServingOf(services.serving, services.history!).snapshotOf(version, atMs);
   if (snapshot instanceof Promise) return snapshot.then((s) => ({ atMs, version, snapshot: s }));
   return { atMs, version, snapshot };
-}
-
-/** The `as_of` member of a past answer (declared in src/contract/v1.ts, AsOf). */
-export function asOfOf(moment: PastMoment): { at: string; data_as_of: string; not_historical: string[] } {
-  return { at: new Date(moment.atMs).toISOString(), data_as_of: moment.version.builtAt, not_historical: [...NOT_HISTORICAL] };
-}
-
-/** A JSON object text with `as_of` added as its last member. */
-export function withAsOf(body: string, moment: PastMoment): string {
-  const asOf = `"as_of":${JSON.stringify(asOfOf(moment))}`;
-  return body === '{}' ? `{${asOf}}` : `${body.slice(0, -1)},${asOf}}`;
 }
 
 /** The response of a past answer: `X-Data-As-Of`, an ETag of the body, 304 when the client holds it; `shared`: an explicit address (else no-store, as today). */

@@ -23,7 +23,8 @@ import { JSON_TYPE } from './errors.ts';
 import type { AppServices } from './services.ts';
 import { ProjectionMemo } from './projection-memo.ts';
 import { ApiError } from '../errors.ts';
-import { atOf, pastMomentOf, pastResponse, withAsOf, type PastMoment } from './past-answer.ts';
+import { atOf, pastMomentOf, pastResponse } from './past-answer.ts';
+import { withAsOf, type PastMoment } from '../lookup/past-moment.ts';
 
 /** The query parameters of a lookup (spec 4.1). */
 const V1_QUERY_KEYS: readonly [string, string] = ['fields', 'include'];

@@ -8,6 +8,28 @@
 import { ApiError, boundedProvided } from '../errors.ts';
 import type { HistoryRange, PastIndexes } from '../index/history/past-indexes.ts';
 import type { HistoryVersion } from '../index/history/store.ts';
+import type { ServingSnapshot } from './serving.ts';
+
+/** Parts of an answer made from live lookups, never from the past: left out of a past answer (docs/http.md). */
+export const NOT_HISTORICAL = ['crawler_dns_proof', 'rdap'] as const;
+
+/** The moment asked for, the version served then and its snapshot. */
+export interface PastMoment {
+  atMs: number;
+  version: HistoryVersion;
+  snapshot: ServingSnapshot;
+}
+
+/** The `as_of` member of a past answer (declared in src/contract/v1.ts, AsOf). */
+export function asOfOf(moment: PastMoment): { at: string; data_as_of: string; not_historical: string[] } {
+  return { at: new Date(moment.atMs).toISOString(), data_as_of: moment.version.builtAt, not_historical: [...NOT_HISTORICAL] };
+}
+
+/** A JSON object text with `as_of` added as its last member. */
+export function withAsOf(body: string, moment: PastMoment): string {
+  const asOf = `"as_of":${JSON.stringify(asOfOf(moment))}`;
+  return body === '{}' ? `{${asOf}}` : `${body.slice(0, -1)},${asOf}}`;
+}
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;

@@ -9,7 +9,8 @@ import { callerIpOrThrow, lookupOrThrow, scoringContextFor } from '../address-lo
 import { jsonResponse } from '../json-response.ts';
 import { queryValues } from '../request-params.ts';
 import type { RouteHandler } from '../route-table.ts';
-import { atOf, pastMomentOf, pastResponse, withAsOf, type PastMoment } from '../past-answer.ts';
+import { atOf, pastMomentOf, pastResponse } from '../past-answer.ts';
+import { withAsOf, type PastMoment } from '../../lookup/past-moment.ts';
 
 /** The query parameters of an assessment (spec 4.2). */
 const ASSESSMENT_KEYS = ['ipv4', 'ipv6'] as const;
