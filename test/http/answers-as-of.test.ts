@@ -224,6 +224,18 @@ describe('answers as of a past moment', () => {
     expect(JSON.parse(out.stderr.toString()).code).toBe('AT_OUT_OF_RANGE');
   }, 60_000);
 
+  test('bun run diff takes two moments as it takes two files', () => {
+    const run = (a: string, b: string) => {
+      const p = Bun.spawnSync([process.execPath, 'src/commands/diff.ts', a, b, '--format', 'json'], { cwd: ROOT, env: { ...process.env, IPINTEL_INDEX: live, IPINTEL_HISTORY_DIR: historyDir } });
+      expect(p.stderr.toString()).toBe('');
+      // The same comparison, named differently.
+      return JSON.stringify(JSON.parse(p.stdout.toString()), (k, v) => (/path|^seconds$/i.test(k) ? undefined : v));
+    };
+    const byMoments = run(iso(T0 + 1000), iso(T2 + 1000));
+    expect(byMoments).toBe(run(paths[0], paths[2]));
+    expect(byMoments).not.toBe(run(paths[0], paths[1]));
+  }, 60_000);
+
   test('after a restart the same moments answer the same, and the restart records nothing new', async () => {
     const versions = () => JSON.parse(readFileSync(join(historyDir, 'catalog.json'), 'utf8')).versions.length;
     await server.stop();
