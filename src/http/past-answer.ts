@@ -35,10 +35,14 @@ export function pastMomentOf(services: AppServices, at: string, tier: Tier): Pas
       ? new ApiError('UNAUTHORIZED', 'Answers as of a past moment need an API key (X-API-Key)', { parameter: 'at' })
       : new ApiError('FORBIDDEN', `Answers as of a past moment are not part of the ${tier} tier`, { parameter: 'at', tier });
   }
-  const { atMs, version } = versionForAt(services.history, at, services.now());
-  const snapshot = pastServingOf(services.serving, services.history!).snapshotOf(version, atMs);
-  if (snapshot instanceof Promise) return snapshot.then((s) => ({ atMs, version, snapshot: s }));
-  return { atMs, version, snapshot };
+  const nowMs = services.now();
+  const serving = services.history ? pastServingOf(services.serving, services.history) : null;
+  const kept = serving?.recall(at, nowMs);
+  if (kept) return kept;
+  const { atMs, version } = versionForAt(services.history, at, nowMs);
+  const snapshot = serving!.snapshotOf(version, atMs);
+  if (snapshot instanceof Promise) return snapshot.then((s) => serving!.remember(at, { atMs, version, snapshot: s }));
+  return serving!.remember(at, { atMs, version, snapshot });
 }
 
 /** The response of a past answer: `X-Data-As-Of`, an ETag of the body, 304 when the client holds it; `shared`: an explicit address (else no-store, as today). */

@@ -11,19 +11,46 @@ import { MAPPED_PAST } from '../index/history/past-indexes.ts';
 import type { HistoryVersion } from '../index/history/store.ts';
 import type { IndexReader } from '../index/reader.ts';
 import { ApiError } from '../errors.ts';
+import type { PastMoment } from './past-moment.ts';
 import { ServingSnapshot, type MemoSizes, type ServingHolder } from './serving.ts';
 
-/** Memo sizes of a past snapshot: past answers are rare beside current ones, and their memory comes out of the same budget. */
-const PAST_MEMO_SIZES: Readonly<MemoSizes> = { v1TailSlots: 1 << 10, scoredViews: 64, legacyLineSlots: 1 << 4 };
+/** Memo sizes of a past snapshot: past answers are rarer than current ones, and their memory comes out of the same budget. */
+const PAST_MEMO_SIZES: Readonly<MemoSizes> = { v1TailSlots: 1 << 12, scoredViews: 64, legacyLineSlots: 1 << 4 };
+/** `at` texts whose moment is remembered: a client asks about the same moment again and again. */
+const MAX_MOMENTS = 64;
 
 /** Snapshots of past versions for one serving holder. */
 export class PastServing {
   private readonly kept = new Map<string, ServingSnapshot>();
+  private readonly moments = new Map<string, PastMoment>();
 
   constructor(
     private readonly serving: ServingHolder,
     readonly history: PastIndexes,
   ) {}
+
+  /**
+   * The moment an `at` text named last time, while it still holds: inside
+   * the retention at `nowMs`, and its snapshot still the one kept for its
+   * version (no policy, overrides or coverage change since). A past moment's
+   * version never changes, so nothing else needs checking (no catalog read,
+   * no coverage computed: a warm past answer costs about a current one).
+   */
+  recall(at: string, nowMs: number): PastMoment | null {
+    const m = this.moments.get(at);
+    if (m === undefined) return null;
+    const s = m.snapshot;
+    if (m.atMs >= nowMs - this.history.config.retentionMs && this.kept.get(m.version.id) === s && s.policy === this.serving.policy.current && s.overridesGeneration === this.serving.overrides.generation) return m;
+    this.moments.delete(at);
+    return null;
+  }
+
+  /** Remembers the moment of an `at` text (recall). */
+  remember(at: string, moment: PastMoment): PastMoment {
+    if (this.moments.size >= MAX_MOMENTS) this.moments.clear();
+    this.moments.set(at, moment);
+    return moment;
+  }
 
   /** The snapshot answering for `version` at `atMs`: at once when its index is mapped, else once rebuilt. Throws (or rejects with) SERVICE_UNAVAILABLE when the history cannot give it. */
   snapshotOf(version: HistoryVersion, atMs: number): ServingSnapshot | Promise<ServingSnapshot> {

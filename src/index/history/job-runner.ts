@@ -6,7 +6,7 @@
  */
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { HistoryError, pruneHistory, readCatalog, rebuildVersion, recordVersion, type RecordResult } from './store.ts';
+import { HistoryError, pruneHistory, readCatalog, rebuildVersion, recordVersion, xxh3Of, type RecordResult } from './store.ts';
 
 /** Rebuilt files kept on disk (each the size of an index): the ones asked for last. */
 export const CACHED_REBUILDS = 2;
@@ -54,12 +54,20 @@ function takeLock(lock: string): boolean {
   return false;
 }
 
-/** Rebuilds version `job.id` into `job.out` (nothing when it is there already), then trims the cache folder. */
+/**
+ * Rebuilds version `job.id` into `job.out` (a copy already there is kept
+ * when its XXH3 is the version's), then trims the cache folder. The file
+ * is checked whole here, so the serving thread maps it without reading it
+ * all again (past-indexes.ts).
+ */
 export function rebuildHistoryJob(job: Extract<HistoryJob, { op: 'rebuild' }>): string {
-  if (existsSync(job.out)) return job.out;
   const catalog = readCatalog(job.dir);
   const version = catalog.versions.find((v) => v.id === job.id);
   if (!version) throw new HistoryError(`history ${job.dir}: version ${job.id.slice(0, 16)} is no longer retained`);
+  if (existsSync(job.out)) {
+    if (statSync(job.out).size === version.sizeBytes && xxh3Of(Bun.mmap(job.out, { shared: false })) === version.xxh3) return job.out;
+    rmSync(job.out, { force: true });
+  }
   const cache = join(job.out, '..');
   mkdirSync(cache, { recursive: true });
   rebuildVersion(job.dir, catalog, version, job.out);

@@ -97,7 +97,8 @@ export class PastIndexes {
       const out = join(this.config.dir, 'cache', `${version.id.slice(0, 32)}.idx`);
       pending = this.jobs
         .run<string>({ op: 'rebuild', dir: this.config.dir, id: version.id, out })
-        .then((path) => this.keep(version.id, IndexReader.open(path)))
+        // Checked whole (its XXH3 against the catalog's) on the history thread: here only its header and layout are, so mapping it costs this thread no full read.
+        .then((path) => this.keep(version.id, IndexReader.open(path, { verifyChecksums: false })))
         .finally(() => this.rebuilding.delete(version.id));
       this.rebuilding.set(version.id, pending);
     }

@@ -140,7 +140,7 @@ export function historySizeBytes(dir: string): number {
 }
 
 /** XXH3-64 of bytes, as hex. */
-function xxh3Of(data: Uint8Array): string {
+export function xxh3Of(data: Uint8Array): string {
   return BigInt.asUintN(64, BigInt(Bun.hash.xxHash3(data))).toString(16);
 }
 
