@@ -1,17 +1,21 @@
 /**
- * Answers as of a past moment (issue 39): three small indexes swapped in at
+ * Answers as of a past moment (issue 39): four small indexes swapped in at
  * known moments of a fixed clock (an operator replacing the file and calling
- * /reload, and the refresher's swap), then `?at=` before, between and after
+ * /reload, the refresher's swap, and a verified pull from a publisher), then `?at=` before, between and after
  * each swap answers what that index answered, through HTTP, the lookup
  * command and a restarted server; the edges answer the documented errors.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { holderTarget } from '../../src/feeds/start.ts';
 import { startServer, type RunningServer } from '../../src/server.ts';
+import { reloadServer } from '../../src/http/reload.ts';
+import { IndexPuller } from '../../src/index/pull/index-puller.ts';
+import { PUBLISHED_INDEX, publishIndex } from '../../src/index/publish/publish.ts';
+import { readPublicKey, readSigningKey, writeSigningKeyPair } from '../../src/index/publish/signing-keys.ts';
 import { buildFromTexts } from '../helpers/small-build.ts';
 import { call, expectError } from './support.ts';
 
@@ -26,6 +30,8 @@ const ROOT = resolve(import.meta.dir, '../..');
 const T0 = Math.floor((Date.now() - 5 * DAY) / 1000) * 1000;
 const T1 = T0 + DAY;
 const T2 = T0 + 2 * DAY;
+const T3 = T0 + 3 * DAY;
+const BUILT = [T0, T1, T2, T3].map((t) => t - 3_600_000);
 const iso = (ms: number) => new Date(ms).toISOString();
 
 const dir = mkdtempSync(join(tmpdir(), 'ipintel-history-'));
@@ -41,6 +47,7 @@ let paths: string[] = [];
 
 const dcList = { type: 'cidr-list', name: 'dc.txt', text: '198.51.100.0/24\n', options: { category: 'datacenter', provider: 'alpha' } };
 const vpnList = { type: 'cidr-list', name: 'vpn.txt', text: '203.0.113.0/24\n', options: { category: 'vpn', provider: 'beta' } };
+const proxyList = { type: 'cidr-list', name: 'proxy.txt', text: '198.51.100.0/25\n', options: { category: 'proxy', provider: 'gamma' } };
 
 function configFor(env: Record<string, string> = {}) {
   return loadConfig({
@@ -86,6 +93,7 @@ beforeAll(async () => {
     await buildFromTexts(dir, 'a.idx', [dcList], iso(T0 - 3_600_000)),
     await buildFromTexts(dir, 'b.idx', [dcList, vpnList], iso(T1 - 3_600_000)), // a VPN range added
     await buildFromTexts(dir, 'c.idx', [vpnList], iso(T2 - 3_600_000)), // the datacenter range gone
+    await buildFromTexts(dir, 'd.idx', [vpnList, proxyList], iso(T3 - 3_600_000)), // a proxy range added
   ];
   copyFileSync(paths[0], live);
   await start();
@@ -105,7 +113,33 @@ beforeAll(async () => {
   await holderTarget(server.services.index).swap(live);
   await server.services.historyRecorded!();
   said.push(await currentAnswers());
-  clock = T2 + DAY;
+  // T3: a pull of a signed publish (the puller places the file, then the host reloads: src/start-pull.ts).
+  clock = T3;
+  const pub = join(dir, 'pub');
+  mkdirSync(pub);
+  const keys = writeSigningKeyPair(join(dir, 'signing'));
+  publishIndex({ indexPath: paths[3], dir: pub, privateKey: readSigningKey(keys.keyPath), keep: 3 });
+  const files = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: (r) => new Response(Bun.file(join(pub, new URL(r.url).pathname.slice(1)))) });
+  const puller = new IndexPuller({
+    indexUrl: `http://127.0.0.1:${files.port}/${PUBLISHED_INDEX}`,
+    publicKey: readPublicKey(keys.pubPath),
+    localPath: live,
+    pollMs: 3_600_000,
+    maxAgeMs: 30 * DAY,
+    swap: async () => {
+      await reloadServer(server.services);
+    },
+    log: () => {},
+  });
+  try {
+    expect(await puller.poll()).toBe('updated');
+  } finally {
+    await puller.close();
+    files.stop(true);
+  }
+  await server.services.historyRecorded!();
+  said.push(await currentAnswers());
+  clock = T3 + DAY;
 }, 60_000);
 
 afterAll(async () => {
@@ -123,6 +157,9 @@ const MOMENTS: [string, number][] = [
   [iso(T2 - 1), 1],
   [iso(T2), 2],
   [iso(T2 + 3_600_000), 2],
+  [iso(T3 - 1), 2],
+  [iso(T3), 3],
+  [iso(T3 + 60_000), 3],
 ];
 
 async function expectPastAnswersMatch(): Promise<void> {
@@ -132,7 +169,7 @@ async function expectPastAnswersMatch(): Promise<void> {
       expect(a.status).toBe(200);
       const { body, asOf } = split(a.text);
       expect(body).toBe(said[version][ip]);
-      const builtAt = iso([T0, T1, T2][version] - 3_600_000);
+      const builtAt = iso(BUILT[version]);
       expect(asOf).toEqual({ at: new Date(Date.parse(at)).toISOString(), data_as_of: builtAt, not_historical: ['crawler_dns_proof', 'rdap'] });
       expect(a.headers.get('x-data-as-of')).toBe(builtAt);
     }
@@ -140,11 +177,13 @@ async function expectPastAnswersMatch(): Promise<void> {
 }
 
 describe('answers as of a past moment', () => {
-  test('the three indexes said different things (the test can tell them apart)', () => {
+  test('the four indexes said different things (the test can tell them apart)', () => {
     const dc = said.map((s) => JSON.parse(s[DC_IP]).classification.is_datacenter);
+    const proxy = said.map((s) => JSON.parse(s[DC_IP]).classification.is_proxy);
     const vpn = said.map((s) => JSON.parse(s[VPN_IP]).classification.is_vpn);
-    expect(dc).toEqual([true, true, false]);
-    expect(vpn).toEqual([false, true, true]);
+    expect(dc).toEqual([true, true, false, false]);
+    expect(proxy).toEqual([false, false, false, true]);
+    expect(vpn).toEqual([false, true, true, true]);
   });
 
   test('?at= before, between and after each swap answers exactly what the index served then said', async () => {
@@ -186,8 +225,8 @@ describe('answers as of a past moment', () => {
 
   test('outside the history, in the future or unparseable: the documented errors, with the range', async () => {
     const before = expectError(await past(`/v1/ip/${DC_IP}?at=${iso(T0 - 1000)}`), 422, 'AT_OUT_OF_RANGE');
-    expect(before).toMatchObject({ available_from: iso(T0), available_to: iso(T2 + DAY), retention: '30d' });
-    expectError(await past(`/v1/ip/${DC_IP}?at=${iso(T2 + 2 * DAY)}`), 422, 'AT_OUT_OF_RANGE');
+    expect(before).toMatchObject({ available_from: iso(T0), available_to: iso(T3 + DAY), retention: '30d' });
+    expectError(await past(`/v1/ip/${DC_IP}?at=${iso(T3 + DAY + 1)}`), 422, 'AT_OUT_OF_RANGE');
     for (const bad of ['yesterday', '2026-02-30', '2026-11-03T25:00:00Z', '2026-11-03T10:00:00', '']) {
       expect(expectError(await past(`/v1/ip/${DC_IP}?at=${encodeURIComponent(bad)}`), 400, 'INVALID_AT').provided).toBe(bad);
     }
@@ -206,7 +245,7 @@ describe('answers as of a past moment', () => {
 
   test('/v1/data/status shows the retained range, versions and size', async () => {
     const status = JSON.parse((await call(server.url, '/v1/data/status')).text);
-    expect(status.history).toMatchObject({ retention_seconds: 30 * 86_400, from: iso(T0), to: iso(T2 + DAY), versions: 3, readable: true });
+    expect(status.history).toMatchObject({ retention_seconds: 30 * 86_400, from: iso(T0), to: iso(T3 + DAY), versions: 4, readable: true });
     expect(status.history.size_bytes).toBeGreaterThan(0);
     expect(status.history.error).toBeUndefined();
   });
@@ -217,7 +256,7 @@ describe('answers as of a past moment', () => {
       expect(proc.stderr.toString()).toBe('');
       const lines = proc.stdout.toString().trim().split('\n');
       expect(lines.map((l) => split(l).body)).toEqual(IPS.map((ip) => said[version][ip]));
-      expect(split(lines[0]).asOf.data_as_of).toBe(iso([T0, T1, T2][version] - 3_600_000));
+      expect(split(lines[0]).asOf.data_as_of).toBe(iso(BUILT[version]));
     }
     const out = Bun.spawnSync([process.execPath, 'src/commands/lookup.ts', DC_IP, '--at', iso(T0 - DAY), '--index', live], { cwd: ROOT, env: { ...process.env, IPINTEL_HISTORY_DIR: historyDir } });
     expect(out.exitCode).toBe(1);
@@ -241,7 +280,7 @@ describe('answers as of a past moment', () => {
     await server.stop();
     await start();
     await server.services.historyRecorded!();
-    expect(versions()).toBe(3);
+    expect(versions()).toBe(4);
     await expectPastAnswersMatch();
   }, 60_000);
 
@@ -253,13 +292,13 @@ describe('answers as of a past moment', () => {
     for (const pack of readdirSync(historyDir).filter((n) => n.endsWith('.pack'))) truncateSync(join(historyDir, pack), 10);
     const a = await past(`/v1/ip/${DC_IP}?at=${iso(T0 + 1000)}`);
     expectError(a, 503, 'SERVICE_UNAVAILABLE');
-    expect((await call(server.url, `/v1/ip/${DC_IP}`)).text).toBe(said[2][DC_IP]);
+    expect((await call(server.url, `/v1/ip/${DC_IP}`)).text).toBe(said[3][DC_IP]);
     // A catalog that cannot be read: the status says so, current answers go on.
     writeFileSync(join(historyDir, 'catalog.json'), '{not json');
     const status = JSON.parse((await call(server.url, '/v1/data/status', { headers: { authorization: `Bearer ${ADMIN}` } })).text);
     expect(status.history.readable).toBe(false);
     expect(status.history.error).toContain('catalog.json');
     expectError(await past(`/v1/ip/${DC_IP}?at=${iso(T0 + 1000)}`), 503, 'SERVICE_UNAVAILABLE');
-    expect((await call(server.url, `/v1/ip/${VPN_IP}`)).text).toBe(said[2][VPN_IP]);
+    expect((await call(server.url, `/v1/ip/${VPN_IP}`)).text).toBe(said[3][VPN_IP]);
   }, 60_000);
 });
