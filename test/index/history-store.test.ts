@@ -4,6 +4,8 @@ import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { recordHistoryJob } from '../../src/index/history/job-runner.ts';
+import { recordServedIndexes } from '../../src/index/history/recorder.ts';
+import { IndexHolder } from '../../src/index/holder.ts';
 import { HistoryJobs } from '../../src/index/history/jobs.ts';
 import { PastIndexes } from '../../src/index/history/past-indexes.ts';
 import { historySizeBytes, pruneHistory, readCatalog, rebuildVersion, recordVersion } from '../../src/index/history/store.ts';
@@ -95,6 +97,27 @@ describe('history store', () => {
     linkSync(a, link);
     expect(recordHistoryJob({ op: 'record', dir, path: link, servedFromMs: 2, nowMs: 2, retentionMs: DAY })).toBeNull();
     expect(existsSync(link)).toBe(false);
+  });
+
+  test('the recorder records the index it starts with, and sweeps links a dead process left in incoming/', async () => {
+    const dir = join(root, 'h5');
+    const index = await build('r1.idx', cidrs(10), '2026-11-01T00:00:00Z');
+    mkdirSync(join(dir, 'incoming'), { recursive: true });
+    const dead = join(dir, 'incoming', '1-1-999999999.idx'); // above any pid Linux hands out
+    writeFileSync(dead, 'left behind');
+    const holder = IndexHolder.open(index);
+    const jobs = new HistoryJobs();
+    const failures: string[] = [];
+    try {
+      const recorded = recordServedIndexes(holder, { dir, retentionMs: DAY }, jobs, () => 5_000, { failed: (m) => failures.push(m) });
+      expect(existsSync(dead)).toBe(false);
+      await recorded();
+      expect(failures).toEqual([]);
+      expect(readCatalog(dir).versions.map((v) => v.servedFromMs)).toEqual([5_000]);
+      expect(readdirSync(join(dir, 'incoming'))).toEqual([]);
+    } finally {
+      jobs.close();
+    }
   });
 
   test('a malformed catalog is refused with its path', () => {

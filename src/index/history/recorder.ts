@@ -5,7 +5,7 @@
  * later; the link keeps these bytes) and recorded on the history thread with
  * the moment it started being served. The serving thread only links.
  */
-import { copyFileSync, linkSync, mkdirSync } from 'node:fs';
+import { copyFileSync, linkSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IndexHolder } from '../holder.ts';
 import type { IndexReader } from '../reader.ts';
@@ -45,9 +45,38 @@ export function recordServedIndexes(holder: IndexHolder, config: HistoryConfig, 
       ),
     );
   };
+  sweepIncoming(join(config.dir, 'incoming'));
   record();
   holder.onChange(record);
   return () => queued;
+}
+
+/**
+ * Removes the links a process that is gone left behind (it stopped between
+ * linking and recording): each would keep a whole replaced index's blocks
+ * allocated. A link names its process (`<ms>-<generation>-<pid>.idx`).
+ */
+function sweepIncoming(incoming: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(incoming);
+  } catch {
+    return; // no folder yet
+  }
+  for (const name of names) {
+    const pid = Number(/-(\d+)\.idx$/.exec(name)?.[1]);
+    if (pid === process.pid || (Number.isInteger(pid) && alive(pid))) continue;
+    rmSync(join(incoming, name), { force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** A hard link (the same bytes, whatever later happens to the name); a copy across filesystems. */
