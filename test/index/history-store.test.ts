@@ -7,7 +7,7 @@ import { recordHistoryJob } from '../../src/index/history/job-runner.ts';
 import { recordServedIndexes } from '../../src/index/history/recorder.ts';
 import { IndexHolder } from '../../src/index/holder.ts';
 import { HistoryJobs } from '../../src/index/history/jobs.ts';
-import { PastIndexes } from '../../src/index/history/past-indexes.ts';
+import { MAX_PENDING_REBUILDS, PastIndexes } from '../../src/index/history/past-indexes.ts';
 import { historySizeBytes, pruneHistory, readCatalog, rebuildVersion, recordVersion } from '../../src/index/history/store.ts';
 import { ApiError } from '../../src/errors.ts';
 import { parseAt, versionForAt } from '../../src/lookup/past-moment.ts';
@@ -118,6 +118,16 @@ describe('history store', () => {
     } finally {
       jobs.close();
     }
+  });
+
+  test('at most MAX_PENDING_REBUILDS cold versions are waited for at once; another is refused, the same one joins', async () => {
+    const never = { run: () => new Promise<never>(() => {}), close() {} } as unknown as HistoryJobs;
+    const history = new PastIndexes({ dir: join(root, 'h6'), retentionMs: DAY }, never);
+    const version = (n: number) => ({ id: String(n).repeat(64).slice(0, 64), builtAt: '', builtAtMs: n, servedFromMs: n, sizeBytes: 1, xxh3: '0' });
+    const first = history.readerOf(version(1));
+    history.readerOf(version(2));
+    expect(history.readerOf(version(1))).toBe(first);
+    await expect(history.readerOf(version(3))).rejects.toThrow(`${MAX_PENDING_REBUILDS} past indexes are being rebuilt already`);
   });
 
   test('a malformed catalog is refused with its path', () => {

@@ -9,11 +9,13 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { IndexReader } from '../reader.ts';
-import { historySizeBytes, readCatalog, versionAt, type HistoryCatalog, type HistoryVersion } from './store.ts';
+import { HistoryError, historySizeBytes, readCatalog, versionAt, type HistoryCatalog, type HistoryVersion } from './store.ts';
 import type { HistoryJobs } from './jobs.ts';
 
 /** Past indexes kept mapped per thread (mapped files are page cache, not heap: docs/deployment.md). */
 export const MAPPED_PAST = 2;
+/** Rebuilds waited for at once per thread: past that, a cold moment is refused (503) rather than queued, so no caller can line up the history thread's work. */
+export const MAX_PENDING_REBUILDS = 2;
 
 /** Where the history is kept and for how long (IPINTEL_HISTORY, IPINTEL_HISTORY_DIR). */
 export interface HistoryConfig {
@@ -93,6 +95,9 @@ export class PastIndexes {
       return kept;
     }
     let pending = this.rebuilding.get(version.id);
+    if (!pending && this.rebuilding.size >= MAX_PENDING_REBUILDS) {
+      return Promise.reject(new HistoryError(`${MAX_PENDING_REBUILDS} past indexes are being rebuilt already; retry in a few seconds`));
+    }
     if (!pending) {
       const out = join(this.config.dir, 'cache', `${version.id.slice(0, 32)}.idx`);
       pending = this.jobs
