@@ -6,7 +6,8 @@
  */
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { HistoryError, pruneHistory, readCatalog, rebuildVersion, recordVersion, xxh3Of, type RecordResult } from './store.ts';
+import { rebuildVersion } from './rebuild.ts';
+import { HistoryError, pruneHistory, readCatalog, recordVersion, xxh3Of, type RecordResult } from './store.ts';
 
 /** Rebuilt files kept on disk (each the size of an index): the ones asked for last. */
 export const CACHED_REBUILDS = 2;

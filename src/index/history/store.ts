@@ -5,7 +5,7 @@
  *   moment it started being served) and every pack; written atomically
  *   last, so it is the commit point of a recording.
  * - `<pack>.pack`: chunks (chunks.ts) a version brought, as independent zstd
- *   frames of at most FRAME_BYTES raw bytes each (a version is rebuilt by
+ *   frames of at most FRAME_BYTES raw bytes each (a version is rebuilt, rebuild.ts, by
  *   reading only the frames it needs, in bounded memory).
  * - `<id>.recipe`: how a version is put together, as runs of raw bytes of
  *   packs (contiguous chunks of one pack merge into one run, so an unchanged
@@ -19,7 +19,7 @@
  * for a few live chunks wastes. Files no retained version needs are removed
  * by `pruneHistory`.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { pack as msgpack, unpack } from 'msgpackr';
 import { writeTextAtomically } from '../atomic-text.ts';
@@ -75,7 +75,7 @@ export interface HistoryCatalog {
 }
 
 /** How a version is put together: runs [pack index, raw offset, length] of `packs`. */
-interface Recipe {
+export interface Recipe {
   packs: string[];
   runs: [number, number, number][];
 }
@@ -144,9 +144,11 @@ export function xxh3Of(data: Uint8Array): string {
   return BigInt.asUintN(64, BigInt(Bun.hash.xxHash3(data))).toString(16);
 }
 
-const recipeName = (id: string) => `${id.slice(0, 32)}.recipe`;
+/** A version's recipe file name. */
+export const recipeName = (id: string) => `${id.slice(0, 32)}.recipe`;
 
-function readPacked<T>(path: string): T {
+/** A zstd-compressed msgpack history file (recipe, chunk list); throws HistoryError naming it when missing or corrupt. */
+export function readPacked<T>(path: string): T {
   let bytes: Uint8Array;
   try {
     bytes = readFileSync(path);
@@ -320,97 +322,6 @@ function latestChunksOf(dir: string, id: string): LatestChunks | null {
     return latest.id === id ? latest : null;
   } catch {
     return null; // a damaged chunk list costs one keyframe, nothing else
-  }
-}
-
-/**
- * Rebuilds `version` into `out` (temp name, renamed when its XXH3 is the
- * version's). Reads only the frames its runs need, one frame decompressed
- * at a time (bounded memory). Throws HistoryError naming a missing or corrupt file.
- */
-export function rebuildVersion(dir: string, catalog: HistoryCatalog, version: HistoryVersion, out: string): void {
-  const id = version.id;
-  const recipe = readPacked<Recipe>(join(dir, recipeName(id)));
-  const tmp = `${out}.tmp-${process.pid}-${Date.now()}`;
-  const fd = openSync(tmp, 'w');
-  const frameCache = new Map<string, Uint8Array>();
-  const openPacks = new Map<string, { fd: number; starts: number[]; fileStarts: number[] }>();
-  const packFile = (name: string) => {
-    let p = openPacks.get(name);
-    if (p) return p;
-    const entry = catalog.packs[name];
-    if (!entry) throw new HistoryError(`history ${dir}: pack ${name} is not in the catalog`);
-    const starts: number[] = [];
-    const fileStarts: number[] = [];
-    let raw = 0;
-    let stored = 0;
-    for (const [r, s] of entry.frames) {
-      starts.push(raw);
-      fileStarts.push(stored);
-      raw += r;
-      stored += s;
-    }
-    let pfd: number;
-    try {
-      pfd = openSync(join(dir, `${name}.pack`), 'r');
-    } catch (e) {
-      throw new HistoryError(`history file ${join(dir, `${name}.pack`)} is missing: ${(e as Error).message}`);
-    }
-    openPacks.set(name, (p = { fd: pfd, starts, fileStarts }));
-    return p;
-  };
-  const frame = (name: string, k: number): Uint8Array => {
-    const key = `${name}#${k}`;
-    let raw = frameCache.get(key);
-    if (raw) return raw;
-    const p = packFile(name);
-    const [rawLen, storedLen] = catalog.packs[name].frames[k];
-    const stored = Buffer.alloc(storedLen);
-    const n = readSync(p.fd, stored, 0, storedLen, p.fileStarts[k]);
-    try {
-      if (n !== storedLen) throw new Error(`short read (${n} of ${storedLen} bytes)`);
-      raw = Bun.zstdDecompressSync(stored);
-      if (raw.length !== rawLen) throw new Error(`frame ${k} is ${raw.length} bytes, not ${rawLen}`);
-    } catch (e) {
-      throw new HistoryError(`history file ${join(dir, `${name}.pack`)} is corrupt: ${(e as Error).message}`);
-    }
-    if (frameCache.size >= 4) frameCache.delete(frameCache.keys().next().value!);
-    frameCache.set(key, raw);
-    return raw;
-  };
-  try {
-    for (const [pi, offset, length] of recipe.runs) {
-      const name = recipe.packs[pi];
-      const p = packFile(name);
-      let at = offset;
-      const end = offset + length;
-      while (at < end) {
-        // The frame holding `at`: the last whose start is at or before it.
-        let k = p.starts.length - 1;
-        while (k > 0 && p.starts[k] > at) k--;
-        const raw = frame(name, k);
-        const from = at - p.starts[k];
-        const take = Math.min(end - at, raw.length - from);
-        if (take <= 0) throw new HistoryError(`history file ${join(dir, `${name}.pack`)} is shorter than its recipe says`);
-        const slice = raw.subarray(from, from + take);
-        writeSync(fd, slice);
-        at += take;
-      }
-    }
-    closeSync(fd);
-    const rebuilt = statSync(tmp).size === version.sizeBytes ? xxh3Of(Bun.mmap(tmp, { shared: false })) : 'a different size';
-    if (rebuilt !== version.xxh3) throw new HistoryError(`history ${dir}: version ${id.slice(0, 16)} rebuilt as ${rebuilt}, not ${version.xxh3}: a history file is corrupt`);
-    renameSync(tmp, out);
-  } catch (e) {
-    try {
-      closeSync(fd);
-    } catch {
-      // already closed
-    }
-    rmSync(tmp, { force: true });
-    throw e;
-  } finally {
-    for (const p of openPacks.values()) closeSync(p.fd);
   }
 }
 
