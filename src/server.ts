@@ -86,11 +86,12 @@ export async function createServices(config: Config, overrides: Partial<AppServi
 function startRecording(services: AppServices, history: PastIndexes): void {
   services.historyRecorded = recordServedIndexes(services.index, history.config, history.jobs, services.now, {
     recorded: (o) => {
+      history.reportRecording(null);
       if (o === null) console.error(`history: another process is recording into ${history.config.dir}; this one did not`);
     },
     failed: (message) => {
       console.error(message);
-      history.report(message);
+      history.reportRecording(message);
     },
   });
 }

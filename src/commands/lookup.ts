@@ -97,8 +97,8 @@ async function setPast(lookup: OfflineLookup, at: string, indexArg: string | nul
   const env = loadConfig(indexArg === null ? process.env : { ...process.env, IPINTEL_INDEX: indexArg });
   const history = env.history ? new PastIndexes(env.history, new HistoryJobs()) : undefined;
   try {
-    const { atMs, version } = versionForAt(history, at, Date.now());
-    const snapshot = await pastServingOf(lookup.serving, history!).snapshotOf(version, atMs);
+    const { atMs, version, newest } = versionForAt(history, at, Date.now());
+    const snapshot = await pastServingOf(lookup.serving, history!).snapshotOf(version, atMs, newest);
     lookup.past = { atMs, version, snapshot };
     return 0;
   } catch (e) {

@@ -105,8 +105,8 @@ const HistoryStatus = Closed({
   to: Nullable(DateTime, { description: 'The latest (now)' }),
   versions: Type.Integer({ minimum: 0, description: 'Indexes retained' }),
   size_bytes: Type.Integer({ minimum: 0, description: 'Disk the history takes (without its cache of rebuilt indexes)' }),
-  readable: Type.Boolean({ description: 'false: a history file is missing or corrupt (current answers are unaffected)' }),
-  error: Type.Optional(NullableString),
+  readable: Type.Boolean({ description: 'false: the catalog is missing or corrupt (current answers are unaffected)' }),
+  error: Type.Optional(Nullable(Type.String(), { description: 'Why the catalog cannot be read, else why the last recording failed (null: neither); only with the admin bearer token' })),
 });
 
 /** GET /v1/data/status. */

@@ -39,8 +39,8 @@ export function pastMomentOf(services: AppServices, at: string, tier: Tier): Pas
   const serving = services.history ? pastServingOf(services.serving, services.history) : null;
   const kept = serving?.recall(at, nowMs);
   if (kept) return kept;
-  const { atMs, version } = versionForAt(services.history, at, nowMs);
-  const snapshot = serving!.snapshotOf(version, atMs);
+  const { atMs, version, newest } = versionForAt(services.history, at, nowMs);
+  const snapshot = serving!.snapshotOf(version, atMs, newest);
   if (snapshot instanceof Promise) return snapshot.then((s) => serving!.remember(at, { atMs, version, snapshot: s }));
   return serving!.remember(at, { atMs, version, snapshot });
 }

@@ -66,7 +66,7 @@ function rangeDetails(provided: string, range: HistoryRange | null, retentionMs:
 }
 
 /** The version served at the moment `text` names, checked against the retained range at `nowMs`; throws INVALID_AT, AT_OUT_OF_RANGE or SERVICE_UNAVAILABLE (an unreadable history). */
-export function versionForAt(history: PastIndexes | undefined, text: string, nowMs: number): { atMs: number; version: HistoryVersion } {
+export function versionForAt(history: PastIndexes | undefined, text: string, nowMs: number): { atMs: number; version: HistoryVersion; newest: boolean } {
   const atMs = parseAt(text);
   if (!history) throw new ApiError('AT_OUT_OF_RANGE', 'No history is kept here (IPINTEL_HISTORY=off): only current answers', rangeDetails(text, null, null));
   let catalog;
@@ -79,5 +79,5 @@ export function versionForAt(history: PastIndexes | undefined, text: string, now
   const version = history.versionAt(catalog, atMs);
   if (atMs > nowMs) throw new ApiError('AT_OUT_OF_RANGE', 'at is in the future', rangeDetails(text, range, history.config.retentionMs));
   if (range === null || version === null || atMs < range.fromMs) throw new ApiError('AT_OUT_OF_RANGE', 'at is before the retained history', rangeDetails(text, range, history.config.retentionMs));
-  return { atMs, version };
+  return { atMs, version, newest: version === catalog.versions.at(-1) };
 }

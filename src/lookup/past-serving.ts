@@ -52,9 +52,19 @@ export class PastServing {
     return moment;
   }
 
-  /** The snapshot answering for `version` at `atMs`: at once when its index is mapped, else once rebuilt. Throws (or rejects with) SERVICE_UNAVAILABLE when the history cannot give it. */
-  snapshotOf(version: HistoryVersion, atMs: number): ServingSnapshot | Promise<ServingSnapshot> {
+  /**
+   * The snapshot answering for `version` at `atMs`: at once when its index is
+   * mapped, else once rebuilt. Throws (or rejects with) SERVICE_UNAVAILABLE
+   * when the history cannot give it, and when `version` is the newest
+   * recorded but not the index served now: the index swapped in since is
+   * still being recorded (or cannot be), so a moment after the newest
+   * recorded one may be either's: no answer rather than a wrong immutable one.
+   */
+  snapshotOf(version: HistoryVersion, atMs: number, newest: boolean): ServingSnapshot | Promise<ServingSnapshot> {
     const current = this.serving.snapshot.reader;
+    if (newest && !isVersion(current, version)) {
+      throw new ApiError('SERVICE_UNAVAILABLE', 'The index served now is not in the history yet (being recorded, or the recording failed): moments since the last recorded swap cannot be answered', { recorded_until: new Date(version.servedFromMs).toISOString() });
+    }
     const reader = isVersion(current, version) ? current : this.history.readerOf(version);
     if (reader instanceof Promise) {
       return reader.then(

@@ -284,6 +284,32 @@ describe('answers as of a past moment', () => {
     await expectPastAnswersMatch();
   }, 60_000);
 
+  test('an index served but not (yet) recorded: moments since the last recorded swap are a 503, never an answer from the older index; the status says why', async () => {
+    await server.stop();
+    // The recording of the next index fails (no incoming/ folder can be made), as a full disk would make it.
+    rmSync(join(historyDir, 'incoming'), { recursive: true, force: true });
+    writeFileSync(join(historyDir, 'incoming'), 'not a folder');
+    copyFileSync(paths[0], `${live}.new`);
+    renameSync(`${live}.new`, live);
+    try {
+      await start();
+      await server.services.historyRecorded!();
+      expectError(await past(`/v1/ip/${DC_IP}?at=${iso(T3 + 60_000)}`), 503, 'SERVICE_UNAVAILABLE');
+      const earlier = await past(`/v1/ip/${DC_IP}?at=${iso(T2 + 1000)}`);
+      expect(split(earlier.text).body).toBe(said[2][DC_IP]);
+      const status = JSON.parse((await call(server.url, '/v1/data/status', { headers: { authorization: `Bearer ${ADMIN}` } })).text);
+      expect(status.history.readable).toBe(true);
+      expect(status.history.error).toContain('history: cannot keep');
+      expect((await call(server.url, `/v1/ip/${DC_IP}`)).text).toBe(said[0][DC_IP]);
+    } finally {
+      await server.stop();
+      rmSync(join(historyDir, 'incoming'), { force: true });
+      copyFileSync(paths[3], `${live}.new`);
+      renameSync(`${live}.new`, live);
+      await start();
+    }
+  }, 60_000);
+
   test('a corrupt history file is reported, the past answer is a 503, current answers go on', async () => {
     // Every rebuilt copy and mapping dropped, so the next past answer reads the packs.
     await server.stop();

@@ -77,7 +77,7 @@ function historyView(s: HistoryStatus, admin: boolean) {
     to: s.to,
     versions: s.versions,
     size_bytes: s.size_bytes,
-    readable: s.error === null,
+    readable: s.readable,
     ...(admin ? { error: s.error } : {}),
   };
 }

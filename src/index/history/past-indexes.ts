@@ -36,6 +36,9 @@ export interface HistoryStatus {
   to: string | null;
   versions: number;
   size_bytes: number;
+  /** false: the catalog cannot be read. */
+  readable: boolean;
+  /** Why the catalog cannot be read, else why the last recording failed. */
   error: string | null;
 }
 
@@ -44,6 +47,8 @@ export class PastIndexes {
   private stamp = '';
   private cached: HistoryCatalog | null = null;
   private lastError: string | null = null;
+  /** Why the last recording failed (null: it did not, or none was made by this thread). */
+  private recordError: string | null = null;
   private readonly mapped = new Map<string, IndexReader>();
   private readonly rebuilding = new Map<string, Promise<IndexReader>>();
 
@@ -132,12 +137,13 @@ export class PastIndexes {
       to: range ? new Date(range.toMs).toISOString() : null,
       versions: catalog?.versions.length ?? 0,
       size_bytes: historySizeBytes(this.config.dir),
-      error: this.lastError,
+      readable: this.lastError === null,
+      error: this.lastError ?? this.recordError,
     };
   }
 
-  /** Remembers a failure (a recording or rebuild that failed) for the status. */
-  report(message: string): void {
-    this.lastError = message;
+  /** Remembers how this thread's last recording went (null: it succeeded), for the status. */
+  reportRecording(error: string | null): void {
+    this.recordError = error;
   }
 }
