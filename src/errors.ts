@@ -16,6 +16,10 @@ export const ERROR_STATUS = {
   INVALID_REQUEST: 400,
   /** Not in the spec table: a request whose target or Host header cannot be parsed (docs/http.md). */
   BAD_REQUEST: 400,
+  /** Not in the spec table: an `at` that is not a date or an RFC 3339 time (docs/http.md, Answers as of a past moment). */
+  INVALID_AT: 400,
+  /** Not in the spec table: an `at` before the retained history or in the future; `details` names the available range. */
+  AT_OUT_OF_RANGE: 422,
   UNAUTHORIZED: 401,
   INVALID_API_KEY: 401,
   FORBIDDEN: 403,

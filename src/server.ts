@@ -11,6 +11,9 @@ import { resolve } from 'node:path';
 import { readPublishFigures } from './index/publish/publish-figures.ts';
 import { readPullStatus } from './index/pull/pull-status-file.ts';
 import { IndexHolder } from './index/holder.ts';
+import { HistoryJobs } from './index/history/jobs.ts';
+import { PastIndexes } from './index/history/past-indexes.ts';
+import { recordServedIndexes } from './index/history/recorder.ts';
 import { OverridesHolder } from './lookup/overrides/holder.ts';
 import { ServingHolder } from './lookup/serving.ts';
 import { createRdapClient } from './rdap/index.ts';
@@ -36,6 +39,12 @@ export interface RunningServer {
 export interface ListenOptions {
   /** SO_REUSEPORT: several workers listen on one port and the kernel spreads connections (src/workers/). */
   reusePort?: boolean;
+}
+
+/** How a server is prepared. */
+export interface PrepareOptions {
+  /** Whether this thread records the indexes it serves into the history (default true; one worker of a pool does). */
+  recordsHistory?: boolean;
 }
 
 /** Creates every service of the app from a configuration. */
@@ -67,7 +76,22 @@ export async function createServices(config: Config, overrides: Partial<AppServi
     now: overrides.now ?? Date.now,
     host: overrides.host,
   };
+  if (config.history) services.history = new PastIndexes(config.history, new HistoryJobs());
   return services;
+}
+
+/** Records every index this thread serves into the history; a failure is logged and shown by /v1/data/status, and serving goes on. */
+function startRecording(services: AppServices, history: PastIndexes): void {
+  services.historyRecorded = recordServedIndexes(services.index, history.config, history.jobs, services.now, {
+    recorded: (o) => {
+      history.reportRecording(null);
+      if (o === null) console.error(`history: another process is recording into ${history.config.dir}; this one did not`);
+    },
+    failed: (message) => {
+      console.error(message);
+      history.reportRecording(message);
+    },
+  });
 }
 
 /** The overrides file read now (off this thread) and watched for changes (none when no file is named); the table may hold `maxTableBytes`. */
@@ -85,8 +109,9 @@ export interface PreparedServer {
 }
 
 /** Opens every service of `config` and builds the app, without listening (a worker prepares before any worker of its host accepts). */
-export async function prepareServer(config: Config, overrides: Partial<AppServices> = {}): Promise<PreparedServer> {
+export async function prepareServer(config: Config, overrides: Partial<AppServices> = {}, options: PrepareOptions = {}): Promise<PreparedServer> {
   const services = await createServices(config, overrides);
+  if (services.history && options.recordsHistory !== false) startRecording(services, services.history);
   const app = createApp(services);
   const fetch = createFetchHandler(services, app);
   return {
@@ -101,6 +126,7 @@ export async function prepareServer(config: Config, overrides: Partial<AppServic
         async stop(drain = false) {
           await server.stop(!drain);
           services.limiter?.close();
+          services.history?.close();
           services.overrides.close();
           await services.accounts.close();
         },

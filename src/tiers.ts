@@ -13,12 +13,14 @@ export interface TierInfo {
   obtainedBy: string;
   /** Pro-only features this tier unlocks. */
   features: string[];
+  /** May ask for answers as of a past moment (`?at=`, docs/http.md): the one rule that gates them. */
+  pastAnswers: boolean;
 }
 
 export const TIERS: Readonly<Record<Tier, TierInfo>> = {
-  anonymous: { tier: 'anonymous', requestsPerMinute: 60, obtainedBy: 'No authentication', features: [] },
-  free: { tier: 'free', requestsPerMinute: 200, obtainedBy: 'Sign-in and a free key', features: [] },
-  pro: { tier: 'pro', requestsPerMinute: 600, obtainedBy: 'Reserved; invite-only', features: ['rdap', 'include=rdap_contacts'] },
+  anonymous: { tier: 'anonymous', requestsPerMinute: 60, obtainedBy: 'No authentication', features: [], pastAnswers: false },
+  free: { tier: 'free', requestsPerMinute: 200, obtainedBy: 'Sign-in and a free key', features: [], pastAnswers: true },
+  pro: { tier: 'pro', requestsPerMinute: 600, obtainedBy: 'Reserved; invite-only', features: ['rdap', 'include=rdap_contacts'], pastAnswers: true },
 };
 
 /** Whether a string names a tier. */

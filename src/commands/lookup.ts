@@ -11,9 +11,13 @@ import { DEFAULT_INDEX_PATH, IndexFileError } from '../index/index-file.ts';
 import { OfflineLookup, parseFields } from './lookup/answer.ts';
 import { parseCommandLine } from './command-line.ts';
 import { lookupStream, type StreamCounts } from './lookup/stream.ts';
+import { HistoryJobs } from '../index/history/jobs.ts';
+import { PastIndexes } from '../index/history/past-indexes.ts';
+import { versionForAt } from '../lookup/past-moment.ts';
+import { pastServingOf } from '../lookup/past-serving.ts';
 
-export const USAGE = `usage: bun run lookup <ip> [ip ...] [--fields a,b] [--index <file>]
-       bun run lookup --stdin [--format ndjson|csv] [--column N] [--fields a,b] [--index <file>]
+export const USAGE = `usage: bun run lookup <ip> [ip ...] [--fields a,b] [--index <file>] [--at <time>]
+       bun run lookup --stdin [--format ndjson|csv] [--column N] [--fields a,b] [--index <file>] [--at <time>]
 
 Prints the v1 object the API returns for each address (one JSON object a line), from the index file
 (--index, else IPINTEL_INDEX, else ${DEFAULT_INDEX_PATH}), the policy (IPINTEL_POLICY, else the built-in one) and
@@ -28,6 +32,9 @@ No crawler DNS proof and no RDAP are asked for: is_verified_crawler is false, ne
   --format F        with --stdin: ndjson (default) or csv (a header, then one row an address: nested
                     objects' members as columns named field.key, arrays and deeper objects as JSON)
   --index <file>    the index file
+  --at <time>       answer as of a past moment (a date, meaning 00:00:00 UTC, or an RFC 3339 time) from the
+                    retained history (IPINTEL_HISTORY_DIR, else history/ beside the index), as ?at= does: the
+                    answer adds as_of; a moment outside the history prints the API's error object
 
 Exit status: 0 when every address was answered, 1 when one was not an IP address (or the index cannot be
 opened), 2 on usage errors.`;
@@ -38,6 +45,7 @@ const OPTIONS = {
   format: { type: 'string' },
   column: { type: 'string' },
   index: { type: 'string' },
+  at: { type: 'string' },
   help: { type: 'boolean' },
 } as const;
 
@@ -67,6 +75,10 @@ export async function main(argv: string[]): Promise<number> {
     console.error(`lookup: ${e instanceof IndexFileError ? e.message : (e as Error).message}`);
     return 1;
   }
+  if (args.at !== undefined) {
+    const refused = await setPast(lookup, args.at, args.index ?? null);
+    if (refused !== 0) return refused;
+  }
   if (!args.stdin) return answerArguments(lookup, ips, fields);
   const counts = await lookupStream(lookup, Bun.stdin.stream(), {
     format: (args.format ?? 'ndjson') as 'ndjson' | 'csv',
@@ -78,6 +90,24 @@ export async function main(argv: string[]): Promise<number> {
   });
   if (process.stderr.isTTY) process.stderr.write('\n');
   return counts.bad > 0 ? 1 : 0;
+}
+
+/** Makes every answer of `lookup` one as of `at` (the history next to the index named, else the configured one); prints the API's error object and returns 1 when it cannot. */
+async function setPast(lookup: OfflineLookup, at: string, indexArg: string | null): Promise<number> {
+  const env = loadConfig(indexArg === null ? process.env : { ...process.env, IPINTEL_INDEX: indexArg });
+  const history = env.history ? new PastIndexes(env.history, new HistoryJobs()) : undefined;
+  try {
+    const { atMs, version, newest } = versionForAt(history, at, Date.now());
+    const snapshot = await pastServingOf(lookup.serving, history!).snapshotOf(version, atMs, newest);
+    lookup.past = { atMs, version, snapshot };
+    return 0;
+  } catch (e) {
+    if (!(e instanceof ApiError)) throw e;
+    console.error(JSON.stringify(e.toBody()));
+    return 1;
+  } finally {
+    history?.close();
+  }
 }
 
 /** Why the options do not go together, or null. */

@@ -6,7 +6,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AsnText, Closed, Named, Nullable, NullableString, StringEnum } from './schema-kit.ts';
 import { KIND_STATES } from './service.ts';
-import { Classification, Evidence, Score, Verdict } from './v1.ts';
+import { AsOf, Classification, Evidence, Score, Verdict } from './v1.ts';
 
 
 const UNKNOWN_WITHOUT_THREAT = { description: 'null when the index holds no threat list (threat_data "unavailable"): unknown, not zero' };
@@ -62,6 +62,7 @@ export const Assessment = Named('Assessment', Closed({
   ipv4: Nullable(StackAssessment),
   ipv6: Nullable(StackAssessment),
   pair: PairAssessment,
+  as_of: Type.Optional(AsOf),
 }));
 
 /** The flat legacy object of GET / and GET /{ip}. */

@@ -125,6 +125,17 @@ const IndexPublish = Closed({
   deltas: Type.Array(Closed({ from_sha256: Type.String(), bytes: Type.Integer({ minimum: 0 }) }), { description: 'One per earlier version a delta starts from' }),
 });
 
+/** The retained history of served indexes (`?at=`; docs/deployment.md, History); absent with IPINTEL_HISTORY=off. */
+const HistoryStatus = Closed({
+  retention_seconds: Type.Integer({ minimum: 0 }),
+  from: Nullable(DateTime, { description: 'The earliest moment `at` can name; null while nothing is retained' }),
+  to: Nullable(DateTime, { description: 'The latest (now)' }),
+  versions: Type.Integer({ minimum: 0, description: 'Indexes retained' }),
+  size_bytes: Type.Integer({ minimum: 0, description: 'Disk the history takes (without its cache of rebuilt indexes)' }),
+  readable: Type.Boolean({ description: 'false: the catalog is missing or corrupt (current answers are unaffected)' }),
+  error: Type.Optional(Nullable(Type.String(), { description: 'Why the catalog cannot be read, else why the last recording failed (null: neither); only with the admin bearer token' })),
+});
+
 /** GET /v1/data/status. */
 export const DataStatus = Named('DataStatus', Closed({
   status: StringEnum(['ok']),
@@ -152,6 +163,7 @@ export const DataStatus = Named('DataStatus', Closed({
   feeds: Nullable(FeedsStatus, { description: 'The feed refresher (docs/feeds-update.md); null when the server runs without one' }),
   policy_version: Type.String(),
   attributions: Type.Array(Type.String()),
+  history: Type.Optional(HistoryStatus),
 }));
 
 /** POST /reload. */

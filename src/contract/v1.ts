@@ -218,8 +218,23 @@ const v1Properties = {
   explanation: Explanation,
 };
 
-/** The whole v1 object (no `fields`); `rdap` only with an accepted include. */
-export const V1Object = Named('V1Object', Closed({ ...v1Properties, rdap: Type.Optional(Rdap) }, { description: 'The v1 IP object (spec 2.1/2.2)' }));
+/** What an answer as of a past moment (`?at=`) adds: the moment asked, the build time of the index served then, and the live parts left out. */
+export const AsOf = Named(
+  'AsOf',
+  Closed(
+    {
+      at: Type.String({ format: 'date-time', description: 'The moment asked for (a date means 00:00:00 UTC of that day)' }),
+      data_as_of: Type.String({ format: 'date-time', description: 'Build time of the index being served at that moment (also the X-Data-As-Of header)' }),
+      not_historical: Type.Array(StringEnum(['crawler_dns_proof', 'rdap']), {
+        description: 'Live lookups not made for the past: `crawler_dns_proof` (no DNS proof: `is_verified_crawler` is false, crawler ranges of the index still count), `rdap` (no registry answer: `network.owner` is the index\'s own, include=rdap_contacts refused)',
+      }),
+    },
+    { description: 'Only in an answer as of a past moment (`at`)' },
+  ),
+);
+
+/** The whole v1 object (no `fields`); `rdap` only with an accepted include; `as_of` only with `at`. */
+export const V1Object = Named('V1Object', Closed({ ...v1Properties, rdap: Type.Optional(Rdap), as_of: Type.Optional(AsOf) }, { description: 'The v1 IP object (spec 2.1/2.2)' }));
 /** A `fields` projection: the requested top-level fields only, each as in the whole object. */
 export const V1Projection = Named(
   'V1Projection',

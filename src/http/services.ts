@@ -7,6 +7,7 @@ import type { Config } from '../config.ts';
 import type { FeedsStatus } from '../feeds/status-view.ts';
 import type { CrawlerVerifier } from '../crawlers/verifier.ts';
 import type { IndexHolder } from '../index/holder.ts';
+import type { PastIndexes } from '../index/history/past-indexes.ts';
 import type { OverridesHolder } from '../lookup/overrides/holder.ts';
 import type { PolicyHolder, ServingHolder } from '../lookup/serving.ts';
 import type { RdapClient } from '../rdap/index.ts';
@@ -40,4 +41,8 @@ export interface AppServices {
   feeds?: FeedsStatus;
   /** The other workers of this host (src/workers/); absent when this thread serves alone. */
   host?: HostLink;
+  /** The retained history `?at=` answers from (absent: IPINTEL_HISTORY=off). */
+  history?: PastIndexes;
+  /** Resolves once the recordings of the indexes served so far are written (absent: this thread does not record). */
+  historyRecorded?: () => Promise<void>;
 }

@@ -22,6 +22,9 @@ import { CORS_RESPONSE_HEADERS } from './cors.ts';
 import { JSON_TYPE } from './errors.ts';
 import type { AppServices } from './services.ts';
 import { ProjectionMemo } from './projection-memo.ts';
+import { ApiError } from '../errors.ts';
+import { atOf, pastMomentOf, pastResponse } from './past-answer.ts';
+import { withAsOf, type PastMoment } from '../lookup/past-moment.ts';
 
 /** The query parameters of a lookup (spec 4.1). */
 const V1_QUERY_KEYS: readonly [string, string] = ['fields', 'include'];
@@ -59,6 +62,10 @@ export class V1Pipeline {
    * Throws the spec's errors (INVALID_IP, INVALID_FIELDS, …) as ApiError.
    */
   answer(request: Request, ipText: string, hasQuery: boolean, tier: Tier, current: boolean): Response | Promise<Response> {
+    if (hasQuery) {
+      const at = atOf(request.url);
+      if (at !== null) return this.past(request, ipText, at, tier, current);
+    }
     const snapshot = this.services.serving.snapshot;
     const hit = lookupOrThrow(this.services, ipText, snapshot);
     if (hasQuery) return this.projected(request, snapshot, hit, tier, current);
@@ -105,6 +112,21 @@ export class V1Pipeline {
   private projection(snapshot: ServingSnapshot, hit: LookupHit, proof: CrawlerProof | null, projection: Projection, rdap: RdapResult | null, current: boolean): Response {
     const body = v1BodyText(snapshot.bodies, hit, this.facts(hit, proof, rdap), projection.fields, rdap);
     return new Response(body, { headers: current || projection.rdap ? NOT_CACHEABLE_HEADERS : CACHEABLE_HEADERS });
+  }
+
+  /** The answer as of a past moment (`?at=`): from the index served then, with no live part (past-answer.ts). */
+  private past(request: Request, ipText: string, at: string, tier: Tier, current: boolean): Response | Promise<Response> {
+    const moment = pastMomentOf(this.services, at, tier);
+    if (moment instanceof Promise) return moment.then((m) => this.pastAnswer(request, ipText, m, tier, current));
+    return this.pastAnswer(request, ipText, moment, tier, current);
+  }
+
+  private pastAnswer(request: Request, ipText: string, moment: PastMoment, tier: Tier, current: boolean): Response {
+    const hit = lookupOrThrow(this.services, ipText, moment.snapshot);
+    const projection = this.projections.ofUrl(request.url, V1_QUERY_KEYS, tier);
+    if (projection.rdap) throw new ApiError('INVALID_INCLUDE', 'include=rdap_contacts is a live registry lookup: it has no answer as of a past moment', { include: ['rdap_contacts'], parameter: 'at' });
+    const body = v1BodyText(moment.snapshot.bodies, hit, { verifiedCrawler: null, rdapOwner: null, now: moment.atMs }, projection.fields, null);
+    return pastResponse(request, withAsOf(body, moment), moment, !current);
   }
 
   /**

@@ -2,13 +2,14 @@
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
-/** Writes `text` to `path` atomically (readers see the old file or the new one, never a part), with file `mode`. */
-export function writeTextAtomically(path: string, text: string, mode = 0o644): void {
+/** Writes `text` (or bytes) to `path` atomically (readers see the old file or the new one, never a part), with file `mode`. */
+export function writeTextAtomically(path: string, text: string | Uint8Array, mode = 0o644): void {
   const tmp = join(dirname(path), `.${basename(path)}.tmp-${process.pid}-${Date.now()}`);
   try {
     const fd = openSync(tmp, 'wx', mode);
     try {
-      writeSync(fd, text);
+      if (typeof text === 'string') writeSync(fd, text);
+      else writeSync(fd, text);
       fsyncSync(fd);
     } finally {
       closeSync(fd);

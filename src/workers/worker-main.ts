@@ -160,7 +160,7 @@ async function begin(start: WorkerStart): Promise<void> {
     // The primary reads and watches the overrides file; this worker only takes its tables.
     const overrides = new OverridesHolder(start.config.overridesPath);
     if (start.overrides !== null) overrides.apply(start.overrides);
-    const ready = await prepareServer(start.config, { accounts, limiter, host, radar, overrides, adminFailures: createAdminFailureBudget(start.adminBuckets) });
+    const ready = await prepareServer(start.config, { accounts, limiter, host, radar, overrides, adminFailures: createAdminFailureBudget(start.adminBuckets) }, { recordsHistory: start.slot === 0 });
     ready.services.index.generation = start.generation;
     // The primary refreshes (src/cli.ts) and swaps every worker; a worker only reports the shared state files.
     ready.services.feeds = feedsStatusView(start.config, ready.services.index);

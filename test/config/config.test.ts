@@ -184,11 +184,25 @@ describe('what the server writes (its start-up line)', () => {
     expect(writablePathsOf(loadConfig({ IPINTEL_DB: '/var/lib/ipintel/a.sqlite', IPINTEL_INDEX: '/srv/idx/ipintel.idx' }))).toEqual([
       '/var/lib/ipintel (accounts database)',
       '/srv/idx and feeds (the refresher, for an index the server built itself)',
+      '/srv/idx/history (the history of served indexes, IPINTEL_HISTORY)',
     ]);
-    expect(writablePathsOf(loadConfig({ IPINTEL_DB: ':memory:', IPINTEL_INDEX: '/ro/ipintel.idx', IPINTEL_FEEDS_REFRESH: 'off' }))).toEqual([]);
+    expect(writablePathsOf(loadConfig({ IPINTEL_DB: ':memory:', IPINTEL_INDEX: '/ro/ipintel.idx', IPINTEL_FEEDS_REFRESH: 'off', IPINTEL_HISTORY: 'off' }))).toEqual([]);
+    expect(writablePathsOf(loadConfig({ IPINTEL_DB: ':memory:', IPINTEL_INDEX: '/ro/ipintel.idx', IPINTEL_FEEDS_REFRESH: 'off', IPINTEL_HISTORY_DIR: '/var/lib/ipintel/history' }))).toEqual([
+      '/var/lib/ipintel/history (the history of served indexes, IPINTEL_HISTORY)',
+    ]);
     expect(writablePathsOf(loadConfig({ IPINTEL_DB: 'postgres://u@h/db', IPINTEL_INDEX: '/data/ipintel.idx', IPINTEL_INDEX_URL: 'https://x.example/ipintel.idx', IPINTEL_INDEX_PUBKEY: 'ed25519:AAAA' }))).toEqual([
       '/data (the pulled index and its state)',
+      '/data/history (the history of served indexes, IPINTEL_HISTORY)',
     ]);
+  });
+});
+
+describe('IPINTEL_HISTORY', () => {
+  test('30d beside the index by default; a duration; off; anything else refused', () => {
+    expect(loadConfig({ IPINTEL_INDEX: '/srv/idx/ipintel.idx' }).history).toEqual({ dir: '/srv/idx/history', retentionMs: 30 * 86_400_000 });
+    expect(loadConfig({ IPINTEL_HISTORY: '90d', IPINTEL_HISTORY_DIR: '/h' }).history).toEqual({ dir: '/h', retentionMs: 90 * 86_400_000 });
+    expect(loadConfig({ IPINTEL_HISTORY: 'off' }).history).toBeNull();
+    expect(() => loadConfig({ IPINTEL_HISTORY: 'forever' })).toThrow('IPINTEL_HISTORY must be a duration');
   });
 });
 

@@ -39,6 +39,7 @@ export async function spawnServer(env: Record<string, string>, options: { shell?
       HOST: '127.0.0.1',
       IPINTEL_INDEX: await fixtureIndexPath(),
       IPINTEL_DB: ':memory:',
+      IPINTEL_HISTORY: 'off',
       IPINTEL_DNS_SERVERS: '127.0.0.1:9',
       IPINTEL_FEEDS_REFRESH: 'off',
       ...env,

@@ -12,6 +12,7 @@ export async function startTestServer(env: Record<string, string> = {}, override
     IPINTEL_INDEX: await fixtureIndexPath(),
     IPINTEL_DB: ':memory:',
     IPINTEL_DNS_SERVERS: '127.0.0.1:9', // nothing answers there: crawler DNS fails fast and honestly
+    IPINTEL_HISTORY: 'off', // the shared fixture's folder is no place for a history; history tests name their own
     ...env,
   });
   return startServer(config, overrides);

@@ -185,9 +185,9 @@ describe('OpenAPI and docs', () => {
   test('/openapi.json names every route of the issue with its parameters', async () => {
     const doc = (await call(server.url, '/openapi.json')).json();
     const ops: Array<[string, string, string[]]> = [
-      ['get', '/v1/ip/current', ['fields', 'include']],
-      ['get', '/v1/ip/{ip}', ['ip', 'fields', 'include']],
-      ['get', '/v1/assessment', ['ipv4', 'ipv6']],
+      ['get', '/v1/ip/current', ['fields', 'include', 'at']],
+      ['get', '/v1/ip/{ip}', ['ip', 'fields', 'include', 'at']],
+      ['get', '/v1/assessment', ['ipv4', 'ipv6', 'at']],
       ['get', '/v1/asn/{asn}', ['asn']],
       ['get', '/asn/{asn}', ['asn']],
       ['get', '/v1/data/status', []],

@@ -21,7 +21,7 @@ const dir = mkdtempSync(join(tmpdir(), 'ipintel-pool-'));
 const quiet = () => {};
 
 async function startPool(env: Record<string, string>): Promise<WorkerPool> {
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', IPINTEL_DNS_SERVERS: '127.0.0.1:9', IPINTEL_ADMIN_TOKEN: ADMIN, IPINTEL_WORKERS: '2', ...env });
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', IPINTEL_DNS_SERVERS: '127.0.0.1:9', IPINTEL_ADMIN_TOKEN: ADMIN, IPINTEL_WORKERS: '2', IPINTEL_HISTORY: 'off', ...env });
   return startWorkerPool(config, quiet);
 }
 

@@ -10,6 +10,7 @@ import { v1BodyText } from '../../lookup/v1-body.ts';
 import { loadPolicy } from '../../scoring/index.ts';
 import { OverridesHolder } from '../../lookup/overrides/holder.ts';
 import { lookupAddress } from '../../lookup/overrides/overlay.ts';
+import { withAsOf, type PastMoment } from '../../lookup/past-moment.ts';
 
 /** A parsed `--fields` value: null for the whole object (throws the API's INVALID_FIELDS ApiError). */
 export function parseFields(fields: string | undefined): Set<string> | null {
@@ -22,6 +23,9 @@ export class OfflineLookup {
     /** The index, policy and overrides, published as one serving snapshot as the server does. */
     readonly serving: ServingHolder,
   ) {}
+
+  /** The past moment every answer is made as of (`--at`); null: the index file as it is. */
+  past: PastMoment | null = null;
 
   /** The index holder. */
   get holder(): IndexHolder {
@@ -52,9 +56,11 @@ export class OfflineLookup {
    * the route's pipeline uses (v1BodyText).
    */
   answer(ip: string, fields: ReadonlySet<string> | null): string | null {
-    const snapshot = this.serving.snapshot;
+    const past = this.past;
+    const snapshot = past?.snapshot ?? this.serving.snapshot;
     const hit = lookupAddress(snapshot.reader, snapshot.overrides, ip);
     if (!hit) return null;
-    return v1BodyText(snapshot.bodies, hit, { verifiedCrawler: null, rdapOwner: null, now: Date.now() }, fields);
+    const body = v1BodyText(snapshot.bodies, hit, { verifiedCrawler: null, rdapOwner: null, now: past?.atMs ?? Date.now() }, fields);
+    return past ? withAsOf(body, past) : body;
   }
 }

@@ -36,6 +36,7 @@ export const NAMED_SCHEMAS: Readonly<Record<string, TSchema>> = {
   Explanation: v1.Explanation,
   Driver: v1.Driver,
   Rdap: v1.Rdap,
+  AsOf: v1.AsOf,
   RdapNetwork: v1.RdapNetwork,
   RdapContact: v1.RdapContact,
   AsnObject: lookups.AsnObject,

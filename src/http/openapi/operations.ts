@@ -30,6 +30,25 @@ const V1_QUERY = [
   queryParam('include', 'Extra objects: `rdap_contacts` adds the RDAP object (Pro keys only)', { type: 'array', items: { type: 'string', enum: ['rdap_contacts'] } }),
 ].map((p) => ({ ...p, style: 'form', explode: false }));
 
+/** `at` of every route that answers as of a past moment (docs/http.md). */
+const AT_PARAM = queryParam(
+  'at',
+  'Answer as of a past moment: a date (YYYY-MM-DD, meaning 00:00:00 UTC) or an RFC 3339 time. The answer comes from the index served then, adds `as_of` and the X-Data-As-Of header, carries an ETag and (explicit addresses) Cache-Control: public, max-age=31536000, immutable. Keyed callers only (tier rule, src/tiers.ts).',
+  { type: 'string' },
+);
+/** The errors `at` adds. */
+const AT_ERRORS = {
+  400: ['INVALID_AT (details.provided)'],
+  401: ['UNAUTHORIZED (an anonymous caller asked with at)'],
+  422: ['AT_OUT_OF_RANGE (details.provided, details.available_from, details.available_to, details.retention)'],
+  503: ['SERVICE_UNAVAILABLE (the history cannot be read; details.reason)'],
+};
+/** Error lists merged by status. */
+const mergeErrors = (...lists: Record<number, string[]>[]): Record<number, string[]> => {
+  const out: Record<number, string[]> = {};
+  for (const l of lists) for (const [k, v] of Object.entries(l)) out[Number(k)] = [...(out[Number(k)] ?? []), ...v];
+  return out;
+};
 const V1_ANSWER = { 'application/json': { anyOf: [ref('V1Object'), ref('V1Projection')] } };
 const V1_ERRORS = {
   400: [
@@ -48,11 +67,12 @@ function v1Lookup(current: boolean, traits: ResponseTraits): Json {
     description: current
       ? 'The v1 object for the caller address (Cache-Control: no-store). Same `fields` and `include` rules as /v1/ip/{ip}.'
       : 'The v1 object of spec 2.1/2.2: the whole object (`V1Object`) or, with `fields`, only the requested top-level fields (`V1Projection`). Cache-Control: public, max-age=86400 (no-store with an accepted include); such shared-cacheable answers carry no X-RateLimit-* headers.',
-    parameters: current ? V1_QUERY : [pathParam('ip', 'IPv4 or IPv6 address'), ...V1_QUERY],
+    parameters: current ? [...V1_QUERY, AT_PARAM] : [pathParam('ip', 'IPv4 or IPv6 address'), ...V1_QUERY, AT_PARAM],
     security: API_KEY_SECURITY,
     responses: {
-      200: success('The v1 object (only the requested fields with `fields`)', V1_ANSWER, traits),
-      ...errors(current ? { ...V1_ERRORS, 400: [...V1_ERRORS[400], 'NO_CLIENT_IP'] } : V1_ERRORS, traits),
+      200: success('The v1 object (only the requested fields with `fields`)', V1_ANSWER, traits, ['X-Data-As-Of', 'ETag']),
+      304: { description: 'Not modified (an answer with `at`): If-None-Match matched the ETag', headers: { ETag: { $ref: '#/components/headers/ETag' }, 'Cache-Control': { $ref: '#/components/headers/Cache-Control' } } },
+      ...errors(mergeErrors(current ? { ...V1_ERRORS, 400: [...V1_ERRORS[400], 'NO_CLIENT_IP'] } : V1_ERRORS, AT_ERRORS), traits),
     },
   };
 }
@@ -117,9 +137,13 @@ export const OPERATIONS = {
         operationId: 'assessment',
         summary: 'Dual-stack assessment',
         description: 'Assesses `ipv4` and/or `ipv6` (each must be of its family, given once), or the caller IP in auto mode. Cache-Control: public, max-age=86400 with explicit addresses; no-store in auto mode.',
-        parameters: [queryParam('ipv4', 'An IPv4 address', { type: 'string' }), queryParam('ipv6', 'An IPv6 address', { type: 'string' })],
+        parameters: [queryParam('ipv4', 'An IPv4 address', { type: 'string' }), queryParam('ipv6', 'An IPv6 address', { type: 'string' }), AT_PARAM],
         security: API_KEY_SECURITY,
-        responses: { 200: success('The assessment of each stack and of the pair', jsonBody('Assessment'), traits), ...errors({ 400: ['INVALID_IP (details.provided, details.parameter)', 'NO_CLIENT_IP in auto mode'] }, traits) },
+        responses: {
+          200: success('The assessment of each stack and of the pair', jsonBody('Assessment'), traits, ['X-Data-As-Of', 'ETag']),
+          304: { description: 'Not modified (an answer with `at`): If-None-Match matched the ETag', headers: { ETag: { $ref: '#/components/headers/ETag' }, 'Cache-Control': { $ref: '#/components/headers/Cache-Control' } } },
+          ...errors(mergeErrors({ 400: ['INVALID_IP (details.provided, details.parameter)', 'NO_CLIENT_IP in auto mode'] }, AT_ERRORS), traits),
+        },
       }),
   verifyCrawler: (traits: ResponseTraits): Json => ({
         tags: ['crawlers'],

@@ -19,6 +19,7 @@ export const HEADERS: Record<string, Json> = {
   'Retry-After': header('Seconds until a request would be admitted', { type: 'integer', minimum: 1 }),
   'Cache-Control': header('Caching of this answer (spec 4.9)'),
   ETag: header('Strong entity tag of the body'),
+  'X-Data-As-Of': header('Only with `at`: the RFC 3339 build time of the index that answered (the one served at that moment)', { type: 'string', format: 'date-time' }),
   Allow: header('The methods this path takes, comma-separated'),
 };
 const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-RateLimit-Tier'];

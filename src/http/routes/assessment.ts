@@ -9,22 +9,28 @@ import { callerIpOrThrow, lookupOrThrow, scoringContextFor } from '../address-lo
 import { jsonResponse } from '../json-response.ts';
 import { queryValues } from '../request-params.ts';
 import type { RouteHandler } from '../route-table.ts';
+import { atOf, pastMomentOf, pastResponse } from '../past-answer.ts';
+import { withAsOf, type PastMoment } from '../../lookup/past-moment.ts';
 
 /** The query parameters of an assessment (spec 4.2). */
 const ASSESSMENT_KEYS = ['ipv4', 'ipv6'] as const;
 
-async function stack(services: AppServices, ip: string | undefined, family: 4 | 6, param: string) {
+async function stack(services: AppServices, ip: string | undefined, family: 4 | 6, param: string, moment: PastMoment | null) {
   if (ip === undefined) return null;
-  // One serving snapshot for the whole answer, also after waiting for a proof (src/lookup/serving.ts).
-  const snapshot = services.serving.snapshot;
+  // One serving snapshot for the whole answer, also after waiting for a proof (src/lookup/serving.ts); a past moment's own.
+  const snapshot = moment?.snapshot ?? services.serving.snapshot;
   const hit = lookupOrThrow(services, ip, snapshot);
   if (hit.family !== family) throw new ApiError('INVALID_IP', `${param} must be an IPv${family} address`, { provided: ip, parameter: param });
-  return assessStack(hit, { scoring: await scoringContextFor(services, hit, snapshot), policy: snapshot.policy });
+  // A past answer has no live crawler proof (past-answer.ts, NOT_HISTORICAL).
+  const scoring = moment ? { verifiedCrawler: null, coverage: snapshot.coverage } : await scoringContextFor(services, hit, snapshot);
+  return assessStack(hit, { scoring, policy: snapshot.policy });
 }
 
 /** The assessment answer. */
 export function assessment(services: AppServices): RouteHandler {
-  return async (request, _path, _hasQuery, caller) => {
+  return async (request, _path, hasQuery, caller) => {
+    const at = hasQuery ? atOf(request.url) : null;
+    const moment = at === null ? null : await pastMomentOf(services, at, caller.tier);
     const values = queryValues(request.url, ASSESSMENT_KEYS);
     const given: Record<'ipv4' | 'ipv6', string | undefined> = { ipv4: undefined, ipv6: undefined };
     for (let i = 0; i < ASSESSMENT_KEYS.length; i++) {
@@ -40,8 +46,10 @@ export function assessment(services: AppServices): RouteHandler {
       if (ip.includes(':')) ipv6 = ip;
       else ipv4 = ip;
     }
-    const v4 = await stack(services, ipv4, 4, 'ipv4');
-    const v6 = await stack(services, ipv6, 6, 'ipv6');
-    return jsonResponse({ mode: auto ? 'auto' : 'explicit', ipv4: v4, ipv6: v6, pair: assessPair(v4, v6) }, { 'cache-control': auto ? 'no-store' : 'public, max-age=86400' });
+    const v4 = await stack(services, ipv4, 4, 'ipv4', moment);
+    const v6 = await stack(services, ipv6, 6, 'ipv6', moment);
+    const answer = { mode: auto ? 'auto' : 'explicit', ipv4: v4, ipv6: v6, pair: assessPair(v4, v6) };
+    if (moment) return pastResponse(request, withAsOf(JSON.stringify(answer), moment), moment, !auto);
+    return jsonResponse(answer, { 'cache-control': auto ? 'no-store' : 'public, max-age=86400' });
   };
 }

@@ -10,6 +10,7 @@ import { ApiError } from '../../errors.ts';
 import { reloadServer } from '../reload.ts';
 import { readPullStatus } from '../../index/pull/pull-status-file.ts';
 import { readPublishFigures } from '../../index/publish/publish-figures.ts';
+import type { HistoryStatus } from '../../index/history/past-indexes.ts';
 import { expiresAt, isExpired } from '../../index/publish/manifest-window.ts';
 import { resolve } from 'node:path';
 import type { AppServices } from '../services.ts';
@@ -77,6 +78,19 @@ export function health(services: AppServices): RouteHandler {
   };
 }
 
+/** The history's status: the error's text (it names files) for the admin token only. */
+function historyView(s: HistoryStatus, admin: boolean) {
+  return {
+    retention_seconds: Math.round(s.retention_ms / 1000),
+    from: s.from,
+    to: s.to,
+    versions: s.versions,
+    size_bytes: s.size_bytes,
+    readable: s.readable,
+    ...(admin ? { error: s.error } : {}),
+  };
+}
+
 /** GET /v1/data/status: public readiness; per-source detail for the admin token. */
 export function dataStatus(services: AppServices): RouteHandler {
   return (request) => {
@@ -108,6 +122,7 @@ export function dataStatus(services: AppServices): RouteHandler {
         : null,
       policy_version: services.policy.current.policy_version,
       attributions: m.attributions,
+      ...(services.history ? { history: historyView(services.history.status(now), adminCaller) } : {}),
     };
     return jsonResponse(body, { 'cache-control': adminCaller ? 'no-store' : 'public, max-age=60', vary: 'authorization' });
   };

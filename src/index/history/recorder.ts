@@ -1,0 +1,90 @@
+/**
+ * Keeping every index a server serves: when the holder swaps in a new index
+ * (start-up, the refresher, a pull, /reload after an operator's rebuild),
+ * its file is hard-linked at once (the name may be replaced again a moment
+ * later; the link keeps these bytes) and recorded on the history thread with
+ * the moment it started being served. The serving thread only links.
+ */
+import { copyFileSync, linkSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { IndexHolder } from '../holder.ts';
+import type { IndexReader } from '../reader.ts';
+import type { RecordOutcome } from './job-runner.ts';
+import type { HistoryJobs } from './jobs.ts';
+import type { HistoryConfig } from './past-indexes.ts';
+
+/** Where a recording went: logged, and failures reported to the status. */
+export interface RecorderEvents {
+  recorded?(outcome: RecordOutcome): void;
+  failed(message: string): void;
+}
+
+/** Records the holder's index now and after every swap; returns a promise of the recordings queued so far (tests wait on it). */
+export function recordServedIndexes(holder: IndexHolder, config: HistoryConfig, jobs: HistoryJobs, now: () => number, events: RecorderEvents): () => Promise<void> {
+  let last: IndexReader | null = null;
+  let queued: Promise<void> = Promise.resolve();
+  const record = () => {
+    const reader = holder.current;
+    if (reader === last) return; // a coverage change, not a swap
+    last = reader;
+    const servedFromMs = now();
+    const incoming = join(config.dir, 'incoming');
+    const link = join(incoming, `${servedFromMs}-${holder.generation}-${process.pid}.idx`);
+    try {
+      mkdirSync(incoming, { recursive: true });
+      pin(holder.describe().path, link);
+    } catch (e) {
+      events.failed(`history: cannot keep ${holder.describe().path}: ${(e as Error).message}`);
+      return;
+    }
+    const job = jobs.run<RecordOutcome>({ op: 'record', dir: config.dir, path: link, servedFromMs, nowMs: servedFromMs, retentionMs: config.retentionMs });
+    queued = queued.then(() =>
+      job.then(
+        (outcome) => events.recorded?.(outcome),
+        (e) => events.failed(`history: ${(e as Error).message}`),
+      ),
+    );
+  };
+  sweepIncoming(join(config.dir, 'incoming'));
+  record();
+  holder.onChange(record);
+  return () => queued;
+}
+
+/**
+ * Removes the links a process that is gone left behind (it stopped between
+ * linking and recording): each would keep a whole replaced index's blocks
+ * allocated. A link names its process (`<ms>-<generation>-<pid>.idx`).
+ */
+function sweepIncoming(incoming: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(incoming);
+  } catch {
+    return; // no folder yet
+  }
+  for (const name of names) {
+    const pid = Number(/-(\d+)\.idx$/.exec(name)?.[1]);
+    if (pid === process.pid || (Number.isInteger(pid) && alive(pid))) continue;
+    rmSync(join(incoming, name), { force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** A hard link (the same bytes, whatever later happens to the name); a copy across filesystems. */
+function pin(path: string, link: string): void {
+  try {
+    linkSync(path, link);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EXDEV') throw e;
+    copyFileSync(path, link);
+  }
+}

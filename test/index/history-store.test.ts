@@ -1,0 +1,151 @@
+/** The history store (src/index/history/store.ts): recording, rebuilding byte for byte, chunks shared between versions, pruning at retention, the recording lock. */
+import { afterAll, describe, expect, test } from 'bun:test';
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { recordHistoryJob } from '../../src/index/history/job-runner.ts';
+import { recordServedIndexes } from '../../src/index/history/recorder.ts';
+import { IndexHolder } from '../../src/index/holder.ts';
+import { HistoryJobs } from '../../src/index/history/jobs.ts';
+import { MAX_PENDING_REBUILDS, PastIndexes } from '../../src/index/history/past-indexes.ts';
+import { rebuildVersion } from '../../src/index/history/rebuild.ts';
+import { historySizeBytes, pruneHistory, readCatalog, recordVersion } from '../../src/index/history/store.ts';
+import { ApiError } from '../../src/errors.ts';
+import { parseAt, versionForAt } from '../../src/lookup/past-moment.ts';
+import { buildFromTexts } from '../helpers/small-build.ts';
+
+const DAY = 86_400_000;
+const root = mkdtempSync(join(tmpdir(), 'ipintel-history-store-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** A list of `n` /24s from 10.0.0.0 on, skipping the `skip`th. */
+function cidrs(n: number, skip = -1): string {
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) if (i !== skip) out.push(`10.${(i >> 8) & 255}.${i & 255}.0/24`);
+  return `${out.join('\n')}\n`;
+}
+
+const build = (name: string, text: string, builtAt: string) => buildFromTexts(root, name, [{ type: 'cidr-list', name: `${name}.txt`, text, options: { category: 'datacenter', provider: 'p' } }], builtAt);
+
+describe('history store', () => {
+  test('versions rebuild byte for byte; a version close to the last shares its chunks; the same file again records nothing', async () => {
+    const dir = join(root, 'h1');
+    const a = await build('a.idx', cidrs(20_000), '2026-11-01T00:00:00Z');
+    const b = await build('b.idx', cidrs(20_000, 10_000), '2026-11-02T00:00:00Z');
+    const first = recordVersion(dir, a, 1_000);
+    const second = recordVersion(dir, b, 2_000);
+    expect(first).toMatchObject({ recorded: true, keyframe: true });
+    expect(second.recorded).toBe(true);
+    expect(second.keyframe).toBe(false);
+    expect(second.bytesWritten).toBeLessThan(first.bytesWritten / 2);
+    expect(recordVersion(dir, b, 3_000).recorded).toBe(false);
+    const catalog = readCatalog(dir);
+    expect(catalog.versions.map((v) => v.servedFromMs)).toEqual([1_000, 2_000]);
+    for (const [v, original] of [[catalog.versions[0], a], [catalog.versions[1], b]] as const) {
+      const out = join(root, `rebuilt-${v.servedFromMs}.idx`);
+      rebuildVersion(dir, catalog, v, out);
+      expect(Buffer.compare(readFileSync(out), readFileSync(original))).toBe(0);
+    }
+  });
+
+  test('pruning drops versions whose service ended before the retention, and the files only they needed', async () => {
+    const dir = join(root, 'h2');
+    const t = Date.parse('2026-10-01T00:00:00Z');
+    const files = [
+      await build('p1.idx', cidrs(50), '2026-10-01T00:00:00Z'),
+      await build('p2.idx', cidrs(60), '2026-10-02T00:00:00Z'),
+      await build('p3.idx', cidrs(70), '2026-10-03T00:00:00Z'),
+    ];
+    files.forEach((f, i) => recordVersion(dir, f, t + i * DAY));
+    const before = historySizeBytes(dir);
+    const retention = 10 * DAY;
+    // Version 1 was served until t+1d, more than the retention before now: it goes; version 2 was still served at the cutoff.
+    const now = t + DAY + retention + 1;
+    expect(pruneHistory(dir, now, retention)).toBe(1);
+    const catalog = readCatalog(dir);
+    expect(catalog.versions.map((v) => v.servedFromMs)).toEqual([t + DAY, t + 2 * DAY]);
+    expect(historySizeBytes(dir)).toBeLessThan(before);
+    expect(readdirSync(dir).filter((n) => n.endsWith('.recipe'))).toHaveLength(2);
+    const out = join(root, 'rebuilt-p2.idx');
+    rebuildVersion(dir, catalog, catalog.versions[0], out);
+    expect(Buffer.compare(readFileSync(out), readFileSync(files[1]))).toBe(0);
+    // The moments answerable start at the retention's cutoff, and an earlier one is the documented error.
+    const history = new PastIndexes({ dir, retentionMs: retention }, new HistoryJobs());
+    try {
+      expect(history.range(catalog, now)).toEqual({ fromMs: now - retention, toMs: now });
+      expect(versionForAt(history, new Date(now - retention + 1).toISOString(), now).version.servedFromMs).toBe(t + DAY);
+      let refused: unknown;
+      try {
+        versionForAt(history, new Date(t + 1000).toISOString(), now);
+      } catch (e) {
+        refused = e;
+      }
+      expect(refused).toBeInstanceOf(ApiError);
+      expect((refused as ApiError).code).toBe('AT_OUT_OF_RANGE');
+      expect((refused as ApiError).details).toMatchObject({ available_from: new Date(now - retention).toISOString(), retention: '10d' });
+    } finally {
+      history.close();
+    }
+  });
+
+  test('a folder another process is recording into is left alone; the link given is removed either way', async () => {
+    const dir = join(root, 'h3');
+    const a = await build('l1.idx', cidrs(10), '2026-11-01T00:00:00Z');
+    const link = join(root, 'l1-link.idx');
+    linkSync(a, link);
+    recordHistoryJob({ op: 'record', dir, path: link, servedFromMs: 1, nowMs: 1, retentionMs: DAY }); // creates the folder
+    writeFileSync(join(dir, '.recording.lock'), '');
+    linkSync(a, link);
+    expect(recordHistoryJob({ op: 'record', dir, path: link, servedFromMs: 2, nowMs: 2, retentionMs: DAY })).toBeNull();
+    expect(existsSync(link)).toBe(false);
+  });
+
+  test('the recorder records the index it starts with, and sweeps links a dead process left in incoming/', async () => {
+    const dir = join(root, 'h5');
+    const index = await build('r1.idx', cidrs(10), '2026-11-01T00:00:00Z');
+    mkdirSync(join(dir, 'incoming'), { recursive: true });
+    const dead = join(dir, 'incoming', '1-1-999999999.idx'); // above any pid Linux hands out
+    writeFileSync(dead, 'left behind');
+    const holder = IndexHolder.open(index);
+    const jobs = new HistoryJobs();
+    const failures: string[] = [];
+    try {
+      const recorded = recordServedIndexes(holder, { dir, retentionMs: DAY }, jobs, () => 5_000, { failed: (m) => failures.push(m) });
+      expect(existsSync(dead)).toBe(false);
+      await recorded();
+      expect(failures).toEqual([]);
+      expect(readCatalog(dir).versions.map((v) => v.servedFromMs)).toEqual([5_000]);
+      expect(readdirSync(join(dir, 'incoming'))).toEqual([]);
+    } finally {
+      jobs.close();
+    }
+  });
+
+  test('at most MAX_PENDING_REBUILDS cold versions are waited for at once; another is refused, the same one joins', async () => {
+    const never = { run: () => new Promise<never>(() => {}), close() {} } as unknown as HistoryJobs;
+    const history = new PastIndexes({ dir: join(root, 'h6'), retentionMs: DAY }, never);
+    const version = (n: number) => ({ id: String(n).repeat(64).slice(0, 64), builtAt: '', builtAtMs: n, servedFromMs: n, sizeBytes: 1, xxh3: '0' });
+    const first = history.readerOf(version(1));
+    history.readerOf(version(2));
+    expect(history.readerOf(version(1))).toBe(first);
+    await expect(history.readerOf(version(3))).rejects.toThrow(`${MAX_PENDING_REBUILDS} past indexes are being rebuilt already`);
+  });
+
+  test('a malformed catalog is refused with its path', () => {
+    const dir = join(root, 'h4');
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'catalog.json'), JSON.stringify({ format: 1, versions: [{ id: 'x' }], packs: {} }));
+    expect(() => readCatalog(dir)).toThrow(`history catalog ${join(dir, 'catalog.json')} is malformed`);
+  });
+
+  test('at: dates, RFC 3339 times with offsets, and refusals', () => {
+    expect(parseAt('2026-11-03')).toBe(Date.parse('2026-11-03T00:00:00Z'));
+    expect(parseAt('2026-11-03T14:00:00+02:00')).toBe(Date.parse('2026-11-03T12:00:00Z'));
+    expect(parseAt('2026-11-03T14:00:00 02:00')).toBe(Date.parse('2026-11-03T12:00:00Z')); // an unencoded +
+    expect(parseAt('2026-11-03t14:00:00.5z')).toBe(Date.parse('2026-11-03T14:00:00.500Z'));
+    for (const bad of ['2026-11-31', '2026-13-01', '2026-11-03T24:00:00Z', '2026-11-03 14:00:00Z', '1730000000', 'now']) {
+      expect(() => parseAt(bad)).toThrow(ApiError);
+    }
+  });
+});
