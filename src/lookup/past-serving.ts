@@ -83,7 +83,7 @@ export class PastServing {
     const overrides = this.serving.overrides;
     const kept = this.kept.get(version.id);
     if (kept && kept.reader === reader && kept.policy === policy && kept.overridesGeneration === overrides.generation && sameCoverage(kept.coverage, coverage)) return kept;
-    const snapshot = new ServingSnapshot(reader, coverage, policy, overrides.tableFor(reader), overrides.generation, 0, PAST_MEMO_SIZES);
+    const snapshot = new ServingSnapshot(reader, coverage, policy, overrides.lookupFor(reader), overrides.generation, 0, PAST_MEMO_SIZES);
     this.kept.delete(version.id);
     this.kept.set(version.id, snapshot);
     if (this.kept.size > MAPPED_PAST) this.kept.delete(this.kept.keys().next().value!);

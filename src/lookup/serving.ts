@@ -17,7 +17,7 @@ import type { IndexReader } from '../index/reader.ts';
 import type { Policy } from '../scoring/index.ts';
 import { LegacyLines, LINE_SLOTS } from './legacy.ts';
 import type { OverridesHolder } from './overrides/holder.ts';
-import type { OverrideTable } from './overrides/table.ts';
+import type { OverrideLookup } from './overrides/layered.ts';
 import { MAX_VIEWS } from './scored-part.ts';
 import { TAIL_SLOTS, V1BodyCache } from './v1-body.ts';
 
@@ -56,7 +56,7 @@ export class ServingSnapshot {
     /** The decision policy. */
     readonly policy: Policy,
     /** The overrides laid over every lookup (the file's and the index's own). */
-    readonly overrides: OverrideTable,
+    readonly overrides: OverrideLookup,
     /** Generation of the overrides file (metrics, logs). */
     readonly overridesGeneration: number,
     /** Generation of the index. */
@@ -103,6 +103,6 @@ export class ServingHolder {
 
   private compose(): ServingSnapshot {
     const reader = this.index.current;
-    return new ServingSnapshot(reader, this.index.coverage, this.policy.current, this.overrides.tableFor(reader), this.overrides.generation, this.index.generation, this.sizes);
+    return new ServingSnapshot(reader, this.index.coverage, this.policy.current, this.overrides.lookupFor(reader), this.overrides.generation, this.index.generation, this.sizes);
   }
 }

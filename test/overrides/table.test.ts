@@ -8,6 +8,7 @@ import { expect, test } from 'bun:test';
 import fc from 'fast-check';
 import type { OverrideEntry } from '../../src/contract/overrides.ts';
 import { OverrideTable } from '../../src/lookup/overrides/table.ts';
+import { overridesOver } from '../../src/lookup/overrides/layered.ts';
 import { formatIPv4, formatIPv6, prefixRange } from '../../src/net/ip.ts';
 
 /** Prefixes inside a small space (10.0.0.0/20 or 2001:db8::/116) so that they nest and repeat often. */
@@ -63,3 +64,26 @@ test('an IPv4 address written as IPv6 (::ffff:a.b.c.d) is answered by the IPv4 o
   expect(table.find('10.0.1.1')).toBeNull();
   expect(table.find('not an address')).toBeNull();
 });
+
+// The file's table over an index's own, asked in turn (layered.ts), answers as one table built from both
+// (the index's entries first, so the file's line wins on the same prefix): the serving threads never build it.
+for (const family of [4, 6] as const) {
+  test(`IPv${family}: the file's table layered over the index's own answers as the table built from both`, () => {
+    fc.assert(
+      fc.property(entries(family), entries(family), fc.array(fc.integer({ min: 0, max: 8191 }), { minLength: 50, maxLength: 50 }), (ownRaw, fileRaw, probes) => {
+        const own: OverrideEntry[] = ownRaw.map((e, i) => ({ ...e, fields: { note: `own ${i + 1}` }, line: i + 1 }));
+        const file: OverrideEntry[] = fileRaw.map((e, i) => ({ ...e, fields: { note: `file ${i + 1}` }, line: i + 1 }));
+        const combined = OverrideTable.build([...own, ...file]);
+        const layered = overridesOver(OverrideTable.build(file), OverrideTable.build(own));
+        expect(layered.size === 0).toBe(combined.size === 0);
+        for (const p of probes) {
+          const ip = family === 4 ? formatIPv4(0x0a000000 + p) : formatIPv6((0x20010db8n << 96n) + BigInt(p));
+          const want = combined.find(ip);
+          const got = layered.find(ip);
+          expect(got === null ? null : [got.cidr, got.fields.note]).toEqual(want === null ? null : [want.cidr, want.fields.note]);
+        }
+      }),
+      { numRuns: 300, seed: 11 },
+    );
+  });
+}

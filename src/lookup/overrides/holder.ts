@@ -13,6 +13,7 @@ import { statSync } from 'node:fs';
 import { MAX_OVERRIDE_FILE_BYTES } from '../../contract/overrides.ts';
 import type { IndexReader } from '../../index/reader.ts';
 import { embeddedOverrides } from './embedded.ts';
+import { overridesOver, type OverrideLookup } from './layered.ts';
 import { coverageText, readOverridesFile, type OverridesLimits, type OverridesRead, type OverridesReadReport } from './load.ts';
 import { readOverridesOffThread } from './off-thread.ts';
 import { OverrideTable } from './table.ts';
@@ -81,22 +82,20 @@ export class OverridesHolder {
     return this.table;
   }
 
-  private combined: { index: IndexReader; generation: number; table: OverrideTable } | null = null;
-
   /**
    * The overrides a lookup on `index` applies: the file's, and the index's
    * own (a build's `overrides` sources) where the file names no more
-   * specific prefix; for the same prefix the file wins. One table, so the
-   * most specific entry wins across both; combined once per index and file
-   * generation.
+   * specific prefix; for the same prefix the file wins (layered.ts: asked
+   * in turn, never combined into one table on a serving thread).
    */
+  lookupFor(index: IndexReader): OverrideLookup {
+    return overridesOver(this.table, embeddedOverrides(index));
+  }
+
+  /** The same overrides as one table (exports, which read its intervals; built here, so not for a serving thread). */
   tableFor(index: IndexReader): OverrideTable {
-    const c = this.combined;
-    if (c !== null && c.index === index && c.generation === this.generation) return c.table;
     const own = embeddedOverrides(index);
-    const table = own.size === 0 ? this.table : this.table.size === 0 ? own : OverrideTable.build([...own.toEntries(), ...this.table.toEntries()]);
-    this.combined = { index, generation: this.generation, table };
-    return table;
+    return own.size === 0 ? this.table : this.table.size === 0 ? own : OverrideTable.build([...own.toEntries(), ...this.table.toEntries()]);
   }
 
   /** Calls `listener` after every applied read (a new serving snapshot, src/lookup/serving.ts). */

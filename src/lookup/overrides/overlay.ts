@@ -9,7 +9,8 @@ import type { OverrideFields, OverrideFlag } from '../../contract/overrides.ts';
 import type { EvidenceKind } from '../../index/evidence-kinds.ts';
 import { Flag, type GeoInfo, type IndexRecord, type LookupHit, type OverrideFacts } from '../../index/record.ts';
 import type { IndexReader } from '../../index/reader.ts';
-import type { OverrideMatch, OverrideTable } from './table.ts';
+import type { OverrideMatch } from './table.ts';
+import type { OverrideLookup } from './layered.ts';
 
 /** Per boolean: the flag `true` sets, the flags `false` clears (every flag that makes the boolean true), and its evidence kind. */
 const FLAG_OF: Readonly<Record<OverrideFlag, { set: number; clear: number; kind: EvidenceKind }>> = {
@@ -118,7 +119,7 @@ class OverriddenHit implements LookupHit {
 }
 
 /** An index hit with the override covering its address laid over it (the hit itself when none does). */
-export function withOverride(hit: LookupHit, overrides: OverrideTable, ip: string): LookupHit {
+export function withOverride(hit: LookupHit, overrides: OverrideLookup, ip: string): LookupHit {
   const match = overrides.find(ip);
   return match === null ? hit : new OverriddenHit(hit, match);
 }
@@ -128,7 +129,7 @@ export function withOverride(hit: LookupHit, overrides: OverrideTable, ip: strin
  * overrides (HTTP routes, `bun run lookup` and the crawler check all come
  * here). Null when the text is not an address.
  */
-export function lookupAddress(index: IndexReader, overrides: OverrideTable, ip: string): LookupHit | null {
+export function lookupAddress(index: IndexReader, overrides: OverrideLookup, ip: string): LookupHit | null {
   const hit = index.lookup(ip);
   if (hit === null || overrides.size === 0) return hit;
   return withOverride(hit, overrides, ip);
