@@ -85,7 +85,7 @@ test('fields before the scored part are cut from the body\'s lead alone: every s
     const fields = new Set<string>(['network', ...others.filter((_, k) => (i >> k) & 1)]);
     for (const c of i % 8 === 7 ? [ctx, proven] : [ctx]) {
       const want = JSON.stringify(buildV1(hit, c, fields));
-      expect({ ip, fields: [...fields], text: v1BodyText(memoOf(reader, c), hit, answerOf(c), fields) }).toEqual({ ip, fields: [...fields], text: want });
+      expect({ ip, fields: [...fields], text: v1BodyText(memoOf(reader, c, 64), hit, answerOf(c), fields) }).toEqual({ ip, fields: [...fields], text: want });
       const whole = JSON.stringify(buildV1(hit, c, null));
       const own = whole.indexOf(',"location":') + 1;
       expect(projectV1Lead(whole.slice(0, own), whole.slice(own, whole.indexOf(',"score":') + 1), fields)).toBe(want);
