@@ -15,42 +15,23 @@ const seconds = (iso: string | null) => (iso ? Date.parse(iso) / 1000 : null);
 export function registerPullMetrics({ Gauge }: Prom, registry: Registry, status: () => PullStatus | null): void {
   const registers = [registry];
   // Gauges, not counters: the counts live in the puller's process and workers only read them.
-  new Gauge({
-    name: 'ipintel_index_pull_polls',
-    help: 'Index manifest polls since the puller started, by outcome (updated, not_modified, unchanged, failed)',
-    labelNames: ['result'],
-    registers,
-    aggregator: 'max',
-    collect() {
-      const s = status();
-      if (!s) return;
-      for (const result of OUTCOMES) this.set({ result }, s.polls?.[result] ?? 0);
-    },
-  });
-  new Gauge({
-    name: 'ipintel_index_pull_downloaded_bytes',
-    help: 'Bytes the puller downloaded since it started (failed attempts too), by way (delta, compressed, plain)',
-    labelNames: ['method'],
-    registers,
-    aggregator: 'max',
-    collect() {
-      const s = status();
-      if (!s) return;
-      for (const method of TRANSFER_METHODS) this.set({ method }, s.downloaded_bytes?.[method] ?? 0);
-    },
-  });
-  new Gauge({
-    name: 'ipintel_index_pull_updates',
-    help: 'New indexes swapped in since the puller started, by the way they arrived (delta, compressed, plain)',
-    labelNames: ['method'],
-    registers,
-    aggregator: 'max',
-    collect() {
-      const s = status();
-      if (!s) return;
-      for (const method of TRANSFER_METHODS) this.set({ method }, s.updates_by?.[method] ?? 0);
-    },
-  });
+  const byLabel = <L extends string>(name: string, help: string, label: string, values: readonly L[], read: (s: PullStatus) => Partial<Record<L, number>> | undefined) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: [label],
+      registers,
+      aggregator: 'max',
+      collect() {
+        const s = status();
+        if (!s) return;
+        const counts = read(s);
+        for (const v of values) this.set({ [label]: v }, counts?.[v] ?? 0);
+      },
+    });
+  byLabel('ipintel_index_pull_polls', 'Index manifest polls since the puller started, by outcome (updated, not_modified, unchanged, failed)', 'result', OUTCOMES, (s) => s.polls);
+  byLabel('ipintel_index_pull_downloaded_bytes', 'Bytes the puller downloaded since it started (failed attempts too), by way (delta, compressed, plain)', 'method', TRANSFER_METHODS, (s) => s.downloaded_bytes);
+  byLabel('ipintel_index_pull_updates', 'New indexes swapped in since the puller started, by the way they arrived (delta, compressed, plain)', 'method', TRANSFER_METHODS, (s) => s.updates_by);
   sharedGauge(Gauge, registers, 'ipintel_index_pull_last_downloaded_bytes', 'Bytes the last pull that swapped in a new index downloaded', () => status()?.last_transfer?.downloaded_bytes ?? null);
   const timestamp = (name: string, help: string, pick: (s: PullStatus) => string | null) =>
     sharedGauge(Gauge, registers, name, help, () => {
