@@ -68,8 +68,8 @@ test('copied alone into an empty folder, one `serve` fetches and verifies the pi
       await server.stop();
     }
     expect(registry.requests).toEqual(Object.keys(tarballs));
-    // The fetched data and the index; no staging folder or tarball left (the rest is the accounts database).
-    expect(readdirSync(join(dir, 'data')).filter((f) => !f.startsWith('ipintel.sqlite')).sort()).toEqual(['ipintel-data', 'ipintel.idx']);
+    // The fetched data, the index and its history (IPINTEL_HISTORY); no staging folder or tarball left (the rest is the accounts database).
+    expect(readdirSync(join(dir, 'data')).filter((f) => !f.startsWith('ipintel.sqlite')).sort()).toEqual(['history', 'ipintel-data', 'ipintel.idx']);
     // The unpacked package.json dates the data, as a build from the source tree does.
     const asn = IndexReader.open(join(dir, 'data', 'ipintel.idx')).meta.sources.find((s) => s.path === '@ip-location-db/asn/asn-ipv4.csv');
     expect({ date: asn?.date, from: asn?.dateFrom }).toEqual({ date: '2026-01-01T00:00:00.000Z', from: 'manifest' });
