@@ -46,7 +46,7 @@ describe('history store', () => {
       rebuildVersion(dir, catalog, v, out);
       expect(Buffer.compare(readFileSync(out), readFileSync(original))).toBe(0);
     }
-  });
+  }, 60_000);
 
   test('pruning drops versions whose service ended before the retention, and the files only they needed', async () => {
     const dir = join(root, 'h2');
@@ -86,7 +86,7 @@ describe('history store', () => {
     } finally {
       history.close();
     }
-  });
+  }, 60_000);
 
   test('a folder another process is recording into is left alone; the link given is removed either way', async () => {
     const dir = join(root, 'h3');
@@ -98,7 +98,7 @@ describe('history store', () => {
     linkSync(a, link);
     expect(recordHistoryJob({ op: 'record', dir, path: link, servedFromMs: 2, nowMs: 2, retentionMs: DAY })).toBeNull();
     expect(existsSync(link)).toBe(false);
-  });
+  }, 60_000);
 
   test('the recorder records the index it starts with, and sweeps links a dead process left in incoming/', async () => {
     const dir = join(root, 'h5');
@@ -119,7 +119,7 @@ describe('history store', () => {
     } finally {
       jobs.close();
     }
-  });
+  }, 60_000);
 
   test('at most MAX_PENDING_REBUILDS cold versions are waited for at once; another is refused, the same one joins', async () => {
     const never = { run: () => new Promise<never>(() => {}), close() {} } as unknown as HistoryJobs;
