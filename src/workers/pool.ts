@@ -20,6 +20,7 @@ import { OverridesHolder, type OverridesLoad } from '../lookup/overrides/holder.
 import { hostMetricsText } from './host-metrics.ts';
 import { HostState } from './host-state.ts';
 import { RemoteError, Rpc } from './rpc.ts';
+import { verifyForWorkers, type VerifiedIndex } from './verified-index.ts';
 import type { WorkerListening, WorkerStart, WorkerStarted } from './worker-main.ts';
 
 /** A running pool. */
@@ -109,6 +110,8 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
   let started = false;
   let managedBy: 'server' | 'operator' = 'operator';
   let loadedAt = Date.now();
+  /** The index file the primary verified for the workers (null: each worker verifies it). */
+  let verified: VerifiedIndex | null = null;
 
   const live = () => slots.filter((s): s is Slot & { rpc: Rpc } => s.rpc !== null && s.worker !== null);
 
@@ -216,7 +219,7 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
     startAfter.then(
       () => {
         if (s.worker !== worker) return;
-        const start: WorkerStart = { kind: 'start', slot, config: { ...config, port }, buckets, adminBuckets, connections, host: state.buffer, generation, migrationsRoot, overrides: overrides?.published ?? null, listen: listenAtOnce };
+        const start: WorkerStart = { kind: 'start', slot, config: { ...config, port }, buckets, adminBuckets, connections, host: state.buffer, generation, migrationsRoot, overrides: overrides?.published ?? null, index: verified, listen: listenAtOnce };
         worker.postMessage(start);
       },
       (e: unknown) => failStart?.(e as Error),
@@ -280,7 +283,12 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
   try {
     // Every worker loads its code and opens its services at once, none listening yet: a flood from the
     // moment the port accepts finds every worker's code loaded (no module read competes for descriptors).
-    const startAfter = Promise.all([before, overridesRead]);
+    // The index is verified here once, after the workers have begun loading (the next timer tick), while they load:
+    // not by every worker, each hashing the whole file on the same cores at the same moment.
+    const indexVerified = Bun.sleep(0).then(() => {
+      verified = verifyForWorkers(config.indexPath);
+    });
+    const startAfter = Promise.all([before, overridesRead, indexVerified]);
     const prepared = await Promise.allSettled(Array.from({ length: count }, (_, i) => spawn(i, false, startAfter)));
     const ok: number[] = [];
     prepared.forEach((r, slot) => (r.status === 'fulfilled' ? ok.push(slot) : failed.push({ slot, why: (r.reason as Error).message })));

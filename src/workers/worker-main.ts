@@ -18,6 +18,7 @@ import type { RadarClient } from '../lookup/radar.ts';
 import { HostState } from './host-state.ts';
 import { installProcessGuards } from '../process-guards.ts';
 import { RemoteError, Rpc } from './rpc.ts';
+import { openVerifiedIndex, type VerifiedIndex } from './verified-index.ts';
 
 declare const self: Worker;
 
@@ -37,6 +38,8 @@ export interface WorkerStart {
   migrationsRoot: string | null;
   /** The overrides table the primary read (null: none, or none applied yet). */
   overrides: PublishedOverrides | null;
+  /** The index file the primary verified (null: this worker verifies it). */
+  index: VerifiedIndex | null;
   /** Listen once prepared (a restarted worker); else report `prepared` and wait for the primary's `listen` call (a host starting: no worker accepts before every worker has loaded its code). */
   listen: boolean;
 }
@@ -160,7 +163,8 @@ async function begin(start: WorkerStart): Promise<void> {
     // The primary reads and watches the overrides file; this worker only takes its tables.
     const overrides = new OverridesHolder(start.config.overridesPath);
     if (start.overrides !== null) overrides.apply(start.overrides);
-    const ready = await prepareServer(start.config, { accounts, limiter, host, radar, overrides, adminFailures: createAdminFailureBudget(start.adminBuckets) }, { recordsHistory: start.slot === 0 });
+    const index = openVerifiedIndex(start.config.indexPath, start.index);
+    const ready = await prepareServer(start.config, { index, accounts, limiter, host, radar, overrides, adminFailures: createAdminFailureBudget(start.adminBuckets) }, { recordsHistory: start.slot === 0 });
     ready.services.index.generation = start.generation;
     // The primary refreshes (src/cli.ts) and swaps every worker; a worker only reports the shared state files.
     ready.services.feeds = feedsStatusView(start.config, ready.services.index);

@@ -1,0 +1,68 @@
+/**
+ * The index verified once per host start, not once per worker: the primary
+ * maps and checks every section's checksum while the workers load their code,
+ * and names the file it verified by its identity (device, inode, size,
+ * modification time). A worker that finds the same file at the path maps it
+ * without hashing it again; any other file (replaced, rewritten, or the
+ * primary could not verify it) it verifies itself, as before.
+ */
+import { statSync } from 'node:fs';
+import { IndexHolder } from '../index/holder.ts';
+import { mapIndexFile } from '../index/index-file.ts';
+import { IndexReader } from '../index/reader.ts';
+
+/** A file the primary verified, as the path named it then. */
+export interface VerifiedIndex {
+  path: string;
+  dev: bigint;
+  ino: bigint;
+  size: bigint;
+  mtimeNs: bigint;
+}
+
+/** The identity of the file at `path` now (null when it cannot be read). */
+function identityOf(path: string): VerifiedIndex | null {
+  try {
+    const s = statSync(path, { bigint: true });
+    return { path, dev: s.dev, ino: s.ino, size: s.size, mtimeNs: s.mtimeNs };
+  } catch {
+    return null;
+  }
+}
+
+function same(a: VerifiedIndex | null, b: VerifiedIndex | null): boolean {
+  return a !== null && b !== null && a.path === b.path && a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs;
+}
+
+/**
+ * Verifies the index at `path` in this thread and returns its identity; null
+ * when it does not verify or changed meanwhile (each worker then verifies,
+ * and refuses, on its own, with the message it always gave). The mapping is
+ * dropped at once, so the primary does not keep the file resident.
+ */
+export function verifyForWorkers(path: string): VerifiedIndex | null {
+  const before = identityOf(path);
+  if (before === null) return null;
+  try {
+    mapIndexFile(path);
+  } catch {
+    return null;
+  }
+  // Bun unmaps a mapping when it is collected: without this the primary would hold the whole file until its next collection.
+  Bun.gc(true);
+  return same(before, identityOf(path)) ? before : null;
+}
+
+/**
+ * Opens the index at `path` for serving: without hashing its sections again
+ * when it is the file `verified` names, unchanged from before the mapping
+ * to after it; otherwise verified here.
+ */
+export function openVerifiedIndex(path: string, verified: VerifiedIndex | null): IndexHolder {
+  const before = identityOf(path);
+  if (verified !== null && same(verified, before)) {
+    const reader = IndexReader.open(path, { verifyChecksums: false });
+    if (same(verified, identityOf(path))) return new IndexHolder(reader, path);
+  }
+  return IndexHolder.open(path);
+}
