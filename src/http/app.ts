@@ -6,12 +6,11 @@
  * through the table; only a MOUNTED route reaches Elysia.
  */
 import { Elysia } from 'elysia';
-import { authRoutes } from './routes/auth.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
 import { ApiError } from '../errors.ts';
 import { failureResponse, NOT_FOUND } from './errors.ts';
 import type { AppServices } from './services.ts';
-import { oauthSetup } from '../accounts/oauth/providers.ts';
+import { oauthEnabled } from '../accounts/oauth/setup-check.ts';
 import { setCaller } from './caller.ts';
 import { RouteTable, type RouteDeclaration, type RouteHandler } from './route-table.ts';
 import { MOUNTED, NOT_ADDRESSES, routeDeclarations, type DeclaredRoute } from './routes/table.ts';
@@ -36,6 +35,15 @@ function frameworkError(code: string | number, error: unknown): unknown {
   return error;
 }
 
+/**
+ * The sign-in routes' module, loaded (synchronously, while the app is built,
+ * before any request) only where sign-in is configured: with it come Arctic
+ * and its crypto, which a server with sign-in off has no route for.
+ */
+function signInRoutes(): typeof import('./routes/auth.ts') {
+  return require('./routes/auth.ts');
+}
+
 /** The Elysia app of the sign-in and dashboard routes; its failures rendered by the one error renderer. */
 function mountedApp(services: AppServices) {
   const deps = { config: services.config, accounts: services.accounts, now: services.now };
@@ -46,7 +54,7 @@ function mountedApp(services: AppServices) {
     // here is plain http, so the search may start right after "http://".
     new Elysia({ handler: { standardHostname: false } })
       .onError(({ code, error }) => failureResponse(frameworkError(code, error), false, 'a sign-in or dashboard route'))
-      .use(oauthSetup(services.config.oauth).enabled ? authRoutes(deps) : new Elysia())
+      .use(oauthEnabled(services.config.oauth) ? signInRoutes().authRoutes(deps) : new Elysia())
       .use(dashboardRoutes(deps))
   );
 }
@@ -63,6 +71,6 @@ export function createApp(services: AppServices): App {
     ...route,
     handlers: Object.fromEntries(Object.entries(route.handlers).map(([method, make]) => [method, make === MOUNTED ? mountedHandler : make(services)])),
   });
-  const declarations = routeDeclarations(oauthSetup(services.config.oauth).enabled);
+  const declarations = routeDeclarations(oauthEnabled(services.config.oauth));
   return { table: new RouteTable(declarations.map(bind), NOT_ADDRESSES), mounted };
 }

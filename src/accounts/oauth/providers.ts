@@ -8,6 +8,7 @@ import { CodeChallengeMethod, OAuth2Client, OAuth2RequestError } from 'arctic';
 import type { Config } from '../../config.ts';
 import type { ProviderProfile } from '../types.ts';
 import { profileFromGithub, profileFromOidc } from './profiles.ts';
+import { checkOAuthConfig } from './setup-check.ts';
 
 /**
  * Why the flow failed at the provider: token exchange or profile fetch.
@@ -39,51 +40,23 @@ export interface OAuthProvider {
 /** Provider set-up: either usable or disabled with the reason. */
 export type OAuthSetup = { enabled: true; provider: OAuthProvider } | { enabled: false; reason: string };
 
-const DEFAULTS = {
-  github: {
-    authorize: 'https://github.com/login/oauth/authorize',
-    token: 'https://github.com/login/oauth/access_token',
-    userinfo: 'https://api.github.com/user',
-    scopes: ['read:user', 'user:email'],
-  },
-  google: {
-    authorize: 'https://accounts.google.com/o/oauth2/v2/auth',
-    token: 'https://oauth2.googleapis.com/token',
-    userinfo: 'https://openidconnect.googleapis.com/v1/userinfo',
-    scopes: ['openid', 'email', 'profile'],
-  },
-  oidc: { authorize: null, token: null, userinfo: null, scopes: ['openid', 'email', 'profile'] },
-} as const;
-
 const TIMEOUT_MS = 10_000;
 const MAX_BODY = 256 * 1024;
 
 /** Builds the provider from configuration, or says why sign-in is disabled. */
 export function oauthSetup(oauth: Config['oauth']): OAuthSetup {
-  if (oauth.provider === null) return { enabled: false, reason: 'IPINTEL_OAUTH_PROVIDER is not set' };
-  const d = DEFAULTS[oauth.provider];
-  const endpoints = { authorize: oauth.authorizeUrl ?? d.authorize, token: oauth.tokenUrl ?? d.token, userinfo: oauth.userinfoUrl ?? d.userinfo };
-  const missing: string[] = [];
-  if (!oauth.clientId) missing.push('IPINTEL_OAUTH_CLIENT_ID');
-  if (!oauth.redirectUri) missing.push('IPINTEL_OAUTH_REDIRECT_URI');
-  if (oauth.provider !== 'oidc' && !oauth.clientSecret) missing.push('IPINTEL_OAUTH_CLIENT_SECRET');
-  if (!endpoints.authorize) missing.push('IPINTEL_OAUTH_AUTHORIZE_URL');
-  if (!endpoints.token) missing.push('IPINTEL_OAUTH_TOKEN_URL');
-  if (!endpoints.userinfo) missing.push('IPINTEL_OAUTH_USERINFO_URL');
-  if (missing.length > 0) return { enabled: false, reason: `incomplete OAuth configuration: ${missing.join(', ')} missing` };
-  for (const [k, v] of Object.entries(endpoints)) {
-    if (!URL.canParse(v!)) return { enabled: false, reason: `OAuth ${k} URL is not a URL` };
-  }
+  const checked = checkOAuthConfig(oauth);
+  if (!checked.ok) return { enabled: false, reason: checked.reason };
+  const { endpoints, scopes, provider: name } = checked;
   // A public oidc client (no secret) still gets PKCE.
   const client = new OAuth2Client(oauth.clientId!, oauth.clientSecret, oauth.redirectUri!);
-  const name = oauth.provider;
   return {
     enabled: true,
     provider: {
       name,
-      authorizationUrl: (state, verifier) => client.createAuthorizationURLWithPKCE(endpoints.authorize!, state, CodeChallengeMethod.S256, verifier, [...d.scopes]),
-      exchangeCode: (code, verifier) => exchange(client, endpoints.token!, code, verifier),
-      fetchProfile: (token) => (name === 'github' ? githubProfile(endpoints.userinfo!, token) : oidcProfile(name, endpoints.userinfo!, token)),
+      authorizationUrl: (state, verifier) => client.createAuthorizationURLWithPKCE(endpoints.authorize, state, CodeChallengeMethod.S256, verifier, [...scopes]),
+      exchangeCode: (code, verifier) => exchange(client, endpoints.token, code, verifier),
+      fetchProfile: (token) => (name === 'github' ? githubProfile(endpoints.userinfo, token) : oidcProfile(name, endpoints.userinfo, token)),
     },
   };
 }

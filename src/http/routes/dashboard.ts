@@ -2,7 +2,7 @@
 import { Elysia } from 'elysia';
 import type { Config } from '../../config.ts';
 import type { AccountStore } from '../../accounts/store.ts';
-import { oauthSetup } from '../../accounts/oauth/providers.ts';
+import { oauthEnabled } from '../../accounts/oauth/setup-check.ts';
 import { sessionOfRequest } from '../../accounts/web/session-context.ts';
 import { keyView, userView } from '../../accounts/views.ts';
 import { TIERS } from '../../tiers.ts';
@@ -19,7 +19,7 @@ export interface DashboardRouteDeps {
 export function dashboardRoutes(deps: DashboardRouteDeps): Elysia {
   const { accounts, config } = deps;
   const now = deps.now ?? Date.now;
-  const enabled = oauthSetup(config.oauth).enabled;
+  const enabled = oauthEnabled(config.oauth);
   return new Elysia().get('/dashboard', async ({ request }) => {
     const nonce = newNonce();
     const headers = new Headers(htmlHeaders(nonce));

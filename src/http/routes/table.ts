@@ -16,7 +16,7 @@
  * answered by a small Elysia app mounted under the table (`MOUNTED`).
  */
 import { ApiError } from '../../errors.ts';
-import { oauthSetup } from '../../accounts/oauth/providers.ts';
+import { checkOAuthConfig, oauthEnabled } from '../../accounts/oauth/setup-check.ts';
 import { JSON_TYPE } from '../errors.ts';
 import { openApiJson } from '../openapi/document.ts';
 import { RouteTable, type RouteDeclaration, type RouteEntry, type RouteHandler } from '../route-table.ts';
@@ -47,14 +47,14 @@ export const NOT_ADDRESSES: readonly string[] = ['/favicon.ico', '/robots.txt'];
 
 /** GET /openapi.json: the document of the routes declared here (the same with and without sign-in, but for its description). */
 const openApiDocument: RouteFactory = (services) => {
-  const oauth = oauthSetup(services.config.oauth).enabled;
+  const oauth = oauthEnabled(services.config.oauth);
   return () => new Response(openApiDocumentText(oauth), { headers: { 'content-type': JSON_TYPE, 'cache-control': 'no-cache' } });
 };
 
 /** Every /auth route while sign-in is not configured: 503 AUTH_DISABLED, whatever the method. */
 const authDisabled: RouteFactory = (services) => {
-  const setup = oauthSetup(services.config.oauth);
-  const reason = setup.enabled ? null : setup.reason;
+  const checked = checkOAuthConfig(services.config.oauth);
+  const reason = checked.ok ? null : checked.reason;
   return () => {
     throw new ApiError('AUTH_DISABLED', 'Sign-in is not configured on this server', { reason });
   };
