@@ -6,11 +6,7 @@
  */
 import type { Config } from './config.ts';
 import type { RefresherOptions } from './feeds/refresher.ts';
-import { holderTarget, startFeedRefresher } from './feeds/start.ts';
-import { reloadServer } from './http/reload.ts';
 import { openAccountStore } from './open-accounts.ts';
-// Loaded by a pool's primary too, though it serves nothing: the workers then find the server's code compiled and load it several times faster.
-import { startServer } from './server.ts';
 
 /** A running host. */
 export interface RunningHost {
@@ -38,6 +34,7 @@ export async function startHost(
     config.workers = 1;
   }
   if (config.workers === 1) {
+    const [{ startServer }, { reloadServer }, { holderTarget, startFeedRefresher }] = await Promise.all([import('./server.ts'), import('./http/reload.ts'), import('./feeds/start.ts')]);
     const single = await startServer(config, { accounts: await openAccountStore(config.dbPath) });
     // Serving alone, this thread refreshes.
     const holder = single.services.index;
@@ -57,7 +54,12 @@ export async function startHost(
   const { startWorkerPool } = await import('./workers/pool.ts');
   // Migrations run here once, not in every worker at the same moment; the workers load their code meanwhile.
   const migrated = openAccountStore(config.dbPath, { flushIntervalMs: 0, syncIntervalMs: 0 }).then((store) => store.close());
-  const pool = await startWorkerPool(config, undefined, migrated);
+  // The primary serves nothing: it does not load the server's code (the workers do, each in its own thread, and
+  // loading it here first made the start slower, not the workers faster). Its refresher's code loads while they load.
+  const starting = startWorkerPool(config, undefined, migrated);
+  starting.catch(() => {}); // handled below, once the refresher's code has loaded
+  const { startFeedRefresher } = await import('./feeds/start.ts');
+  const pool = await starting;
   // One refresher per host, here in the primary: it swaps every worker at once (the workers only report its state).
   const swapAll = async () => {
     const answer = await pool.reloadAll();
