@@ -51,12 +51,14 @@ export async function startHost(
       },
     };
   }
+  // The worker threads start loading their code first; the primary then loads the pool's.
+  const threads = (await import('./workers/threads.ts')).startThreads(config.workers);
   const { startWorkerPool } = await import('./workers/pool.ts');
   // Migrations run here once, not in every worker at the same moment; the workers load their code meanwhile.
   const migrated = openAccountStore(config.dbPath, { flushIntervalMs: 0, syncIntervalMs: 0 }).then((store) => store.close());
   // The primary serves nothing: it does not load the server's code (the workers do, each in its own thread, and
   // loading it here first made the start slower, not the workers faster). Its refresher's code loads while they load.
-  const starting = startWorkerPool(config, undefined, migrated);
+  const starting = startWorkerPool(config, undefined, migrated, threads);
   starting.catch(() => {}); // handled below, once the refresher's code has loaded
   const { startFeedRefresher } = await import('./feeds/start.ts');
   const pool = await starting;

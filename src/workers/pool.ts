@@ -20,6 +20,7 @@ import { OverridesHolder, type OverridesLoad } from '../lookup/overrides/holder.
 import { hostMetricsText } from './host-metrics.ts';
 import { HostState } from './host-state.ts';
 import { RemoteError, Rpc } from './rpc.ts';
+import { workerEntry, type StartedThread } from './threads.ts';
 import { verifyForWorkers, type VerifiedIndex } from './verified-index.ts';
 import type { WorkerListening, WorkerStart, WorkerStarted } from './worker-main.ts';
 
@@ -54,17 +55,6 @@ const STABLE_MS = 30_000;
 /** Bound on reload and metrics calls to one worker. */
 const CALL_TIMEOUT_MS = 110_000;
 
-/**
- * The worker's module: beside this one in the source tree; in a compiled
- * binary (where `bun run compile` embeds it as a second entry point, named
- * from src/) under the binary's virtual root.
- */
-function workerEntry(): string {
-  const here = import.meta.url;
-  if (here.includes('$bunfs') || here.includes('~BUN')) return new URL('./workers/worker-main.ts', here).href;
-  return new URL('./worker-main.ts', here).href;
-}
-
 interface Slot {
   worker: Worker | null;
   rpc: Rpc | null;
@@ -75,10 +65,16 @@ interface Slot {
 
 /**
  * Starts `config.workers` workers; rejects (stopping those started) when none
- * can start. The workers load their code at once; they open the database
- * only once `before` resolves (the host's migrations), so both overlap.
+ * can start. The workers load their code at once (or already do: `threads`,
+ * started by startThreads); they open the database only once `before`
+ * resolves (the host's migrations), so both overlap.
  */
-export async function startWorkerPool(config: Config, log: (line: string) => void = (l) => console.error(l), before: Promise<unknown> = Promise.resolve()): Promise<WorkerPool> {
+export async function startWorkerPool(
+  config: Config,
+  log: (line: string) => void = (l) => console.error(l),
+  before: Promise<unknown> = Promise.resolve(),
+  threads: StartedThread[] = [],
+): Promise<WorkerPool> {
   const count = config.workers;
   const migrationsRoot = isCompiledBinary() ? embeddedMigrationsRoot() : null;
   const state = HostState.create(count);
@@ -174,8 +170,10 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
    * restart), or once it has loaded its code and opened its services
    * without listening (a host starting: listenOn follows).
    */
-  function spawn(slot: number, listenAtOnce = true, startAfter: Promise<unknown> = Promise.resolve()): Promise<void> {
-    const worker = new Worker(workerEntry());
+  function spawn(slot: number, listenAtOnce = true, startAfter: Promise<unknown> = Promise.resolve(), early: StartedThread | null = null): Promise<void> {
+    // A thread started early that already exited is replaced (its exit was before any listener below).
+    if (early?.closed) log(`[primary] worker ${slot} exited while loading${early.error ? `: ${early.error}` : ''}; starting it again`);
+    const worker = early && !early.closed ? early.worker : new Worker(workerEntry());
     const s: Slot = slots[slot] ?? { worker: null, rpc: null, ready: Promise.resolve(), startedAt: 0, restartDelay: RESTART_DELAY_MS };
     slots[slot] = s;
     s.worker = worker;
@@ -199,7 +197,7 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
         resolve();
       };
     });
-    let lastError = '';
+    let lastError = early && !early.closed ? early.error : '';
     worker.addEventListener('error', (event) => {
       lastError = (event as ErrorEvent).message ?? String(event);
       log(`[primary] worker ${slot} error: ${lastError}`);
@@ -289,7 +287,7 @@ export async function startWorkerPool(config: Config, log: (line: string) => voi
       verified = verifyForWorkers(config.indexPath);
     });
     const startAfter = Promise.all([before, overridesRead, indexVerified]);
-    const prepared = await Promise.allSettled(Array.from({ length: count }, (_, i) => spawn(i, false, startAfter)));
+    const prepared = await Promise.allSettled(Array.from({ length: count }, (_, i) => spawn(i, false, startAfter, threads[i] ?? null)));
     const ok: number[] = [];
     prepared.forEach((r, slot) => (r.status === 'fulfilled' ? ok.push(slot) : failed.push({ slot, why: (r.reason as Error).message })));
     // None could start: the cause is the host's (its index, its database), not a worker's bad luck.

@@ -1,0 +1,34 @@
+/**
+ * Starting a pool's worker threads ahead of the pool: `serve` starts them
+ * before the primary loads the pool's own code (rate-limit tables, radar,
+ * overrides: several hundred modules), so both load at once. Tiny on
+ * purpose: what it imports is loaded before any thread starts.
+ */
+
+/**
+ * The worker's module: beside this one in the source tree; in a compiled
+ * binary (where `bun run compile` embeds it as a second entry point, named
+ * from src/) under the binary's virtual root.
+ */
+export function workerEntry(): string {
+  const here = import.meta.url;
+  if (here.includes('$bunfs') || here.includes('~BUN')) return new URL('./workers/worker-main.ts', here).href;
+  return new URL('./worker-main.ts', here).href;
+}
+
+/** A thread started ahead of its pool, with what it met before the pool took it over (its events are not replayed). */
+export interface StartedThread {
+  worker: Worker;
+  closed: boolean;
+  error: string;
+}
+
+/** Starts `count` worker threads loading their code now; startWorkerPool takes them over. */
+export function startThreads(count: number): StartedThread[] {
+  return Array.from({ length: count }, () => {
+    const thread: StartedThread = { worker: new Worker(workerEntry()), closed: false, error: '' };
+    thread.worker.addEventListener('error', (event) => (thread.error = (event as ErrorEvent).message ?? String(event)));
+    thread.worker.addEventListener('close', () => (thread.closed = true));
+    return thread;
+  });
+}

@@ -1,0 +1,39 @@
+/**
+ * Worker threads started ahead of their pool (src/workers/threads.ts, as
+ * `serve` does): the pool takes them over and serves; one that exited
+ * while loading, before any listener of the pool's, is replaced.
+ */
+import { afterAll, expect, test } from 'bun:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config.ts';
+import { startWorkerPool, type WorkerPool } from '../../src/workers/pool.ts';
+import { startThreads } from '../../src/workers/threads.ts';
+import { fixtureIndexPath } from '../helpers/fixture-index.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'ipintel-early-threads-'));
+let pool: WorkerPool | null = null;
+afterAll(async () => {
+  await pool?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('threads started early: the pool takes them over; one that exited meanwhile is started again, and both serve', async () => {
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', IPINTEL_WORKERS: '2', IPINTEL_HISTORY: 'off', IPINTEL_INDEX: await fixtureIndexPath(), IPINTEL_DB: join(dir, 'db.sqlite') });
+  const threads = startThreads(2);
+  const kept = threads[0]!.worker;
+  threads[1]!.worker.terminate();
+  const deadline = Date.now() + 30_000;
+  while (!threads[1]!.closed && Date.now() < deadline) await Bun.sleep(10);
+  expect(threads[1]!.closed).toBe(true);
+  const lines: string[] = [];
+  pool = await startWorkerPool(config, (line) => lines.push(line), Promise.resolve(), threads);
+  expect(pool.worker(0)).toBe(kept);
+  expect(pool.worker(1)).not.toBe(threads[1]!.worker);
+  expect(lines.some((l) => l.includes('worker 1 exited while loading'))).toBe(true);
+  expect(pool.state.crashes).toBe(0);
+  // Each request on its own connection, so the kernel may hand it to either worker.
+  const answers = await Promise.all(Array.from({ length: 8 }, () => fetch(`${pool!.url}/health`, { headers: { connection: 'close' } })));
+  expect(answers.map((r) => r.status)).toEqual(Array(8).fill(200));
+}, 120_000);
