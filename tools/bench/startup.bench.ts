@@ -1,13 +1,18 @@
 /**
  * Time from process start to the first 200 of GET /health, with the index
- * present, for indexes of different sizes (the target is under 300 ms and
- * flat in index size). Baseline in the same run: a bare Bun.serve script
- * started the same way. Also times IndexReader.open in-process (with and
- * without checksum verification) to show where any size dependence comes from.
+ * present, for indexes of different sizes (the target is under 300 ms with
+ * the default worker count, and flat in index size), with the default worker
+ * count (IPINTEL_WORKERS unset: the CPUs) and with one worker. Baseline in
+ * the same run: a bare Bun.serve script started the same way. Also the
+ * server's CPU time (every thread) at its first 200, and IndexReader.open
+ * in-process (with and without checksum verification) to show where any size
+ * dependence comes from.
  *
- *   bun tools/bench/startup.bench.ts [index-file ...] [--runs N]
+ *   bun tools/bench/startup.bench.ts [index-file ...] [--runs N] [--against <tree>] [--no-tiny]
  *     (default: $IPINTEL_INDEX, then data/ipintel.idx; a tiny index built from
- *      an empty manifest (IANA tables only) is always measured first)
+ *      an empty manifest (IANA tables only) is measured first unless --no-tiny;
+ *      --against: also start `bun src/main.ts` of another checkout (the code
+ *      before a change), interleaved with this one's)
  *
  * Each start uses a fresh empty SQLite file (IPINTEL_DB), as a first start
  * does. The index files are in the page cache (the script reads them once
@@ -23,6 +28,12 @@ const args = process.argv.slice(2);
 if (args[0] === '--phases') await phasesChild(args[1], args[2]);
 const runsAt = args.indexOf('--runs');
 const RUNS = runsAt >= 0 ? Number(args.splice(runsAt, 2)[1]) : 7;
+const againstAt = args.indexOf('--against');
+const AGAINST = againstAt >= 0 ? args.splice(againstAt, 2)[1]! : null;
+const noTinyAt = args.indexOf('--no-tiny');
+const TINY_TOO = noTinyAt < 0;
+if (!TINY_TOO) args.splice(noTinyAt, 1);
+const HERE = join(import.meta.dir, '..', '..');
 const given = args.length > 0 ? args.map((p) => indexPathArg([p], 0)) : [indexPathArg(process.argv.slice(0, 2))];
 
 const work = mkdtempSync(join(tmpdir(), 'ipintel-startup-'));
@@ -36,13 +47,13 @@ function opens(path: string): boolean {
     return false;
   }
 }
-if (!existsSync(TINY) || !opens(TINY)) {
+if (TINY_TOO && (!existsSync(TINY) || !opens(TINY))) {
   // The smallest valid index: no feeds, only the built-in IANA tables.
   writeFileSync(join(work, 'feeds.json'), '{"sources":[]}');
   const built = Bun.spawnSync(['bun', 'run', 'index-builder/cli.ts', '--manifest', join(work, 'feeds.json'), '--out', TINY, '--quiet', '--no-defaults']);
   if (built.exitCode !== 0) throw new Error(`tiny index build failed: ${built.stderr}`);
 }
-const indexes = [TINY, ...given];
+const indexes = TINY_TOO ? [TINY, ...given] : given;
 for (const p of indexes) readFileSync(p); // into the page cache, so every run starts warm
 
 const BARE = join(work, 'bare-serve.ts');
@@ -51,18 +62,37 @@ writeFileSync(
   `Bun.serve({ port: Number(process.env.PORT), hostname: '127.0.0.1', fetch: () => new Response('{"status":"ok"}') });\n`,
 );
 
-/** Spawns a server, polls /health every millisecond, returns ms from spawn to the first 200. */
-async function timeToFirst200(cmd: string[], env: Record<string, string>): Promise<number> {
+/** CPU time (user + system, every thread) of a running process so far, ms (Linux; NaN elsewhere). */
+function cpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // clock ticks, 100 a second
+  } catch {
+    return NaN;
+  }
+}
+
+/** The system's load averages, as /proc/loadavg gives them. */
+const loadAverage = () => (existsSync('/proc/loadavg') ? readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ') : 'n/a');
+
+/** One start's figures. */
+interface Start {
+  ms: number;
+  cpuMs: number;
+}
+
+/** Spawns a server (in `cwd`), polls /health every millisecond, returns ms from spawn to the first 200 and the server's CPU time by then. */
+async function timeToFirst200(cmd: string[], env: Record<string, string>, cwd = HERE): Promise<Start> {
   const port = freePort();
   const t0 = Bun.nanoseconds();
-  const child = Bun.spawn(cmd, { env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' }, stdout: 'ignore', stderr: 'pipe' });
+  const child = Bun.spawn(cmd, { cwd, env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' }, stdout: 'ignore', stderr: 'pipe' });
   try {
     for (;;) {
       if (child.exitCode !== null) throw new Error(`${cmd.join(' ')} exited ${child.exitCode}: ${await new Response(child.stderr).text()}`);
       try {
         const res = await fetch(`http://127.0.0.1:${port}/health`);
         await res.arrayBuffer();
-        if (res.status === 200) return (Bun.nanoseconds() - t0) / 1e6;
+        if (res.status === 200) return { ms: (Bun.nanoseconds() - t0) / 1e6, cpuMs: cpuMs(child.pid) };
       } catch {
         // Not listening yet.
       }
@@ -80,25 +110,37 @@ interface Subject {
   /** The index file; null for the bare baseline. */
   path: string | null;
   size: number | null;
-  start: () => Promise<number>;
-  samples: number[];
+  start: () => Promise<Start>;
+  samples: Start[];
 }
 let dbCounter = 0;
+const trees: Array<{ label: string; dir: string }> = [{ label: 'this tree', dir: HERE }, ...(AGAINST ? [{ label: AGAINST, dir: AGAINST }] : [])];
+// Blank: the default (the CPUs this process may use), as `bun src/main.ts` starts without IPINTEL_WORKERS.
+const workerCounts: Array<{ label: string; value: string }> = [
+  { label: 'default workers', value: '' },
+  { label: '1 worker', value: '1' },
+];
 const subjects: Subject[] = [
   { name: 'bare Bun.serve (baseline)', path: null, size: null, start: () => timeToFirst200(['bun', 'run', BARE], {}), samples: [] },
-  ...indexes.map((path) => ({
-    name: `ipintel ${path}`,
-    path,
-    size: fileSize(path),
-    start: () =>
-      timeToFirst200(['bun', 'run', 'src/main.ts'], { IPINTEL_INDEX: path, IPINTEL_DB: join(work, `db-${dbCounter++}.sqlite`) }),
-    samples: [] as number[],
-  })),
+  ...indexes.flatMap((path) =>
+    workerCounts.flatMap((workers) =>
+      trees.map((tree) => ({
+        name: `ipintel ${path}, ${workers.label}${AGAINST ? `, ${tree.label}` : ''}`,
+        path,
+        size: fileSize(path),
+        start: () =>
+          timeToFirst200(['bun', 'src/main.ts'], { IPINTEL_INDEX: path, IPINTEL_DB: join(work, `db-${dbCounter++}.sqlite`), IPINTEL_WORKERS: workers.value }, tree.dir),
+        samples: [] as Start[],
+      })),
+    ),
+  ),
 ];
 
 // Interleaved runs, so background load on the shared machine hits every subject alike.
-await subjects[1].start(); // warm-up: bun's transpiler cache for src/
+const loadBefore = loadAverage();
+for (const s of subjects.slice(1)) await s.start(); // warm-up: bun's transpiler cache for each tree
 for (let r = 0; r < RUNS; r++) for (const s of subjects) s.samples.push(await s.start());
+const loadAfter = loadAverage();
 
 /**
  * Child mode: where the time to first answer goes, in one fresh process
@@ -145,17 +187,20 @@ function openMs(path: string, verifyChecksums: boolean): number {
   return median(xs);
 }
 
-const base = median(subjects[0].samples);
-console.log(`startup: spawn -> first 200 of GET /health, ${RUNS} interleaved runs each (warm page cache); target < 300 ms, flat in index size\n`);
+const msOf = (s: Subject) => s.samples.map((x) => x.ms);
+const base = median(msOf(subjects[0]));
+console.log(`startup: spawn -> first 200 of GET /health, ${RUNS} interleaved runs each (warm page cache); target < 300 ms with the default workers, flat in index size`);
+console.log(`load average ${loadBefore} before, ${loadAfter} after\n`);
 printTable([
-  ['process', 'index size', 'median ms', 'min ms', 'max ms', 'vs bare Bun.serve', 'open() ms verified', 'open() ms unverified'],
+  ['process', 'index size', 'median ms', 'min ms', 'max ms', 'vs bare Bun.serve', 'server CPU ms (median)', 'open() ms verified', 'open() ms unverified'],
   ...subjects.map((s) => [
     s.name,
     s.size === null ? '' : mib(s.size),
-    median(s.samples).toFixed(0),
-    Math.min(...s.samples).toFixed(0),
-    Math.max(...s.samples).toFixed(0),
-    `${(median(s.samples) / base).toFixed(2)}x`,
+    median(msOf(s)).toFixed(0),
+    Math.min(...msOf(s)).toFixed(0),
+    Math.max(...msOf(s)).toFixed(0),
+    `${(median(msOf(s)) / base).toFixed(2)}x`,
+    median(s.samples.map((x) => x.cpuMs)).toFixed(0),
     s.path === null ? '' : openMs(s.path, true).toFixed(1),
     s.path === null ? '' : openMs(s.path, false).toFixed(1),
   ]),
