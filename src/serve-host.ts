@@ -57,11 +57,10 @@ export async function startHost(
   // Migrations run here once, not in every worker at the same moment; the workers load their code meanwhile.
   const migrated = openAccountStore(config.dbPath, { flushIntervalMs: 0, syncIntervalMs: 0 }).then((store) => store.close());
   // The primary serves nothing: it does not load the server's code (the workers do, each in its own thread, and
-  // loading it here first made the start slower, not the workers faster). Its refresher's code loads while they load.
-  const starting = startWorkerPool(config, undefined, migrated, threads);
-  starting.catch(() => {}); // handled below, once the refresher's code has loaded
+  // loading it here first made the start slower, not the workers faster). Its refresher's code loads once they serve:
+  // the primary's own work (migrations, verifying the index) is what the workers wait for.
+  const pool = await startWorkerPool(config, undefined, migrated, threads);
   const { startFeedRefresher } = await import('./feeds/start.ts');
-  const pool = await starting;
   // One refresher per host, here in the primary: it swaps every worker at once (the workers only report its state).
   const swapAll = async () => {
     const answer = await pool.reloadAll();
