@@ -20,6 +20,9 @@ import { startServer } from '../../src/server.ts';
 import { baselineHandler, serveBaselineThreads } from './baseline-servers.ts';
 
 const [mode, arg] = process.argv.slice(2);
+// Benches stop targets with SIGTERM; exiting (rather than dying of the signal) lets
+// `BUN_OPTIONS=--cpu-prof` write its profile (BENCHMARKS.md, "Where a request's time goes under load").
+process.on('SIGTERM', () => process.exit(0));
 
 if (mode === 'bare' || mode === 'floor') {
   const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: baselineHandler(mode, Number(arg)) });
