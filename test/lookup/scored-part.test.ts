@@ -57,7 +57,7 @@ test('records differing only outside the scoring key get exactly their own score
     }),
     { numRuns: 3000 },
   );
-});
+}, 60_000); // thousands of property runs: 1–6 s here, past Bun's 5 s default under load
 
 /** One change to one fact scoring reads (each must lead to the record's own answer, not a cached one). */
 const MUTATIONS: Array<(r: IndexRecord, bit: number) => IndexRecord> = [
@@ -97,7 +97,7 @@ test('a change to any fact scoring reads gives that record its own answer, never
     }),
     { numRuns: 4000 },
   );
-});
+}, 60_000);
 
 test('the operator name is spliced into the explanation summary, escaped as JSON', () => {
   const cache = memoOf(null, ctx);
