@@ -67,8 +67,12 @@ export class OverrideTable {
     this.entryStartsV6 = kept.v6Starts;
   }
 
-  /** No overrides. */
-  static readonly EMPTY = OverrideTable.build([]);
+  private static empty: OverrideTable | undefined;
+
+  /** No overrides (made on first use: built at class definition, it would meet OverrideColumns, declared below, uninitialised in a bundle). */
+  static get EMPTY(): OverrideTable {
+    return (OverrideTable.empty ??= OverrideTable.build([]));
+  }
 
   /**
    * Builds the table from accepted entries. Two entries with the same prefix:
