@@ -4,7 +4,7 @@
  * `<name>.idx.from-<sha>.vcdiff` (a delta from each earlier kept version),
  * `DIR/ipintel.idx` (the newest, a hard link to it) and `DIR/ipintel.idx.json`
  * (its signed manifest, listing the transfers, written last), keeping the
- * newest `keep` versions. Any static HTTP server can serve DIR.
+ * newest `keep` versions; with a history, `DIR/history/` (publish-history.ts). Any static HTTP server can serve DIR.
  */
 import { copyFileSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, utimesSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -18,6 +18,7 @@ import { compressIndexFile } from './index-compression.ts';
 import { makeDelta, XDELTA3_MISSING, xdelta3Path } from './index-delta.ts';
 import { verifyIndexFile, type ManifestRules } from './verify-index-file.ts';
 import { fsyncPath } from '../fsync-path.ts';
+import { publishHistory, pruneExportedHistory, type PublisherHistory } from './publish-history.ts';
 
 export { sha256OfFile };
 
@@ -50,6 +51,10 @@ export interface PublishOptions {
   xdelta3?: string | null;
   /** Where a transfer that could not be made is reported (the publish goes on without it). */
   log?: (line: string) => void;
+  /** The publisher's history (IPINTEL_HISTORY): each published version is recorded and the history published beside it; absent: none. */
+  history?: PublisherHistory;
+  /** The clock of the moment a version is published from (tests); Date.now when absent. */
+  now?: () => number;
 }
 
 /** Longest one delta may take to make (a publish then goes on without it). */
@@ -103,6 +108,8 @@ export async function publishIndex(options: PublishOptions): Promise<PublishedMa
   const log = options.log ?? ((line: string) => console.error(line));
   const compressed = await compressedTransfer(versioned, file, log);
   const deltas = await deltaTransfers(versions, basename(file), sha256, Math.max(1, options.keep), compressed?.size ?? index.sizeBytes, options.xdelta3, log);
+  // Its moment in the history: the publish is committed to now; the manifest follows once the history is written.
+  const history = options.history ? await publishHistory(options.history, versioned, (options.now ?? Date.now)(), options.dir, log) : null;
   const manifest = signManifest(
     {
       format_version: index.meta.formatVersion,
@@ -113,6 +120,7 @@ export async function publishIndex(options: PublishOptions): Promise<PublishedMa
       sources: index.meta.sources.map((s) => ({ type: s.type, path: s.path, date: s.date ?? null })),
       ...(compressed ? { compressed } : {}),
       ...(deltas ? { deltas } : {}),
+      ...(history ? { history } : {}),
     },
     privateKey,
   );
@@ -129,6 +137,7 @@ export async function publishIndex(options: PublishOptions): Promise<PublishedMa
   if (previousMtime !== null && mtimeSecondsOf(manifestPath)! <= previousMtime) utimesSync(manifestPath, previousMtime + 1, previousMtime + 1);
   fsyncPath(options.dir);
   pruneVersions(versions, Math.max(1, options.keep), basename(manifest.file));
+  if (options.history) pruneExportedHistory(options.dir, history);
   // The folder as a puller will find it: the manifest verifies and names a file that is there, whole.
   try {
     verifyIndexFile(versioned, readFileSync(manifestPath, 'utf8'), rules);
