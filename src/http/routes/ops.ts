@@ -55,6 +55,7 @@ function pullView(indexPath: string, admin: boolean, now: number) {
           last_error_at: p?.last_error_at ?? null,
           last_transfer: p?.last_transfer ?? null,
           downloaded_bytes: p?.downloaded_bytes ?? { delta: 0, compressed: 0, plain: 0 },
+          history: p?.history ?? null,
         }
       : {}),
   };

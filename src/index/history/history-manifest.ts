@@ -85,7 +85,7 @@ export function parseHistoryManifest(text: string, nowMs: number): HistoryManife
     throw new HistoryRefusal('the history manifest is not JSON');
   }
   if (doc === null || typeof doc !== 'object' || doc.format !== HISTORY_FORMAT) throw new HistoryRefusal(`the history manifest is not format ${HISTORY_FORMAT}`);
-  if (!Array.isArray(doc.versions) || doc.versions.length > MAX_VERSIONS || doc.files === null || typeof doc.files !== 'object') throw new HistoryRefusal('the history manifest has no versions or files list');
+  if (!Array.isArray(doc.versions) || doc.versions.length === 0 || doc.versions.length > MAX_VERSIONS || doc.files === null || typeof doc.files !== 'object') throw new HistoryRefusal('the history manifest has no versions or files list');
   for (const [name, f] of Object.entries(doc.files)) {
     const pack = name.endsWith('.pack') && PACK.test(name.slice(0, -5));
     const recipe = /^[0-9a-f]{32}\.recipe$/.test(name);
