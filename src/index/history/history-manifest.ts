@@ -7,6 +7,7 @@
  * (`history`, under `signature_all_fields`), so every figure here is as
  * trusted as the index, and every figure a puller acts on is bounded here.
  */
+import { MAX_CHUNK } from './chunks.ts';
 import { FRAME_BYTES, recipeName, type HistoryCatalog, type HistoryVersion } from './store.ts';
 
 /** Largest history manifest a puller reads (a version costs about 300 bytes: some 50 000 versions). */
@@ -74,7 +75,7 @@ const isTime = (t: unknown) => typeof t === 'string' && t.length <= 40 && Number
 /**
  * Parses and checks a history manifest: shapes, versions in publishing
  * order and none published after `nowMs`, each version's recipe its own, its
- * packs listed, a pack's frames each at most FRAME_BYTES raw and adding up
+ * packs listed, a pack's frames each at most MAX_FRAME_RAW raw and adding up
  * to its size. Throws HistoryRefusal naming the first fault.
  */
 export function parseHistoryManifest(text: string, nowMs: number): HistoryManifest {
@@ -118,12 +119,15 @@ export function parseHistoryManifest(text: string, nowMs: number): HistoryManife
   return doc;
 }
 
-/** Whether frames are [raw, stored] pairs, raw at most FRAME_BYTES, stored adding up to `size`. */
+/** A frame's raw bytes at most: a pack writer closes a frame once it holds FRAME_BYTES, so its last chunk may pass them. */
+const MAX_FRAME_RAW = FRAME_BYTES + MAX_CHUNK;
+
+/** Whether frames are [raw, stored] pairs, raw at most MAX_FRAME_RAW, stored adding up to `size`. */
 function framesFit(frames: unknown, size: number): boolean {
   if (!Array.isArray(frames) || frames.length === 0) return false;
   let stored = 0;
   for (const f of frames) {
-    if (!Array.isArray(f) || f.length !== 2 || !isCount(f[0], 1) || f[0] > FRAME_BYTES || !isCount(f[1], 1)) return false;
+    if (!Array.isArray(f) || f.length !== 2 || !isCount(f[0], 1) || f[0] > MAX_FRAME_RAW || !isCount(f[1], 1)) return false;
     stored += f[1];
   }
   return stored === size;
