@@ -113,19 +113,6 @@ const IndexPull = Closed({
       { description: 'Bytes downloaded since the puller started, by way; only with the admin bearer token' },
     ),
   ),
-  history: Type.Optional(
-    Nullable(
-      Closed({
-        adopted_sha256: Nullable(Type.String(), { description: "sha256 of the publisher's history manifest adopted last (null: none yet, or the publisher publishes none)" }),
-        versions: Type.Integer({ minimum: 0, description: 'Versions of the publisher history adopted last' }),
-        last_adopted: NullableDateTime,
-        last_error: Nullable(Type.String(), { description: "Why the publisher's history was last refused (the previous history and the served index stayed)" }),
-        last_error_at: NullableDateTime,
-        downloaded_bytes: Type.Integer({ minimum: 0, description: 'Bytes the history pulls downloaded since the puller started, failed attempts included' }),
-      }),
-      { description: "The publisher's history this server fetches (docs/deployment.md, History; null: IPINTEL_HISTORY=off); only with the admin bearer token" },
-    ),
-  ),
 });
 
 /** What the published version costs a puller by way (src/index/publish/publish-figures.ts). */

@@ -124,7 +124,7 @@ describe.if(run)("a puller fetching its publisher's history", () => {
   };
 
   /** A server over `index` with the history at `historyDir` (off: none), recording nothing, its clock after v3; and a key that may ask `at`. */
-  const serverOver = async (index: string, historyDir: string | null) => {
+  const serverOver = async (index: string, historyDir: string | null, env: Record<string, string> = {}) => {
     const config = loadConfig({
       PORT: '0',
       HOST: '127.0.0.1',
@@ -135,6 +135,7 @@ describe.if(run)("a puller fetching its publisher's history", () => {
       IPINTEL_RATE_LIMITS: 'off',
       IPINTEL_HISTORY: historyDir ? '30d' : 'off',
       ...(historyDir ? { IPINTEL_HISTORY_DIR: historyDir } : {}),
+      ...env,
     });
     const server = (await prepareServer(config, { now: () => T3 + DAY }, { recordsHistory: false })).listen();
     servers.push(server);
@@ -253,7 +254,15 @@ describe.if(run)("a puller fetching its publisher's history", () => {
     const bytes = readFileSync(path);
     bytes[bytes.length >> 1] ^= 0xff;
     writeFileSync(path, bytes);
-    await expectRefused(pullerWithPreviousHistory('tampered-pack', 'tampered-pack'), /history file .*\.pack sha256 differs from its signed manifest/);
+    const p = pullerWithPreviousHistory('tampered-pack', 'tampered-pack');
+    await expectRefused(p, /history file .*\.pack sha256 differs from its signed manifest/);
+    // The server over that puller's folder says why (admin), and still answers from the index pulled.
+    const admin = 'admin-token-for-pull-history-0123456789';
+    const { server, ask } = await serverOver(p.localPath, p.historyDir, { IPINTEL_INDEX_URL: `${nginx.url}/tampered-pack/${PUBLISHED_INDEX}`, IPINTEL_INDEX_PUBKEY: pubPath, IPINTEL_ADMIN_TOKEN: admin });
+    const status = JSON.parse((await call(server.url, '/v1/data/status', { headers: { authorization: `Bearer ${admin}` } })).text);
+    expect(status.history.error).toMatch(/^the publisher's history was refused \(the previous history stays\): history file .*\.pack sha256 differs/);
+    expect(status.index.built_at).toBe(manifests.v3!.built_at);
+    expect((await ask(`/v1/ip/${IPS[2]}`)).status).toBe(200);
   }, 120_000);
 
   test('a pack larger than declared is refused as it streams', async () => {

@@ -127,6 +127,7 @@ export interface HistoryPullStatus {
   adopted_sha256: string | null;
   versions: number;
   last_adopted: string | null;
+  /** Why the publisher's history was refused last (null once one is adopted); /v1/data/status shows it as the history's error (admin). */
   last_error: string | null;
   last_error_at: string | null;
   /** Bytes the history pulls downloaded since this process started (failed attempts too). */
@@ -158,7 +159,7 @@ export class HistoryFollower {
       const done = await pullHistory({ transfer, manifestUrl, indexBytes, config: this.config, jobs: this.jobs, nowMs }, ctx, (n) => {
         this.status.downloaded_bytes += n;
       });
-      Object.assign(this.status, { adopted_sha256: transfer.sha256, versions: done.versions, last_adopted: new Date(nowMs).toISOString() });
+      Object.assign(this.status, { adopted_sha256: transfer.sha256, versions: done.versions, last_adopted: new Date(nowMs).toISOString(), last_error: null });
       this.failures = 0;
       this.failedSha = null;
       const capped = done.capped > 0 ? `; ${done.capped} older left out by the download cap` : '';
