@@ -164,8 +164,12 @@ export class IndexPuller {
   /** One poll (or the one in flight); resolves with its outcome, never rejects. */
   poll(): Promise<PollOutcome> {
     this.running ??= this.pollOnce()
-      .then((outcome) => {
+      .then(async (outcome) => {
         this.status.polls[outcome]++;
+        // The index's state is shown at once; the publisher's history (minutes, for a fresh server) follows it.
+        if (this.options.writeStatus) writePullStatus(this.options.localPath, this.status);
+        const served = this.served?.manifest;
+        if (outcome !== 'failed' && served) await this.history?.follow(served.history, `${this.options.indexUrl}.json`, served.size, this.transferContext(), this.now());
         return outcome;
       })
       .finally(() => {
@@ -231,8 +235,6 @@ export class IndexPuller {
     try {
       const outcome = await this.check();
       this.status.consecutive_failures = 0;
-      const served = this.served?.manifest;
-      if (served) await this.history?.follow(served.history, `${this.options.indexUrl}.json`, served.size, this.transferContext(), this.now());
       return outcome;
     } catch (e) {
       const reason = e instanceof PullError || e instanceof ManifestRefusal ? e.message : `unexpected: ${(e as Error).message}`;
