@@ -5,9 +5,10 @@
  * later; the link keeps these bytes) and recorded on the history thread with
  * the moment it started being served. The serving thread only links.
  */
-import { copyFileSync, linkSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IndexHolder } from '../holder.ts';
+import { linkOrCopy } from '../link-or-copy.ts';
 import type { IndexReader } from '../reader.ts';
 import type { RecordOutcome } from './job-runner.ts';
 import type { HistoryJobs } from './jobs.ts';
@@ -66,7 +67,7 @@ function pinForRecording(config: HistoryConfig, path: string, tag: string): stri
   const incoming = join(config.dir, 'incoming');
   mkdirSync(incoming, { recursive: true });
   const link = join(incoming, `${tag}-${process.pid}.idx`);
-  pin(path, link);
+  linkOrCopy(path, link);
   return link;
 }
 
@@ -95,15 +96,5 @@ function alive(pid: number): boolean {
     return true;
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** A hard link (the same bytes, whatever later happens to the name); a copy across filesystems. */
-function pin(path: string, link: string): void {
-  try {
-    linkSync(path, link);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EXDEV') throw e;
-    copyFileSync(path, link);
   }
 }

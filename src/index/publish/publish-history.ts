@@ -7,9 +7,10 @@
  * and sha256. Files the new manifest no longer names are removed only after
  * it is in place, so a puller of the previous manifest finds its files.
  */
-import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeTextAtomically } from '../atomic-text.ts';
+import { linkOrCopy } from '../link-or-copy.ts';
 import { sha256OfFile } from '../file-sha256.ts';
 import { historyManifestOf, type HistoryManifest } from '../history/history-manifest.ts';
 import { readCatalog, readPacked, recipeName, type Recipe } from '../history/store.ts';
@@ -56,7 +57,7 @@ function exportHistory(dir: string, out: string): HistoryTransfer | null {
     (v) => readPacked<Recipe>(join(dir, recipeName(v.id))).packs,
     (name) => {
       const target = join(out, name);
-      if (!existsSync(target)) place(join(dir, name), target);
+      if (!existsSync(target)) linkOrCopy(join(dir, name), target);
       const size = statSync(target).size;
       // A file never changes under its name (a pack is named by its version and moment, a recipe by its version): its sum is reused.
       const known = previous?.files[name];
@@ -79,16 +80,6 @@ function previousManifest(out: string): HistoryManifest | null {
     return JSON.parse(readFileSync(join(out, newest.n), 'utf8')) as HistoryManifest;
   } catch {
     return null;
-  }
-}
-
-/** A hard link (no second copy on disk); a copy across filesystems. */
-function place(from: string, to: string): void {
-  try {
-    linkSync(from, to);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EXDEV') throw e;
-    copyFileSync(from, to);
   }
 }
 
