@@ -60,13 +60,16 @@ try {
   const dir = join(work, 'puller');
   mkdirSync(dir);
   const logs: string[] = [];
+  let swappedAt = 0;
   const puller = new IndexPuller({
     indexUrl: `http://127.0.0.1:${server.port}/${PUBLISHED_INDEX}`,
     publicKey: readPublicKey(keys.pubPath),
     localPath: join(dir, 'ipintel.idx'),
     pollMs: HOUR,
     maxAgeMs: 30 * DAY,
-    swap: async () => {},
+    swap: async () => {
+      swappedAt = performance.now();
+    },
     log: (l) => logs.push(l),
     xdelta3: null,
     history: { config: { dir: join(dir, 'history'), retentionMs: 30 * DAY }, jobs: new HistoryJobs() },
@@ -74,11 +77,12 @@ try {
   const t = performance.now();
   const outcome = await puller.poll();
   const took = secs(t);
+  const historyTook = secs(swappedAt);
   await puller.close();
   server.stop(true);
   const s = puller.status;
   console.log(logs.join('\n'));
-  console.log(`poll ${outcome} in ${took} (index and history); index ${mib(manifest!.size)}, its transfer ${mib(s.last_transfer?.downloaded_bytes ?? 0)} (${s.last_transfer?.method})`);
+  console.log(`poll ${outcome} in ${took}: the history ${historyTook} of it (after the swap); index ${mib(manifest!.size)}, its transfer ${mib(s.last_transfer?.downloaded_bytes ?? 0)} (${s.last_transfer?.method})`);
   console.log(`history of ${h.versions.length} versions: downloaded ${s.history?.downloaded_bytes} bytes (${mib(s.history?.downloaded_bytes ?? 0)}) = history manifest ${manifest!.history!.size} + recipes and packs ${files}; packs ${packBytes} bytes (${mib(packBytes)}, ${packs.length} packs); ${((100 * (s.history?.downloaded_bytes ?? 0)) / packBytes).toFixed(2)} % of the packs, ${((100 * (s.history?.downloaded_bytes ?? 0)) / manifest!.size).toFixed(1)} % of one index`);
 } finally {
   jobs.close();
