@@ -15,7 +15,7 @@ import { unpack } from 'msgpackr';
 import { zstdDecompressSync } from 'node:zlib';
 import { writeTextAtomically } from '../atomic-text.ts';
 import { catalogVersionOf, HistoryRefusal, type HistoryManifest } from './history-manifest.ts';
-import { emitRecipe } from './rebuild.ts';
+import { boundedDecompress, emitRecipe } from './rebuild.ts';
 import { takeRecordingLock } from './recording-lock.ts';
 import { CATALOG_FORMAT, HistoryError, LATEST_CHUNKS, pruneHistory, readCatalog, readPacked, recipeName, writeCatalog, type HistoryCatalog, type HistoryVersion, type Recipe } from './store.ts';
 
@@ -98,7 +98,7 @@ function checkRebuilt(sha256: string, size: number, recipe: Recipe, packs: Histo
     total += bytes.length;
     if (total > size) throw tooLong;
     hasher.update(bytes);
-  });
+  }, boundedDecompress);
   if (total !== size || hasher.digest('hex') !== sha256) {
     throw new HistoryRefusal(`history version ${sha256.slice(0, 16)} rebuilt from the fetched files is not the index the signed manifest lists (${total === size ? 'its sha256 differs' : `${total} bytes, not ${size}`})`);
   }
