@@ -313,7 +313,7 @@ describe.if(run)("a puller fetching its publisher's history", () => {
     await expectRefused(pullerWithPreviousHistory('bad-recipe', 'bad-recipe'), /rebuilt from the fetched files is not the index the signed manifest lists \(its sha256 differs\)/);
   }, 120_000);
 
-  test("an older publisher's manifest (no history) is pulled as before and no history is fetched; nor is any with IPINTEL_HISTORY=off", async () => {
+  test("an older publisher's manifest (no history) is pulled as before and no history is fetched (until the publisher, upgraded, signs its version again with one); nor is any with IPINTEL_HISTORY=off", async () => {
     mkdirSync(join(root, 'old'));
     await publish('v1', join(root, 'old'), T1, false);
     const old = await publish('v2', join(root, 'old'), T2, false);
@@ -322,6 +322,14 @@ describe.if(run)("a puller fetching its publisher's history", () => {
     expect(await p.puller.poll()).toBe('updated');
     expect(p.puller.status.history).toMatchObject({ adopted_sha256: null, last_error: null, downloaded_bytes: 0 });
     expect(existsSync(p.historyDir)).toBe(false); // left to the server's own recording, as before
+    // The publisher upgraded: the version it publishes already is signed again with a history that starts with it.
+    const upgradeHistory = { dir: join(work, 'upgraded-history'), retentionMs: 30 * DAY };
+    const again = await publishIndex({ indexPath: builds.v2!, dir: join(root, 'old'), privateKey: key, keep: 3, xdelta3: null, log: () => {}, now: () => T3, history: { dir: upgradeHistory.dir, record: (path, ms) => recordPublishedIndex(upgradeHistory, publisherJobs, path, ms) } });
+    expect(again.sha256).toBe(old.sha256);
+    expect(again.history?.format).toBe('ipintel-history-1');
+    expect(JSON.parse(readFileSync(join(root, 'old', again.history!.file), 'utf8')).versions.map((v: { sha256: string; published_from: string }) => [v.sha256, v.published_from])).toEqual([[old.sha256, iso(T3)]]);
+    expect(await p.puller.poll()).toBe('unchanged');
+    expect(p.puller.status.history).toMatchObject({ adopted_sha256: again.history!.sha256, versions: 1, last_error: null });
     const off = pullerOf('pub', 'history-off', false);
     const before = (await historyGets('pub')).length;
     expect(await off.puller.poll()).toBe('updated');

@@ -93,7 +93,7 @@ export async function publishIndex(options: PublishOptions): Promise<PublishedMa
   // What pullers find now; a damaged, foreign-signed, future-dated or dangling publish counts as none and is replaced.
   const current = verifiedPublish(options.dir, rules);
   // Publishing what is already published changes nothing (a publisher's restart, a rebuild to the same bytes).
-  if (current?.sha256 === sha256) return current;
+  if (current?.sha256 === sha256) return options.history && !current.history ? addHistory(current, options, privateKey) : current;
   const builtAt = new Date(index.builtAtMs).toISOString();
   const refusal = buildTimeRefusal(builtAt, rules.now, Infinity);
   if (refusal) throw new Error(`${options.indexPath}: ${refusal} (is this host's clock right?)`);
@@ -124,18 +124,11 @@ export async function publishIndex(options: PublishOptions): Promise<PublishedMa
     },
     privateKey,
   );
-  const manifestText = `${JSON.stringify(manifest, null, 2)}\n`;
-  writeTextAtomically(`${versioned}.json`, manifestText);
+  writeTextAtomically(`${versioned}.json`, `${JSON.stringify(manifest, null, 2)}\n`);
   await placeAtomically(join(options.dir, PUBLISHED_INDEX), (tmp) => linkSync(versioned, tmp));
   fsyncPath(versions);
   // The manifest last: a puller that sees it finds every file it names.
-  const manifestPath = join(options.dir, PUBLISHED_MANIFEST);
-  const previousMtime = mtimeSecondsOf(manifestPath);
-  writeTextAtomically(manifestPath, manifestText);
-  // Static servers validate by mtime in whole seconds and size (nginx's ETag, Last-Modified): a manifest
-  // replaced within the second by one of the same length would be answered 304. Its mtime always moves on.
-  if (previousMtime !== null && mtimeSecondsOf(manifestPath)! <= previousMtime) utimesSync(manifestPath, previousMtime + 1, previousMtime + 1);
-  fsyncPath(options.dir);
+  const manifestPath = writeManifest(options.dir, manifest);
   pruneVersions(versions, Math.max(1, options.keep), basename(manifest.file));
   if (options.history) pruneExportedHistory(options.dir, history);
   // The folder as a puller will find it: the manifest verifies and names a file that is there, whole.
@@ -144,6 +137,35 @@ export async function publishIndex(options: PublishOptions): Promise<PublishedMa
   } catch (e) {
     throw new Error(`the published folder ${options.dir} does not verify after publishing: ${(e as Error).message}`);
   }
+  return manifest;
+}
+
+/** Writes the published manifest (`DIR/ipintel.idx.json`), its mtime always moved on; returns its path. */
+function writeManifest(dir: string, manifest: PublishedManifest): string {
+  const manifestPath = join(dir, PUBLISHED_MANIFEST);
+  const previousMtime = mtimeSecondsOf(manifestPath);
+  writeTextAtomically(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
+  // Static servers validate by mtime in whole seconds and size (nginx's ETag, Last-Modified): a manifest
+  // replaced within the second by one of the same length would be answered 304. Its mtime always moves on.
+  if (previousMtime !== null && mtimeSecondsOf(manifestPath)! <= previousMtime) utimesSync(manifestPath, previousMtime + 1, previousMtime + 1);
+  fsyncPath(dir);
+  return manifestPath;
+}
+
+/**
+ * The version already published, signed again with the history (a folder
+ * published before its publisher kept one: the version is recorded as
+ * published from now). The manifest as it was when no history can be made.
+ */
+async function addHistory(current: PublishedManifest, options: PublishOptions, privateKey: KeyObject): Promise<PublishedManifest> {
+  const log = options.log ?? ((line: string) => console.error(line));
+  const history = await publishHistory(options.history!, join(options.dir, current.file), (options.now ?? Date.now)(), options.dir, log);
+  if (!history) return current;
+  const { signature: _s, signature_all_fields: _a, ...body } = current;
+  const manifest = signManifest({ ...body, history }, privateKey);
+  writeTextAtomically(join(options.dir, `${current.file}.json`), `${JSON.stringify(manifest, null, 2)}\n`);
+  writeManifest(options.dir, manifest);
+  pruneExportedHistory(options.dir, history);
   return manifest;
 }
 

@@ -283,6 +283,11 @@ export class IndexPuller {
     const served = this.served?.manifest;
     if (served?.sha256 === manifest.sha256) {
       this.validators = validators;
+      // The same file signed again with more (a history added): kept, so the history is followed, after a restart too.
+      if (this.served && JSON.stringify(served) !== JSON.stringify(manifest)) {
+        writeSidecar(this.options.localPath, manifest);
+        this.served.manifest = manifest;
+      }
       return 'unchanged';
     }
     // Only a pulled index counts: a fallback default built here is replaced by any verified publish.
