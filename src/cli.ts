@@ -213,7 +213,7 @@ async function serve(argv: string[]): Promise<number> {
     }
     // A publisher answers three routes; one thread is plenty. It publishes the index it starts with and every swap.
     if (config.role === 'publisher') config.workers = 1;
-    const publishNow = config.publish ? (await import('./start-publisher.ts')).createIndexPublisher(config.publish) : null;
+    const publishNow = config.publish ? (await import('./start-publisher.ts')).createIndexPublisher(config.publish, config.history) : null;
     publishNow?.(config.indexPath);
     const host = await (await import('./serve-host.ts')).startHost(config, {}, publishNow);
     pulling?.onSwap(() => host.reload());

@@ -111,7 +111,8 @@ export interface PreparedServer {
 /** Opens every service of `config` and builds the app, without listening (a worker prepares before any worker of its host accepts). */
 export async function prepareServer(config: Config, overrides: Partial<AppServices> = {}, options: PrepareOptions = {}): Promise<PreparedServer> {
   const services = await createServices(config, overrides);
-  if (services.history && options.recordsHistory !== false) startRecording(services, services.history);
+  // A publisher records what it publishes, at the moment of its publish (src/start-publisher.ts), not what it serves.
+  if (services.history && options.recordsHistory !== false && config.role !== 'publisher') startRecording(services, services.history);
   const app = createApp(services);
   const fetch = createFetchHandler(services, app);
   return {

@@ -10,6 +10,7 @@ import { resolve } from 'node:path';
 import type { Config, PullConfig } from './config.ts';
 import { startWaitingServer } from './http/waiting-server.ts';
 import { IndexPuller } from './index/pull/index-puller.ts';
+import { HistoryJobs } from './index/history/jobs.ts';
 import { readPullStatus } from './index/pull/pull-status-file.ts';
 import { readPublicKey } from './index/publish/signing-keys.ts';
 import { signalStopper } from './process-guards.ts';
@@ -43,6 +44,8 @@ export async function startPullingIndex(
     pollMs: pull.pollMs,
     maxAgeMs: pull.maxAgeMs,
     writeStatus: true,
+    // The publisher's history, when it publishes one, replaces what this server would record (IPINTEL_HISTORY=off: none is fetched).
+    history: config.history ? { config: config.history, jobs: new HistoryJobs() } : undefined,
     log,
     swap: async () => {
       if (first) first();

@@ -254,7 +254,7 @@ describe.if(runNginx)('what a pulling server believes', () => {
   test('5. the publisher never publishes an index older than the published one, so a fresh puller always finds the named file', async () => {
     const pub = publishFolder('publisher-older');
     const logs: string[] = [];
-    const publish = createIndexPublisher({ dir: pub.dir, signingKeyPath: keyPath, keep: 1 }, (l) => logs.push(l));
+    const publish = createIndexPublisher({ dir: pub.dir, signingKeyPath: keyPath, keep: 1 }, null, (l) => logs.push(l));
     const newer = await datacenterIndex(work, 'newer', ['203.0.113.0/24'], daysAgo(1));
     const older = await datacenterIndex(work, 'older', ['198.51.100.0/24'], daysAgo(2));
     await publish(newer);

@@ -78,8 +78,9 @@ export function health(services: AppServices): RouteHandler {
   };
 }
 
-/** The history's status: the error's text (it names files) for the admin token only. */
-function historyView(s: HistoryStatus, admin: boolean) {
+/** The history's status: the error's text (it names files) for the admin token only; a puller's refusal of its publisher's history is one. */
+function historyView(s: HistoryStatus, admin: boolean, indexPath: string | null) {
+  const refused = indexPath ? readPullStatus(resolve(indexPath))?.history?.last_error : null;
   return {
     retention_seconds: Math.round(s.retention_ms / 1000),
     from: s.from,
@@ -87,7 +88,7 @@ function historyView(s: HistoryStatus, admin: boolean) {
     versions: s.versions,
     size_bytes: s.size_bytes,
     readable: s.readable,
-    ...(admin ? { error: s.error } : {}),
+    ...(admin ? { error: s.error ?? (refused ? `the publisher's history was refused (the previous history stays): ${refused}` : null) } : {}),
   };
 }
 
@@ -122,7 +123,7 @@ export function dataStatus(services: AppServices): RouteHandler {
         : null,
       policy_version: services.policy.current.policy_version,
       attributions: m.attributions,
-      ...(services.history ? { history: historyView(services.history.status(now), adminCaller) } : {}),
+      ...(services.history ? { history: historyView(services.history.status(now), adminCaller, services.config.pull ? services.config.indexPath : null) } : {}),
     };
     return jsonResponse(body, { 'cache-control': adminCaller ? 'no-store' : 'public, max-age=60', vary: 'authorization' });
   };

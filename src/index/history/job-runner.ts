@@ -4,20 +4,28 @@
  * and removes the hard link it was given; a rebuild writes a version into
  * the folder's cache of rebuilt files, keeping at most CACHED_REBUILDS.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { adoptHistoryJob, type AdoptJob, type AdoptOutcome } from './history-adopt.ts';
 import { rebuildVersion } from './rebuild.ts';
+import { takeRecordingLock } from './recording-lock.ts';
 import { HistoryError, pruneHistory, readCatalog, recordVersion, xxh3Of, type RecordResult } from './store.ts';
 
 /** Rebuilt files kept on disk (each the size of an index): the ones asked for last. */
 export const CACHED_REBUILDS = 2;
-/** A recording lock older than this was left by a process that died mid-recording. */
-const LOCK_LAPSE_MS = 10 * 60_000;
 
 /** A job for the history thread. */
 export type HistoryJob =
   | { op: 'record'; dir: string; path: string; servedFromMs: number; nowMs: number; retentionMs: number }
-  | { op: 'rebuild'; dir: string; id: string; out: string };
+  | { op: 'rebuild'; dir: string; id: string; out: string }
+  | AdoptJob;
+
+/** Runs any history job (the history thread's one dispatch). */
+export function runHistoryJob(job: HistoryJob): RecordOutcome | string | AdoptOutcome {
+  if (job.op === 'record') return recordHistoryJob(job);
+  if (job.op === 'rebuild') return rebuildHistoryJob(job);
+  return adoptHistoryJob(job);
+}
 
 /** What a recording did (null: another process holds the recording lock). */
 export type RecordOutcome = (RecordResult & { pruned: number }) | null;
@@ -25,34 +33,18 @@ export type RecordOutcome = (RecordResult & { pruned: number }) | null;
 /** Records the file at `job.path` (a link the caller made for this job, removed here), then prunes. */
 export function recordHistoryJob(job: Extract<HistoryJob, { op: 'record' }>): RecordOutcome {
   mkdirSync(job.dir, { recursive: true });
-  const lock = join(job.dir, '.recording.lock');
   try {
-    if (!takeLock(lock)) return null;
+    const release = takeRecordingLock(job.dir);
+    if (!release) return null;
     try {
       const result = recordVersion(job.dir, job.path, job.servedFromMs);
       return { ...result, pruned: pruneHistory(job.dir, job.nowMs, job.retentionMs) };
     } finally {
-      rmSync(lock, { force: true });
+      release();
     }
   } finally {
     rmSync(job.path, { force: true });
   }
-}
-
-/** O_EXCL on the lock file; a lapsed lock is taken over. */
-function takeLock(lock: string): boolean {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      closeSync(openSync(lock, 'wx'));
-      return true;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? 0);
-      if (age < LOCK_LAPSE_MS) return false;
-      rmSync(lock, { force: true });
-    }
-  }
-  return false;
 }
 
 /**

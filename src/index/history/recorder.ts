@@ -5,9 +5,10 @@
  * later; the link keeps these bytes) and recorded on the history thread with
  * the moment it started being served. The serving thread only links.
  */
-import { copyFileSync, linkSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IndexHolder } from '../holder.ts';
+import { linkOrCopy } from '../link-or-copy.ts';
 import type { IndexReader } from '../reader.ts';
 import type { RecordOutcome } from './job-runner.ts';
 import type { HistoryJobs } from './jobs.ts';
@@ -28,11 +29,9 @@ export function recordServedIndexes(holder: IndexHolder, config: HistoryConfig, 
     if (reader === last) return; // a coverage change, not a swap
     last = reader;
     const servedFromMs = now();
-    const incoming = join(config.dir, 'incoming');
-    const link = join(incoming, `${servedFromMs}-${holder.generation}-${process.pid}.idx`);
+    let link: string;
     try {
-      mkdirSync(incoming, { recursive: true });
-      pin(holder.describe().path, link);
+      link = pinForRecording(config, holder.describe().path, `${servedFromMs}-${holder.generation}`);
     } catch (e) {
       events.failed(`history: cannot keep ${holder.describe().path}: ${(e as Error).message}`);
       return;
@@ -49,6 +48,27 @@ export function recordServedIndexes(holder: IndexHolder, config: HistoryConfig, 
   record();
   holder.onChange(record);
   return () => queued;
+}
+
+/**
+ * Records a version a publisher publishes (src/index/publish/publish-history.ts)
+ * as served from the moment of its publish, on the history thread; throws
+ * when another process holds the recording lock or the history cannot be written.
+ */
+export async function recordPublishedIndex(config: HistoryConfig, jobs: HistoryJobs, path: string, publishedFromMs: number): Promise<RecordOutcome> {
+  const link = pinForRecording(config, path, `${publishedFromMs}-publish`);
+  const outcome = await jobs.run<RecordOutcome>({ op: 'record', dir: config.dir, path: link, servedFromMs: publishedFromMs, nowMs: publishedFromMs, retentionMs: config.retentionMs });
+  if (outcome === null) throw new Error(`another process is recording into ${config.dir}`);
+  return outcome;
+}
+
+/** Links `path` into the history's incoming folder as `<tag>-<pid>.idx` (the record job removes it); returns the link. */
+function pinForRecording(config: HistoryConfig, path: string, tag: string): string {
+  const incoming = join(config.dir, 'incoming');
+  mkdirSync(incoming, { recursive: true });
+  const link = join(incoming, `${tag}-${process.pid}.idx`);
+  linkOrCopy(path, link);
+  return link;
 }
 
 /**
@@ -76,15 +96,5 @@ function alive(pid: number): boolean {
     return true;
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** A hard link (the same bytes, whatever later happens to the name); a copy across filesystems. */
-function pin(path: string, link: string): void {
-  try {
-    linkSync(path, link);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EXDEV') throw e;
-    copyFileSync(path, link);
   }
 }

@@ -37,8 +37,8 @@ const MAX_PACK_OVERHEAD = 2;
 const KEYFRAME_NEW_SHARE = 0.5;
 const ZSTD_LEVEL = 3;
 const CATALOG = 'catalog.json';
-const LATEST_CHUNKS = 'latest.chunks';
-const CATALOG_FORMAT = 1;
+export const LATEST_CHUNKS = 'latest.chunks';
+export const CATALOG_FORMAT = 1;
 
 /** Why the history could not be read or written (names the file). */
 export class HistoryError extends Error {
@@ -113,7 +113,8 @@ export function readCatalog(dir: string): HistoryCatalog {
   return c;
 }
 
-function writeCatalog(dir: string, catalog: HistoryCatalog): void {
+/** Writes the catalog atomically: the commit point of a recording or an adoption. */
+export function writeCatalog(dir: string, catalog: HistoryCatalog): void {
   writeTextAtomically(join(dir, CATALOG), JSON.stringify(catalog));
   fsyncPath(dir);
 }
@@ -325,6 +326,14 @@ function latestChunksOf(dir: string, id: string): LatestChunks | null {
   }
 }
 
+/** The first of versions served from `servedFromMs` (in order) whose service ended within `retentionMs` of `nowMs` (the newest always is). */
+export function firstRetained(servedFromMs: readonly number[], nowMs: number, retentionMs: number): number {
+  const cutoff = nowMs - retentionMs;
+  let first = 0;
+  while (first < servedFromMs.length - 1 && servedFromMs[first + 1] < cutoff) first++;
+  return first;
+}
+
 /**
  * Drops the versions whose service ended more than `retentionMs` before
  * `nowMs` (the newest is always kept), then every file no retained version
@@ -333,10 +342,8 @@ function latestChunksOf(dir: string, id: string): LatestChunks | null {
 export function pruneHistory(dir: string, nowMs: number, retentionMs: number): number {
   if (!existsSync(dir)) return 0;
   const catalog = readCatalog(dir);
-  const cutoff = nowMs - retentionMs;
   const versions = catalog.versions;
-  let first = 0;
-  while (first < versions.length - 1 && versions[first + 1].servedFromMs < cutoff) first++;
+  const first = firstRetained(versions.map((v) => v.servedFromMs), nowMs, retentionMs);
   const kept = versions.slice(first);
   const neededPacks = new Set<string>();
   const neededRecipes = new Set<string>();

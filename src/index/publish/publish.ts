@@ -4,7 +4,7 @@
  * `<name>.idx.from-<sha>.vcdiff` (a delta from each earlier kept version),
  * `DIR/ipintel.idx` (the newest, a hard link to it) and `DIR/ipintel.idx.json`
  * (its signed manifest, listing the transfers, written last), keeping the
- * newest `keep` versions. Any static HTTP server can serve DIR.
+ * newest `keep` versions; with a history, `DIR/history/` (publish-history.ts). Any static HTTP server can serve DIR.
  */
 import { copyFileSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, utimesSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -18,6 +18,7 @@ import { compressIndexFile } from './index-compression.ts';
 import { makeDelta, XDELTA3_MISSING, xdelta3Path } from './index-delta.ts';
 import { verifyIndexFile, type ManifestRules } from './verify-index-file.ts';
 import { fsyncPath } from '../fsync-path.ts';
+import { publishHistory, pruneExportedHistory, type PublisherHistory } from './publish-history.ts';
 
 export { sha256OfFile };
 
@@ -50,6 +51,10 @@ export interface PublishOptions {
   xdelta3?: string | null;
   /** Where a transfer that could not be made is reported (the publish goes on without it). */
   log?: (line: string) => void;
+  /** The publisher's history (IPINTEL_HISTORY): each published version is recorded and the history published beside it; absent: none. */
+  history?: PublisherHistory;
+  /** The clock of the moment a version is published from (tests); Date.now when absent. */
+  now?: () => number;
 }
 
 /** Longest one delta may take to make (a publish then goes on without it). */
@@ -88,7 +93,7 @@ export async function publishIndex(options: PublishOptions): Promise<PublishedMa
   // What pullers find now; a damaged, foreign-signed, future-dated or dangling publish counts as none and is replaced.
   const current = verifiedPublish(options.dir, rules);
   // Publishing what is already published changes nothing (a publisher's restart, a rebuild to the same bytes).
-  if (current?.sha256 === sha256) return current;
+  if (current?.sha256 === sha256) return options.history && !current.history ? addHistory(current, options, privateKey) : current;
   const builtAt = new Date(index.builtAtMs).toISOString();
   const refusal = buildTimeRefusal(builtAt, rules.now, Infinity);
   if (refusal) throw new Error(`${options.indexPath}: ${refusal} (is this host's clock right?)`);
@@ -103,6 +108,8 @@ export async function publishIndex(options: PublishOptions): Promise<PublishedMa
   const log = options.log ?? ((line: string) => console.error(line));
   const compressed = await compressedTransfer(versioned, file, log);
   const deltas = await deltaTransfers(versions, basename(file), sha256, Math.max(1, options.keep), compressed?.size ?? index.sizeBytes, options.xdelta3, log);
+  // Its moment in the history: the publish is committed to now; the manifest follows once the history is written.
+  const history = options.history ? await publishHistory(options.history, versioned, (options.now ?? Date.now)(), options.dir, log) : null;
   const manifest = signManifest(
     {
       format_version: index.meta.formatVersion,
@@ -113,28 +120,52 @@ export async function publishIndex(options: PublishOptions): Promise<PublishedMa
       sources: index.meta.sources.map((s) => ({ type: s.type, path: s.path, date: s.date ?? null })),
       ...(compressed ? { compressed } : {}),
       ...(deltas ? { deltas } : {}),
+      ...(history ? { history } : {}),
     },
     privateKey,
   );
-  const manifestText = `${JSON.stringify(manifest, null, 2)}\n`;
-  writeTextAtomically(`${versioned}.json`, manifestText);
+  writeTextAtomically(`${versioned}.json`, `${JSON.stringify(manifest, null, 2)}\n`);
   await placeAtomically(join(options.dir, PUBLISHED_INDEX), (tmp) => linkSync(versioned, tmp));
   fsyncPath(versions);
   // The manifest last: a puller that sees it finds every file it names.
-  const manifestPath = join(options.dir, PUBLISHED_MANIFEST);
-  const previousMtime = mtimeSecondsOf(manifestPath);
-  writeTextAtomically(manifestPath, manifestText);
-  // Static servers validate by mtime in whole seconds and size (nginx's ETag, Last-Modified): a manifest
-  // replaced within the second by one of the same length would be answered 304. Its mtime always moves on.
-  if (previousMtime !== null && mtimeSecondsOf(manifestPath)! <= previousMtime) utimesSync(manifestPath, previousMtime + 1, previousMtime + 1);
-  fsyncPath(options.dir);
+  const manifestPath = writeManifest(options.dir, manifest);
   pruneVersions(versions, Math.max(1, options.keep), basename(manifest.file));
+  if (options.history) pruneExportedHistory(options.dir, history);
   // The folder as a puller will find it: the manifest verifies and names a file that is there, whole.
   try {
     verifyIndexFile(versioned, readFileSync(manifestPath, 'utf8'), rules);
   } catch (e) {
     throw new Error(`the published folder ${options.dir} does not verify after publishing: ${(e as Error).message}`);
   }
+  return manifest;
+}
+
+/** Writes the published manifest (`DIR/ipintel.idx.json`), its mtime always moved on; returns its path. */
+function writeManifest(dir: string, manifest: PublishedManifest): string {
+  const manifestPath = join(dir, PUBLISHED_MANIFEST);
+  const previousMtime = mtimeSecondsOf(manifestPath);
+  writeTextAtomically(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
+  // Static servers validate by mtime in whole seconds and size (nginx's ETag, Last-Modified): a manifest
+  // replaced within the second by one of the same length would be answered 304. Its mtime always moves on.
+  if (previousMtime !== null && mtimeSecondsOf(manifestPath)! <= previousMtime) utimesSync(manifestPath, previousMtime + 1, previousMtime + 1);
+  fsyncPath(dir);
+  return manifestPath;
+}
+
+/**
+ * The version already published, signed again with the history (a folder
+ * published before its publisher kept one: the version is recorded as
+ * published from now). The manifest as it was when no history can be made.
+ */
+async function addHistory(current: PublishedManifest, options: PublishOptions, privateKey: KeyObject): Promise<PublishedManifest> {
+  const log = options.log ?? ((line: string) => console.error(line));
+  const history = await publishHistory(options.history!, join(options.dir, current.file), (options.now ?? Date.now)(), options.dir, log);
+  if (!history) return current;
+  const { signature: _s, signature_all_fields: _a, ...body } = current;
+  const manifest = signManifest({ ...body, history }, privateKey);
+  writeTextAtomically(join(options.dir, `${current.file}.json`), `${JSON.stringify(manifest, null, 2)}\n`);
+  writeManifest(options.dir, manifest);
+  pruneExportedHistory(options.dir, history);
   return manifest;
 }
 

@@ -5,7 +5,7 @@
  * with the signing key published. `signature` covers the canonical JSON (keys
  * sorted) of the six fields every puller knows, so the file may be re-indented
  * and pullers of any age verify it. The cheaper transfers (a zstd-compressed
- * copy, deltas from earlier versions) are additive fields with a second
+ * copy, deltas from earlier versions, the publisher's history) are additive fields with a second
  * signature over every field but the two signatures: an older puller ignores
  * them, a newer one believes them only when that signature verifies.
  */
@@ -53,10 +53,19 @@ export interface DeltaTransfer {
   sha256: string;
 }
 
+/** The publisher's history of published versions (src/index/history/history-manifest.ts): a JSON file under `history/`. */
+export interface HistoryTransfer {
+  file: string;
+  format: 'ipintel-history-1';
+  size: number;
+  sha256: string;
+}
+
 /** The transfers besides the plain file, signed by `signature_all_fields`. */
 export interface PublishedTransfers {
   compressed?: CompressedTransfer;
   deltas?: DeltaTransfer[];
+  history?: HistoryTransfer;
 }
 
 /** A manifest as published: the body plus a base64 ed25519 signature over its canonical JSON. */
@@ -106,7 +115,7 @@ export function signManifest(body: PublishedManifestBody & PublishedTransfers, p
   const key = typeof privateKey === 'string' ? createPrivateKey(privateKey) : privateKey;
   if (key.asymmetricKeyType !== 'ed25519') throw new Error(`the signing key is ${key.asymmetricKeyType}, not ed25519`);
   const signature = sign(null, signedBytes(body), key).toString('base64');
-  if (body.compressed === undefined && body.deltas === undefined) return { ...body, signature };
+  if (body.compressed === undefined && body.deltas === undefined && body.history === undefined) return { ...body, signature };
   return { ...body, signature, signature_all_fields: sign(null, allFieldsBytes(body), key).toString('base64') };
 }
 
@@ -178,6 +187,8 @@ const isHex = (h: unknown): h is string => typeof h === 'string' && HEX64.test(h
 function transfersWellFormed(m: PublishedManifest): boolean {
   const c = m.compressed;
   if (c !== undefined && !(c !== null && typeof c === 'object' && isFile(c.file) && c.format === 'zstd' && isSize(c.size) && isHex(c.sha256))) return false;
+  const h = m.history;
+  if (h !== undefined && !(h !== null && typeof h === 'object' && isFile(h.file) && h.format === 'ipintel-history-1' && isSize(h.size) && isHex(h.sha256))) return false;
   if (m.deltas === undefined) return true;
   return (
     Array.isArray(m.deltas) &&
@@ -193,7 +204,7 @@ function transfersWellFormed(m: PublishedManifest): boolean {
  * verify is a tampered manifest: refused.
  */
 function withVerifiedTransfers(m: PublishedManifest, publicKey: KeyObject): PublishedManifest {
-  const { compressed: _c, deltas: _d, signature_all_fields: all, ...plain } = m;
+  const { compressed: _c, deltas: _d, history: _h, signature_all_fields: all, ...plain } = m;
   if (all === undefined) return plain;
   let good = false;
   try {

@@ -10,7 +10,8 @@
  * is reported; polls back off while they fail.
  */
 import type { KeyObject } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statfsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { FREE_SPACE_MARGIN_BYTES, freeBytes } from './free-space.ts';
 import { basename, dirname, join } from 'node:path';
 import { MAX_MANIFEST_BYTES, ManifestRefusal, type PublishedManifest } from '../publish/signed-manifest.ts';
 import { expiresAt } from '../publish/manifest-window.ts';
@@ -23,6 +24,9 @@ import { xdelta3Path, XDELTA3_MISSING } from '../publish/index-delta.ts';
 
 export type { PollOutcome, PullStatus };
 import { checkPullUrl } from './pull-url.ts';
+import { HistoryFollower } from './history-pull.ts';
+import type { HistoryConfig } from '../history/past-indexes.ts';
+import type { HistoryJobs } from '../history/jobs.ts';
 
 export interface PullerOptions {
   /** URL of the published index; the manifest is this plus `.json`. */
@@ -44,6 +48,8 @@ export interface PullerOptions {
   indexTimeoutMs?: number;
   /** The xdelta3 program that applies deltas (null: none; full files only); found on PATH when undefined. */
   xdelta3?: string | null;
+  /** This server's history (IPINTEL_HISTORY) and its thread: the publisher's history is fetched into it when the manifest names one; absent: none is. */
+  history?: { config: HistoryConfig; jobs: HistoryJobs };
 }
 
 /** Why a poll failed; the message carries no fetched bytes. */
@@ -56,8 +62,6 @@ export class PullError extends Error {
 
 const FIRST_RETRY_MS = 5_000;
 const MAX_BACKOFF_FACTOR = 12;
-/** Free space kept beyond a download's size (the sidecar, the status file, the filesystem's own needs). */
-const FREE_SPACE_MARGIN_BYTES = 64 * 1024 * 1024;
 
 /** The verified index in place and the identity of its file when it was verified. */
 interface Served {
@@ -98,12 +102,18 @@ export class IndexPuller {
       last_transfer: null,
       downloaded_bytes: { delta: 0, compressed: 0, plain: 0 },
       updates_by: { delta: 0, compressed: 0, plain: 0 },
+      history: null,
     };
+    const h = options.history;
+    this.history = h ? new HistoryFollower(h.config, h.jobs, options.pollMs, this.log) : null;
+    this.status.history = this.history?.status ?? null;
     this.xdelta3 = options.xdelta3 === undefined ? xdelta3Path() : options.xdelta3;
     if (this.xdelta3 === null) this.log(`index pull: ${XDELTA3_MISSING}`);
   }
 
   private readonly xdelta3: string | null;
+  /** Follows the publisher's history (null: IPINTEL_HISTORY=off). */
+  private readonly history: HistoryFollower | null;
 
   /**
    * Removes partial downloads an earlier process left, then checks the file at
@@ -148,13 +158,18 @@ export class IndexPuller {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.running;
+    this.options.history?.jobs.close();
   }
 
   /** One poll (or the one in flight); resolves with its outcome, never rejects. */
   poll(): Promise<PollOutcome> {
     this.running ??= this.pollOnce()
-      .then((outcome) => {
+      .then(async (outcome) => {
         this.status.polls[outcome]++;
+        // The index's state is shown at once; the publisher's history (minutes, for a fresh server) follows it.
+        if (this.options.writeStatus) writePullStatus(this.options.localPath, this.status);
+        const served = this.served?.manifest;
+        if (outcome !== 'failed' && served) await this.history?.follow(served.history, `${this.options.indexUrl}.json`, served.size, this.transferContext(), this.now());
         return outcome;
       })
       .finally(() => {
@@ -268,6 +283,11 @@ export class IndexPuller {
     const served = this.served?.manifest;
     if (served?.sha256 === manifest.sha256) {
       this.validators = validators;
+      // The same file signed again with more (a history added): kept, so the history is followed, after a restart too.
+      if (this.served && JSON.stringify(served) !== JSON.stringify(manifest)) {
+        writeSidecar(this.options.localPath, manifest);
+        this.served.manifest = manifest;
+      }
       return 'unchanged';
     }
     // Only a pulled index counts: a fallback default built here is replaced by any verified publish.
@@ -371,14 +391,8 @@ function fileIdentity(path: string): Served['file'] {
 
 /** Refuses a download the folder has no room for (with the margin), so a pull never fills the disk the server writes to. */
 function checkFreeSpace(dir: string, bytes: number): void {
-  let free: number;
-  try {
-    const s = statfsSync(dir);
-    free = s.bavail * s.bsize;
-  } catch {
-    return; // no statfs here: the write itself fails cleanly when the disk is full
-  }
-  if (free < bytes + FREE_SPACE_MARGIN_BYTES) {
+  const free = freeBytes(dir);
+  if (free !== null && free < bytes + FREE_SPACE_MARGIN_BYTES) {
     throw new PullError(`not enough free space in ${dir} for the ${(bytes / 1048576).toFixed(1)} MiB index (${(free / 1048576).toFixed(1)} MiB free)`);
   }
 }

@@ -114,7 +114,7 @@ async function downloadAndApplyDelta(plan: TransferPlan, delta: DeltaTransfer, s
 }
 
 /** GETs `url` and hands each body chunk to `each`, refusing a body past `maxBytes`; returns the sha256 of what came. */
-async function streamBody(url: string, what: string, maxBytes: number, ctx: TransferContext, counted: (n: number) => void, each: (chunk: Uint8Array) => void | Promise<void>): Promise<{ size: number; sha256: string }> {
+export async function streamBody(url: string, what: string, maxBytes: number, ctx: TransferContext, counted: (n: number) => void, each: (chunk: Uint8Array) => void | Promise<void>): Promise<{ size: number; sha256: string }> {
   const res = await ctx.get(url);
   if (res.status !== 200 || !res.body) {
     await res.body?.cancel();
@@ -159,8 +159,7 @@ function fileSink(path: string): { write(chunk: Uint8Array): void; close(ok: boo
 }
 
 /** Streams `url` to `path`; refuses a size other than `size` and, when given, a sha256 other than `sha256` (verifyIndexFile checks an index). */
-async function downloadPlain(url: string, path: string, size: number, ctx: TransferContext, counted: (n: number) => void, sha256?: string): Promise<void> {
-  const what = sha256 ? 'delta' : 'index';
+export async function downloadPlain(url: string, path: string, size: number, ctx: TransferContext, counted: (n: number) => void, sha256?: string, what = sha256 ? 'delta' : 'index'): Promise<void> {
   const sink = fileSink(path);
   let ok = false;
   try {

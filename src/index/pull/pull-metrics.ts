@@ -32,6 +32,7 @@ export function registerPullMetrics({ Gauge }: Prom, registry: Registry, status:
   byLabel('ipintel_index_pull_polls', 'Index manifest polls since the puller started, by outcome (updated, not_modified, unchanged, failed)', 'result', OUTCOMES, (s) => s.polls);
   byLabel('ipintel_index_pull_downloaded_bytes', 'Bytes the puller downloaded since it started (failed attempts too), by way (delta, compressed, plain)', 'method', TRANSFER_METHODS, (s) => s.downloaded_bytes);
   byLabel('ipintel_index_pull_updates', 'New indexes swapped in since the puller started, by the way they arrived (delta, compressed, plain)', 'method', TRANSFER_METHODS, (s) => s.updates_by);
+  sharedGauge(Gauge, registers, 'ipintel_index_pull_history_downloaded_bytes', "Bytes the puller downloaded of its publisher's history since it started (failed attempts too)", () => status()?.history?.downloaded_bytes ?? null);
   sharedGauge(Gauge, registers, 'ipintel_index_pull_last_downloaded_bytes', 'Bytes the last pull that swapped in a new index downloaded', () => status()?.last_transfer?.downloaded_bytes ?? null);
   const timestamp = (name: string, help: string, pick: (s: PullStatus) => string | null) =>
     sharedGauge(Gauge, registers, name, help, () => {

@@ -5,6 +5,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { writeTextAtomically } from '../atomic-text.ts';
+import type { HistoryPullStatus } from './history-pull.ts';
 
 /** What the status route shows of the puller. */
 export interface PullStatus {
@@ -30,6 +31,8 @@ export interface PullStatus {
   downloaded_bytes: Record<TransferMethod, number>;
   /** New indexes swapped in since this process started, by the way they arrived. */
   updates_by: Record<TransferMethod, number>;
+  /** The publisher's history this server follows (null: IPINTEL_HISTORY=off; absent in a status file of an older version). */
+  history?: HistoryPullStatus | null;
 }
 
 /** How a new index arrived (src/index/pull/index-transfer.ts), cheapest first. */
