@@ -18,6 +18,9 @@ import { createProgress, formatTable } from './progress.ts';
 import { encodeGeoRows, encodeL1, encodeRecords, encodeV4Direct, encodeV6Direct, SUB_TABLE_COUNT, subTableEncoders } from './write/tables.ts';
 import { bytesOf, IndexFileWriter } from './write/index-file.ts';
 import { verifySectionChecksums } from './write/verify-file.ts';
+import { PreviousIndex } from './write/previous-index.ts';
+import { assignRecordIds, placeRecords, placeSubTables } from './write/stable-tables.ts';
+import { StringPool } from './merge/string-pool.ts';
 
 export interface BuildOptions {
   sources: ResolvedSource[];
@@ -27,6 +30,14 @@ export interface BuildOptions {
   builtAtMs?: number;
   /** Marks the file as the server's own (IndexMeta.managedBy): its feed refresher may replace it. */
   managedBy?: 'server';
+  /**
+   * The index this build follows (the one served or published now): equal
+   * strings, rows and records keep its ids (stable ids, FORMAT.md). One that
+   * cannot be used is ignored with one log line and ids are numbered afresh.
+   */
+  previous?: string;
+  /** Where that log line goes (default: standard error). */
+  log?: (line: string) => void;
 }
 
 export interface BuildSummary {
@@ -102,29 +113,46 @@ export async function collectSources(
 export async function buildIndex(options: BuildOptions): Promise<BuildSummary> {
   const t0 = performance.now();
   const progress = createProgress(options.quiet);
+  // Verified before the sources are parsed, while the build holds little memory.
+  const previous = options.previous === undefined ? null : PreviousIndex.open(options.previous, options.log ?? ((line) => console.error(line)));
   progress.start(options.sources.length + 3);
-  const { collector, metas, samples } = await collectSources(options.sources, progress);
-  const written = writeCollected(collector, metas, {
-    out: options.out,
-    attributions: attributionsFor(options.sources),
-    builtAtMs: options.builtAtMs,
-    managedBy: options.managedBy,
-    progress,
-    step: options.sources.length,
-  });
-  progress.stop();
-  return {
-    ...written,
-    out: options.out,
-    sources: metas,
-    seconds: Math.round((performance.now() - t0) / 100) / 10,
-    peakRssBytes: peakRssBytes(),
-    skippedSamples: samples,
-  };
+  try {
+    const { collector, metas, samples } = await collectSources(options.sources, progress);
+    const written = writeCollected(collector, metas, {
+      out: options.out,
+      attributions: attributionsFor(options.sources),
+      builtAtMs: options.builtAtMs,
+      managedBy: options.managedBy,
+      previous,
+      progress,
+      step: options.sources.length,
+    });
+    progress.stop();
+    return {
+      ...written,
+      out: options.out,
+      sources: metas,
+      seconds: Math.round((performance.now() - t0) / 100) / 10,
+      peakRssBytes: peakRssBytes(),
+      skippedSamples: samples,
+    };
+  } finally {
+    previous?.close();
+  }
 }
 
-type WriteOptions = { out: string; attributions: string[]; builtAtMs?: number; managedBy?: 'server'; progress?: ReturnType<typeof createProgress>; step?: number };
-type WriteResult = { v4Intervals: number; v6Intervals: number; records: number; bytes: number; bogonsYielded: MergedIndex['bogonsYielded'] };
+
+type WriteOptions = {
+  out: string;
+  attributions: string[];
+  builtAtMs?: number;
+  managedBy?: 'server';
+  /** The previous index whose ids the file keeps (null or absent: ids numbered afresh). */
+  previous?: PreviousIndex | null;
+  progress?: ReturnType<typeof createProgress>;
+  step?: number;
+};
+type WriteResult = { v4Intervals: number; v6Intervals: number; records: number; bytes: number; bogonsYielded: MergedIndex['bogonsYielded']; deadIds?: IndexMeta['deadIds'] };
 
 /** Sections of the file besides the sub-tables: intervals of both families, records, strings, META. */
 const FIXED_SECTIONS = 13;
@@ -145,12 +173,23 @@ export function writeCollected(collector: Collector, metas: SourceMeta[], opts: 
   const file = new IndexFileWriter(opts.out, FIXED_SECTIONS + SUB_TABLE_COUNT + (overrides ? 1 : 0));
   try {
     progress.source(step, 'merging layers');
+    const previous = opts.previous ?? null;
+    const strings = new StringPool();
+    if (previous) strings.seed(previous.u32(Section.STRING_OFFSETS), previous.bytes(Section.STRING_BYTES));
     // Each family's interval sections go out as soon as it is swept: the next family's sweep does not hold them.
-    const merged = sweep(collector, (p) => progress.phase(p), (iv) => {
-      progress.phase(`interval tables IPv${iv.family}`);
-      writeIntervals(file, iv);
-    });
-    const result = { v4Intervals: merged.v4.count, v6Intervals: merged.v6.count, records: merged.recordCount, bogonsYielded: merged.bogonsYielded };
+    // Following a previous index, they wait for the record ids (kept only after every record is known).
+    const waiting: FamilyIntervals[] = [];
+    const merged = sweep(
+      collector,
+      (p) => progress.phase(p),
+      (iv) => {
+        if (previous) return void waiting.push(iv);
+        progress.phase(`interval tables IPv${iv.family}`);
+        writeIntervals(file, iv);
+      },
+      strings,
+    );
+    const result: WriteResult = { v4Intervals: merged.v4.count, v6Intervals: merged.v6.count, records: merged.recordCount, bytes: 0, bogonsYielded: merged.bogonsYielded };
 
     progress.source(step + 1, 'encoding');
     const encoders = subTableEncoders(collector, merged);
@@ -158,24 +197,57 @@ export function writeCollected(collector: Collector, metas: SourceMeta[], opts: 
     // between the large steps keeps their garbage from adding up.
     Bun.gc(true);
     const tables: Record<string, number> = {};
-    for (const [tag, encode] of encoders) {
-      progress.phase(`sub-table ${tag}`);
-      const u32 = encode();
-      tables[tag] = u32.length;
-      file.add(tag, bytesOf(u32));
+    if (previous) {
+      progress.phase('sub-tables at the previous ids');
+      const placed = placeSubTables(encoders, previous);
+      const geo = encodeGeoRows(collector, merged.strings);
+      collector.release();
+      progress.phase('records at the previous ids');
+      const ids = assignRecordIds(merged.records, merged.recordCount, geo, placed.columnIds, previous);
+      Bun.gc(true);
+      for (const iv of waiting.splice(0)) {
+        progress.phase(`interval tables IPv${iv.family}`);
+        for (let i = 0; i < iv.count; i++) iv.recs[i] = ids.ids[iv.recs[i]];
+        writeIntervals(file, iv);
+      }
+      for (const [tag, words] of placed.sections.splice(0)) {
+        tables[tag] = words.length;
+        file.add(tag, bytesOf(words));
+      }
+      Bun.gc(true);
+      progress.phase('records');
+      file.add(Section.RECORDS, bytesOf(placeRecords(merged.records, merged.recordCount, geo, placed.columnIds, ids, previous)));
+      const deadStrings = strings.deadSeeded();
+      result.records = ids.count;
+      result.deadIds = {
+        previousBuiltAt: previous.meta.builtAt,
+        records: ids.dead,
+        subTableRows: placed.deadRows,
+        subTableRowsTotal: placed.totalRows,
+        strings: deadStrings.strings,
+        stringBytes: deadStrings.bytes,
+        stringTableBytes: strings.encoded().bytes.length,
+      };
+    } else {
+      for (const [tag, encode] of encoders) {
+        progress.phase(`sub-table ${tag}`);
+        const u32 = encode();
+        tables[tag] = u32.length;
+        file.add(tag, bytesOf(u32));
+      }
+      Bun.gc(true);
+      progress.phase('records');
+      // Geo strings are interned after the sub-tables' and before the string table is encoded.
+      file.add(Section.RECORDS, bytesOf(encodeRecords(merged.records, merged.recordCount, encodeGeoRows(collector, merged.strings))));
     }
-    Bun.gc(true);
-    progress.phase('records');
-    // Geo strings are interned after the sub-tables' and before the string table is encoded.
-    file.add(Section.RECORDS, bytesOf(encodeRecords(merged.records, merged.recordCount, encodeGeoRows(collector, merged.strings))));
     merged.records = new Uint32Array(0);
     if (overrides) file.add(Section.OVERRIDES, overrides);
     collector.release();
     Bun.gc(true);
     progress.phase('strings');
-    const strings = merged.strings.encoded();
-    file.add(Section.STRING_OFFSETS, bytesOf(strings.offsets));
-    file.add(Section.STRING_BYTES, strings.bytes);
+    const encodedStrings = merged.strings.encoded();
+    file.add(Section.STRING_OFFSETS, bytesOf(encodedStrings.offsets));
+    file.add(Section.STRING_BYTES, encodedStrings.bytes);
 
     progress.source(step + 2, 'writing');
     const held = new Set(metas.flatMap((m) => m.kinds ?? []));
@@ -201,6 +273,7 @@ export function writeCollected(collector: Collector, metas: SourceMeta[], opts: 
       routedFamilies: merged.routedFamilies,
       attributions: opts.attributions,
       ...(opts.managedBy ? { managedBy: opts.managedBy } : {}),
+      ...(result.deadIds ? { deadIds: result.deadIds } : {}),
     };
     // What the encoders left is garbage now: collected before the check reads the file back.
     Bun.gc(true);

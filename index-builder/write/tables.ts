@@ -199,21 +199,35 @@ export function encodeV6Direct(iv: FamilyIntervals): { hash: Uint32Array; nodes:
 export function encodeRecords(buildRows: Uint32Array, count: number, geo: Uint32Array): Uint32Array {
   const out = new Uint32Array(count * RECORD_WIDTH);
   const f32 = new Float32Array(out.buffer);
-  const g = GEO_LAYOUT.length;
-  for (let r = 0; r < count; r++) {
-    const from = r * BUILD_RECORD_WIDTH;
-    const to = r * RECORD_WIDTH;
-    for (let c = 0; c < RecordCol.GEO; c++) out[to + c] = buildRows[from + c];
-    const geoId = buildRows[from + RecordCol.GEO];
-    if (geoId === 0) {
-      // No location: string ids 0, coordinates NaN, no presence bit.
-      for (let c = 0; c < g; c++) if (GEO_LAYOUT[c][0] === 'f') f32[to + RecordCol.GEO + c] = NaN;
-      continue;
-    }
-    for (let c = 0; c < g; c++) out[to + RecordCol.GEO + c] = geo[geoId * g + c];
-    out[to + RecordCol.GEO] = (out[to + RecordCol.GEO] | GEO_PRESENT) >>> 0;
-  }
+  for (let r = 0; r < count; r++) encodeRecordRow(buildRows, r, geo, out, f32, r * RECORD_WIDTH);
   return out;
+}
+
+/** Sub-table row ids of the file per record column, where they differ from the build's (stable ids). */
+export type ColumnIds = ReadonlyMap<number, Uint32Array>;
+
+/**
+ * Writes build record `r` in the file layout into `out` (and its float view)
+ * at word `to`; `columnIds` renumbers the sub-table columns it names.
+ */
+export function encodeRecordRow(buildRows: Uint32Array, r: number, geo: Uint32Array, out: Uint32Array, f32: Float32Array, to: number, columnIds?: ColumnIds): void {
+  const g = GEO_LAYOUT.length;
+  const from = r * BUILD_RECORD_WIDTH;
+  for (let c = 0; c < RecordCol.GEO; c++) {
+    const ids = columnIds?.get(c);
+    out[to + c] = ids ? ids[buildRows[from + c]] : buildRows[from + c];
+  }
+  const geoId = buildRows[from + RecordCol.GEO];
+  if (geoId === 0) {
+    // No location: string ids 0, coordinates NaN, no presence bit.
+    for (let c = 0; c < g; c++) {
+      if (GEO_LAYOUT[c][0] === 'f') f32[to + RecordCol.GEO + c] = NaN;
+      else out[to + RecordCol.GEO + c] = 0;
+    }
+    return;
+  }
+  for (let c = 0; c < g; c++) out[to + RecordCol.GEO + c] = geo[geoId * g + c];
+  out[to + RecordCol.GEO] = (out[to + RecordCol.GEO] | GEO_PRESENT) >>> 0;
 }
 
 /**
