@@ -53,6 +53,8 @@ export interface BuildSummary {
   /** Bogon claims that yielded to newer registry allocations (IndexMeta.bogonsYielded). */
   bogonsYielded: MergedIndex['bogonsYielded'];
   skippedSamples: { path: string; line: number; reason: string }[];
+  /** Set when the build kept a previous index's ids: the garbage the file carries (IndexMeta.deadIds). */
+  deadIds?: IndexMeta['deadIds'];
 }
 
 /** SHA-256 of a file, streamed. */
@@ -331,6 +333,12 @@ export function formatSummary(s: BuildSummary): string {
       ['file size', `${(s.bytes / 1048576).toFixed(1)} MiB`],
       ['seconds', s.seconds.toFixed(1)],
       ['peak memory (RSS)', `${(s.peakRssBytes / 1048576).toFixed(0)} MiB`],
+      [
+        'ids',
+        s.deadIds
+          ? `kept from the index built ${s.deadIds.previousBuiltAt}; dead: ${s.deadIds.records} records, ${s.deadIds.subTableRows} table rows, ${s.deadIds.strings} strings`
+          : 'numbered afresh',
+      ],
     ],
   );
   const skipped = s.skippedSamples.length
