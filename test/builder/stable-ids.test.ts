@@ -154,3 +154,35 @@ test('a chain of builds keeps answering as fresh builds do (a previous file that
   const c = IndexReader.open(v3);
   expect(Array.from(c.intervals(4).recordIds)).toEqual(Array.from(a.intervals(4).recordIds));
 }, 60_000);
+
+test('build-index follows the --out file it replaces by default; --no-previous numbers afresh', async () => {
+  const { main } = await import('../../index-builder/cli.ts');
+  const at = join(dir, 'cli');
+  mkdirSync(at, { recursive: true });
+  const sources = V2.map((s) => {
+    writeFileSync(join(at, s.name), s.text);
+    return { type: s.type, path: s.name, ...s.options };
+  });
+  writeFileSync(join(at, 'feeds.json'), JSON.stringify({ sources }));
+  const out = join(at, 'out.idx');
+  copyFileSync(v1, out);
+  const args = ['--manifest', join(at, 'feeds.json'), '--no-defaults', '--out', out, '--quiet'];
+  expect(await main(args)).toBe(0);
+  expect(IndexReader.open(out).meta.deadIds?.previousBuiltAt).toBe(IndexReader.open(v1).meta.builtAt);
+  expect(await main([...args, '--no-previous'])).toBe(0);
+  expect(IndexReader.open(out).meta.deadIds).toBeUndefined();
+  expect(await main([...args, '--no-previous', '--previous', v1])).toBe(2);
+}, 60_000);
+
+test('a previous file carrying more than the allowed share of dead ids is not followed: the build compacts', async () => {
+  const SMALL = [{ ...GEO, text: geoLines(100).join('\n') + '\n' }, ASN, VPN, tor(torIps)];
+  const shrunk = await build(join(dir, 'shrunk'), 'shrunk.idx', SMALL, v1);
+  const dead = IndexReader.open(shrunk).meta.deadIds!;
+  expect(dead.records).toBeGreaterThan(0.2 * IndexReader.open(shrunk).meta.counts.records);
+  const lines: string[] = [];
+  const next = await build(join(dir, 'compacted'), 'compacted.idx', SMALL, shrunk, (l) => lines.push(l));
+  expect(lines).toEqual([expect.stringContaining('records are dead (more than 20 %): compacting')]);
+  expect(IndexReader.open(next).meta.deadIds).toBeUndefined();
+  expect(IndexReader.open(next).meta.counts.records).toBeLessThan(IndexReader.open(shrunk).meta.counts.records);
+  expect(answers(next)).toEqual(answers(shrunk));
+}, 60_000);
