@@ -3,7 +3,7 @@
  * write atomically after verifying the written file, and summarise.
  */
 import { statSync } from 'node:fs';
-import { FORMAT_VERSION, Section, TableLayout, V4_L1_BITS, V6_L1_BITS, type IndexMeta, type SourceMeta } from '../src/index/format.ts';
+import { FORMAT_VERSION, RecordCol, Section, TableLayout, V4_L1_BITS, V6_L1_BITS, type IndexMeta, type SourceMeta } from '../src/index/format.ts';
 import { IndexReader } from '../src/index/reader.ts';
 import { EVIDENCE_KINDS, kindsOfSource } from '../src/index/evidence-kinds.ts';
 import { addBuiltins } from './builtins.ts';
@@ -176,8 +176,6 @@ export function writeCollected(collector: Collector, metas: SourceMeta[], opts: 
   try {
     progress.source(step, 'merging layers');
     const previous = opts.previous ?? null;
-    const strings = new StringPool();
-    if (previous) strings.seed(previous.u32(Section.STRING_OFFSETS), previous.bytes(Section.STRING_BYTES));
     // Each family's interval sections go out as soon as it is swept: the next family's sweep does not hold them.
     // Following a previous index, they wait for the record ids (kept only after every record is known).
     const waiting: FamilyIntervals[] = [];
@@ -189,11 +187,14 @@ export function writeCollected(collector: Collector, metas: SourceMeta[], opts: 
         progress.phase(`interval tables IPv${iv.family}`);
         writeIntervals(file, iv);
       },
-      strings,
     );
     const result: WriteResult = { v4Intervals: merged.v4.count, v6Intervals: merged.v6.count, records: merged.recordCount, bytes: 0, bogonsYielded: merged.bogonsYielded };
 
     progress.source(step + 1, 'encoding');
+    // Following a previous index, strings keep its ids: the sweep interned only the crawler keys, so the
+    // pool takes the previous table now (seeded before the sweep, it would add to the sweep's peak) and
+    // the records' crawler column is renumbered into it.
+    const crawlerIds = previous ? seedStrings(merged, previous) : null;
     const encoders = subTableEncoders(collector, merged);
     // The collector frees memory late on a machine with much RAM; a full collection
     // between the large steps keeps their garbage from adding up.
@@ -202,6 +203,7 @@ export function writeCollected(collector: Collector, metas: SourceMeta[], opts: 
     if (previous) {
       progress.phase('sub-tables at the previous ids');
       const placed = placeSubTables(encoders, previous);
+      placed.columnIds.set(RecordCol.CRAWLER, crawlerIds!);
       const geo = encodeGeoRows(collector, merged.strings);
       collector.release();
       progress.phase('records at the previous ids');
@@ -219,7 +221,7 @@ export function writeCollected(collector: Collector, metas: SourceMeta[], opts: 
       Bun.gc(true);
       progress.phase('records');
       file.add(Section.RECORDS, bytesOf(placeRecords(merged.records, merged.recordCount, geo, placed.columnIds, ids, previous)));
-      const deadStrings = strings.deadSeeded();
+      const deadStrings = merged.strings.deadSeeded();
       result.records = ids.count;
       result.deadIds = {
         previousBuiltAt: previous.meta.builtAt,
@@ -228,7 +230,7 @@ export function writeCollected(collector: Collector, metas: SourceMeta[], opts: 
         subTableRowsTotal: placed.totalRows,
         strings: deadStrings.strings,
         stringBytes: deadStrings.bytes,
-        stringTableBytes: strings.encoded().bytes.length,
+        stringTableBytes: merged.strings.encoded().bytes.length,
       };
     } else {
       for (const [tag, encode] of encoders) {
@@ -293,6 +295,16 @@ export function writeCollected(collector: Collector, metas: SourceMeta[], opts: 
     file.abort();
     throw e;
   }
+}
+
+/** Replaces the merged index's string pool by one seeded with the previous index's table; returns the new id of each old string. */
+function seedStrings(merged: MergedIndex, previous: PreviousIndex): Uint32Array {
+  const strings = new StringPool();
+  strings.seed(previous.u32(Section.STRING_OFFSETS), previous.bytes(Section.STRING_BYTES));
+  const ids = new Uint32Array(merged.strings.count);
+  for (let id = 1; id < ids.length; id++) ids[id] = strings.id(merged.strings.text(id));
+  merged.strings = strings;
+  return ids;
 }
 
 /** Writes one family's interval sections (its arrays are the caller's to let go). */

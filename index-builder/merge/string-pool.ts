@@ -30,6 +30,7 @@ export class StringPool implements StringIds {
   private mask = this.slots.length - 1;
   private scratch = new Uint8Array(256);
   private readonly encoder = new TextEncoder();
+  private readonly decoder = new TextDecoder();
   /** Strings 0..seeded-1 came from the previous index; `used` marks those this build asked for. */
   private seeded = 0;
   private usedIds = new Uint8Array(0);
@@ -74,10 +75,8 @@ export class StringPool implements StringIds {
    */
   seed(offsets: Uint32Array, bytes: Uint8Array): void {
     if (this.count !== 1) throw new Error('StringPool.seed: the pool is not empty');
+    checkStringTable(offsets, bytes.length);
     const n = offsets.length - 1;
-    if (n < 1 || offsets[0] !== 0 || offsets[1] !== 0 || offsets[n] !== bytes.length) throw new Error('string table offsets do not match its bytes');
-    for (let i = 1; i < n; i++) if (offsets[i + 1] < offsets[i]) throw new Error(`string table offsets decrease at string ${i}`);
-    if (bytes.length > MAX_BYTES) throw new RangeError(`string table exceeds ${MAX_BYTES} bytes`);
     this.store.resize(Math.max(this.bytes.length, bytes.length));
     this.bytes = new Uint8Array(this.store);
     this.bytes.set(bytes);
@@ -91,6 +90,11 @@ export class StringPool implements StringIds {
     while (n * 2 > this.slots.length) this.slots = new Int32Array(this.slots.length * 2);
     this.mask = this.slots.length - 1;
     this.rehash(true);
+  }
+
+  /** The text of string `id`. */
+  text(id: number): string {
+    return this.decoder.decode(this.bytes.subarray(this.offsets.at(id), this.offsets.at(id + 1)));
   }
 
   /** Seeded strings no build value asked for: carried at their ids as garbage (count and bytes). */
@@ -158,4 +162,12 @@ export class StringPool implements StringIds {
     this.slots = slots;
     this.mask = mask;
   }
+}
+
+/** Throws unless `offsets` describe a string table of `byteLength` bytes as the file stores it (string 0 empty, offsets ascending). */
+export function checkStringTable(offsets: Uint32Array, byteLength: number): void {
+  const n = offsets.length - 1;
+  if (n < 1 || offsets[0] !== 0 || offsets[1] !== 0 || offsets[n] !== byteLength) throw new Error('string table offsets do not match its bytes');
+  for (let i = 1; i < n; i++) if (offsets[i + 1] < offsets[i]) throw new Error(`string table offsets decrease at string ${i}`);
+  if (byteLength > MAX_BYTES) throw new RangeError(`string table exceeds ${MAX_BYTES} bytes`);
 }

@@ -50,13 +50,13 @@ export interface MergedIndex {
  * Runs the sweep over both families and returns intervals and records.
  * `onFamily` receives each family's intervals as soon as they are swept (the
  * writer puts them out before the next family allocates); the merged index
- * then keeps only their counts. `strings` may come seeded with a previous
- * index's table (stable ids).
+ * then keeps only their counts.
  */
-export function sweep(collector: Collector, onProgress?: (phase: string) => void, onFamily?: (intervals: FamilyIntervals) => void, strings = new StringPool()): MergedIndex {
+export function sweep(collector: Collector, onProgress?: (phase: string) => void, onFamily?: (intervals: FamilyIntervals) => void): MergedIndex {
   collector.seal();
   // Parsing leaves garbage behind (decoded files, line strings): collect it before the sweep allocates.
   Bun.gc(true);
+  const strings = new StringPool();
   const records = new RecordTable(collector, strings);
   const density = new DensityCounter();
 

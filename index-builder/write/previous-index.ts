@@ -7,7 +7,8 @@
  * too much garbage is not used: the build numbers afresh (compacts).
  */
 import { closeSync, openSync } from 'node:fs';
-import type { IndexMeta } from '../../src/index/format.ts';
+import { Section, type IndexMeta } from '../../src/index/format.ts';
+import { checkStringTable } from '../merge/string-pool.ts';
 import { mapIndexFile } from '../../src/index/index-file.ts';
 import { readDirectory, readFully, verifySectionChecksums, type DirectoryEntry } from './verify-file.ts';
 
@@ -42,7 +43,10 @@ export class PreviousIndex {
       if (garbage) throw new Error(`${garbage} (more than ${MAX_DEAD_SHARE * 100} %): compacting`);
       fd = openSync(path, 'r');
       const sections = new Map(readDirectory(fd, path).map((e) => [e.tag, e]));
-      return new PreviousIndex(path, meta, fd, sections);
+      const previous = new PreviousIndex(path, meta, fd, sections);
+      // Checked now: the string table seeds the build's only after the sweep (it would add to the sweep's peak).
+      checkStringTable(previous.u32(Section.STRING_OFFSETS), sections.get(Section.STRING_BYTES)?.length ?? 0);
+      return previous;
     } catch (e) {
       if (fd >= 0) closeSync(fd);
       log(`previous index ${path} not used, ids numbered afresh: ${(e as Error).message}`);
