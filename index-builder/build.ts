@@ -3,7 +3,7 @@
  * write atomically after verifying the written file, and summarise.
  */
 import { statSync } from 'node:fs';
-import { FORMAT_VERSION, RecordCol, Section, TableLayout, V4_L1_BITS, V6_L1_BITS, type IndexMeta, type SourceMeta } from '../src/index/format.ts';
+import { FORMAT_VERSION, RecordCol, Section, TableLayout, V4_DIRECT_BITS, V4_L1_BITS, V6_L1_BITS, type IndexMeta, type SourceMeta } from '../src/index/format.ts';
 import { IndexReader } from '../src/index/reader.ts';
 import { EVIDENCE_KINDS, kindsOfSource } from '../src/index/evidence-kinds.ts';
 import { addBuiltins } from './builtins.ts';
@@ -209,10 +209,13 @@ export function writeCollected(collector: Collector, metas: SourceMeta[], opts: 
       progress.phase('records at the previous ids');
       const ids = assignRecordIds(merged.records, merged.recordCount, geo, placed.columnIds, previous);
       Bun.gc(true);
+      const buckets = { bucketWords: 0, deadBucketWords: 0 };
       for (const iv of waiting.splice(0)) {
         progress.phase(`interval tables IPv${iv.family}`);
         for (let i = 0; i < iv.count; i++) iv.recs[i] = ids.ids[iv.recs[i]];
-        writeIntervals(file, iv);
+        const written = writeIntervals(file, iv, previous);
+        buckets.bucketWords += written.bucketWords;
+        buckets.deadBucketWords += written.deadBucketWords;
       }
       for (const [tag, words] of placed.sections.splice(0)) {
         tables[tag] = words.length;
@@ -231,6 +234,8 @@ export function writeCollected(collector: Collector, metas: SourceMeta[], opts: 
         strings: deadStrings.strings,
         stringBytes: deadStrings.bytes,
         stringTableBytes: merged.strings.encoded().bytes.length,
+        v4BucketWords: buckets.deadBucketWords,
+        v4BucketWordsTotal: buckets.bucketWords,
       };
     } else {
       for (const [tag, encode] of encoders) {
@@ -307,15 +312,21 @@ function seedStrings(merged: MergedIndex, previous: PreviousIndex): Uint32Array 
   return ids;
 }
 
-/** Writes one family's interval sections (its arrays are the caller's to let go). */
-function writeIntervals(file: IndexFileWriter, iv: FamilyIntervals): void {
+/**
+ * Writes one family's interval sections (its arrays are the caller's to let
+ * go); following a previous index, IPv4 buckets stay where they were.
+ * Returns the IPv4 bucket words, and those no bucket uses (0 for IPv6).
+ */
+function writeIntervals(file: IndexFileWriter, iv: FamilyIntervals, previous?: PreviousIndex | null): { bucketWords: number; deadBucketWords: number } {
   if (iv.family === 4) {
     file.add(Section.V4_STARTS, bytesOf(iv.startWords));
     file.add(Section.V4_L1, bytesOf(encodeL1(iv, V4_L1_BITS)));
-    const v4Direct = encodeV4Direct(iv);
+    const before = previous ? { direct: previous.u32(Section.V4_DIRECT), buckets: previous.u32(Section.V4_BUCKETS) } : undefined;
+    const v4Direct = encodeV4Direct(iv, before?.direct.length === 2 ** V4_DIRECT_BITS ? before : undefined);
     file.add(Section.V4_DIRECT, bytesOf(v4Direct.direct));
     file.add(Section.V4_BUCKETS, bytesOf(v4Direct.buckets));
-    return;
+    // Dead words of the previous file stay dead: no /24 of it pointed there.
+    return { bucketWords: v4Direct.buckets.length, deadBucketWords: v4Direct.deadWords + (previous?.meta.deadIds?.v4BucketWords ?? 0) };
   }
   file.add(Section.V6_STARTS, bytesOf(iv.startWords));
   file.add(Section.V6_RECORDS, bytesOf(iv.recs));
@@ -323,6 +334,7 @@ function writeIntervals(file: IndexFileWriter, iv: FamilyIntervals): void {
   const v6Direct = encodeV6Direct(iv);
   file.add(Section.V6_HASH, bytesOf(v6Direct.hash));
   file.add(Section.V6_SUB, bytesOf(v6Direct.nodes));
+  return { bucketWords: 0, deadBucketWords: 0 };
 }
 
 /** The human summary printed at the end of a build. */

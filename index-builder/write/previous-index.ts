@@ -103,6 +103,7 @@ function garbageShare(meta: IndexMeta): string | null {
   if (dead.records > MAX_DEAD_SHARE * meta.counts.records) return `${dead.records} of its ${meta.counts.records} records are dead`;
   if (dead.strings > MAX_DEAD_SHARE * meta.counts.strings) return `${dead.strings} of its ${meta.counts.strings} strings are dead`;
   if (dead.stringBytes > MAX_DEAD_SHARE * dead.stringTableBytes) return `${dead.stringBytes} of its ${dead.stringTableBytes} string bytes are dead`;
+  if ((dead.v4BucketWords ?? 0) > MAX_DEAD_SHARE * (dead.v4BucketWordsTotal ?? 0)) return `${dead.v4BucketWords} of its ${dead.v4BucketWordsTotal} IPv4 bucket words are dead`;
   if (dead.subTableRows > MAX_DEAD_SHARE * dead.subTableRowsTotal) return `${dead.subTableRows} of its ${dead.subTableRowsTotal} sub-table rows are dead`;
   return null;
 }

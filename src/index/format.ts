@@ -216,6 +216,9 @@ export interface IndexMeta {
     strings: number;
     stringBytes: number;
     stringTableBytes: number;
+    /** IPv4 bucket words (V4BK) no /24 points to, of all its words (absent in the first files that kept ids). */
+    v4BucketWords?: number;
+    v4BucketWordsTotal?: number;
   };
 }
 
