@@ -21,6 +21,7 @@ import { verifySectionChecksums } from './write/verify-file.ts';
 import { PreviousIndex } from './write/previous-index.ts';
 import { assignRecordIds, placeRecords, placeSubTables } from './write/stable-tables.ts';
 import { StringPool } from './merge/string-pool.ts';
+import { SpilledIntervals } from './write/spilled-intervals.ts';
 
 export interface BuildOptions {
   sources: ResolvedSource[];
@@ -173,17 +174,17 @@ export function writeCollected(collector: Collector, metas: SourceMeta[], opts: 
   const overrides = collector.overrideLines.length > 0 ? new TextEncoder().encode(`${collector.overrideLines.join('\n')}\n`) : null;
   const hasRpki = collector.vrps.length > 0;
   const file = new IndexFileWriter(opts.out, FIXED_SECTIONS + SUB_TABLE_COUNT + (overrides ? 1 : 0));
+  // Following a previous index, each family's intervals wait on disk for the record ids (known only after every record is).
+  const waiting = opts.previous ? new SpilledIntervals(`${opts.out}.intervals-${process.pid}.tmp`) : null;
   try {
     progress.source(step, 'merging layers');
     const previous = opts.previous ?? null;
     // Each family's interval sections go out as soon as it is swept: the next family's sweep does not hold them.
-    // Following a previous index, they wait for the record ids (kept only after every record is known).
-    const waiting: FamilyIntervals[] = [];
     const merged = sweep(
       collector,
       (p) => progress.phase(p),
       (iv) => {
-        if (previous) return void waiting.push(iv);
+        if (waiting) return void waiting.park(iv);
         progress.phase(`interval tables IPv${iv.family}`);
         writeIntervals(file, iv);
       },
@@ -210,7 +211,7 @@ export function writeCollected(collector: Collector, metas: SourceMeta[], opts: 
       const ids = assignRecordIds(merged.records, merged.recordCount, geo, placed.columnIds, previous);
       Bun.gc(true);
       const buckets = { bucketWords: 0, deadBucketWords: 0 };
-      for (const iv of waiting.splice(0)) {
+      for (const iv of waiting!.families()) {
         progress.phase(`interval tables IPv${iv.family}`);
         for (let i = 0; i < iv.count; i++) iv.recs[i] = ids.ids[iv.recs[i]];
         const written = writeIntervals(file, iv, previous);
@@ -299,6 +300,8 @@ export function writeCollected(collector: Collector, metas: SourceMeta[], opts: 
   } catch (e) {
     file.abort();
     throw e;
+  } finally {
+    waiting?.dispose();
   }
 }
 
