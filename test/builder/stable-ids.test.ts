@@ -4,7 +4,7 @@
  * exactly as a build without it, and changes far fewer bytes of the file.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildIndex } from '../../index-builder/build.ts';
@@ -100,6 +100,8 @@ beforeAll(async () => {
 
 test('a build following the previous index answers exactly as one numbered afresh, for every interval', () => {
   expect(logged).toEqual([]);
+  // The intervals that waited on disk for the record ids left no file behind.
+  expect(readdirSync(join(dir, 'v2')).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   const hinted = answers(v2);
   expect(hinted.length).toBeGreaterThan(1000);
   expect(hinted).toEqual(answers(v2Fresh));
