@@ -3,7 +3,7 @@
  * write atomically after verifying the written file, and summarise.
  */
 import { statSync } from 'node:fs';
-import { FORMAT_VERSION, Section, TableLayout, V4_L1_BITS, V6_L1_BITS, type IndexMeta, type SourceMeta } from '../src/index/format.ts';
+import { FORMAT_VERSION, RecordCol, Section, TableLayout, V4_DIRECT_BITS, V4_L1_BITS, V6_L1_BITS, type IndexMeta, type SourceMeta } from '../src/index/format.ts';
 import { IndexReader } from '../src/index/reader.ts';
 import { EVIDENCE_KINDS, kindsOfSource } from '../src/index/evidence-kinds.ts';
 import { addBuiltins } from './builtins.ts';
@@ -18,6 +18,10 @@ import { createProgress, formatTable } from './progress.ts';
 import { encodeGeoRows, encodeL1, encodeRecords, encodeV4Direct, encodeV6Direct, SUB_TABLE_COUNT, subTableEncoders } from './write/tables.ts';
 import { bytesOf, IndexFileWriter } from './write/index-file.ts';
 import { verifySectionChecksums } from './write/verify-file.ts';
+import { PreviousIndex } from './write/previous-index.ts';
+import { assignRecordIds, placeRecords, placeSubTables } from './write/stable-tables.ts';
+import { StringPool } from './merge/string-pool.ts';
+import { SpilledIntervals } from './write/spilled-intervals.ts';
 
 export interface BuildOptions {
   sources: ResolvedSource[];
@@ -27,6 +31,14 @@ export interface BuildOptions {
   builtAtMs?: number;
   /** Marks the file as the server's own (IndexMeta.managedBy): its feed refresher may replace it. */
   managedBy?: 'server';
+  /**
+   * The index this build follows (the one served or published now): equal
+   * strings, rows and records keep its ids (stable ids, FORMAT.md). One that
+   * cannot be used is ignored with one log line and ids are numbered afresh.
+   */
+  previous?: string;
+  /** Where that log line goes (default: standard error). */
+  log?: (line: string) => void;
 }
 
 export interface BuildSummary {
@@ -42,6 +54,8 @@ export interface BuildSummary {
   /** Bogon claims that yielded to newer registry allocations (IndexMeta.bogonsYielded). */
   bogonsYielded: MergedIndex['bogonsYielded'];
   skippedSamples: { path: string; line: number; reason: string }[];
+  /** Set when the build kept a previous index's ids: the garbage the file carries (IndexMeta.deadIds). */
+  deadIds?: IndexMeta['deadIds'];
 }
 
 /** SHA-256 of a file, streamed. */
@@ -102,29 +116,46 @@ export async function collectSources(
 export async function buildIndex(options: BuildOptions): Promise<BuildSummary> {
   const t0 = performance.now();
   const progress = createProgress(options.quiet);
+  // Verified before the sources are parsed, while the build holds little memory.
+  const previous = options.previous === undefined ? null : PreviousIndex.open(options.previous, options.log ?? ((line) => console.error(line)));
   progress.start(options.sources.length + 3);
-  const { collector, metas, samples } = await collectSources(options.sources, progress);
-  const written = writeCollected(collector, metas, {
-    out: options.out,
-    attributions: attributionsFor(options.sources),
-    builtAtMs: options.builtAtMs,
-    managedBy: options.managedBy,
-    progress,
-    step: options.sources.length,
-  });
-  progress.stop();
-  return {
-    ...written,
-    out: options.out,
-    sources: metas,
-    seconds: Math.round((performance.now() - t0) / 100) / 10,
-    peakRssBytes: peakRssBytes(),
-    skippedSamples: samples,
-  };
+  try {
+    const { collector, metas, samples } = await collectSources(options.sources, progress);
+    const written = writeCollected(collector, metas, {
+      out: options.out,
+      attributions: attributionsFor(options.sources),
+      builtAtMs: options.builtAtMs,
+      managedBy: options.managedBy,
+      previous,
+      progress,
+      step: options.sources.length,
+    });
+    progress.stop();
+    return {
+      ...written,
+      out: options.out,
+      sources: metas,
+      seconds: Math.round((performance.now() - t0) / 100) / 10,
+      peakRssBytes: peakRssBytes(),
+      skippedSamples: samples,
+    };
+  } finally {
+    previous?.close();
+  }
 }
 
-type WriteOptions = { out: string; attributions: string[]; builtAtMs?: number; managedBy?: 'server'; progress?: ReturnType<typeof createProgress>; step?: number };
-type WriteResult = { v4Intervals: number; v6Intervals: number; records: number; bytes: number; bogonsYielded: MergedIndex['bogonsYielded'] };
+
+type WriteOptions = {
+  out: string;
+  attributions: string[];
+  builtAtMs?: number;
+  managedBy?: 'server';
+  /** The previous index whose ids the file keeps (null or absent: ids numbered afresh). */
+  previous?: PreviousIndex | null;
+  progress?: ReturnType<typeof createProgress>;
+  step?: number;
+};
+type WriteResult = { v4Intervals: number; v6Intervals: number; records: number; bytes: number; bogonsYielded: MergedIndex['bogonsYielded']; deadIds?: IndexMeta['deadIds'] };
 
 /** Sections of the file besides the sub-tables: intervals of both families, records, strings, META. */
 const FIXED_SECTIONS = 13;
@@ -143,39 +174,90 @@ export function writeCollected(collector: Collector, metas: SourceMeta[], opts: 
   const overrides = collector.overrideLines.length > 0 ? new TextEncoder().encode(`${collector.overrideLines.join('\n')}\n`) : null;
   const hasRpki = collector.vrps.length > 0;
   const file = new IndexFileWriter(opts.out, FIXED_SECTIONS + SUB_TABLE_COUNT + (overrides ? 1 : 0));
+  // Following a previous index, each family's intervals wait on disk for the record ids (known only after every record is).
+  const waiting = opts.previous ? new SpilledIntervals(`${opts.out}.intervals-${process.pid}.tmp`) : null;
   try {
     progress.source(step, 'merging layers');
+    const previous = opts.previous ?? null;
     // Each family's interval sections go out as soon as it is swept: the next family's sweep does not hold them.
-    const merged = sweep(collector, (p) => progress.phase(p), (iv) => {
-      progress.phase(`interval tables IPv${iv.family}`);
-      writeIntervals(file, iv);
-    });
-    const result = { v4Intervals: merged.v4.count, v6Intervals: merged.v6.count, records: merged.recordCount, bogonsYielded: merged.bogonsYielded };
+    const merged = sweep(
+      collector,
+      (p) => progress.phase(p),
+      (iv) => {
+        if (waiting) return void waiting.park(iv);
+        progress.phase(`interval tables IPv${iv.family}`);
+        writeIntervals(file, iv);
+      },
+    );
+    const result: WriteResult = { v4Intervals: merged.v4.count, v6Intervals: merged.v6.count, records: merged.recordCount, bytes: 0, bogonsYielded: merged.bogonsYielded };
 
     progress.source(step + 1, 'encoding');
+    // Following a previous index, strings keep its ids: the sweep interned only the crawler keys, so the
+    // pool takes the previous table now (seeded before the sweep, it would add to the sweep's peak) and
+    // the records' crawler column is renumbered into it.
+    const crawlerIds = previous ? seedStrings(merged, previous) : null;
     const encoders = subTableEncoders(collector, merged);
     // The collector frees memory late on a machine with much RAM; a full collection
     // between the large steps keeps their garbage from adding up.
     Bun.gc(true);
     const tables: Record<string, number> = {};
-    for (const [tag, encode] of encoders) {
-      progress.phase(`sub-table ${tag}`);
-      const u32 = encode();
-      tables[tag] = u32.length;
-      file.add(tag, bytesOf(u32));
+    if (previous) {
+      progress.phase('sub-tables at the previous ids');
+      const placed = placeSubTables(encoders, previous);
+      placed.columnIds.set(RecordCol.CRAWLER, crawlerIds!);
+      const geo = encodeGeoRows(collector, merged.strings);
+      collector.release();
+      progress.phase('records at the previous ids');
+      const ids = assignRecordIds(merged.records, merged.recordCount, geo, placed.columnIds, previous);
+      Bun.gc(true);
+      const buckets = { bucketWords: 0, deadBucketWords: 0 };
+      for (const iv of waiting!.families()) {
+        progress.phase(`interval tables IPv${iv.family}`);
+        for (let i = 0; i < iv.count; i++) iv.recs[i] = ids.ids[iv.recs[i]];
+        const written = writeIntervals(file, iv, previous);
+        buckets.bucketWords += written.bucketWords;
+        buckets.deadBucketWords += written.deadBucketWords;
+      }
+      for (const [tag, words] of placed.sections.splice(0)) {
+        tables[tag] = words.length;
+        file.add(tag, bytesOf(words));
+      }
+      Bun.gc(true);
+      progress.phase('records');
+      file.add(Section.RECORDS, bytesOf(placeRecords(merged.records, merged.recordCount, geo, placed.columnIds, ids, previous)));
+      const deadStrings = merged.strings.deadSeeded();
+      result.records = ids.count;
+      result.deadIds = {
+        previousBuiltAt: previous.meta.builtAt,
+        records: ids.dead,
+        subTableRows: placed.deadRows,
+        subTableRowsTotal: placed.totalRows,
+        strings: deadStrings.strings,
+        stringBytes: deadStrings.bytes,
+        stringTableBytes: merged.strings.encoded().bytes.length,
+        v4BucketWords: buckets.deadBucketWords,
+        v4BucketWordsTotal: buckets.bucketWords,
+      };
+    } else {
+      for (const [tag, encode] of encoders) {
+        progress.phase(`sub-table ${tag}`);
+        const u32 = encode();
+        tables[tag] = u32.length;
+        file.add(tag, bytesOf(u32));
+      }
+      Bun.gc(true);
+      progress.phase('records');
+      // Geo strings are interned after the sub-tables' and before the string table is encoded.
+      file.add(Section.RECORDS, bytesOf(encodeRecords(merged.records, merged.recordCount, encodeGeoRows(collector, merged.strings))));
     }
-    Bun.gc(true);
-    progress.phase('records');
-    // Geo strings are interned after the sub-tables' and before the string table is encoded.
-    file.add(Section.RECORDS, bytesOf(encodeRecords(merged.records, merged.recordCount, encodeGeoRows(collector, merged.strings))));
     merged.records = new Uint32Array(0);
     if (overrides) file.add(Section.OVERRIDES, overrides);
     collector.release();
     Bun.gc(true);
     progress.phase('strings');
-    const strings = merged.strings.encoded();
-    file.add(Section.STRING_OFFSETS, bytesOf(strings.offsets));
-    file.add(Section.STRING_BYTES, strings.bytes);
+    const encodedStrings = merged.strings.encoded();
+    file.add(Section.STRING_OFFSETS, bytesOf(encodedStrings.offsets));
+    file.add(Section.STRING_BYTES, encodedStrings.bytes);
 
     progress.source(step + 2, 'writing');
     const held = new Set(metas.flatMap((m) => m.kinds ?? []));
@@ -201,6 +283,7 @@ export function writeCollected(collector: Collector, metas: SourceMeta[], opts: 
       routedFamilies: merged.routedFamilies,
       attributions: opts.attributions,
       ...(opts.managedBy ? { managedBy: opts.managedBy } : {}),
+      ...(result.deadIds ? { deadIds: result.deadIds } : {}),
     };
     // What the encoders left is garbage now: collected before the check reads the file back.
     Bun.gc(true);
@@ -217,18 +300,36 @@ export function writeCollected(collector: Collector, metas: SourceMeta[], opts: 
   } catch (e) {
     file.abort();
     throw e;
+  } finally {
+    waiting?.dispose();
   }
 }
 
-/** Writes one family's interval sections (its arrays are the caller's to let go). */
-function writeIntervals(file: IndexFileWriter, iv: FamilyIntervals): void {
+/** Replaces the merged index's string pool by one seeded with the previous index's table; returns the new id of each old string. */
+function seedStrings(merged: MergedIndex, previous: PreviousIndex): Uint32Array {
+  const strings = new StringPool();
+  strings.seed(previous.u32(Section.STRING_OFFSETS), previous.bytes(Section.STRING_BYTES));
+  const ids = new Uint32Array(merged.strings.count);
+  for (let id = 1; id < ids.length; id++) ids[id] = strings.id(merged.strings.text(id));
+  merged.strings = strings;
+  return ids;
+}
+
+/**
+ * Writes one family's interval sections (its arrays are the caller's to let
+ * go); following a previous index, IPv4 buckets stay where they were.
+ * Returns the IPv4 bucket words, and those no bucket uses (0 for IPv6).
+ */
+function writeIntervals(file: IndexFileWriter, iv: FamilyIntervals, previous?: PreviousIndex | null): { bucketWords: number; deadBucketWords: number } {
   if (iv.family === 4) {
     file.add(Section.V4_STARTS, bytesOf(iv.startWords));
     file.add(Section.V4_L1, bytesOf(encodeL1(iv, V4_L1_BITS)));
-    const v4Direct = encodeV4Direct(iv);
+    const before = previous ? { direct: previous.u32(Section.V4_DIRECT), buckets: previous.u32(Section.V4_BUCKETS) } : undefined;
+    const v4Direct = encodeV4Direct(iv, before?.direct.length === 2 ** V4_DIRECT_BITS ? before : undefined);
     file.add(Section.V4_DIRECT, bytesOf(v4Direct.direct));
     file.add(Section.V4_BUCKETS, bytesOf(v4Direct.buckets));
-    return;
+    // Dead words of the previous file stay dead: no /24 of it pointed there.
+    return { bucketWords: v4Direct.buckets.length, deadBucketWords: v4Direct.deadWords + (previous?.meta.deadIds?.v4BucketWords ?? 0) };
   }
   file.add(Section.V6_STARTS, bytesOf(iv.startWords));
   file.add(Section.V6_RECORDS, bytesOf(iv.recs));
@@ -236,6 +337,7 @@ function writeIntervals(file: IndexFileWriter, iv: FamilyIntervals): void {
   const v6Direct = encodeV6Direct(iv);
   file.add(Section.V6_HASH, bytesOf(v6Direct.hash));
   file.add(Section.V6_SUB, bytesOf(v6Direct.nodes));
+  return { bucketWords: 0, deadBucketWords: 0 };
 }
 
 /** The human summary printed at the end of a build. */
@@ -258,6 +360,12 @@ export function formatSummary(s: BuildSummary): string {
       ['file size', `${(s.bytes / 1048576).toFixed(1)} MiB`],
       ['seconds', s.seconds.toFixed(1)],
       ['peak memory (RSS)', `${(s.peakRssBytes / 1048576).toFixed(0)} MiB`],
+      [
+        'ids',
+        s.deadIds
+          ? `kept from the index built ${s.deadIds.previousBuiltAt}; dead: ${s.deadIds.records} records, ${s.deadIds.subTableRows} table rows, ${s.deadIds.strings} strings`
+          : 'numbered afresh',
+      ],
     ],
   );
   const skipped = s.skippedSamples.length

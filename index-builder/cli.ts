@@ -13,7 +13,10 @@ import { buildIndex, formatSummary } from './build.ts';
 import { defaultSources, packageSources, withDataDefaults } from './default-sources.ts';
 import { loadManifest, ManifestError, type ResolvedSource } from './manifest.ts';
 import type { KeyObject } from 'node:crypto';
-import { parsePublishKeep, publishIndex } from '../src/index/publish/publish.ts';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { parsePublishKeep, PUBLISHED_INDEX, publishIndex } from '../src/index/publish/publish.ts';
+import { MAX_DEAD_SHARE } from './write/previous-index.ts';
 import { readSigningKey } from '../src/index/publish/signing-keys.ts';
 import { DEFAULT_FEEDS_DIR, DEFAULT_INDEX_PATH } from '../src/index/index-file.ts';
 
@@ -35,8 +38,8 @@ export function publishSettings(dir: string, signing: PublishSigning): { dir: st
 }
 
 /** The --help text: every flag of CLI_OPTIONS. */
-export const USAGE = `usage: bun run build-index --manifest <feeds.json> [--out <file>] [--no-defaults] [--mmdb <file>] [--publish <dir>] [--quiet]
-       bun run build-index --default [--out <file>] [--feeds-dir <dir>] [--mmdb <file>] [--publish <dir>] [--quiet]
+export const USAGE = `usage: bun run build-index --manifest <feeds.json> [--out <file>] [--no-defaults] [--previous <file> | --no-previous] [--mmdb <file>] [--publish <dir>] [--quiet]
+       bun run build-index --default [--out <file>] [--feeds-dir <dir>] [--previous <file> | --no-previous] [--mmdb <file>] [--publish <dir>] [--quiet]
 
 Compiles feeds into one index file (written to a temp name, verified, then renamed into place).
 
@@ -48,6 +51,13 @@ Compiles feeds into one index file (written to a temp name, verified, then renam
   --default           build the embedded default: the data packages plus <feeds-dir>/feeds.json when present
   --feeds-dir <dir>   with --default: the folder whose feeds.json is added (default IPINTEL_FEEDS_DIR, else feeds)
   --out <file>        the index file to write (default IPINTEL_INDEX, else ${DEFAULT_INDEX_PATH})
+  --previous <file>   the index this build follows: strings, table rows and records equal to its own keep their
+                      ids, so the new file differs from it only where the data did (small deltas for pulling
+                      servers, small history). Default: the --out file when it exists, else with --publish the
+                      published <dir>/${PUBLISHED_INDEX}. One that does not verify or is another format version
+                      is ignored with one line; one carrying more than ${MAX_DEAD_SHARE * 100} % dead ids is ignored
+                      (the build compacts). Answers never depend on it
+  --no-previous       number ids afresh (a compact file; what a first build does)
   --mmdb <file>       also write the index as a MaxMind DB (GeoIP2-City/ASN/Anonymous-IP field names plus
                       ipintel's network, routing, score and classification; docs/deployment.md), atomically
   --publish <dir>     also publish the index for pulling servers: <dir>/ipintel.idx and its signed manifest
@@ -65,6 +75,8 @@ export const CLI_OPTIONS = {
   default: { type: 'boolean' },
   'no-defaults': { type: 'boolean' },
   'feeds-dir': { type: 'string' },
+  previous: { type: 'string' },
+  'no-previous': { type: 'boolean' },
   mmdb: { type: 'string' },
   publish: { type: 'string' },
   quiet: { type: 'boolean' },
@@ -88,6 +100,13 @@ export interface BuildCliOptions {
   signing?: PublishSigning;
 }
 
+/** The index a build follows by default: the file it replaces, else the one published in `publishDir`; none for a first build. */
+export function defaultPrevious(out: string, publishDir: string | undefined): string | undefined {
+  if (existsSync(out)) return out;
+  const published = publishDir === undefined ? undefined : join(publishDir, PUBLISHED_INDEX);
+  return published !== undefined && existsSync(published) ? published : undefined;
+}
+
 /** Runs the CLI with argv (without the runtime and script); returns the exit code. */
 export async function main(argv: string[], options: BuildCliOptions = {}): Promise<number> {
   const { dataSources = packageSources, exportMmdb } = options;
@@ -108,6 +127,10 @@ export async function main(argv: string[], options: BuildCliOptions = {}): Promi
   }
   if (args['no-defaults'] && !args.manifest) {
     console.error(`--no-defaults applies to --manifest builds\n${USAGE}`);
+    return 2;
+  }
+  if (args.previous && args['no-previous']) {
+    console.error(`give --previous or --no-previous, not both\n${USAGE}`);
     return 2;
   }
   if (args.mmdb && !exportMmdb) {
@@ -133,7 +156,8 @@ export async function main(argv: string[], options: BuildCliOptions = {}): Promi
       sources = args['no-defaults'] ? manifest : withDataDefaults(manifest, dataSources);
     }
     // The embedded default is the index the server builds itself: its feed refresher may replace it (a manifest build is the operator's).
-    const summary = await buildIndex({ sources, out, quiet: args.quiet, managedBy: args.default ? 'server' : undefined });
+    const previous = args['no-previous'] ? undefined : (args.previous ?? defaultPrevious(out, args.publish));
+    const summary = await buildIndex({ sources, out, quiet: args.quiet, managedBy: args.default ? 'server' : undefined, previous });
     if (!args.quiet) console.error(formatSummary(summary));
     if (args.mmdb) {
       const mmdb = exportMmdb!(out, args.mmdb);

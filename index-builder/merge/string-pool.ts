@@ -4,7 +4,10 @@
  * Strings grow with the input (each route's prefix and origins among them);
  * a JS string and a Map entry apiece would cost more than the bytes themselves.
  * Ids count from 0 (the empty string) in first-seen order, and the encoded
- * table is the buffers themselves.
+ * table is the buffers themselves. A pool seeded with the previous index's
+ * table (stable ids) keeps every one of its strings at its id and offset,
+ * used or not, and appends new ones: an insertion would shift every later
+ * offset in STRB.
  */
 import { GrowableU32 } from './growable.ts';
 
@@ -27,6 +30,10 @@ export class StringPool implements StringIds {
   private mask = this.slots.length - 1;
   private scratch = new Uint8Array(256);
   private readonly encoder = new TextEncoder();
+  private readonly decoder = new TextDecoder();
+  /** Strings 0..seeded-1 came from the previous index; `used` marks those this build asked for. */
+  private seeded = 0;
+  private usedIds = new Uint8Array(0);
 
   constructor() {
     // String 0 is the empty string.
@@ -49,7 +56,10 @@ export class StringPool implements StringIds {
     for (;;) {
       const id = this.slots[slot];
       if (id < 0) break;
-      if (this.equals(id, n)) return id;
+      if (this.equals(id, n)) {
+        if (id < this.seeded) this.usedIds[id] = 1;
+        return id;
+      }
       slot = (slot + 1) & this.mask;
     }
     const id = this.count;
@@ -57,6 +67,46 @@ export class StringPool implements StringIds {
     this.slots[slot] = id;
     if (id * 2 > this.slots.length) this.rehash();
     return id;
+  }
+
+  /**
+   * Fills an empty pool with a previous index's string table (STRO, STRB) at
+   * their ids; throws when the table is not well formed.
+   */
+  seed(offsets: Uint32Array, bytes: Uint8Array): void {
+    if (this.count !== 1) throw new Error('StringPool.seed: the pool is not empty');
+    checkStringTable(offsets, bytes.length);
+    const n = offsets.length - 1;
+    this.store.resize(Math.max(this.bytes.length, bytes.length));
+    this.bytes = new Uint8Array(this.store);
+    this.bytes.set(bytes);
+    this.used = bytes.length;
+    this.offsets.truncate(1);
+    for (let i = 1; i <= n; i++) this.offsets.push(offsets[i]);
+    this.seeded = n;
+    this.usedIds = new Uint8Array(n);
+    this.usedIds[0] = 1;
+    // A well-formed previous table holds each string once; a repeat keeps its first id.
+    while (n * 2 > this.slots.length) this.slots = new Int32Array(this.slots.length * 2);
+    this.mask = this.slots.length - 1;
+    this.rehash(true);
+  }
+
+  /** The text of string `id`. */
+  text(id: number): string {
+    return this.decoder.decode(this.bytes.subarray(this.offsets.at(id), this.offsets.at(id + 1)));
+  }
+
+  /** Seeded strings no build value asked for: carried at their ids as garbage (count and bytes). */
+  deadSeeded(): { strings: number; bytes: number } {
+    let strings = 0;
+    let bytes = 0;
+    for (let id = 1; id < this.seeded; id++) {
+      if (this.usedIds[id]) continue;
+      strings++;
+      bytes += this.offsets.at(id + 1) - this.offsets.at(id);
+    }
+    return { strings, bytes };
   }
 
   /** The table as the file stores it: offsets (u32, one more than strings) and the UTF-8 bytes (views, no copy). */
@@ -97,9 +147,9 @@ export class StringPool implements StringIds {
     this.offsets.push(total);
   }
 
-  /** Doubles the slot table and re-files every string (load stays at or below one half). */
-  private rehash(): void {
-    const slots = new Int32Array(this.slots.length * 2).fill(-1);
+  /** Doubles the slot table (or, `inPlace`, refills the current one) and re-files every string (load stays at or below one half). */
+  private rehash(inPlace = false): void {
+    const slots = new Int32Array(this.slots.length * (inPlace ? 1 : 2)).fill(-1);
     const mask = slots.length - 1;
     const bytes = this.bytes;
     for (let id = 1; id < this.count; id++) {
@@ -112,4 +162,12 @@ export class StringPool implements StringIds {
     this.slots = slots;
     this.mask = mask;
   }
+}
+
+/** Throws unless `offsets` describe a string table of `byteLength` bytes as the file stores it (string 0 empty, offsets ascending). */
+export function checkStringTable(offsets: Uint32Array, byteLength: number): void {
+  const n = offsets.length - 1;
+  if (n < 1 || offsets[0] !== 0 || offsets[1] !== 0 || offsets[n] !== byteLength) throw new Error('string table offsets do not match its bytes');
+  for (let i = 1; i < n; i++) if (offsets[i + 1] < offsets[i]) throw new Error(`string table offsets decrease at string ${i}`);
+  if (byteLength > MAX_BYTES) throw new RangeError(`string table exceeds ${MAX_BYTES} bytes`);
 }

@@ -85,22 +85,56 @@ export function encodeL1(iv: FamilyIntervals, bits: number): Uint32Array {
   return l1;
 }
 
+/** The previous index's IPv4 direct table and buckets, for placing buckets where they were (stable ids). */
+export interface PreviousV4Direct {
+  direct: Uint32Array;
+  buckets: Uint32Array;
+}
+
+/** Words of a bucket of m intervals: m, the m low bytes padded to a word, m record ids. */
+const bucketWords = (m: number) => 1 + Math.ceil(m / 4) + m;
+
 /**
  * The IPv4 direct table (one u32 per /24) and its buckets (FORMAT.md): a /24
  * inside one interval stores that interval's record id with the
  * V4_DIRECT_RECORD bit; any other /24 stores the word offset of a bucket
  * [m, m low bytes of the starts (padded to a word), m record ids] listing the
  * m intervals that meet it, the first being the one that holds its .0.
+ * Given the previous index's table, a /24 whose bucket has the size it had
+ * keeps its offset, another takes a vanished bucket's place of its size or
+ * appends: one new bucket no longer shifts every later offset. `deadWords`
+ * counts the words of vanished buckets no new one took (left as they were).
  */
-export function encodeV4Direct(iv: FamilyIntervals): { direct: Uint32Array; buckets: Uint32Array } {
+export function encodeV4Direct(iv: FamilyIntervals, previous?: PreviousV4Direct): { direct: Uint32Array; buckets: Uint32Array; deadWords: number } {
   const slots = 2 ** V4_DIRECT_BITS;
   const shift = 32 - V4_DIRECT_BITS;
   const direct = new Uint32Array(slots);
-  const buckets = new GrowableU32();
+  const buckets = new GrowableU32(previous ? previous.buckets.length + 1024 : undefined);
   const starts = iv.startWords;
   const recs = iv.recs;
   const n = iv.count;
   if (n === 0 || starts[0] !== 0) throw new Error('IPv4 intervals must start at 0.0.0.0');
+  const writeBucket = (at: number, i: number, m: number) => {
+    const put = (k: number, v: number) => (at + k < buckets.length ? buckets.set(at + k, v) : buckets.push(v));
+    let k = 0;
+    put(k++, m);
+    // Low bytes of the starts, four per word, little-endian like the file; the first is 0 (the /24's .0).
+    for (let b0 = 0; b0 < m; b0 += 4) {
+      let w = 0;
+      for (let b = 0; b < 4 && b0 + b < m; b++) w |= (b0 + b === 0 ? 0 : starts[i + b0 + b] & 0xff) << (8 * b);
+      put(k++, w >>> 0);
+    }
+    for (let r = 0; r < m; r++) put(k++, recs[i + r]);
+  };
+  const before = previous?.buckets;
+  if (before) for (let k = 0; k < before.length; k++) buckets.push(before[k]);
+  // Vanished previous buckets by size (words), and the /24s still to place: (p, first interval, m).
+  const free = new Map<number, number[]>();
+  const pending: number[] = [];
+  const prevBucketAt = (p: number): number => {
+    const e = previous ? previous.direct[p] : V4_DIRECT_RECORD;
+    return (e & V4_DIRECT_RECORD) === 0 && e < before!.length ? e : -1;
+  };
   let i = 0;
   for (let p = 0; p < slots; p++) {
     const base = p * 2 ** shift;
@@ -108,25 +142,38 @@ export function encodeV4Direct(iv: FamilyIntervals): { direct: Uint32Array; buck
     while (i + 1 < n && starts[i + 1] <= base) i++;
     let j = i + 1;
     while (j < n && starts[j] <= last) j++;
+    const was = prevBucketAt(p);
+    const wasWords = was < 0 ? 0 : bucketWords(before![was]);
     if (j === i + 1) {
       if (recs[i] >= V4_DIRECT_RECORD) throw new Error(`record id ${recs[i]} does not fit the IPv4 direct table`);
       direct[p] = (V4_DIRECT_RECORD | recs[i]) >>> 0;
+      if (was >= 0) (free.get(wasWords) ?? free.set(wasWords, []).get(wasWords)!).push(was);
+      i = j - 1;
       continue;
     }
     const m = j - i;
-    direct[p] = buckets.length;
-    buckets.push(m);
-    // Low bytes of the starts, four per word, little-endian like the file; the first is 0 (the /24's .0).
-    for (let k = 0; k < m; k += 4) {
-      let w = 0;
-      for (let b = 0; b < 4 && k + b < m; b++) w |= (k + b === 0 ? 0 : starts[i + k + b] & 0xff) << (8 * b);
-      buckets.push(w >>> 0);
+    if (was >= 0 && wasWords === bucketWords(m)) {
+      direct[p] = was;
+      writeBucket(was, i, m);
+    } else if (previous) {
+      if (was >= 0) (free.get(wasWords) ?? free.set(wasWords, []).get(wasWords)!).push(was);
+      pending.push(p, i, m);
+    } else {
+      direct[p] = buckets.length;
+      writeBucket(buckets.length, i, m);
     }
-    for (let k = 0; k < m; k++) buckets.push(recs[i + k]);
     i = j - 1;
   }
+  for (let k = 0; k < pending.length; k += 3) {
+    const m = pending[k + 2];
+    const at = free.get(bucketWords(m))?.pop() ?? buckets.length;
+    direct[pending[k]] = at;
+    writeBucket(at, pending[k + 1], m);
+  }
+  let deadWords = 0;
+  for (const [words, offsets] of free) deadWords += words * offsets.length;
   if (buckets.length >= V4_DIRECT_RECORD) throw new Error('IPv4 bucket table too large for the direct table');
-  return { direct, buckets: buckets.view() };
+  return { direct, buckets: buckets.view(), deadWords };
 }
 
 /**
@@ -199,21 +246,35 @@ export function encodeV6Direct(iv: FamilyIntervals): { hash: Uint32Array; nodes:
 export function encodeRecords(buildRows: Uint32Array, count: number, geo: Uint32Array): Uint32Array {
   const out = new Uint32Array(count * RECORD_WIDTH);
   const f32 = new Float32Array(out.buffer);
-  const g = GEO_LAYOUT.length;
-  for (let r = 0; r < count; r++) {
-    const from = r * BUILD_RECORD_WIDTH;
-    const to = r * RECORD_WIDTH;
-    for (let c = 0; c < RecordCol.GEO; c++) out[to + c] = buildRows[from + c];
-    const geoId = buildRows[from + RecordCol.GEO];
-    if (geoId === 0) {
-      // No location: string ids 0, coordinates NaN, no presence bit.
-      for (let c = 0; c < g; c++) if (GEO_LAYOUT[c][0] === 'f') f32[to + RecordCol.GEO + c] = NaN;
-      continue;
-    }
-    for (let c = 0; c < g; c++) out[to + RecordCol.GEO + c] = geo[geoId * g + c];
-    out[to + RecordCol.GEO] = (out[to + RecordCol.GEO] | GEO_PRESENT) >>> 0;
-  }
+  for (let r = 0; r < count; r++) encodeRecordRow(buildRows, r, geo, out, f32, r * RECORD_WIDTH);
   return out;
+}
+
+/** Sub-table row ids of the file per record column, where they differ from the build's (stable ids). */
+export type ColumnIds = ReadonlyMap<number, Uint32Array>;
+
+/**
+ * Writes build record `r` in the file layout into `out` (and its float view)
+ * at word `to`; `columnIds` renumbers the sub-table columns it names.
+ */
+export function encodeRecordRow(buildRows: Uint32Array, r: number, geo: Uint32Array, out: Uint32Array, f32: Float32Array, to: number, columnIds?: ColumnIds): void {
+  const g = GEO_LAYOUT.length;
+  const from = r * BUILD_RECORD_WIDTH;
+  for (let c = 0; c < RecordCol.GEO; c++) {
+    const ids = columnIds?.get(c);
+    out[to + c] = ids ? ids[buildRows[from + c]] : buildRows[from + c];
+  }
+  const geoId = buildRows[from + RecordCol.GEO];
+  if (geoId === 0) {
+    // No location: string ids 0, coordinates NaN, no presence bit.
+    for (let c = 0; c < g; c++) {
+      if (GEO_LAYOUT[c][0] === 'f') f32[to + RecordCol.GEO + c] = NaN;
+      else out[to + RecordCol.GEO + c] = 0;
+    }
+    return;
+  }
+  for (let c = 0; c < g; c++) out[to + RecordCol.GEO + c] = geo[geoId * g + c];
+  out[to + RecordCol.GEO] = (out[to + RecordCol.GEO] | GEO_PRESENT) >>> 0;
 }
 
 /**

@@ -8,7 +8,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { DIR_ENTRY_SIZE, HEADER_SIZE, SECTION_ALIGN } from '../../src/index/format.ts';
 
 /** Reads exactly `length` bytes at `position` into `into` (throws on a short file). */
-function readFully(fd: number, into: Uint8Array, length: number, position: number): void {
+export function readFully(fd: number, into: Uint8Array, length: number, position: number): void {
   let off = 0;
   while (off < length) {
     const n = readSync(fd, into, off, length - off, position + off);

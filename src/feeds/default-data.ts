@@ -103,10 +103,10 @@ export function findDefaultSources(feedsDir: string, env: Record<string, string 
   return withFeedsDir(findDataSources(env), feedsDir);
 }
 
-/** Builds the default index (data packages + feeds) at `out`, with progress on stderr unless `quiet`; `managedBy` marks the server's own. */
-export async function buildDefaultIndex(out: string, feedsDir: string, quiet = false, managedBy?: 'server'): Promise<void> {
+/** Builds the default index (data packages + feeds) at `out`, with progress on stderr unless `quiet`; `managedBy` marks the server's own; `previous` the index whose ids it keeps. */
+export async function buildDefaultIndex(out: string, feedsDir: string, quiet = false, managedBy?: 'server', previous?: string): Promise<void> {
   const { buildIndex, formatSummary } = await import('../../index-builder/build.ts');
-  const summary = await buildIndex({ sources: findDefaultSources(feedsDir), out, quiet, managedBy });
+  const summary = await buildIndex({ sources: findDefaultSources(feedsDir), out, quiet, managedBy, previous });
   if (!quiet) console.error(formatSummary(summary));
 }
 

@@ -157,16 +157,19 @@ async function buildFromFeeds(req: RefreshRequest): Promise<void> {
   const { loadManifest } = await import('../../index-builder/manifest.ts');
   const { withDataDefaults } = await import('../../index-builder/default-sources.ts');
   const { findDataSources, findDefaultSources } = await import('./default-data.ts');
+  // The index served now (and published, when this server publishes): the new one keeps its ids, so the
+  // publisher's deltas and the history of served indexes hold only what changed.
+  const previous = existsSync(req.indexPath) ? req.indexPath : undefined;
   if (req.manifest) {
     // The operator's manifest: its own file stays theirs, so the result is not marked as the server's.
     const manifest = loadManifest(req.manifest);
-    await buildIndex({ sources: req.withDefaults ? withDataDefaults(manifest, () => findDataSources()) : manifest, out: req.indexPath, quiet: true });
+    await buildIndex({ sources: req.withDefaults ? withDataDefaults(manifest, () => findDataSources()) : manifest, out: req.indexPath, quiet: true, previous });
     return;
   }
   const manifestPath = join(req.feedsDir, 'feeds.json');
   const sources = req.withDefaults ? findDefaultSources(req.feedsDir) : existsSync(manifestPath) ? loadManifest(manifestPath) : [];
   if (sources.length === 0) throw new Error(`${manifestPath}: no feed has a good copy; nothing to build`);
-  await buildIndex({ sources, out: req.indexPath, quiet: true, managedBy: 'server' });
+  await buildIndex({ sources, out: req.indexPath, quiet: true, managedBy: 'server', previous });
 }
 
 /** The new index's coverage per evidence kind, for the swap's log line. */

@@ -203,6 +203,23 @@ export interface IndexMeta {
    * never replaced behind their back.
    */
   managedBy?: 'server';
+  /**
+   * A build that kept the ids of a previous index (FORMAT.md, "Stable ids"):
+   * that index's build time and the garbage this file carries (ids and
+   * strings nothing refers to). Absent: ids numbered afresh, no garbage.
+   */
+  deadIds?: {
+    previousBuiltAt: string;
+    records: number;
+    subTableRows: number;
+    subTableRowsTotal: number;
+    strings: number;
+    stringBytes: number;
+    stringTableBytes: number;
+    /** IPv4 bucket words (V4BK) no /24 points to, of all its words (absent in the first files that kept ids). */
+    v4BucketWords?: number;
+    v4BucketWordsTotal?: number;
+  };
 }
 
 export interface SourceMeta {

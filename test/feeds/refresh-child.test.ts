@@ -1,12 +1,13 @@
 /** The refresh child: niced, fetches and builds outside the server, reports events, and is stopped at its memory cap, its time budget, or its parent's end. */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { childCommand, runRefreshChild } from '../../src/feeds/refresh-child.ts';
-import type { RefreshEvent, RefreshRequest } from '../../src/feeds/refresh-round.ts';
+import { runRefreshRound, type RefreshEvent, type RefreshRequest } from '../../src/feeds/refresh-round.ts';
 import { loadRefreshState } from '../../src/feeds/feed-state.ts';
 import { loadCatalog } from '../../src/feeds/catalog.ts';
+import { IndexReader } from '../../src/index/reader.ts';
 import { removeChildLeftovers } from '../../src/feeds/leftovers.ts';
 import { startPublisher, writeTestCatalog, type Publisher } from './publisher.ts';
 
@@ -140,3 +141,26 @@ test("what a killed child left (its temp index, state temp and downloads) is rem
   expect(removeChildLeftovers(gone.pid, [index, `${index}.feeds-state.json`], [join(d, 'tor')])).toBe(3);
   expect(files.filter((f) => existsSync(join(d, f)))).toEqual([`.ipintel.idx.tmp-${process.pid}-3`, 'tor/torbulkexitlist']);
 });
+
+/** The feed refresher's builds follow the index it serves: the second round's build keeps the first one's ids. */
+test('the second round builds with the served index as the previous one: ids kept, answers as before plus the new exit', async () => {
+  const req = request('rounds');
+  const indexPath = req.indexPath;
+  const events: RefreshEvent[] = [];
+  await runRefreshRound(req, (e) => events.push(e));
+  const first = IndexReader.open(indexPath);
+  expect(first.meta.deadIds).toBeUndefined();
+  const firstBuiltAt = first.meta.builtAt;
+  const exits = readFileSync(join(publisher.root, TOR), 'utf8').trim().split('\n');
+  const idsBefore = exits.slice(0, 50).map((ip) => first.recordIdOf(ip));
+
+  // Past the feed's cadence the publisher lists one more exit (its list restored afterwards, for the other tests).
+  appendFileSync(join(publisher.root, TOR), '45.1.2.3\n');
+  await runRefreshRound({ ...req, clockOffsetMs: 2 * 86_400_000 }, (e) => events.push(e));
+  writeFileSync(join(publisher.root, TOR), readFileSync(join(publisher.root, TOR), 'utf8').replace('45.1.2.3\n', ''));
+  expect(events.filter((e) => e.kind === 'built').map((e) => (e as Extract<RefreshEvent, { kind: 'built' }>).ok)).toEqual([true, true]);
+  const second = IndexReader.open(indexPath);
+  expect(second.meta.deadIds?.previousBuiltAt).toBe(firstBuiltAt);
+  expect(exits.slice(0, 50).map((ip) => second.recordIdOf(ip))).toEqual(idsBefore);
+  expect(second.lookup('45.1.2.3')!.record.flags).toBe(first.lookup(exits[0])!.record.flags);
+}, 60_000);

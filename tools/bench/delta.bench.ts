@@ -7,9 +7,12 @@
  * publisher writes it) and a delta by xdelta3 (as the publisher makes it and
  * a puller applies it) and, for comparison, `zstd --long=31 --patch-from`:
  * size, time and peak RSS (GNU time) to make and to apply. Each build and
- * tool is a child under /usr/bin/time.
+ * tool is a child under /usr/bin/time. The changed builds follow the base
+ * (`--previous`, stable ids) as a publisher's builds follow what it
+ * published; `--unhinted` also builds and measures them numbered afresh.
+ * Per change, the sections that still differ (section-diff.ts).
  *
- *   bun tools/bench/delta.bench.ts [--keep DIR]
+ *   bun tools/bench/delta.bench.ts [--keep DIR] [--unhinted]
  */
 import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,11 +20,13 @@ import { join, resolve } from 'node:path';
 import { sha256OfFile } from '../../src/index/file-sha256.ts';
 import { applyDeltaArgv, makeDeltaArgv } from '../../src/index/publish/index-delta.ts';
 import { mib, printTable } from './bench-kit.ts';
+import { sectionDiff } from './section-diff.ts';
 
 const HERE = resolve(import.meta.dir, '../..');
 const FEEDS = resolve(HERE, '../shared/feeds');
 const args = process.argv.slice(2);
 const keepAt = args.indexOf('--keep');
+const unhinted = args.includes('--unhinted');
 const work = keepAt >= 0 ? resolve(args[keepAt + 1]!) : mkdtempSync(join(tmpdir(), 'ipintel-delta-bench-'));
 const XDELTA3 = Bun.which('xdelta3');
 const ZSTD = Bun.which('zstd');
@@ -74,20 +79,34 @@ function churnedFeeds(name: string, everyList: boolean): string {
   return join(dir, 'feeds.json');
 }
 
-/** Builds the full index from `manifest` into `out`, timed. */
-function build(manifest: string, out: string) {
-  const t = timed(['bun', 'run', 'src/commands/build-index.ts', '--manifest', manifest, '--out', out, '--quiet']);
+/** Builds the full index from `manifest` into `out` (following `previous`, else numbered afresh), timed. */
+function build(manifest: string, out: string, previous?: string) {
+  rmSync(out, { force: true });
+  const follow = previous ? ['--previous', previous] : ['--no-previous'];
+  const t = timed(['bun', 'run', 'src/commands/build-index.ts', '--manifest', manifest, '--out', out, ...follow, '--quiet']);
   console.error(`built ${out}: ${mib(statSync(out).size)} in ${t.seconds} s, peak ${t.peakMiB.toFixed(0)} MiB`);
   return t;
 }
 
 const base = join(work, 'base.idx');
 const builds = { base: build(join(FEEDS, 'feeds.json'), base) } as Record<string, { seconds: number; peakMiB: number }>;
+const hourly = churnedFeeds('feeds-hourly', false);
+const daily = churnedFeeds('feeds-daily', true);
 const changes = [
-  { name: 'hourly (Tor exits churned 3 %)', out: join(work, 'hourly.idx'), manifest: churnedFeeds('feeds-hourly', false) },
-  { name: 'daily (Tor exits and every text list churned 3 %)', out: join(work, 'daily.idx'), manifest: churnedFeeds('feeds-daily', true) },
+  { name: 'hourly (Tor exits churned 3 %)', out: join(work, 'hourly.idx'), manifest: hourly, previous: base },
+  { name: 'daily (Tor exits and every text list churned 3 %)', out: join(work, 'daily.idx'), manifest: daily, previous: base },
+  ...(unhinted
+    ? [
+        { name: 'hourly, ids afresh', out: join(work, 'hourly-afresh.idx'), manifest: hourly, previous: undefined },
+        { name: 'daily, ids afresh', out: join(work, 'daily-afresh.idx'), manifest: daily, previous: undefined },
+      ]
+    : []),
 ];
-for (const c of changes) builds[c.name] = build(c.manifest, c.out);
+for (const c of changes) builds[c.name] = build(c.manifest, c.out, c.previous);
+for (const c of changes) {
+  console.log(`\nsections that differ from the base, ${c.name}:`);
+  printTable([['section', 'bytes', 'differing', '%'], ...sectionDiff(base, c.out).filter((r) => r.differing > 0).map((r) => [r.tag, r.newBytes, r.differing, ((100 * r.differing) / Math.max(1, r.newBytes)).toFixed(3)])]);
+}
 
 const compressScript = join(work, 'compress.ts');
 writeFileSync(compressScript, `import { compressIndexFile } from ${JSON.stringify(join(HERE, 'src/index/publish/index-compression.ts'))};\nawait compressIndexFile(process.argv[2], process.argv[3]);\n`);

@@ -217,7 +217,9 @@ async function updateUnlocked(r: RunOptions): Promise<number> {
     const sources = r.withDefaults ? findDefaultSources(r.feedsDir) : loadManifest(manifestPath);
     if (sources.length === 0) throw new ManifestError(`${manifestPath}: no feed has a good copy; nothing to build`);
     // With the default data this is the index the server builds itself (its refresher may go on refreshing it).
-    const summary = await buildIndex({ sources, out: r.indexPath, quiet: r.quiet, managedBy: r.withDefaults ? 'server' : undefined });
+    // The file it replaces: the new one keeps its ids (small deltas and history).
+    const previous = existsSync(r.indexPath) ? r.indexPath : undefined;
+    const summary = await buildIndex({ sources, out: r.indexPath, quiet: r.quiet, managedBy: r.withDefaults ? 'server' : undefined, previous });
     if (!r.quiet) console.error(formatSummary(summary));
     console.error(`index: ${r.indexPath} rebuilt`);
   } catch (e) {
