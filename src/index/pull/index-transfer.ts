@@ -7,12 +7,12 @@
  * falls through to the next way, and every reason is kept for the status.
  */
 import { closeSync, fsyncSync, openSync, rmSync, writeSync } from 'node:fs';
-import { once } from 'node:events';
 import type { CompressedTransfer, DeltaTransfer, PublishedManifest } from '../publish/signed-manifest.ts';
 import { boundedZstdDecompressor } from '../publish/index-compression.ts';
 import { applyDelta, XDELTA3_MISSING } from '../publish/index-delta.ts';
 
 import type { TransferMethod } from './pull-status-file.ts';
+import { writeOrWait } from './write-or-wait.ts';
 
 export type { TransferMethod };
 
@@ -197,7 +197,7 @@ async function downloadCompressed(plan: TransferPlan, compressed: CompressedTran
   try {
     const got = await streamBody(new URL(compressed.file, plan.manifestUrl).href, 'compressed file', compressed.size, ctx, counted, async (chunk) => {
       if (failed.error) throw failed.error;
-      if (!zstd.write(chunk)) await Promise.race([once(zstd, 'drain'), once(zstd, 'close')]).catch(() => undefined);
+      await writeOrWait(zstd, chunk);
       if (failed.error) throw failed.error;
     });
     if (got.sha256 !== compressed.sha256) throw new TransferError('compressed file sha256 differs from its signed manifest');
