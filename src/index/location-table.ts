@@ -51,8 +51,11 @@ export class LocationTable {
     const lat = c[b + 4];
     const lon = c[b + 5];
     const tz = c[b + 6];
-    // Fibonacci hashing of the columns that tell locations apart most.
-    const slot = Math.imul(Math.imul(Math.imul(city ^ lat, 0x9e3779b1) ^ lon, 0x85ebca6b) ^ cc ^ postal, 0x9e3779b1) >>> this.shift;
+    // Every column mixed in (two locations differing in any one must not share a slot), Fibonacci hashing at the end.
+    let h = Math.imul(city ^ lat, 0x85ebca6b) ^ lon;
+    h = Math.imul(h ^ (h >>> 15), 0xc2b2ae35) ^ region ^ Math.imul(tz, 0x27d4eb2f);
+    h = Math.imul(h ^ (h >>> 13), 0x85ebca6b) ^ cc ^ Math.imul(postal, 0x165667b1);
+    const slot = Math.imul(h ^ (h >>> 16), 0x9e3779b1) >>> this.shift;
     const k = this.keys;
     const at = slot * WIDTH;
     if (k[at] === cc && k[at + 2] === city && k[at + 4] === lat && k[at + 5] === lon && k[at + 1] === region && k[at + 3] === postal && k[at + 6] === tz) {
