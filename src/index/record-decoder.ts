@@ -6,6 +6,7 @@
  */
 import {
   FLAG_BITS_MASK,
+  GEO_PRESENT,
   NETWORK_TYPE_CODES,
   NETWORK_TYPE_MASK,
   NETWORK_TYPE_SHIFT,
@@ -30,7 +31,6 @@ import type {
   ThreatFeedInfo,
   ThreatListInfo,
 } from './record.ts';
-import { LocationTable } from './location-table.ts';
 import { DirectMappedCache, type StringReader } from './tables.ts';
 
 /** One sub-table: its cells, row width, and a cache of decoded rows. */
@@ -62,10 +62,15 @@ class SubTable<T> {
   }
 }
 
+/** f32 cell as a number rounded to 4 decimals (about 10 m, the feeds' precision), null for NaN. */
+function coord(v: number): number | null {
+  return Number.isNaN(v) ? null : Math.round(v * 1e4) / 1e4;
+}
+
 /** Decodes records of a mapped index. */
 export class RecordDecoder {
   private readonly records: Uint32Array;
-  private readonly locations: LocationTable;
+  private readonly recordsF32: Float32Array;
   private readonly asn: SubTable<AsnInfo>;
   private readonly allocation: SubTable<AllocationInfo>;
   private readonly route: SubTable<RouteInfo>;
@@ -76,7 +81,7 @@ export class RecordDecoder {
 
   constructor(file: MappedIndex, private readonly s: StringReader) {
     this.records = u32Section(file, Section.RECORDS);
-    this.locations = new LocationTable(this.records, new Float32Array(this.records.buffer, this.records.byteOffset, this.records.length), s);
+    this.recordsF32 = new Float32Array(this.records.buffer, this.records.byteOffset, this.records.length);
     const str = (t: { u32: Uint32Array }, i: number) => s.get(t.u32[i]);
     this.asn = new SubTable(file, Section.ASN, (t, b) => ({ asn: t.u32[b], name: str(t, b + 1) }));
     this.allocation = new SubTable(file, Section.ALLOCATION, (t, b) => ({
@@ -140,9 +145,22 @@ export class RecordDecoder {
   cell(base: number, col: number): number {
     return this.records[base + col];
   }
-  /** The inline geolocation of a record row (no sub-table read: it is in the row's cache line), shared by every row at that location. */
+  /** The inline geolocation of a record row (no sub-table read: it is in the row's cache line). */
   geoOf(base: number): GeoInfo | null {
-    return this.locations.get(base + RecordCol.GEO);
+    const r = this.records;
+    const b = base + RecordCol.GEO;
+    const cc = r[b];
+    if (cc < GEO_PRESENT) return null;
+    const s = this.s;
+    return {
+      countryCode: s.get(cc - GEO_PRESENT),
+      region: s.get(r[b + 1]),
+      city: s.get(r[b + 2]),
+      postalCode: s.get(r[b + 3]),
+      latitude: coord(this.recordsF32[b + 4]),
+      longitude: coord(this.recordsF32[b + 5]),
+      timezone: s.get(r[b + 6]),
+    };
   }
   asnOf(base: number) {
     return this.asn.get(this.records[base + RecordCol.ASN]);
