@@ -215,19 +215,24 @@ export class IndexReader {
   recordIdOf(ip: string): number {
     const ref = this.locate(ip);
     if (ref < 0) return -1;
-    return ref >= V6_TAG ? this.v6RecordId(parsedWord(0), parsedWord(1), parsedWord(2), parsedWord(3)) : this.v4RecordId(ref);
+    if (ref >= V6_TAG) return this.v6RecordId(parsedWord(0), parsedWord(1), parsedWord(2), parsedWord(3));
+    return this.v4RecordId(ref >= EMBEDDED_TAG ? ref - EMBEDDED_TAG : ref);
   }
 
   /**
-   * Parses an address: an IPv4 number, V6_TAG for IPv6 (its words are left
-   * in `groups`), or -1 for invalid text. IPv4 inside IPv6 (mapped or
-   * compatible, net/ip.ts embeddedIPv4Words) is answered from the IPv4 family.
+   * Parses an address: an IPv4 number for IPv4 text, EMBEDDED_TAG + the
+   * number for IPv4 inside IPv6 (mapped or compatible, net/ip.ts
+   * embeddedIPv4Words: answered from the IPv4 family), V6_TAG for IPv6 (its
+   * words are left in `groups`), or -1 for invalid text. IPv4 is tried
+   * first: IPv6 text fails it at its length or first colon, and IPv4 text
+   * is then read once, not scanned for a colon before.
    */
   private locate(ip: string): number {
-    if (ip.indexOf(':') < 0) return parseIPv4(ip);
+    const v4 = parseIPv4(ip);
+    if (v4 >= 0) return v4;
     if (!parseIPv6Groups(ip, groups)) return -1;
-    const v4 = embeddedIPv4Words(parsedWord(0), parsedWord(1), parsedWord(2), parsedWord(3));
-    return v4 < 0 ? V6_TAG : v4;
+    const embedded = embeddedIPv4Words(parsedWord(0), parsedWord(1), parsedWord(2), parsedWord(3));
+    return embedded < 0 ? V6_TAG : EMBEDDED_TAG + embedded;
   }
 
   /** Looks up an address text; null when it is not a valid IP. */
@@ -235,10 +240,8 @@ export class IndexReader {
     const ref = this.locate(ip);
     if (ref < 0) return null;
     // The interval (for the range text) is searched only when asked (Hit.range).
-    if (ref < V6_TAG) {
-      const recordId = this.v4RecordId(ref);
-      return new Hit(this, 4, ip.indexOf(':') < 0 ? ip : null, ref, recordId, 0, 0, 0);
-    }
+    if (ref < EMBEDDED_TAG) return new Hit(this, 4, ip, ref, this.v4RecordId(ref), 0, 0, 0);
+    if (ref < V6_TAG) return new Hit(this, 4, null, ref - EMBEDDED_TAG, this.v4RecordId(ref - EMBEDDED_TAG), 0, 0, 0);
     const w0 = parsedWord(0);
     const w1 = parsedWord(1);
     const w2 = parsedWord(2);
@@ -377,7 +380,9 @@ function l1Bits(path: string, l1: Uint32Array): number {
   return bits;
 }
 
-/** IPv6 interval references are offset by this tag in locate(). */
+/** locate() offsets IPv4 found inside IPv6 text by this tag (its canonical text is then formatted, not the input)… */
+const EMBEDDED_TAG = 2 ** 32;
+/** …and answers IPv6 with this one. */
 const V6_TAG = 2 ** 33;
 
 function decodeAsnDetails(x: Record<string, string | number | null>): AsnDetails {

@@ -71,14 +71,6 @@ function coord(v: number): number | null {
 export class RecordDecoder {
   private readonly records: Uint32Array;
   private readonly recordsF32: Float32Array;
-  /**
-   * 2^12 decoded records. On uniformly random IPv4 larger caches make each
-   * lookup slower (every slot is a live object graph the collector traces,
-   * and a miss stores into an old-generation array), while a hot set gains
-   * little from them (BENCHMARKS.md, index lookup).
-   */
-  private readonly cache = new DirectMappedCache<IndexRecord>(12);
-  private readonly decodeId = (id: number) => this.decode(id);
   private readonly asn: SubTable<AsnInfo>;
   private readonly allocation: SubTable<AllocationInfo>;
   private readonly route: SubTable<RouteInfo>;
@@ -139,12 +131,13 @@ export class RecordDecoder {
     return this.records.length / RECORD_WIDTH;
   }
 
-  /** The decoded record `id` (cached while hot). */
+  /**
+   * A view of record `id`, its parts decoded when read. Not cached: on random
+   * traffic a cache of decoded records missed nearly always, and each miss
+   * stored a new object into an old-generation slot that the collector then
+   * traced (BENCHMARKS.md, index lookup); a short-lived view costs less.
+   */
   record(id: number): IndexRecord {
-    return this.cache.get(id, this.decodeId);
-  }
-
-  private decode(id: number): IndexRecord {
     return new LazyRecord(this, id * RECORD_WIDTH);
   }
 
@@ -196,21 +189,16 @@ export class RecordDecoder {
 }
 
 /**
- * A record whose sub-objects are decoded on first access: a lookup that
- * reads only the location pays only for the location.
+ * A view of one record row: the flags are read at once (the row's cache line
+ * is fetched for them, and every answer reads them), each part only when
+ * read. Only the location is kept in the view: it is the one part built per
+ * read, while sub-table rows come from their own bounded caches (the same
+ * object again while hot). Five fields: a lookup allocates little.
  */
 class LazyRecord implements IndexRecord {
   readonly flags: number;
   readonly networkType: NetworkType | null;
-  private geoValue?: GeoInfo | null;
-  private asnValue?: AsnInfo | null;
-  private allocationValue?: AllocationInfo | null;
-  private routeValue?: RouteInfo | null;
-  private providerValue?: ProviderInfo | null;
-  private crawlerValue?: string | null;
-  private specialUseValue?: SpecialUseInfo | null;
-  private threatListValue?: ThreatListInfo | null;
-  private threatFeedValue?: ThreatFeedInfo | null;
+  private geoValue: GeoInfo | null | undefined = undefined;
 
   constructor(
     private readonly decoder: RecordDecoder,
@@ -225,28 +213,28 @@ class LazyRecord implements IndexRecord {
     return this.geoValue === undefined ? (this.geoValue = this.decoder.geoOf(this.base)) : this.geoValue;
   }
   get asn() {
-    return this.asnValue === undefined ? (this.asnValue = this.decoder.asnOf(this.base)) : this.asnValue;
+    return this.decoder.asnOf(this.base);
   }
   get allocation() {
-    return this.allocationValue === undefined ? (this.allocationValue = this.decoder.allocationOf(this.base)) : this.allocationValue;
+    return this.decoder.allocationOf(this.base);
   }
   get route() {
-    return this.routeValue === undefined ? (this.routeValue = this.decoder.routeOf(this.base)) : this.routeValue;
+    return this.decoder.routeOf(this.base);
   }
   get provider() {
-    return this.providerValue === undefined ? (this.providerValue = this.decoder.providerOf(this.base)) : this.providerValue;
+    return this.decoder.providerOf(this.base);
   }
   get crawler() {
-    return this.crawlerValue === undefined ? (this.crawlerValue = this.decoder.crawlerOf(this.base)) : this.crawlerValue;
+    return this.decoder.crawlerOf(this.base);
   }
   get specialUse() {
-    return this.specialUseValue === undefined ? (this.specialUseValue = this.decoder.specialUseOf(this.base)) : this.specialUseValue;
+    return this.decoder.specialUseOf(this.base);
   }
   get threatList() {
-    return this.threatListValue === undefined ? (this.threatListValue = this.decoder.threatListOf(this.base)) : this.threatListValue;
+    return this.decoder.threatListOf(this.base);
   }
   get threatFeed() {
-    return this.threatFeedValue === undefined ? (this.threatFeedValue = this.decoder.threatFeedOf(this.base)) : this.threatFeedValue;
+    return this.decoder.threatFeedOf(this.base);
   }
 
   /** Plain data for JSON (getters are not own properties). */

@@ -23,32 +23,41 @@ export function parseIPv4(s: string): number {
   return parseIPv4Range(s, 0, s.length);
 }
 
-/** parseIPv4 over s[from, to) (the dotted tail of an IPv6 text). */
+/**
+ * parseIPv4 over s[from, to) (the dotted tail of an IPv6 text). Octet by
+ * octet, at most three digits each, rather than a loop testing every
+ * character for a dot: fewer branches on the lookup path.
+ */
 export function parseIPv4Range(s: string, from: number, to: number): number {
   if (to - from < 7 || to - from > 15) return -1;
+  let i = from;
   let value = 0;
-  let n = 0;
-  let digits = 0;
-  let octets = 0;
-  for (let i = from; i < to; i++) {
-    const c = s.charCodeAt(i);
-    if (c === 46) {
-      if (digits === 0 || octets === 3) return -1;
-      value = value * 256 + n;
-      octets++;
-      n = 0;
-      digits = 0;
-    } else {
-      const d = c - 48;
-      // "01" is rejected: some parsers read a leading zero as octal.
-      if (d < 0 || d > 9 || (digits === 1 && n === 0)) return -1;
-      n = n * 10 + d;
-      digits++;
-      if (n > 255) return -1;
+  for (let k = 0; ; k++) {
+    // i < to here: the length check and the dot test below keep it so.
+    let n = s.charCodeAt(i++) - 48;
+    if (n < 0 || n > 9) return -1;
+    if (i < to) {
+      const d = s.charCodeAt(i) - 48;
+      if (d >= 0 && d <= 9) {
+        // "01" is rejected: some parsers read a leading zero as octal.
+        if (n === 0) return -1;
+        n = n * 10 + d;
+        i++;
+        if (i < to) {
+          const e = s.charCodeAt(i) - 48;
+          if (e >= 0 && e <= 9) {
+            n = n * 10 + e;
+            i++;
+            if (n > 255) return -1;
+          }
+        }
+      }
     }
+    value = value * 256 + n;
+    if (k === 3) return i === to ? value : -1;
+    if (i >= to - 1 || s.charCodeAt(i) !== 46) return -1;
+    i++;
   }
-  if (digits === 0 || octets !== 3) return -1;
-  return value * 256 + n;
 }
 
 /** Hex digit value of a char code below 256; -2 for ':', -3 for '.', -1 for anything else. */

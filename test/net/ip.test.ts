@@ -9,6 +9,7 @@ import {
   parseCidr,
   parseIp,
   parseIPv4,
+  parseIPv4Range,
   parseIPv6,
   prefixRange,
   rangeToCidrs,
@@ -37,6 +38,25 @@ describe('IPv4', () => {
     }
     expect(parseIPv4('0.0.0.0')).toBe(0);
     expect(parseIPv4('255.255.255.255')).toBe(0xffffffff);
+  });
+
+  test('agrees with a strict reference on any text of digits and dots', () => {
+    // Dotted quad of decimal octets 0-255 without leading zeros, and nothing else.
+    const reference = (s: string) => {
+      if (!/^(0|[1-9]\d{0,2})(\.(0|[1-9]\d{0,2})){3}$/.test(s)) return -1;
+      const octets = s.split('.').map(Number);
+      return octets.some((o) => o > 255) ? -1 : octets.reduce((a, b) => a * 256 + b, 0);
+    };
+    const text = fc.array(fc.constantFrom('0', '1', '2', '5', '9', '.', 'a', ':'), { maxLength: 17 }).map((cs) => cs.join(''));
+    fc.assert(
+      fc.property(text, (s) => {
+        expect(parseIPv4(s)).toBe(reference(s));
+        // The tail form (inside an IPv6 text) reads the same range.
+        expect(parseIPv4Range(`::${s}`, 2, s.length + 2)).toBe(reference(s));
+      }),
+      { numRuns: 20000 },
+    );
+    for (const s of ['1.2.3.4', '10.0.0.255', '255.255.255.256', '1.2.3.04', '1.2.3.4.', '1.22.333.4', '100.200.250.255']) expect(parseIPv4(s)).toBe(reference(s));
   });
 });
 
