@@ -29,6 +29,15 @@ export function allocateConnectionCount(): SharedArrayBuffer {
   return new SharedArrayBuffer(2 * 4);
 }
 
+/**
+ * Fixes the host's descriptor baseline before any connection (a pool, once its workers listen): the first
+ * request's sample would otherwise take as baseline whatever the primary holds at that moment, such as the
+ * files of the code it loads once the workers serve, and count that many connections too few while they close.
+ */
+export function fixConnectionBaseline(shared: SharedArrayBuffer, openNow: number | null): void {
+  if (openNow !== null) Atomics.compareExchange(new Int32Array(shared), BASELINE, 0, Math.max(1, openNow));
+}
+
 export interface ConnectionGateOptions {
   /** Connections the host serves at once. */
   max: number;

@@ -9,7 +9,8 @@
 import { memoryBudget } from '../memory-budget.ts';
 import { Serial } from '../accounts/serial.ts';
 import type { Config } from '../config.ts';
-import { allocateConnectionCount } from '../http/connection-gate.ts';
+import { allocateConnectionCount, fixConnectionBaseline } from '../http/connection-gate.ts';
+import { openDescriptorCount } from '../net/descriptor-limit.ts';
 import { CALLER_BUDGET_BUCKETS } from '../http/ratelimit/caller-budget.ts';
 import { allocateSharedBuckets, type SharedBucketsMemory } from '../http/ratelimit/index.ts';
 import type { ReloadBody } from '../contract/service.ts';
@@ -299,6 +300,8 @@ export async function startWorkerPool(
     const rest = ok.slice(first.length);
     const joined = await Promise.allSettled(rest.map((slot) => listenOn(slot, port)));
     [...bound, ...joined].forEach((r, i) => r.status === 'rejected' && failed.push({ slot: [...first, ...rest][i]!, why: (r.reason as Error).message }));
+    // Every listening socket is open and the primary is idle: the descriptors now are the host's own.
+    fixConnectionBaseline(connections, openDescriptorCount());
   } catch (e) {
     await stopAll();
     throw e;

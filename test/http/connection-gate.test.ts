@@ -1,6 +1,6 @@
 /** The connection gate's rules, with the descriptor count and the clock in the test's hands. */
 import { expect, test } from 'bun:test';
-import { allocateConnectionCount, ConnectionGate } from '../../src/http/connection-gate.ts';
+import { allocateConnectionCount, ConnectionGate, fixConnectionBaseline } from '../../src/http/connection-gate.ts';
 import { currentDescriptorLimit, describeDescriptorLimit, openDescriptorCount, raiseDescriptorLimit } from '../../src/net/descriptor-limit.ts';
 
 function gateWith(max: number, fds: { n: number }, clock: { t: number }, shared?: SharedArrayBuffer) {
@@ -127,4 +127,22 @@ test('far below the cap a request costs no peer read; from half the cap connecti
   expect(gate.allows(request, peers)).toBe(false);
   port = 2;
   expect(gate.allows(request, peers)).toBe(true);
+});
+
+test('a baseline fixed before any connection is not raised by files the host holds briefly at the first request', () => {
+  const shared = allocateConnectionCount();
+  const h = host(); // 39 descriptors of its own
+  fixConnectionBaseline(shared, h.fds.n);
+  const clock = { t: 0 };
+  const { gate } = gateWith(3, h.fds, clock, shared);
+  h.fds.n += 2; // the primary loading code as the first connection arrives
+  expect(h.connect(gate, '10.0.0.1', 1)).toBe(true);
+  h.fds.n -= 2; // those files closed again
+  expect(h.connect(gate, '10.0.0.1', 2)).toBe(false); // counted too many while they were open: never too few
+  clock.t += 200;
+  expect(h.connect(gate, '10.0.0.1', 2)).toBe(true); // a fresh count: one open
+  expect(h.connect(gate, '10.0.0.1', 3)).toBe(true);
+  expect(h.connect(gate, '10.0.0.1', 4)).toBe(false);
+  clock.t += 200;
+  expect(h.connect(gate, '10.0.0.1', 4)).toBe(false); // a fresh count: three open, the cap holds
 });
