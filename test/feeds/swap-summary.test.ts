@@ -65,13 +65,13 @@ describe('recordSwap over real small builds', () => {
     ]);
     expect(logs[1]).toContain('; 3 range(s) flapping');
     expect(loadSwapSummaries(swapSummariesPath(live))).toHaveLength(2);
-  });
+  }, 60_000);
 
   test(`the file keeps the last ${SWAPS_KEPT} swaps`, async () => {
     const o = { indexPath: join(tmp, 'kept.idx'), log: () => {}, now: () => Date.now() };
     for (let i = 0; i < SWAPS_KEPT + 2; i++) await recordSwap(i % 2 ? b : a, i % 2 ? a : b, o);
     expect(loadSwapSummaries(swapSummariesPath(o.indexPath))).toHaveLength(SWAPS_KEPT);
-  });
+  }, 60_000); // twelve diffs of two builds: near Bun's 5 s default under load
 
   test('a changed range that changes once is not flapping; one that returns is', () => {
     const swap = (before: string, after: string, range = '1.0.0.0 - 1.0.0.255') => ({ ranges: [{ field: 'country' as const, family: 4 as const, range, cidr: null, before, after }] }) as never;
