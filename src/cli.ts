@@ -19,8 +19,8 @@ import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import packageJson from '../package.json' with { type: 'json' };
 import type { AccountStore } from './accounts/store.ts';
-import { openAccountStore } from './open-accounts.ts';
-import { signalStopper } from './process-guards.ts';
+import { openAccountStore } from './host/open-accounts.ts';
+import { signalStopper } from './host/process-guards.ts';
 
 const USAGE = `ipintel ${packageJson.version}: self-hostable IP intelligence API
 
@@ -192,12 +192,12 @@ async function serve(argv: string[]): Promise<number> {
     return argv[0] === '--help' ? 0 : 2;
   }
   // A task that forgot its catch logs a line; the server keeps serving.
-  (await import('./process-guards.ts')).installProcessGuards();
+  (await import('./host/process-guards.ts')).installProcessGuards();
   const { connectionCapFor, loadConfig, writablePathsOf } = await import('./config.ts');
   const data = await import('./feeds/default-data.ts');
   const descriptors = await import('./net/descriptor-limit.ts');
   let server: { port: number; stop(): Promise<void> };
-  let pulling: import('./start-pull.ts').PullingIndex | null = null;
+  let pulling: import('./host/start-pull.ts').PullingIndex | null = null;
   try {
     const config = loadConfig();
     // Before anything opens a descriptor: the soft limit up to the hard one (the process's, so every worker's too).
@@ -209,16 +209,16 @@ async function serve(argv: string[]): Promise<number> {
     const buildDefault = async () => (await import('./feeds/first-build.ts')).buildDefaultInChild(config.indexPath, config.feedsDir, data.isCompiledBinary());
     if (config.pull) {
       // A pulling server never builds from feeds; its index comes verified from the publisher.
-      pulling = await (await import('./start-pull.ts')).startPullingIndex(config, config.pull, buildDefault);
+      pulling = await (await import('./host/start-pull.ts')).startPullingIndex(config, config.pull, buildDefault);
     } else if (!existsSync(config.indexPath)) {
       console.error(`no index at ${config.indexPath}: building it from the embedded default sources`);
       await buildDefault();
     }
     // A publisher answers three routes; one thread is plenty. It publishes the index it starts with and every swap.
     if (config.role === 'publisher') config.workers = 1;
-    const publishNow = config.publish ? (await import('./start-publisher.ts')).createIndexPublisher(config.publish, config.history) : null;
+    const publishNow = config.publish ? (await import('./host/start-publisher.ts')).createIndexPublisher(config.publish, config.history) : null;
     publishNow?.(config.indexPath);
-    const host = await (await import('./serve-host.ts')).startHost(config, {}, publishNow);
+    const host = await (await import('./host/serve-host.ts')).startHost(config, {}, publishNow);
     pulling?.onSwap(() => host.reload());
     server = host;
     console.error(descriptorLine);

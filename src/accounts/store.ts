@@ -50,7 +50,7 @@ export interface AccountsOptions {
   minuteRetentionMs?: number;
   /**
    * Called after a revocation commits, awaited before revokeKey returns: the
-   * other worker threads of a host (src/workers/) drop the key from their
+   * other worker threads of a host (src/host/workers/) drop the key from their
    * caches there, so revocation is immediate on every worker, not at their
    * next sync.
    */

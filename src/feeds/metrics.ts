@@ -8,7 +8,7 @@
 import type { Registry } from 'prom-client';
 import { countersOf, feedFetchState, type FeedFetchState, type RefreshCounters } from './feed-state.ts';
 import type { FeedsStatus } from './status-view.ts';
-import { sharedGauge } from '../host-gauge.ts';
+import { sharedGauge } from '../shared-gauge.ts';
 
 type Prom = typeof import('prom-client');
 

@@ -7,7 +7,7 @@ import { statSync } from 'node:fs';
 import type { Registry } from 'prom-client';
 import type { SwapSummaryBody } from '../contract/diff.ts';
 import { loadSwapSummaries } from './swap-summary.ts';
-import { sharedGauge } from '../host-gauge.ts';
+import { sharedGauge } from '../shared-gauge.ts';
 
 type Prom = typeof import('prom-client');
 

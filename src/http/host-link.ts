@@ -1,6 +1,6 @@
 /**
  * What a server thread that is one of several workers of a host
- * (src/workers/) can ask of the others, through the primary. Absent when
+ * (src/host/workers/) can ask of the others, through the primary. Absent when
  * one thread serves alone.
  */
 import type { ReloadBody } from '../contract/service.ts';

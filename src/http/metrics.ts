@@ -199,7 +199,7 @@ class PromMetrics {
       name: 'ipintel_index_age_seconds',
       help: 'Seconds since the loaded index was built',
       registers,
-      // Summed over workers (src/workers/host-metrics.ts), a host reports its oldest.
+      // Summed over workers (src/host/workers/host-metrics.ts), a host reports its oldest.
       aggregator: 'max',
       collect() {
         this.set((Date.now() - Date.parse(index.current.meta.builtAt)) / 1000);
@@ -297,7 +297,7 @@ export class HttpMetrics {
     return this.init().registry.metrics();
   }
 
-  /** This thread's series as prom-client JSON, for a host's totals (src/workers/host-metrics.ts). */
+  /** This thread's series as prom-client JSON, for a host's totals (src/host/workers/host-metrics.ts). */
   async json(): Promise<unknown[]> {
     return this.init().registry.getMetricsAsJSON();
   }

@@ -2,7 +2,7 @@
  * Reloading the index file and the decision policy of one server thread:
  * both are loaded first and swapped only when both are good, so a bad file
  * changes nothing. `/reload` runs it here, or in every worker through the
- * primary (src/workers/) when the host serves with several.
+ * primary (src/host/workers/) when the host serves with several.
  */
 import { IndexFileError } from '../index/index-file.ts';
 import { loadPolicy, type PolicyError } from '../scoring/index.ts';

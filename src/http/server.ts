@@ -30,7 +30,7 @@ import { ConnectionGate } from './connection-gate.ts';
 import { connectionCapFor } from '../config.ts';
 import { currentDescriptorLimit, openDescriptorCount } from '../net/descriptor-limit.ts';
 
-/** Seconds a connection may stay idle before Bun closes it (Bun.serve idleTimeout, src/server.ts). */
+/** Seconds a connection may stay idle before Bun closes it (Bun.serve idleTimeout, src/host/start-server.ts). */
 export const IDLE_TIMEOUT_SECONDS = 30;
 
 /** A resolved caller; `refusal` is the 401 to answer when an API key was sent and refused (the caller then counts as anonymous). */

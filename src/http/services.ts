@@ -39,7 +39,7 @@ export interface AppServices {
   now: () => number;
   /** The feed refresher's state for /v1/data/status (set once it starts; absent: not started). */
   feeds?: FeedsStatus;
-  /** The other workers of this host (src/workers/); absent when this thread serves alone. */
+  /** The other workers of this host (src/host/workers/); absent when this thread serves alone. */
   host?: HostLink;
   /** The retained history `?at=` answers from (absent: IPINTEL_HISTORY=off). */
   history?: PastIndexes;

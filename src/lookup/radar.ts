@@ -9,7 +9,7 @@
  * rate-limit bucket); a body over `maxBodyBytes` is a failure, read no
  * further; redirects are not followed, so the token only ever goes to the
  * configured origin. With several workers one client serves the host (in the
- * primary, src/workers/pool.ts), so its cache and budgets are the host's.
+ * primary, src/host/workers/pool.ts), so its cache and budgets are the host's.
  */
 import { TtlCache } from '../cache/ttl-cache.ts';
 import { readCappedBytes } from '../net/read-capped.ts';

@@ -15,7 +15,7 @@ import { DEFAULT_MIGRATIONS_ROOT, migrationsFolder } from '../../src/accounts/mi
 import { generateApiKey } from '../../src/accounts/secrets.ts';
 import { openSqliteBackend } from '../../src/accounts/sqlite/backend.ts';
 import { AccountStore, openAccounts } from '../../src/accounts/store.ts';
-import type { RunningServer } from '../../src/server.ts';
+import type { RunningServer } from '../../src/host/start-server.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { runKeys } from './helpers/keys-script.ts';
 

@@ -14,7 +14,7 @@ import { startFeedRefresher } from '../../src/feeds/start.ts';
 import type { FeedRefresher } from '../../src/feeds/refresher.ts';
 import type { RefresherOptions } from '../../src/feeds/refresher.ts';
 import { runRefreshChild } from '../../src/feeds/refresh-child.ts';
-import type { RunningServer } from '../../src/server.ts';
+import type { RunningServer } from '../../src/host/start-server.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { startPublisher, writeTestCatalog, type Publisher } from './publisher.ts';
 import { countingBuilds, smallServerIndexInChild } from './refresh-kit.ts';

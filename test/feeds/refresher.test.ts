@@ -15,7 +15,7 @@ import { buildIndex } from '../../index-builder/build.ts';
 import type { RefreshRequest } from '../../src/feeds/refresh-round.ts';
 import { startFeedRefresher } from '../../src/feeds/start.ts';
 import type { FeedRefresher } from '../../src/feeds/refresher.ts';
-import type { RunningServer } from '../../src/server.ts';
+import type { RunningServer } from '../../src/host/start-server.ts';
 import { FIXTURE_FEEDS_DIR } from '../helpers/fixture-index.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { startPublisher, TEST_REFRESH, writeTestCatalog, type Publisher } from './publisher.ts';

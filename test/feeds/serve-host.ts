@@ -1,5 +1,5 @@
 /**
- * One server process as `serve` starts it (src/serve-host.ts: one thread or
+ * One server process as `serve` starts it (src/host/serve-host.ts: one thread or
  * a worker pool, one refresher in this primary thread), for the tests that
  * need real processes. Builds from the feeds only (no default data, to keep
  * builds small) and runs the refresher's timers fast, from TEST_* variables.
@@ -7,8 +7,8 @@
  * rejects a promise and another throws, as a task that forgot its catch.
  */
 import { loadConfig } from '../../src/config.ts';
-import { installProcessGuards } from '../../src/process-guards.ts';
-import { startHost } from '../../src/serve-host.ts';
+import { installProcessGuards } from '../../src/host/process-guards.ts';
+import { startHost } from '../../src/host/serve-host.ts';
 
 installProcessGuards();
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);

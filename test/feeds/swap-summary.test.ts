@@ -17,7 +17,7 @@ import type { FeedRefresher } from '../../src/feeds/refresher.ts';
 import { flappingOf, loadSwapSummaries, recordSwap, swapSummariesPath, SWAPS_KEPT } from '../../src/feeds/swap-summary.ts';
 import { openApiDocumentText } from '../../src/http/routes/table.ts';
 import { parseIp } from '../../src/net/ip.ts';
-import type { RunningServer } from '../../src/server.ts';
+import type { RunningServer } from '../../src/host/start-server.ts';
 import { OpenApiResponses } from '../helpers/openapi-responses.ts';
 import { FIXTURE_FEEDS_DIR } from '../helpers/fixture-index.ts';
 import { buildFromTexts, type TextSource } from '../helpers/small-build.ts';

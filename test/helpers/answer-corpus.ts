@@ -14,7 +14,7 @@ import { V1_FIELDS } from '../../src/lookup/v1.ts';
 import { FIXTURE_FEEDS_DIR } from './fixture-index.ts';
 import { prng } from './prng.ts';
 import { startTestServer } from './test-server.ts';
-import type { RunningServer } from '../../src/server.ts';
+import type { RunningServer } from '../../src/host/start-server.ts';
 
 /** Where the recording lives. */
 export const CORPUS_PATH = resolve(import.meta.dir, '../http/fixtures/answer-corpus.json.gz');

@@ -1,6 +1,6 @@
 /** Starts the real server on 127.0.0.1 (port 0) over the fixture index, for HTTP tests. */
 import { loadConfig } from '../../src/config.ts';
-import { startServer, type RunningServer } from '../../src/server.ts';
+import { startServer, type RunningServer } from '../../src/host/start-server.ts';
 import type { AppServices } from '../../src/http/services.ts';
 import { fixtureIndexPath } from './fixture-index.ts';
 

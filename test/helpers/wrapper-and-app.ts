@@ -5,7 +5,7 @@
  */
 import { createApp } from '../../src/http/app.ts';
 import { createFetchHandler } from '../../src/http/server.ts';
-import type { RunningServer } from '../../src/server.ts';
+import type { RunningServer } from '../../src/host/start-server.ts';
 import { startTestServer } from './test-server.ts';
 
 export interface WrapperAndApp {

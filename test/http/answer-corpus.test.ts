@@ -6,7 +6,7 @@
  * (`bun tools/record-answer-corpus.ts`) and says why in its commit.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import type { RunningServer } from '../../src/server.ts';
+import type { RunningServer } from '../../src/host/start-server.ts';
 import { answerOf, COMPARED_AS_JSON, corpusRequests, readCorpus, startCorpusServer, type CorpusAnswer } from '../helpers/answer-corpus.ts';
 
 /** A header as compared: the media type's parameter spacing is not part of the answer's meaning. */

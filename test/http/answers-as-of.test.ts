@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { holderTarget } from '../../src/feeds/start.ts';
-import { startServer, type RunningServer } from '../../src/server.ts';
+import { startServer, type RunningServer } from '../../src/host/start-server.ts';
 import { reloadServer } from '../../src/http/reload.ts';
 import { IndexPuller } from '../../src/index/pull/index-puller.ts';
 import { PUBLISHED_INDEX, publishIndex } from '../../src/index/publish/publish.ts';
@@ -113,7 +113,7 @@ beforeAll(async () => {
   await holderTarget(server.services.index).swap(live);
   await server.services.historyRecorded!();
   said.push(await currentAnswers());
-  // T3: a pull of a signed publish (the puller places the file, then the host reloads: src/start-pull.ts).
+  // T3: a pull of a signed publish (the puller places the file, then the host reloads: src/host/start-pull.ts).
   clock = T3;
   const pub = join(dir, 'pub');
   mkdirSync(pub);

@@ -7,7 +7,7 @@
  * routes after a sign-in, and errors of each code the server gives.
  */
 import { afterAll, beforeAll, beforeEach, expect, test } from 'bun:test';
-import type { RunningServer } from '../../src/server.ts';
+import type { RunningServer } from '../../src/host/start-server.ts';
 import { TestClient } from '../accounts/helpers/client.ts';
 import { oidcEnv } from '../accounts/helpers/test-app.ts';
 import { startMockIdp, type MockIdp } from '../accounts/helpers/mock-idp.ts';

@@ -12,7 +12,7 @@ import { buildIndex } from '../../index-builder/build.ts';
 import { loadManifest } from '../../index-builder/manifest.ts';
 import { SIGNIFICANT_MIN_ADDRESSES, SIGNIFICANT_RATIO } from '../../src/lookup/asn.ts';
 import { createRadarClient } from '../../src/lookup/radar.ts';
-import type { RunningServer } from '../../src/server.ts';
+import type { RunningServer } from '../../src/host/start-server.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { call, expectError, NO_LIMITS } from './support.ts';
 import { fixtureIndexPath } from '../helpers/fixture-index.ts';

@@ -5,7 +5,7 @@
  * when none can be determined. Checked through /v1/ip/current.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import type { RunningServer } from '../../src/server.ts';
+import type { RunningServer } from '../../src/host/start-server.ts';
 import { MAX_FORWARDED_HOPS, MAX_HOP_CHARS } from '../../src/http/client-ip.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { call, expectError, NO_LIMITS } from './support.ts';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildIndex } from '../../index-builder/build.ts';
 import { loadManifest } from '../../index-builder/manifest.ts';
-import type { RunningServer } from '../../src/server.ts';
+import type { RunningServer } from '../../src/host/start-server.ts';
 import { SIGNALS } from '../../src/scoring/signals.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { call, NO_LIMITS } from './support.ts';

@@ -4,7 +4,7 @@
  * spec names for INVALID_IP, INVALID_FIELDS, PRO_REQUIRED and RATE_LIMITED.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import type { RunningServer } from '../../src/server.ts';
+import type { RunningServer } from '../../src/host/start-server.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { call, expectError, NO_LIMITS } from './support.ts';
 

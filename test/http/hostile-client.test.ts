@@ -7,7 +7,7 @@
  * each test takes its own caller IP (its own bucket) through X-Forwarded-For.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import type { RunningServer } from '../../src/server.ts';
+import type { RunningServer } from '../../src/host/start-server.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { call, expectError, type Answer } from './support.ts';
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { legacyObject, legacyPlace, legacyText } from '../../src/lookup/legacy.ts';
-import type { RunningServer } from '../../src/server.ts';
+import type { RunningServer } from '../../src/host/start-server.ts';
 import { startDnsTestServer, type DnsTestServer } from '../crawlers/dns-test-server.ts';
 import { prng } from '../helpers/prng.ts';
 import { startTestServer } from '../helpers/test-server.ts';

@@ -5,7 +5,7 @@
  * single segment is still a legacy lookup.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import type { RunningServer } from '../../src/server.ts';
+import type { RunningServer } from '../../src/host/start-server.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { call, expectError } from './support.ts';
 import { UNREACHABLE_OIDC_ENV } from '../helpers/oauth-env.ts';

@@ -5,7 +5,7 @@
  * and methods, the label set is the table's, plus `other`.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import type { RunningServer } from '../../src/server.ts';
+import type { RunningServer } from '../../src/host/start-server.ts';
 import { createApp } from '../../src/http/app.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 

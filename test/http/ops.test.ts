@@ -6,7 +6,7 @@
  * index age and intervals, and rate-limit rejections.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import type { RunningServer } from '../../src/server.ts';
+import type { RunningServer } from '../../src/host/start-server.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { fixtureIndexPath } from '../helpers/fixture-index.ts';
 import { call, expectError, NO_LIMITS } from './support.ts';

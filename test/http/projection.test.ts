@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createCrawlerVerifier, type CrawlerVerifier } from '../../src/crawlers/verifier.ts';
 import { containsRdapContactData, type RdapResult } from '../../src/rdap/index.ts';
-import type { RunningServer } from '../../src/server.ts';
+import type { RunningServer } from '../../src/host/start-server.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { startMockRdap, type MockRdapServer } from '../rdap/rdap-feeds.ts';
 import { call, expectError, NO_LIMITS } from './support.ts';

@@ -1,6 +1,6 @@
 /** The server applies the rate-limit module's policy: unknown paths take a token, operator routes do not. */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import type { RunningServer } from '../../src/server.ts';
+import type { RunningServer } from '../../src/host/start-server.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { UNREACHABLE_OIDC_ENV } from '../helpers/oauth-env.ts';
 

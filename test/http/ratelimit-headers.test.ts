@@ -5,7 +5,7 @@
  * tested in test/ratelimit.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import type { RunningServer } from '../../src/server.ts';
+import type { RunningServer } from '../../src/host/start-server.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { startMockRdap, type MockRdapServer } from '../rdap/rdap-feeds.ts';
 import { call, type Answer } from './support.ts';

@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { findNeedles } from '../../src/rdap/contact-scan.ts';
-import type { RunningServer } from '../../src/server.ts';
+import type { RunningServer } from '../../src/host/start-server.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { startMockRdap, type MockRdapServer } from '../rdap/rdap-feeds.ts';
 import { call, NO_LIMITS } from './support.ts';

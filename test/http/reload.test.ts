@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { buildIndex } from '../../index-builder/build.ts';
 import type { ResolvedSource } from '../../index-builder/manifest.ts';
-import type { RunningServer } from '../../src/server.ts';
+import type { RunningServer } from '../../src/host/start-server.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { FIXTURE_FEEDS_DIR } from '../helpers/fixture-index.ts';
 import { call, expectError, NO_LIMITS } from './support.ts';

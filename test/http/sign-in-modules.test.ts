@@ -12,7 +12,7 @@ const ROOT = resolve(import.meta.dir, '../..');
 function arcticLoaded(env: Record<string, string>): { beforeApp: boolean; afterApp: boolean } {
   const script = `
     const { loadConfig } = await import(${JSON.stringify(`${ROOT}/src/config.ts`)});
-    const { createServices } = await import(${JSON.stringify(`${ROOT}/src/server.ts`)});
+    const { createServices } = await import(${JSON.stringify(`${ROOT}/src/host/start-server.ts`)});
     const { createApp } = await import(${JSON.stringify(`${ROOT}/src/http/app.ts`)});
     const loaded = () => Object.keys(require.cache).some((k) => k.includes('/node_modules/arctic/'));
     const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', IPINTEL_DB: ':memory:', IPINTEL_HISTORY: 'off' });

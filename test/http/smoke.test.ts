@@ -1,6 +1,6 @@
 /** A first end-to-end check that the server starts on the fixture index and answers. */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import type { RunningServer } from '../../src/server.ts';
+import type { RunningServer } from '../../src/host/start-server.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 
 let server: RunningServer;

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync } from 'node:fs';
-import type { RunningServer } from '../../src/server.ts';
+import type { RunningServer } from '../../src/host/start-server.ts';
 import { formatIPv4 } from '../../src/net/ip.ts';
 import { defaultIndexPath } from '../helpers/default-index.ts';
 import { fullIndexWithDefaultsPath } from '../helpers/full-index.ts';

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { zstdCompressSync, zstdDecompressSync } from 'node:zlib';
 import { pack as msgpack, unpack } from 'msgpackr';
 import { loadConfig } from '../../src/config.ts';
-import { prepareServer, type RunningServer } from '../../src/server.ts';
+import { prepareServer, type RunningServer } from '../../src/host/start-server.ts';
 import { HistoryJobs } from '../../src/index/history/jobs.ts';
 import { recordPublishedIndex } from '../../src/index/history/recorder.ts';
 import type { HistoryManifest } from '../../src/index/history/history-manifest.ts';

@@ -17,7 +17,7 @@ import { IndexPuller, type PollOutcome } from '../../src/index/pull/index-puller
 import { PUBLISHED_INDEX, PUBLISHED_MANIFEST, publishIndex, sha256OfFile } from '../../src/index/publish/publish.ts';
 import { signManifest, type PublishedManifest } from '../../src/index/publish/signed-manifest.ts';
 import { readPublicKey, readSigningKey, writeSigningKeyPair } from '../../src/index/publish/signing-keys.ts';
-import { createIndexPublisher } from '../../src/start-publisher.ts';
+import { createIndexPublisher } from '../../src/host/start-publisher.ts';
 import { NGINX, startNginx, type Nginx } from '../helpers/nginx.ts';
 import { fixedTestPort } from '../helpers/fixed-port.ts';
 import { datacenterIndex, daysAgo } from '../helpers/small-build.ts';

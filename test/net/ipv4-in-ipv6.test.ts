@@ -10,7 +10,7 @@ import { readVerifyRequest } from '../../src/crawlers/verify-request.ts';
 import { clientIp, TrustedProxies } from '../../src/http/client-ip.ts';
 import { canonicalAddress } from '../../src/net/ip.ts';
 import { rdapQueryAddress } from '../../src/rdap/client.ts';
-import type { RunningServer } from '../../src/server.ts';
+import type { RunningServer } from '../../src/host/start-server.ts';
 import { prng } from '../helpers/prng.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 

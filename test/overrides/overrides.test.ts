@@ -20,7 +20,7 @@ import { parseOverridesText } from '../../src/contract/overrides.ts';
 import { OverridesHolder } from '../../src/lookup/overrides/holder.ts';
 import { OverrideTable } from '../../src/lookup/overrides/table.ts';
 import { formatIPv4, formatIPv6 } from '../../src/net/ip.ts';
-import type { RunningServer } from '../../src/server.ts';
+import type { RunningServer } from '../../src/host/start-server.ts';
 import { call, NO_LIMITS } from '../http/support.ts';
 import { buildFromTexts } from '../helpers/small-build.ts';
 import { startTestServer } from '../helpers/test-server.ts';

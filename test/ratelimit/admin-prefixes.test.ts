@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { ADMIN_FAILURES_HOST_PER_MINUTE, ADMIN_FAILURES_PER_MINUTE, adminScopes } from '../../src/http/ratelimit/index.ts';
-import type { RunningServer } from '../../src/server.ts';
+import type { RunningServer } from '../../src/host/start-server.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 
 const ADMIN = 'admin-prefixes-token';

@@ -1,11 +1,11 @@
 /**
- * The rate limiter inside the real app (src/server.ts over the fixture index),
+ * The rate limiter inside the real app (src/host/start-server.ts over the fixture index),
  * with a pinned clock: the 61st anonymous request is a complete 429, free keys
  * get 200, public answers carry no X-RateLimit-* headers, exempt routes take
  * no token.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import type { RunningServer } from '../../src/server.ts';
+import type { RunningServer } from '../../src/host/start-server.ts';
 import { createRateLimiter } from '../../src/http/ratelimit/index.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 

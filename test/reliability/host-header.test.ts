@@ -6,7 +6,7 @@
  * service on port 80 — was routed by the wrong path (404 for every route).
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import type { RunningServer } from '../../src/server.ts';
+import type { RunningServer } from '../../src/host/start-server.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { bodyOf, rawRequest, statusOf } from './raw-http.ts';
 

@@ -26,7 +26,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp } from '../../src/http/app.ts';
 import { ADMIN_FAILURES_PER_MINUTE, createRateLimiter } from '../../src/http/ratelimit/index.ts';
-import type { RunningServer } from '../../src/server.ts';
+import type { RunningServer } from '../../src/host/start-server.ts';
 import { prng } from '../helpers/prng.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { rawRequest, statusOf } from './raw-http.ts';

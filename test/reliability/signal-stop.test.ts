@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { signalStopper } from '../../src/process-guards.ts';
+import { signalStopper } from '../../src/host/process-guards.ts';
 
 describe('signalStopper', () => {
   test('stops once and exits 0; a second signal while stopping does nothing', async () => {

@@ -5,7 +5,7 @@
  * deployments saw zero usage for every key.
  */
 import { afterAll, describe, expect, test } from 'bun:test';
-import type { RunningServer } from '../../src/server.ts';
+import type { RunningServer } from '../../src/host/start-server.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 
 const servers: RunningServer[] = [];

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { IndexReader } from '../../src/index/reader.ts';
-import { startServer, type RunningServer } from '../../src/server.ts';
+import { startServer, type RunningServer } from '../../src/host/start-server.ts';
 import { loadCatalog } from '../../src/feeds/catalog.ts';
 import { main } from '../../src/commands/feeds/cli.ts';
 import { LOCK_LAPSE_MS } from '../../src/feeds/lock.ts';

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { resolve } from 'node:path';
-import type { RunningServer } from '../../src/server.ts';
+import type { RunningServer } from '../../src/host/start-server.ts';
 import { fixtureIndexPath } from '../helpers/fixture-index.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { OfflineLookup, parseFields } from '../../src/commands/lookup/answer.ts';

@@ -1,5 +1,5 @@
 /**
- * Worker threads started ahead of their pool (src/workers/threads.ts, as
+ * Worker threads started ahead of their pool (src/host/workers/threads.ts, as
  * `serve` does): the pool takes them over and serves; one that exited
  * while loading, before any listener of the pool's, is replaced.
  */
@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
-import { startWorkerPool, type WorkerPool } from '../../src/workers/pool.ts';
-import { startThreads } from '../../src/workers/threads.ts';
+import { startWorkerPool, type WorkerPool } from '../../src/host/workers/pool.ts';
+import { startThreads } from '../../src/host/workers/threads.ts';
 import { fixtureIndexPath } from '../helpers/fixture-index.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ipintel-early-threads-'));

@@ -1,5 +1,5 @@
 /**
- * Several workers on one port (src/workers/): exact limits across them,
+ * Several workers on one port (src/host/workers/): exact limits across them,
  * /reload reaching every worker under load with the old file unmapped
  * everywhere, and a killed worker restarted while the others serve.
  */
@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openAccounts } from '../../src/accounts/store.ts';
 import { loadConfig } from '../../src/config.ts';
-import { startWorkerPool, type WorkerPool } from '../../src/workers/pool.ts';
+import { startWorkerPool, type WorkerPool } from '../../src/host/workers/pool.ts';
 import { fixtureIndexPath } from '../helpers/fixture-index.ts';
 import { startDnsTestServer } from '../crawlers/dns-test-server.ts';
 import { TestClient } from '../accounts/helpers/client.ts';

@@ -1,5 +1,5 @@
 /**
- * The index verified once per host (src/workers/verified-index.ts): a worker
+ * The index verified once per host (src/host/workers/verified-index.ts): a worker
  * skips hashing only the very file the primary verified; a file replaced or
  * rewritten since, or one the primary refused, it verifies itself.
  */
@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IndexFileError } from '../../src/index/index-file.ts';
-import { openVerifiedIndex, verifyForWorkers } from '../../src/workers/verified-index.ts';
+import { openVerifiedIndex, verifyForWorkers } from '../../src/host/workers/verified-index.ts';
 import { fixtureIndexPath } from '../helpers/fixture-index.ts';
 
 let dir: string;

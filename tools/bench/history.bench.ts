@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../src/config.ts';
 import { historySizeBytes, recordVersion } from '../../src/index/history/store.ts';
-import { startServer } from '../../src/server.ts';
+import { startServer } from '../../src/host/start-server.ts';
 
 const { values, positionals } = parseArgs({ args: process.argv.slice(2), allowPositionals: true, options: { requests: { type: 'string' } } });
 if (positionals.length !== 2) {

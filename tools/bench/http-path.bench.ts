@@ -10,7 +10,7 @@
 import { loadConfig } from '../../src/config.ts';
 import { createApp } from '../../src/http/app.ts';
 import { createFetchHandler } from '../../src/http/server.ts';
-import { createServices } from '../../src/server.ts';
+import { createServices } from '../../src/host/start-server.ts';
 import { fixtureIndexPath } from '../../test/helpers/fixture-index.ts';
 import { SHARED_FEEDS_DIR } from '../../test/helpers/shared-feeds.ts';
 import { prng } from '../../test/helpers/prng.ts';

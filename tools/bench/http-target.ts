@@ -16,7 +16,7 @@
  * Prints the port on stdout, then serves until killed.
  */
 import { loadConfig } from '../../src/config.ts';
-import { startServer } from '../../src/server.ts';
+import { startServer } from '../../src/host/start-server.ts';
 import { baselineHandler, serveBaselineThreads } from './baseline-servers.ts';
 
 const [mode, arg] = process.argv.slice(2);
@@ -73,7 +73,7 @@ if (mode === 'bare' || mode === 'floor') {
   const { mkdtempSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
-  const { startWorkerPool } = await import('../../src/workers/pool.ts');
+  const { startWorkerPool } = await import('../../src/host/workers/pool.ts');
   // Workers share one database file (an in-memory one is per thread).
   const db = join(mkdtempSync(join(tmpdir(), 'ipintel-bench-workers-')), 'bench.sqlite');
   const config = loadConfig({

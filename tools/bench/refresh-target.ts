@@ -7,7 +7,7 @@
  */
 import { loadConfig } from '../../src/config.ts';
 import { startFeedRefresher } from '../../src/feeds/start.ts';
-import { startServer } from '../../src/server.ts';
+import { startServer } from '../../src/host/start-server.ts';
 
 const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', IPINTEL_DB: ':memory:', IPINTEL_RATE_LIMITS: 'off' });
 const server = await startServer(config);

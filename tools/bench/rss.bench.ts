@@ -69,7 +69,7 @@ async function child(variant: Variant, indexPath: string, count: number): Promis
     op = (ip) => reader!.lookup(ip)!.recordId;
   } else if (variant === 'server') {
     const { loadConfig } = await import('../../src/config.ts');
-    const { createServices } = await import('../../src/server.ts');
+    const { createServices } = await import('../../src/host/start-server.ts');
     const { createApp } = await import('../../src/http/app.ts');
     const { createFetchHandler } = await import('../../src/http/server.ts');
     const config = loadConfig({ ...process.env, IPINTEL_INDEX: indexPath, IPINTEL_DB: join(work, 'db.sqlite') });

@@ -151,8 +151,8 @@ async function phasesChild(indexPath: string, dbPath: string): Promise<never> {
   const at: Record<string, number> = { 'process start -> script': performance.now() };
   const mark = (name: string) => (at[name] = performance.now());
   const { loadConfig } = await import('../../src/config.ts');
-  const server = await import('../../src/server.ts');
-  mark('import src/server.ts');
+  const server = await import('../../src/host/start-server.ts');
+  mark('import src/host/start-server.ts');
   const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', IPINTEL_INDEX: indexPath, IPINTEL_DB: dbPath });
   const services = await server.createServices(config);
   mark('createServices (index, SQLite, policy)');

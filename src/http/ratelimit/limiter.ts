@@ -30,7 +30,7 @@ export interface RateLimiterOptions {
   /** Bound on in-process buckets (the store itself for memory, the fallback for Redis). */
   maxBuckets?: number;
   /**
-   * Buckets shared by the worker threads of one host (src/workers/): used
+   * Buckets shared by the worker threads of one host (src/host/workers/): used
    * instead of this thread's own, for the memory store and Redis's fallback,
    * so limits stay exact across workers. Its size bounds the buckets.
    */

@@ -1,6 +1,6 @@
 /**
  * Token buckets in a SharedArrayBuffer, so every worker thread of one host
- * (src/workers/) decides a caller's requests against the same bucket: the
+ * (src/host/workers/) decides a caller's requests against the same bucket: the
  * per-minute limits stay exact however many workers serve.
  *
  * A set-associative table: a bucket key hashes (two independent 32-bit

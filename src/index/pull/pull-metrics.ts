@@ -3,7 +3,7 @@
  * scrape (every worker of a host reads the same file, so they agree).
  */
 import type { Registry } from 'prom-client';
-import { sharedGauge } from '../../host-gauge.ts';
+import { sharedGauge } from '../../shared-gauge.ts';
 import { TRANSFER_METHODS, type PollOutcome, type PullStatus } from './pull-status-file.ts';
 
 type Prom = typeof import('prom-client');

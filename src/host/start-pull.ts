@@ -7,12 +7,12 @@
  * IPINTEL_INDEX_FALLBACK=default. Later swaps reload every worker.
  */
 import { resolve } from 'node:path';
-import type { Config, PullConfig } from './config.ts';
-import { startWaitingServer } from './http/waiting-server.ts';
-import { IndexPuller } from './index/pull/index-puller.ts';
-import { HistoryJobs } from './index/history/jobs.ts';
-import { readPullStatus } from './index/pull/pull-status-file.ts';
-import { readPublicKey } from './index/publish/signing-keys.ts';
+import type { Config, PullConfig } from '../config.ts';
+import { startWaitingServer } from '../http/waiting-server.ts';
+import { IndexPuller } from '../index/pull/index-puller.ts';
+import { HistoryJobs } from '../index/history/jobs.ts';
+import { readPullStatus } from '../index/pull/pull-status-file.ts';
+import { readPublicKey } from '../index/publish/signing-keys.ts';
 import { signalStopper } from './process-guards.ts';
 
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM'] as const;

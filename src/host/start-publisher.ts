@@ -5,14 +5,14 @@
  * logged and the previous publish stays.
  */
 import { resolve } from 'node:path';
-import type { PublishConfig } from './config.ts';
-import { publishIndex } from './index/publish/publish.ts';
-import { readSigningKey } from './index/publish/signing-keys.ts';
-import type { PublishedManifest } from './index/publish/signed-manifest.ts';
-import type { PublisherHistory } from './index/publish/publish-history.ts';
-import type { HistoryConfig } from './index/history/past-indexes.ts';
-import { HistoryJobs } from './index/history/jobs.ts';
-import { recordPublishedIndex } from './index/history/recorder.ts';
+import type { PublishConfig } from '../config.ts';
+import { publishIndex } from '../index/publish/publish.ts';
+import { readSigningKey } from '../index/publish/signing-keys.ts';
+import type { PublishedManifest } from '../index/publish/signed-manifest.ts';
+import type { PublisherHistory } from '../index/publish/publish-history.ts';
+import type { HistoryConfig } from '../index/history/past-indexes.ts';
+import { HistoryJobs } from '../index/history/jobs.ts';
+import { recordPublishedIndex } from '../index/history/recorder.ts';
 
 const mib = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MiB`;
 

@@ -4,28 +4,28 @@
  * (src/cli.ts, which first builds the default index when it is missing) and
  * by tests (port 0, fixture index).
  */
-import { openAccounts } from './accounts/store.ts';
-import type { Config } from './config.ts';
-import { createCrawlerVerifier } from './crawlers/verifier.ts';
+import { openAccounts } from '../accounts/store.ts';
+import type { Config } from '../config.ts';
+import { createCrawlerVerifier } from '../crawlers/verifier.ts';
 import { resolve } from 'node:path';
-import { readPublishFigures } from './index/publish/publish-figures.ts';
-import { readPullStatus } from './index/pull/pull-status-file.ts';
-import { IndexHolder } from './index/holder.ts';
-import { HistoryJobs } from './index/history/jobs.ts';
-import { PastIndexes } from './index/history/past-indexes.ts';
-import { recordServedIndexes } from './index/history/recorder.ts';
-import { OverridesHolder } from './lookup/overrides/holder.ts';
-import { ServingHolder } from './lookup/serving.ts';
-import { createRdapClient } from './rdap/index.ts';
-import { loadPolicy } from './scoring/index.ts';
-import { memoryBudget } from './memory-budget.ts';
-import { createApp } from './http/app.ts';
-import { TrustedProxies } from './http/client-ip.ts';
-import { HttpMetrics } from './http/metrics.ts';
-import { createAdminFailureBudget, createRateLimiterFromConfig } from './http/ratelimit/index.ts';
-import { createRadarFromConfig } from './http/radar-from-config.ts';
-import { createFetchHandler, IDLE_TIMEOUT_SECONDS } from './http/server.ts';
-import type { AppServices } from './http/services.ts';
+import { readPublishFigures } from '../index/publish/publish-figures.ts';
+import { readPullStatus } from '../index/pull/pull-status-file.ts';
+import { IndexHolder } from '../index/holder.ts';
+import { HistoryJobs } from '../index/history/jobs.ts';
+import { PastIndexes } from '../index/history/past-indexes.ts';
+import { recordServedIndexes } from '../index/history/recorder.ts';
+import { OverridesHolder } from '../lookup/overrides/holder.ts';
+import { ServingHolder } from '../lookup/serving.ts';
+import { createRdapClient } from '../rdap/index.ts';
+import { loadPolicy } from '../scoring/index.ts';
+import { memoryBudget } from '../memory-budget.ts';
+import { createApp } from '../http/app.ts';
+import { TrustedProxies } from '../http/client-ip.ts';
+import { HttpMetrics } from '../http/metrics.ts';
+import { createAdminFailureBudget, createRateLimiterFromConfig } from '../http/ratelimit/index.ts';
+import { createRadarFromConfig } from '../http/radar-from-config.ts';
+import { createFetchHandler, IDLE_TIMEOUT_SECONDS } from '../http/server.ts';
+import type { AppServices } from '../http/services.ts';
 
 export interface RunningServer {
   url: string;
@@ -37,7 +37,7 @@ export interface RunningServer {
 
 /** How the listening socket is opened. */
 export interface ListenOptions {
-  /** SO_REUSEPORT: several workers listen on one port and the kernel spreads connections (src/workers/). */
+  /** SO_REUSEPORT: several workers listen on one port and the kernel spreads connections (src/host/workers/). */
   reusePort?: boolean;
 }
 
@@ -111,7 +111,7 @@ export interface PreparedServer {
 /** Opens every service of `config` and builds the app, without listening (a worker prepares before any worker of its host accepts). */
 export async function prepareServer(config: Config, overrides: Partial<AppServices> = {}, options: PrepareOptions = {}): Promise<PreparedServer> {
   const services = await createServices(config, overrides);
-  // A publisher records what it publishes, at the moment of its publish (src/start-publisher.ts), not what it serves.
+  // A publisher records what it publishes, at the moment of its publish (src/host/start-publisher.ts), not what it serves.
   if (services.history && options.recordsHistory !== false && config.role !== 'publisher') startRecording(services, services.history);
   const app = createApp(services);
   const fetch = createFetchHandler(services, app);

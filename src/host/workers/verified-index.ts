@@ -7,9 +7,9 @@
  * primary could not verify it) it verifies itself, as before.
  */
 import { statSync } from 'node:fs';
-import { IndexHolder } from '../index/holder.ts';
-import { mapIndexFile } from '../index/index-file.ts';
-import { IndexReader } from '../index/reader.ts';
+import { IndexHolder } from '../../index/holder.ts';
+import { mapIndexFile } from '../../index/index-file.ts';
+import { IndexReader } from '../../index/reader.ts';
 
 /** A file the primary verified, as the path named it then. */
 export interface VerifiedIndex {

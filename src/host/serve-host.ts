@@ -4,8 +4,8 @@
  * refresher, in this (the primary) thread, which swaps the index in
  * wherever it is served.
  */
-import type { Config } from './config.ts';
-import type { RefresherOptions } from './feeds/refresher.ts';
+import type { Config } from '../config.ts';
+import type { RefresherOptions } from '../feeds/refresher.ts';
 import { openAccountStore } from './open-accounts.ts';
 
 /** A running host. */
@@ -34,7 +34,7 @@ export async function startHost(
     config.workers = 1;
   }
   if (config.workers === 1) {
-    const [{ startServer }, { reloadServer }, { holderTarget, startFeedRefresher }] = await Promise.all([import('./server.ts'), import('./http/reload.ts'), import('./feeds/start.ts')]);
+    const [{ startServer }, { reloadServer }, { holderTarget, startFeedRefresher }] = await Promise.all([import('./start-server.ts'), import('../http/reload.ts'), import('../feeds/start.ts')]);
     const single = await startServer(config, { accounts: await openAccountStore(config.dbPath) });
     // Serving alone, this thread refreshes.
     const holder = single.services.index;
@@ -60,7 +60,7 @@ export async function startHost(
   // loading it here first made the start slower, not the workers faster). Its refresher's code loads once they serve:
   // the primary's own work (migrations, verifying the index) is what the workers wait for.
   const pool = await startWorkerPool(config, undefined, migrated, threads);
-  const { startFeedRefresher } = await import('./feeds/start.ts');
+  const { startFeedRefresher } = await import('../feeds/start.ts');
   // One refresher per host, here in the primary: it swaps every worker at once (the workers only report its state).
   const swapAll = async () => {
     const answer = await pool.reloadAll();

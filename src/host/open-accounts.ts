@@ -1,7 +1,7 @@
 /** Opening the accounts database from the source tree or from inside the compiled binary (`serve`, `keys`, each worker). */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { AccountsOptions, AccountStore } from './accounts/store.ts';
+import type { AccountsOptions, AccountStore } from '../accounts/store.ts';
 
 /**
  * Opens the accounts database (a SQLite path or a postgres:// URL). From the
@@ -10,8 +10,8 @@ import type { AccountsOptions, AccountStore } from './accounts/store.ts';
  * embedded with `bun build --asset drizzle` (under the binary's virtual root).
  */
 export async function openAccountStore(dbPath: string, options: AccountsOptions = {}): Promise<AccountStore> {
-  const store = await import('./accounts/store.ts');
-  const data = await import('./feeds/default-data.ts');
+  const store = await import('../accounts/store.ts');
+  const data = await import('../feeds/default-data.ts');
   if (!data.isCompiledBinary()) return store.openAccounts(dbPath, options);
   // A worker thread's Bun.main is its own module: the primary passes the root it found.
   const root = options.migrationsRoot ?? embeddedMigrationsRoot();

@@ -1,5 +1,5 @@
 /**
- * A one-value gauge read at each scrape from state every process of the
+ * A one-value prom-client gauge read at each scrape from state every process of the
  * host shares (a status or state file), so any worker's value is the host's.
  */
 import type { Gauge, Registry } from 'prom-client';

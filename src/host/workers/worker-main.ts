@@ -4,17 +4,17 @@
  * rate limits in the host's shared buckets. Answers the primary's calls:
  * reload, metrics, sync-keys, stop.
  */
-import type { Config } from '../config.ts';
-import { ApiError, ERROR_STATUS, type ErrorCode } from '../errors.ts';
-import type { HostLink } from '../http/host-link.ts';
-import { createAdminFailureBudget, createRateLimiterFromConfig, type SharedBucketsMemory } from '../http/ratelimit/index.ts';
-import { reloadLocally } from '../http/reload.ts';
-import { OverridesHolder, type OverridesLoad, type PublishedOverrides } from '../lookup/overrides/holder.ts';
-import type { ReloadBody } from '../contract/service.ts';
-import { prepareServer, type PreparedServer, type RunningServer } from '../server.ts';
+import type { Config } from '../../config.ts';
+import { ApiError, ERROR_STATUS, type ErrorCode } from '../../errors.ts';
+import type { HostLink } from '../../http/host-link.ts';
+import { createAdminFailureBudget, createRateLimiterFromConfig, type SharedBucketsMemory } from '../../http/ratelimit/index.ts';
+import { reloadLocally } from '../../http/reload.ts';
+import { OverridesHolder, type OverridesLoad, type PublishedOverrides } from '../../lookup/overrides/holder.ts';
+import type { ReloadBody } from '../../contract/service.ts';
+import { prepareServer, type PreparedServer, type RunningServer } from '../start-server.ts';
 import { openAccountStore } from '../open-accounts.ts';
-import { feedsStatusView } from '../feeds/start.ts';
-import type { RadarClient } from '../lookup/radar.ts';
+import { feedsStatusView } from '../../feeds/start.ts';
+import type { RadarClient } from '../../lookup/radar.ts';
 import { HostState } from './host-state.ts';
 import { installProcessGuards } from '../process-guards.ts';
 import { RemoteError, Rpc } from './rpc.ts';

@@ -6,18 +6,18 @@
  * the workers, and drains them all on stop. It serves no request itself.
  * Why threads and not processes: docs/deployment.md ("Workers").
  */
-import { memoryBudget } from '../memory-budget.ts';
-import { Serial } from '../accounts/serial.ts';
-import type { Config } from '../config.ts';
-import { allocateConnectionCount, fixConnectionBaseline } from '../http/connection-gate.ts';
-import { openDescriptorCount } from '../net/descriptor-limit.ts';
-import { CALLER_BUDGET_BUCKETS } from '../http/ratelimit/caller-budget.ts';
-import { allocateSharedBuckets, type SharedBucketsMemory } from '../http/ratelimit/index.ts';
-import type { ReloadBody } from '../contract/service.ts';
+import { memoryBudget } from '../../memory-budget.ts';
+import { Serial } from '../../accounts/serial.ts';
+import type { Config } from '../../config.ts';
+import { allocateConnectionCount, fixConnectionBaseline } from '../../http/connection-gate.ts';
+import { openDescriptorCount } from '../../net/descriptor-limit.ts';
+import { CALLER_BUDGET_BUCKETS } from '../../http/ratelimit/caller-budget.ts';
+import { allocateSharedBuckets, type SharedBucketsMemory } from '../../http/ratelimit/index.ts';
+import type { ReloadBody } from '../../contract/service.ts';
 import { embeddedMigrationsRoot } from '../open-accounts.ts';
-import { isCompiledBinary } from '../feeds/default-data.ts';
-import { createRadarFromConfig } from '../http/radar-from-config.ts';
-import { OverridesHolder, type OverridesLoad } from '../lookup/overrides/holder.ts';
+import { isCompiledBinary } from '../../feeds/default-data.ts';
+import { createRadarFromConfig } from '../../http/radar-from-config.ts';
+import { OverridesHolder, type OverridesLoad } from '../../lookup/overrides/holder.ts';
 import { hostMetricsText } from './host-metrics.ts';
 import { HostState } from './host-state.ts';
 import { RemoteError, Rpc } from './rpc.ts';

@@ -12,7 +12,7 @@
  */
 export function workerEntry(): string {
   const here = import.meta.url;
-  if (here.includes('$bunfs') || here.includes('~BUN')) return new URL('./workers/worker-main.ts', here).href;
+  if (here.includes('$bunfs') || here.includes('~BUN')) return new URL('./host/workers/worker-main.ts', here).href;
   return new URL('./worker-main.ts', here).href;
 }
 
