@@ -20,6 +20,7 @@ import type { HistoryTransfer } from '../publish/signed-manifest.ts';
 import { sha256OfFile } from '../file-sha256.ts';
 import { FREE_SPACE_MARGIN_BYTES, freeBytes } from './free-space.ts';
 import { downloadPlain, streamBody, type TransferContext } from './index-transfer.ts';
+import type { HistoryPullStatus } from './pull-status-file.ts';
 
 /** The most a history pull downloads, in times the index's signed size (a month of daily history is about 2.2 times: BENCHMARKS.md); older versions past it are not fetched. */
 export const HISTORY_PULL_FACTOR = 16;
@@ -121,18 +122,6 @@ function choose(published: HistoryManifest, held: Set<string>, nowMs: number, re
   return { kept: { format: published.format, versions: kept, files }, wanted: [...wanted], capped: from - first };
 }
 
-/** The history part of the pull status (null: IPINTEL_HISTORY=off). */
-export interface HistoryPullStatus {
-  /** sha256 of the publisher's history manifest adopted last (null: none yet, or the publisher publishes none). */
-  adopted_sha256: string | null;
-  versions: number;
-  last_adopted: string | null;
-  /** Why the publisher's history was refused last (null once one is adopted); /v1/data/status shows it as the history's error (admin). */
-  last_error: string | null;
-  last_error_at: string | null;
-  /** Bytes the history pulls downloaded since this process started (failed attempts too). */
-  downloaded_bytes: number;
-}
 
 /** Longest wait, in poll intervals, before a refused history is fetched again (a new one is fetched at once). */
 const MAX_RETRY_POLLS = 12;

@@ -5,7 +5,19 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { writeTextAtomically } from '../atomic-text.ts';
-import type { HistoryPullStatus } from './history-pull.ts';
+
+/** The history part of the pull status (null: IPINTEL_HISTORY=off). */
+export interface HistoryPullStatus {
+  /** sha256 of the publisher's history manifest adopted last (null: none yet, or the publisher publishes none). */
+  adopted_sha256: string | null;
+  versions: number;
+  last_adopted: string | null;
+  /** Why the publisher's history was refused last (null once one is adopted); /v1/data/status shows it as the history's error (admin). */
+  last_error: string | null;
+  last_error_at: string | null;
+  /** Bytes the history pulls downloaded since this process started (failed attempts too). */
+  downloaded_bytes: number;
+}
 
 /** What the status route shows of the puller. */
 export interface PullStatus {
