@@ -22,8 +22,8 @@
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { pack as msgpack, unpack } from 'msgpackr';
-import { writeTextAtomically } from '../atomic-text.ts';
-import { fsyncPath } from '../fsync-path.ts';
+import { writeTextAtomically } from '../../file-io/atomic-text.ts';
+import { fsyncPath } from '../../file-io/fsync-path.ts';
 import { parseIndexBytes } from '../index-file.ts';
 import { chunkEnds } from './chunks.ts';
 
