@@ -115,8 +115,8 @@ export function readCatalog(dir: string): HistoryCatalog {
 
 /** Writes the catalog atomically: the commit point of a recording or an adoption. */
 export function writeCatalog(dir: string, catalog: HistoryCatalog): void {
+  // writeTextAtomically fsyncs the folder after its rename.
   writeTextAtomically(join(dir, CATALOG), JSON.stringify(catalog));
-  fsyncPath(dir);
 }
 
 /** The version being served at `ms` (the last one that started at or before it), or null before the first. */
