@@ -5,7 +5,7 @@
  * The output is written atomically (temp file, fsync, rename).
  */
 import { readFileSync } from 'node:fs';
-import { writeFileAtomic } from '../index-builder/write/atomic-file.ts';
+import { writeFileAtomic } from '../src/file-io/atomic-file.ts';
 
 /** Parses RFC 4180 CSV (quoted fields may hold commas, quotes and newlines). */
 function parseCsv(text: string): string[][] {

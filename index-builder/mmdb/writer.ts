@@ -5,7 +5,7 @@
  * open as a MaxMind DB before it replaces the old one.
  */
 import { readFileSync } from 'node:fs';
-import { removeStaleTempFiles, writeFileAtomic } from '../write/atomic-file.ts';
+import { removeStaleTempFiles, writeFileAtomic } from '../../src/file-io/atomic-file.ts';
 import { MmdbDataWriter, MmdbUint } from './encoder.ts';
 import { buildSearchTree, type Ranges } from './search-tree.ts';
 import { openMmdb } from './tree.ts';

@@ -5,7 +5,7 @@
  */
 import { pack } from 'msgpackr';
 import { DIR_ENTRY_SIZE, FORMAT_VERSION, HEADER_SIZE, MAGIC, SECTION_ALIGN, Section, type IndexMeta } from '../../src/index/format.ts';
-import { AtomicFileWriter, removeStaleTempFiles } from './atomic-file.ts';
+import { AtomicFileWriter, removeStaleTempFiles } from '../../src/file-io/atomic-file.ts';
 
 /** Bytes of a typed array (no copy). */
 export function bytesOf(a: Uint32Array): Uint8Array {

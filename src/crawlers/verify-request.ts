@@ -2,7 +2,7 @@
  * Reads and validates the body of POST /v1/crawler/verify. Every problem
  * becomes an ApiError in the spec's shape (codes in docs/crawlers.md).
  */
-import { readCappedBytes } from '../net/read-capped.ts';
+import { readCappedBytes } from '../file-io/read-capped.ts';
 import { ApiError } from '../errors.ts';
 import { formatIp, parseIp, plainAddress } from '../net/ip.ts';
 

@@ -6,7 +6,7 @@
  * the host reports the same state.
  */
 import { readFileSync } from 'node:fs';
-import { writeFileAtomic } from '../../index-builder/write/atomic-file.ts';
+import { writeFileAtomic } from '../file-io/atomic-file.ts';
 import { resolve } from 'node:path';
 import type { Validators } from './download.ts';
 import type { CopySummary } from './copy-summary.ts';

@@ -7,7 +7,7 @@
  */
 import { readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { removeStaleTempFiles } from '../../index-builder/write/atomic-file.ts';
+import { removeStaleTempFiles } from '../file-io/atomic-file.ts';
 
 /** Removes the temp files of the (exited) child `pid`: beside `files` (atomic writes) and in `folders` (downloads); returns how many. */
 export function removeChildLeftovers(pid: number, files: string[], folders: string[]): number {

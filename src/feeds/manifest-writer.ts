@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ManifestSource } from '../../index-builder/sink.ts';
-import { writeFileAtomic } from '../../index-builder/write/atomic-file.ts';
+import { writeFileAtomic } from '../file-io/atomic-file.ts';
 import { manifestEntryOf, type CatalogFeed } from './catalog.ts';
 
 /** Entries of an existing feeds.json whose path the catalog does not list (hand-added feeds). */

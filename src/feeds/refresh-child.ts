@@ -10,7 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readLines, readTail } from '../net/read-lines.ts';
+import { readLines, readTail } from '../file-io/read-lines.ts';
 import type { RunOutcome } from './feed-state.ts';
 import type { RefreshEvent, RefreshRequest } from './refresh-round.ts';
 

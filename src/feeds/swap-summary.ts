@@ -9,7 +9,7 @@
  * whose country or a flag went back and forth are listed as `flapping`.
  */
 import { readFileSync } from 'node:fs';
-import { writeFileAtomic } from '../../index-builder/write/atomic-file.ts';
+import { writeFileAtomic } from '../file-io/atomic-file.ts';
 import { DIFF_FLAG_FIELDS, type ChangedSpaceBody, type DiffField, type FlappingRangeBody, type IndexDiffBody, type SwapSummaryBody } from '../contract/diff.ts';
 import { diffFilesInWorker } from '../lookup/diff/in-worker.ts';
 

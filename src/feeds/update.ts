@@ -9,7 +9,7 @@
  */
 import { existsSync, mkdirSync, renameSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { fsyncPath } from '../index/fsync-path.ts';
+import { fsyncPath } from '../file-io/fsync-path.ts';
 import { localPathOf, sourceUrlOf, type CatalogFeed } from './catalog.ts';
 import { DownloadError, downloadToFile, sha256OfFile, type DownloadLimits, type Validators } from './download.ts';
 import { parseFailureReason, summarizeCopy } from './validate.ts';

@@ -12,7 +12,7 @@
  * primary, src/host/workers/pool.ts), so its cache and budgets are the host's.
  */
 import { TtlCache } from '../cache/ttl-cache.ts';
-import { readCappedBytes } from '../net/read-capped.ts';
+import { readCappedBytes } from '../file-io/read-capped.ts';
 
 export interface RadarClient {
   /** Enrichment for an ASN, or null when unset, failing, slow, or past `caller`'s budget of uncached calls. */

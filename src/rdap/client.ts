@@ -6,7 +6,7 @@
  * never logs response content: any failure is `available: false`.
  */
 import type { LookupHit } from '../index/record.ts';
-import { readCappedBytes } from '../net/read-capped.ts';
+import { readCappedBytes } from '../file-io/read-capped.ts';
 import { LRUCache } from 'lru-cache';
 import { canonicalAddress } from '../net/ip.ts';
 import { shippedBootstrap, type RdapBootstrap } from './bootstrap.ts';

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AtomicFileWriter, BlockStream, WRITE_BLOCK, writeFileAtomic } from '../../index-builder/write/atomic-file.ts';
+import { AtomicFileWriter, BlockStream, WRITE_BLOCK, writeFileAtomic } from '../../src/file-io/atomic-file.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ipintel-atomic-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { buildIndex } from '../../index-builder/build.ts';
 import { FIXTURE_FEEDS_DIR } from '../helpers/fixture-index.ts';
 import { startPublisher, writeTestCatalog, type Publisher } from './publisher.ts';
-import { readLines } from '../../src/net/read-lines.ts';
+import { readLines } from '../../src/file-io/read-lines.ts';
 
 const ROOT = join(import.meta.dir, '..', '..');
 const TOR = 'tor/torbulkexitlist';

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readLines } from '../../src/net/read-lines.ts';
+import { readLines } from '../../src/file-io/read-lines.ts';
 import { fixtureIndexPath } from './fixture-index.ts';
 
 const ROOT = join(import.meta.dir, '../..');

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { readLines, readTail } from '../../src/net/read-lines.ts';
+import { readLines, readTail } from '../../src/file-io/read-lines.ts';
 
 /** A stream giving `parts` as separate chunks. */
 function streamOf(parts: string[]): ReadableStream<Uint8Array> {

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OverrideColumns, OverrideTable } from '../../src/lookup/overrides/table.ts';
 import { ENTRY_BYTES, memoryBudget } from '../../src/memory-budget.ts';
-import { readRegularFile } from '../../src/net/read-regular-file.ts';
+import { readRegularFile } from '../../src/file-io/read-regular-file.ts';
 import { spawnServer, type SpawnedServer } from '../helpers/spawned-server.ts';
 
 const ADMIN = 'overrides-hostile-admin';

@@ -13,7 +13,7 @@ import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { unpack } from 'msgpackr';
 import { zstdDecompressSync } from 'node:zlib';
-import { writeTextAtomically } from '../atomic-text.ts';
+import { writeTextAtomically } from '../../file-io/atomic-text.ts';
 import { catalogVersionOf, HistoryRefusal, type HistoryManifest } from './history-manifest.ts';
 import { boundedDecompress, emitRecipe } from './rebuild.ts';
 import { takeRecordingLock } from './recording-lock.ts';

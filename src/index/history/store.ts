@@ -22,8 +22,8 @@
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { pack as msgpack, unpack } from 'msgpackr';
-import { writeTextAtomically } from '../atomic-text.ts';
-import { fsyncPath } from '../fsync-path.ts';
+import { writeTextAtomically } from '../../file-io/atomic-text.ts';
+import { fsyncPath } from '../../file-io/fsync-path.ts';
 import { parseIndexBytes } from '../index-file.ts';
 import { chunkEnds } from './chunks.ts';
 
@@ -115,8 +115,8 @@ export function readCatalog(dir: string): HistoryCatalog {
 
 /** Writes the catalog atomically: the commit point of a recording or an adoption. */
 export function writeCatalog(dir: string, catalog: HistoryCatalog): void {
+  // writeTextAtomically fsyncs the folder after its rename.
   writeTextAtomically(join(dir, CATALOG), JSON.stringify(catalog));
-  fsyncPath(dir);
 }
 
 /** The version being served at `ms` (the last one that started at or before it), or null before the first. */

@@ -9,7 +9,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeTextAtomically } from '../atomic-text.ts';
+import { writeTextAtomically } from '../../file-io/atomic-text.ts';
 import { linkOrCopy } from '../link-or-copy.ts';
 import { sha256OfFile } from '../file-sha256.ts';
 import { historyManifestOf, type HistoryManifest } from '../history/history-manifest.ts';

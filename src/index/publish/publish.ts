@@ -9,7 +9,7 @@
 import { copyFileSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, utimesSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
-import { writeTextAtomically } from '../atomic-text.ts';
+import { writeTextAtomically } from '../../file-io/atomic-text.ts';
 import { mapIndexFile } from '../index-file.ts';
 import { sha256OfFile } from '../file-sha256.ts';
 import { buildTimeRefusal } from './manifest-window.ts';
@@ -17,7 +17,7 @@ import { signManifest, type CompressedTransfer, type DeltaTransfer, type Publish
 import { compressIndexFile } from './index-compression.ts';
 import { makeDelta, XDELTA3_MISSING, xdelta3Path } from './index-delta.ts';
 import { verifyIndexFile, type ManifestRules } from './verify-index-file.ts';
-import { fsyncPath } from '../fsync-path.ts';
+import { fsyncPath } from '../../file-io/fsync-path.ts';
 import { publishHistory, pruneExportedHistory, type PublisherHistory } from './publish-history.ts';
 
 export { sha256OfFile };

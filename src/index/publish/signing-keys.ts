@@ -5,7 +5,7 @@
  */
 import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { writeTextAtomically } from '../atomic-text.ts';
+import { writeTextAtomically } from '../../file-io/atomic-text.ts';
 import { parsePublicKey, publicKeyLine } from './signed-manifest.ts';
 
 /** Writes `text` to `path` with `mode`, atomically; refuses to replace an existing file. */

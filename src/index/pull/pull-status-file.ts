@@ -4,7 +4,7 @@
  * /metrics read it from there.
  */
 import { readFileSync, statSync } from 'node:fs';
-import { writeTextAtomically } from '../atomic-text.ts';
+import { writeTextAtomically } from '../../file-io/atomic-text.ts';
 
 /** The history part of the pull status (null: IPINTEL_HISTORY=off). */
 export interface HistoryPullStatus {

@@ -1,13 +1,13 @@
 /**
  * One read of the overrides file, start to end: the regular file only,
- * bounded (src/net/read-regular-file.ts), parsed into columns, built into a
+ * bounded (src/file-io/read-regular-file.ts), parsed into columns, built into a
  * table in shared memory, measured against the memory budget's share for
  * overrides and refused with the reason when it would not fit. Runs on a
  * thread of its own (load-thread.ts), never on a serving thread; the CLI
  * tools call it directly.
  */
 import { MAX_OVERRIDE_FILE_BYTES, OverridesFileError, readOverridesText, type OverrideLineError } from '../../contract/overrides.ts';
-import { readRegularFile } from '../../net/read-regular-file.ts';
+import { readRegularFile } from '../../file-io/read-regular-file.ts';
 import { OverrideColumns, OverrideTable, type OverrideTableParts } from './table.ts';
 
 /** Bytes an entry costs in the table at the least (its columns and one interval; memory-budget.ts ENTRY_BYTES.overrideEntry), to refuse a file while it is read. */

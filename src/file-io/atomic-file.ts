@@ -1,10 +1,20 @@
 /** Atomic file writes: temp file in the same folder, fsync, rename. */
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
+import { fsyncPath } from './fsync-path.ts';
 
 /** A temp path beside `path` (same filesystem, so rename is atomic). */
 export function tempPathFor(path: string): string {
   return join(dirname(path), `.${basename(path)}.tmp-${process.pid}-${Date.now()}`);
+}
+
+/**
+ * Renames a written and fsynced temp file over `path`, then fsyncs the folder
+ * so the rename itself survives a crash (tolerated where a filesystem cannot).
+ */
+export function renameIntoPlace(tmp: string, path: string): void {
+  renameSync(tmp, path);
+  fsyncPath(dirname(path) || '.');
 }
 
 /**
@@ -64,7 +74,7 @@ export class BlockStream {
 }
 
 /** Writes all of `bytes` at a file position. */
-function writeAt(fd: number, bytes: Uint8Array, position: number): void {
+export function writeAt(fd: number, bytes: Uint8Array, position: number): void {
   let off = 0;
   while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off, position + off);
 }
@@ -133,13 +143,7 @@ export class AtomicFileWriter {
       unlinkSync(this.tmp);
       throw e;
     }
-    renameSync(this.tmp, this.path);
-    // fsync the directory so the rename itself survives a crash.
-    try {
-      const dfd = openSync(dirname(this.path) || '.', 'r');
-      fsyncSync(dfd);
-      closeSync(dfd);
-    } catch {}
+    renameIntoPlace(this.tmp, this.path);
   }
 
   /** Closes and removes the temp file (after a failure). */
