@@ -175,7 +175,7 @@ export function writeCollected(collector: Collector, metas: SourceMeta[], opts: 
   const hasRpki = collector.vrps.length > 0;
   const file = new IndexFileWriter(opts.out, FIXED_SECTIONS + SUB_TABLE_COUNT + (overrides ? 1 : 0));
   // Following a previous index, each family's intervals wait on disk for the record ids (known only after every record is).
-  const waiting = opts.previous ? new SpilledIntervals(`${opts.out}.intervals-${process.pid}.tmp`) : null;
+  const waiting = opts.previous ? new SpilledIntervals(opts.out) : null;
   try {
     progress.source(step, 'merging layers');
     const previous = opts.previous ?? null;

@@ -7,6 +7,7 @@ import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import type { FamilyIntervals } from '../merge/sweep.ts';
 import { readFully } from './verify-file.ts';
 import { bytesOf } from './index-file.ts';
+import { tempPathFor } from '../../src/file-io/atomic-file.ts';
 
 /** Intervals written to one temp file, read back a family at a time. */
 export class SpilledIntervals {
@@ -14,8 +15,12 @@ export class SpilledIntervals {
   private at = 0;
   private readonly parked: { family: FamilyIntervals['family']; count: number; offset: number; startWords: number }[] = [];
 
-  constructor(private readonly path: string) {
-    this.fd = openSync(path, 'w+', 0o600);
+  private readonly path: string;
+
+  /** Opens a temp file beside the index `out`, named as its temp files are so a killed build's is found and removed. */
+  constructor(out: string) {
+    this.path = `${tempPathFor(out)}.intervals`;
+    this.fd = openSync(this.path, 'w+', 0o600);
   }
 
   /** Writes a family's starts and record ids out (the caller lets its arrays go). */

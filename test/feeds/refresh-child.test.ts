@@ -130,15 +130,15 @@ test('stopping (the server closing) kills the child under way', async () => {
   }
 }, 30_000);
 
-test("what a killed child left (its temp index, state temp and downloads) is removed; a live writer's temp stays", async () => {
+test("what a killed child left (its temp index, parked intervals, state temp and downloads) is removed; a live writer's temp stays", async () => {
   const d = join(dir, 'leftovers');
   mkdirSync(join(d, 'tor'), { recursive: true });
   const gone = Bun.spawn(['true']);
   await gone.exited;
   const index = join(d, 'ipintel.idx');
-  const files = [`.ipintel.idx.tmp-${gone.pid}-1`, `.ipintel.idx.feeds-state.json.tmp-${gone.pid}-2`, `tor/.download-${gone.pid}-torbulkexitlist`, `.ipintel.idx.tmp-${process.pid}-3`, 'tor/torbulkexitlist'];
+  const files = [`.ipintel.idx.tmp-${gone.pid}-1`, `.ipintel.idx.feeds-state.json.tmp-${gone.pid}-2`, `tor/.download-${gone.pid}-torbulkexitlist`, `.ipintel.idx.tmp-${gone.pid}-4.intervals`, `.ipintel.idx.tmp-${process.pid}-3`, 'tor/torbulkexitlist'];
   for (const f of files) writeFileSync(join(d, f), 'x');
-  expect(removeChildLeftovers(gone.pid, [index, `${index}.feeds-state.json`], [join(d, 'tor')])).toBe(3);
+  expect(removeChildLeftovers(gone.pid, [index, `${index}.feeds-state.json`], [join(d, 'tor')])).toBe(4);
   expect(files.filter((f) => existsSync(join(d, f)))).toEqual([`.ipintel.idx.tmp-${process.pid}-3`, 'tor/torbulkexitlist']);
 });
 
