@@ -18,11 +18,24 @@ import { oidcEnv } from '../accounts/helpers/test-app.ts';
 
 const ADMIN = 'admin-token-for-pool-tests';
 const dir = mkdtempSync(join(tmpdir(), 'ipintel-pool-'));
-const quiet = () => {};
+/** The pools' log lines, shown when a test fails (a worker's exit or failed start is only said there). */
+const logs: string[] = [];
 
 async function startPool(env: Record<string, string>): Promise<WorkerPool> {
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', IPINTEL_DNS_SERVERS: '127.0.0.1:9', IPINTEL_ADMIN_TOKEN: ADMIN, IPINTEL_WORKERS: '2', IPINTEL_HISTORY: 'off', ...env });
-  return startWorkerPool(config, quiet);
+  return startWorkerPool(config, (line) => logs.push(`${new Date().toISOString()} ${line}`));
+}
+
+/** Runs a test's body; when it fails, prints the pools' log first. */
+function withPoolLog(body: () => Promise<void>): () => Promise<void> {
+  return async () => {
+    try {
+      await body();
+    } catch (e) {
+      console.error(`pool log:\n${logs.join('\n')}`);
+      throw e;
+    }
+  };
 }
 
 /** One request on its own connection, so the kernel may hand it to any worker. */
@@ -100,7 +113,7 @@ describe('one server to the operator', () => {
   }, 60_000);
   afterAll(() => pool?.stop());
 
-  test('reload under load: no failed request, every worker on the new generation, the old file unmapped', async () => {
+  test('reload under load: no failed request, every worker on the new generation, the old file unmapped', withPoolLog(async () => {
     expect(mappingsOf(index).length).toBeGreaterThan(0);
     copyFileSync(await fixtureIndexPath(), `${index}.next`);
     renameSync(`${index}.next`, index);
@@ -132,9 +145,9 @@ describe('one server to the operator', () => {
     // Each worker releases its replaced reader a moment after the swap.
     await until(() => mappingsOf(index).every((line) => !line.endsWith('(deleted)')), 'the replaced index to be unmapped by every worker');
     expect(mappingsOf(index).length).toBeGreaterThan(0);
-  }, 60_000); // a reload of every worker under wrk-like load: past Bun's 5 s default on a loaded machine
+  }), 60_000); // a reload of every worker under wrk-like load: past Bun's 5 s default on a loaded machine
 
-  test('/health is 503 while the workers disagree on the generation', async () => {
+  test('/health is 503 while the workers disagree on the generation', withPoolLog(async () => {
     pool.state.setGeneration(1, 99);
     try {
       const res = await get(`${pool.url}/health`);
@@ -143,9 +156,9 @@ describe('one server to the operator', () => {
     } finally {
       pool.state.setGeneration(1, 2);
     }
-  });
+  }));
 
-  test('a killed worker: the other keeps serving, it comes back, the crash is counted', async () => {
+  test('a killed worker: the other keeps serving, it comes back, the crash is counted', withPoolLog(async () => {
     const failures: string[] = [];
     let stop = false;
     let answered = 0;
@@ -178,7 +191,7 @@ describe('one server to the operator', () => {
     expect(after.map((r) => r.status)).toEqual(Array(40).fill(200));
     const text = await (await get(`${pool.url}/metrics`, { authorization: `Bearer ${ADMIN}` })).text();
     expect(text).toMatch(/^ipintel_worker_crashes_total 1$/m);
-  });
+  }));
 });
 
 describe('key cache across workers', () => {
