@@ -1,14 +1,17 @@
 /**
- * A size-bounded LRU map whose entries expire after their own TTL. Bounded
- * by entries and, when given a size function, by bytes: the least recently
- * used entries go first. The clock is passed in so expiry can be tested
- * without sleeping.
+ * The one bounded cache of the house (DNS answers, crawler proofs, RDAP and
+ * radar answers): lru-cache keeps the entries in recency order and bounds
+ * them by count and, given a size function, by bytes (the least recently
+ * used go first). This face adds what every caller here needs the same way:
+ * each entry's own TTL on a clock passed in (expiry tested without
+ * sleeping), and a TTL of zero or less meaning "do not keep" (lru-cache
+ * reads 0 as "keep forever").
  */
+import { LRUCache } from 'lru-cache';
 
 interface Entry<V> {
   value: V;
   expiresAt: number;
-  bytes: number;
 }
 
 /** Optional byte bound: an estimate of each entry's retained size, and the most all entries may hold. */
@@ -19,46 +22,41 @@ export interface ByteBound<V> {
 
 /** LRU cache with per-entry expiry; times are milliseconds from `now()`. */
 export class TtlCache<V> {
-  private readonly entries = new Map<string, Entry<V>>();
-  private heldBytes = 0;
+  private readonly entries: LRUCache<string, Entry<V>>;
 
   constructor(
-    private readonly maxEntries: number,
+    maxEntries: number,
     private readonly now: () => number,
-    private readonly bound: ByteBound<V> | null = null,
+    bound: ByteBound<V> | null = null,
   ) {
     if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new RangeError('cache size must be a positive integer');
     if (bound && !(bound.maxBytes > 0)) throw new RangeError('cache byte bound must be positive');
+    this.entries = new LRUCache<string, Entry<V>>({
+      max: maxEntries,
+      // An entry larger than the whole bound is not kept (lru-cache's maxEntrySize defaults to maxSize).
+      ...(bound && { maxSize: bound.maxBytes, sizeCalculation: (entry: Entry<V>, key: string) => Math.max(1, Math.ceil(bound.sizeOf(key, entry.value))) }),
+    });
   }
 
   /** The live value for a key (refreshing its recency), or undefined. */
   get(key: string): V | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
+    // Expiry is checked here, not by lru-cache's TTL: an entry is gone at exactly its TTL, on any clock (lru-cache keeps it one tick longer and never expires one set at time 0).
     if (entry.expiresAt <= this.now()) {
-      this.remove(key, entry);
+      this.entries.delete(key);
       return undefined;
     }
-    // Map keeps insertion order: re-inserting marks the entry most recent.
-    this.entries.delete(key);
-    this.entries.set(key, entry);
     return entry.value;
   }
 
-  /** Stores a value for `ttlMs`; a non-positive TTL, or a value larger than the whole byte bound, stores nothing. */
+  /** Stores a value for `ttlMs`; a non-positive TTL, or a value larger than the whole byte bound, stores nothing (and drops the old value). */
   set(key: string, value: V, ttlMs: number): void {
-    const old = this.entries.get(key);
-    if (old) this.remove(key, old);
-    if (!(ttlMs > 0)) return;
-    const bytes = this.bound ? this.bound.sizeOf(key, value) : 0;
-    if (this.bound && bytes > this.bound.maxBytes) return;
-    this.entries.set(key, { value, expiresAt: this.now() + ttlMs, bytes });
-    this.heldBytes += bytes;
-    const maxBytes = this.bound?.maxBytes ?? Infinity;
-    while (this.entries.size > this.maxEntries || this.heldBytes > maxBytes) {
-      const oldest = this.entries.keys().next().value as string;
-      this.remove(oldest, this.entries.get(oldest)!);
+    if (!(ttlMs > 0)) {
+      this.entries.delete(key);
+      return;
     }
+    this.entries.set(key, { value, expiresAt: this.now() + ttlMs });
   }
 
   /** Number of entries held (expired ones included until touched). */
@@ -68,11 +66,6 @@ export class TtlCache<V> {
 
   /** Estimated bytes held (0 without a byte bound). */
   get bytes(): number {
-    return this.heldBytes;
-  }
-
-  private remove(key: string, entry: Entry<V>): void {
-    this.entries.delete(key);
-    this.heldBytes -= entry.bytes;
+    return this.entries.calculatedSize || 0; // undefined without a size bound
   }
 }

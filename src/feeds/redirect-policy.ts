@@ -9,7 +9,7 @@
  * followed as the first request was, whatever its scheme and address.
  */
 import { lookup } from 'node:dns/promises';
-import ipaddr from 'ipaddr.js';
+import { isPublicAddress, parseIp } from '../net/ip.ts';
 
 /** Most redirects one download follows. */
 export const MAX_REDIRECTS = 5;
@@ -42,23 +42,11 @@ export function redirectVerdict(from: URL, to: URL, scope: RedirectScope): Redir
   return { follow: 'after-address-check' };
 }
 
-/** Whether an address is public unicast (the only kind a redirect may reach). */
-export function isPublicAddress(address: string): boolean {
-  let ip: ipaddr.IPv4 | ipaddr.IPv6;
-  try {
-    ip = ipaddr.parse(address);
-  } catch {
-    return false;
-  }
-  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
-  return ip.range() === 'unicast';
-}
-
 /** Resolves a host name; the reason it may not be connected to, or null when every address it resolves to is public. */
 export async function addressVerdict(hostname: string): Promise<string | null> {
   const bare = hostname.replace(/^\[|\]$/g, '');
   let addresses: string[];
-  if (ipaddr.isValid(bare)) addresses = [bare];
+  if (parseIp(bare) !== null) addresses = [bare];
   else {
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {

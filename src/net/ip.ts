@@ -4,7 +4,12 @@
  * IPv4 addresses are plain numbers (0..2^32-1). IPv6 addresses are bigints in
  * the builder (clear arithmetic) and four u32 words on the lookup hot path
  * (no bigint allocation per request).
+ *
+ * Also the one answer to "is this address public / inside the network" for
+ * anything the process connects to (addressRange).
  */
+
+import ipaddr from 'ipaddr.js';
 
 export type Family = 4 | 6;
 /** An address value: number for IPv4, bigint for IPv6. */
@@ -341,4 +346,48 @@ export function canonicalAddress(text: string): string | null {
 export function wordsToBigInt(words: Uint32Array, i: number): bigint {
   const b = i * 4;
   return (BigInt(words[b]) << 96n) | (BigInt(words[b + 1]) << 64n) | (BigInt(words[b + 2]) << 32n) | BigInt(words[b + 3]);
+}
+
+/** Ranges a plain-http pull may reach: the operator's own network. */
+const INSIDE_RANGES: ReadonlySet<string> = new Set(['loopback', 'private', 'uniqueLocal']);
+
+/**
+ * The special-purpose range an address falls in, named as ipaddr.js names
+ * them ('loopback', 'private', 'linkLocal', 'carrierGradeNat', 'rfc6052'
+ * for NAT64, 'reserved' for documentation space...), 'unicast' when it is
+ * in none (a public address), or null when `text` is not an address. The
+ * text is parsed here (strictly: no octal, hex or short IPv4 forms, no zone
+ * ids); ipaddr.js keeps the list of ranges. IPv4-mapped IPv6 is judged as
+ * its IPv4 address; IPv4-compatible IPv6 (::a.b.c.d, deprecated) is
+ * 'ipv4Compatible', neither public nor inside.
+ */
+export function addressRange(text: string): string | null {
+  const ip = parseIp(text);
+  if (!ip) return null;
+  if (ip.family === 6) {
+    const v = ip.value as bigint;
+    const high = v >> 32n;
+    if (high === 0xffffn) return ipv4Range(Number(v & 0xffffffffn));
+    // :: and ::1 are the unspecified and loopback addresses, not IPv4 inside IPv6.
+    if (high === 0n && v > 1n) return 'ipv4Compatible';
+    const groups = new Array<number>(8);
+    for (let k = 7, rest = v; k >= 0; k--, rest >>= 16n) groups[k] = Number(rest & 0xffffn);
+    return new ipaddr.IPv6(groups).range();
+  }
+  return ipv4Range(ip.value as number);
+}
+
+function ipv4Range(v: number): string {
+  return new ipaddr.IPv4([v >>> 24, (v >>> 16) & 255, (v >>> 8) & 255, v & 255]).range();
+}
+
+/** Whether an address is public unicast (addressRange 'unicast'): the only kind an address from outside may lead a connection to. */
+export function isPublicAddress(text: string): boolean {
+  return addressRange(text) === 'unicast';
+}
+
+/** Whether an address is inside the operator's network: loopback, private (RFC 1918) or unique-local. */
+export function isInsideAddress(text: string): boolean {
+  const range = addressRange(text);
+  return range !== null && INSIDE_RANGES.has(range);
 }

@@ -7,7 +7,7 @@
  */
 import type { LookupHit } from '../index/record.ts';
 import { readCappedBytes } from '../file-io/read-capped.ts';
-import { LRUCache } from 'lru-cache';
+import { TtlCache } from '../cache/ttl-cache.ts';
 import { canonicalAddress } from '../net/ip.ts';
 import { shippedBootstrap, type RdapBootstrap } from './bootstrap.ts';
 import { normalizeRdapNetwork } from './normalize.ts';
@@ -109,16 +109,11 @@ export function createRdapClient(options: RdapClientOptions = {}): RdapClient {
   // A bad base is a configuration error: fail at start-up, not as silent "unavailable" forever.
   if (base !== null && !/^https?:\/\/[^/]/i.test(base)) throw new Error(`RDAP base must be an http(s) URL (got "${base}")`);
   const fetchImpl = options.fetch ?? fetch;
-  const now = options.now;
-  const cache = new LRUCache<string, RdapResult>({
-    max: options.cacheSize ?? RDAP_DEFAULTS.cacheSize,
+  const cacheTtlMs = options.cacheTtlMs ?? RDAP_DEFAULTS.cacheTtlMs;
+  const cache = new TtlCache<RdapResult>(options.cacheSize ?? RDAP_DEFAULTS.cacheSize, options.now ?? (() => performance.now()), {
     // A registry decides how big an answer is (up to maxBodyBytes each): bound the bytes too, not only the count.
-    maxSize: options.cacheMaxBytes ?? RDAP_DEFAULTS.cacheMaxBytes,
-    sizeCalculation: (result) => Math.max(1, JSON.stringify(result).length),
-    ttl: options.cacheTtlMs ?? RDAP_DEFAULTS.cacheTtlMs,
-    // Check expiry against the clock on every get, so an injected clock is exact.
-    ttlResolution: 0,
-    ...(now && { perf: { now } }),
+    maxBytes: options.cacheMaxBytes ?? RDAP_DEFAULTS.cacheMaxBytes,
+    sizeOf: (_ip, result) => Math.max(1, JSON.stringify(result).length),
   });
   const inflight = new Map<string, Promise<RdapResult>>();
   // Redirects may only lead to a registry of the table, or stay on the configured mirror.
@@ -178,12 +173,12 @@ export function createRdapClient(options: RdapClientOptions = {}): RdapClient {
   async function askAndCache(ip: string): Promise<RdapResult> {
     try {
       const result = await ask(ip);
-      cache.set(ip, result);
+      cache.set(ip, result, cacheTtlMs);
       return result;
     } catch (e) {
       options.onFailure?.(failureOf(ip, e));
       const result = unavailableRdap();
-      cache.set(ip, result, { ttl: negativeTtlMs });
+      cache.set(ip, result, negativeTtlMs);
       return result;
     }
   }

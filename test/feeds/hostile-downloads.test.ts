@@ -10,7 +10,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { addressVerdict, isPublicAddress, redirectScope, redirectVerdict } from '../../src/feeds/redirect-policy.ts';
+import { addressVerdict, redirectScope, redirectVerdict } from '../../src/feeds/redirect-policy.ts';
+import { isPublicAddress } from '../../src/net/ip.ts';
 import { FIXTURE_FEEDS_DIR } from '../helpers/fixture-index.ts';
 import { gzipBomb, hostLines, hugeJson, streamed } from './hostile-bodies.ts';
 import { countParses, GOOGLEBOT, HostileRig, RIS6, rowOf, SECRET, VPN6, type Run } from './hostile-kit.ts';

@@ -280,6 +280,18 @@ describe('cache', () => {
     expect(mock.requests).toHaveLength(3);
   });
 
+  test('a failure cached when the clock read 0 still expires (lru-cache\'s own TTL kept it for ever)', async () => {
+    let healthy = false;
+    const mock = started(startMockRdap((url) => (healthy ? feedResponse(FEED_FOR_IP[url.pathname.slice(4)]) : new Response('', { status: 503 }))));
+    let clock = 0;
+    const client = createRdapClient({ base: mock.base, now: () => clock, negativeTtlMs: 60_000 });
+    expect((await client.lookup('1.1.1.1')).available).toBe(false);
+    healthy = true;
+    clock += 61_000;
+    expect((await client.lookup('1.1.1.1')).available).toBe(true);
+    expect(mock.requests).toHaveLength(2);
+  });
+
   test('the cache is bounded: the least recently used address is dropped', async () => {
     const mock = started(startMockRdap());
     const client = createRdapClient({ base: mock.base, cacheSize: 2 });

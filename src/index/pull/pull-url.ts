@@ -4,20 +4,7 @@
  * unique-local (a publisher inside the operator's own network).
  */
 import { lookup } from 'node:dns/promises';
-import ipaddr from 'ipaddr.js';
-
-const PLAIN_HTTP_RANGES = new Set(['loopback', 'private', 'uniqueLocal']);
-
-/** Whether an address is one plain http may reach. */
-function isInsideAddress(address: string): boolean {
-  try {
-    let parsed = ipaddr.parse(address);
-    if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-    return PLAIN_HTTP_RANGES.has(parsed.range());
-  } catch {
-    return false;
-  }
-}
+import { isInsideAddress, parseIp } from '../../net/ip.ts';
 
 /** Throws an Error saying why `url` may not be pulled from; resolves when it may. */
 export async function checkPullUrl(url: string): Promise<void> {
@@ -32,7 +19,7 @@ export async function checkPullUrl(url: string): Promise<void> {
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
   let addresses: string[];
   try {
-    addresses = ipaddr.isValid(host) ? [host] : (await lookup(host, { all: true })).map((a) => a.address);
+    addresses = parseIp(host) !== null ? [host] : (await lookup(host, { all: true })).map((a) => a.address);
   } catch {
     throw new Error(`${host} does not resolve`);
   }
