@@ -5,9 +5,9 @@
  * time for DNS.
  */
 import { verifiedCrawlerOf } from '../crawlers/lookup-flags.ts';
-import type { CrawlerProof } from '../crawlers/verifier.ts';
 import { ApiError } from '../errors.ts';
 import type { LookupHit } from '../index/record.ts';
+import { crawlerProofOf } from '../lookup/answerer.ts';
 import { invalidIp } from '../lookup/invalid-ip.ts';
 import { lookupAddress } from '../lookup/overrides/overlay.ts';
 import type { ServingSnapshot } from '../lookup/serving.ts';
@@ -23,9 +23,6 @@ export function callerIpOrThrow(ip: string | null): string {
   return ip;
 }
 
-/** How long a GET lookup may wait for a DNS crawler proof before answering without it. */
-export const CRAWLER_PROOF_BUDGET_MS = 50;
-
 /** Looks up an address text in a snapshot (default: the one in force) or throws INVALID_IP with the text provided. */
 export function lookupOrThrow(services: AppServices, ip: string, snapshot: ServingSnapshot = services.serving.snapshot): LookupHit {
   const hit = lookupAddress(snapshot.reader, snapshot.overrides, ip);
@@ -35,20 +32,11 @@ export function lookupOrThrow(services: AppServices, ip: string, snapshot: Servi
 }
 
 /**
- * The crawler proof of a hit for a GET lookup: a value when none must be
- * awaited (cached, or the range wants no DNS check), else a promise bounded
- * by CRAWLER_PROOF_BUDGET_MS.
- */
-export function crawlerProofOf(services: AppServices, hit: LookupHit): CrawlerProof | null | Promise<CrawlerProof | null> {
-  return services.crawlers.startProof(hit, CRAWLER_PROOF_BUDGET_MS);
-}
-
-/**
  * The caller-independent scoring context of a hit (may wait for a bounded DNS
  * check), with the coverage of the snapshot the hit came from (default: the
  * one in force when called, read before waiting).
  */
 export async function scoringContextFor(services: AppServices, hit: LookupHit, snapshot: ServingSnapshot = services.serving.snapshot): Promise<ScoringContext> {
   const coverage = snapshot.coverage;
-  return { verifiedCrawler: verifiedCrawlerOf(await crawlerProofOf(services, hit)), coverage };
+  return { verifiedCrawler: verifiedCrawlerOf(await crawlerProofOf(services.crawlers, hit)), coverage };
 }

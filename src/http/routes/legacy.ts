@@ -2,13 +2,12 @@
  * Legacy GET / and GET /{ip} (spec 4.6, 4.9): the flat legacy JSON, or
  * plain text by `format=text` / Accept, with a strong ETag on /{ip}.
  */
-import { legacyObject, legacyPlace, legacyText } from '../../lookup/legacy.ts';
 import { ApiError } from '../../errors.ts';
 import { JSON_TYPE, TEXT_TYPE } from '../errors.ts';
 import { CORS_RESPONSE_HEADERS } from '../cors.ts';
 import { legacyQuery, NO_QUERY, wantsText, type LegacyQuery } from '../negotiation.ts';
 import type { AppServices } from '../services.ts';
-import { callerIpOrThrow, lookupOrThrow, scoringContextFor } from '../address-lookup.ts';
+import { callerIpOrThrow, lookupOrThrow } from '../address-lookup.ts';
 import { lastSegmentParam } from '../request-params.ts';
 import type { RouteHandler } from '../route-table.ts';
 
@@ -44,11 +43,11 @@ function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
 }
 
 /**
- * One legacy answer (`current`: of the caller's own address, `ip`). Synchronous for one-line
- * text: that line reads the record alone, so it neither scores nor waits on
- * a crawler's DNS proof (the operator and domain, which do, are only in the
- * JSON and the detail text). Errors are thrown; the request path renders
- * them as text or JSON by the same negotiation (negotiation.ts).
+ * One legacy answer (`current`: of the caller's own address, `ip`): the
+ * request's facts (format, detail, the address's hit) gathered here, the body
+ * made by the snapshot's answerer (src/lookup/answerer.ts; synchronous unless
+ * it waits on a crawler's DNS proof). Errors are thrown; the request path
+ * renders them as text or JSON by the same negotiation (negotiation.ts).
  */
 function legacy(services: AppServices, request: Request, query: LegacyQuery, ip: string | null, current: boolean): Response | Promise<Response> {
   // The Accept header is read only when no format is given (reading headers builds them all).
@@ -61,11 +60,9 @@ function legacy(services: AppServices, request: Request, query: LegacyQuery, ip:
   const snapshot = services.serving.snapshot;
   const hit = lookupOrThrow(services, callerIpOrThrow(ip), snapshot);
   const detail = query.detail === '1' || query.detail === 'true';
-  if (text && !detail) return answer(request, current, text, current ? legacyText(legacyPlace(hit), false, true) : snapshot.lines.line(hit));
-  return scoringContextFor(services, hit, snapshot).then((scoring) => {
-    const obj = legacyObject(hit, { scoring, policy: snapshot.policy }, services.now());
-    return answer(request, current, text, text ? legacyText(obj, detail, current) : JSON.stringify(obj));
-  });
+  const body = snapshot.answers.legacy(hit, { text, detail, current }, services);
+  if (typeof body === 'string') return answer(request, current, text, body);
+  return body.then((b) => answer(request, current, text, b));
 }
 
 /** A 200 (or 304 when If-None-Match matches on /{ip}) of a rendered body: one prebuilt header set, plus the ETag on /{ip}. */

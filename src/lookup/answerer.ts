@@ -1,0 +1,139 @@
+/**
+ * The one answerer of a serving snapshot: given a request's facts (the hit
+ * of its parsed address, its `fields`, whether the Pro RDAP include is
+ * wanted, the legacy form), it returns the body to send, and decides inside
+ * how: the whole memoised body, a lead cut or a text cut of it, or a fresh
+ * build (v1BodyText), and whether a crawler proof or the RDAP registry must
+ * be waited for. The HTTP layer gathers the facts and renders the answer
+ * (status, headers); it never reads the memos.
+ *
+ * The live facts (crawler DNS proof, RDAP owner, the clock) are asked
+ * through `LiveSources`, not handed in ready-made: what to ask depends on the
+ * memo (a record it holds answered without a proof to wait for, so its row
+ * need not be read to ask again) and on the fields (location alone never
+ * waits for DNS), which only this module knows.
+ *
+ * Two answer shapes, one declaration each: the v1 object (src/lookup/v1.ts,
+ * v1-body.ts) and the flat legacy object or its text (legacy.ts). The legacy
+ * answer is not a projection of the v1 body (other members, other order,
+ * `operator`/`domain` from scoring, a one-line text memo of its own), so it
+ * has its own entry here rather than a cut of the v1 text.
+ */
+import { verifiedCrawlerOf } from '../crawlers/lookup-flags.ts';
+import type { CrawlerProof, CrawlerVerifier } from '../crawlers/verifier.ts';
+import type { LookupHit } from '../index/record.ts';
+import { ownerFromRdap, type RdapClient, type RdapResult } from '../rdap/index.ts';
+import { legacyObject, legacyPlace, legacyText, type LegacyLines } from './legacy.ts';
+import { needsScoring } from './v1.ts';
+import { v1BodyText, type AnswerFacts, type V1BodyCache } from './v1-body.ts';
+
+/** How long a GET lookup may wait for a DNS crawler proof before answering without it. */
+export const CRAWLER_PROOF_BUDGET_MS = 50;
+
+/** Where an answer's live facts come from: one per set of services, shared by every request. */
+export interface LiveSources {
+  crawlers: Pick<CrawlerVerifier, 'proofFor' | 'startProof'>;
+  rdap: Pick<RdapClient, 'peek' | 'lookup'>;
+  /** Clock (ms). */
+  now: () => number;
+}
+
+/** The legacy form asked for (spec 4.6): text or JSON, the detail text, the caller's own address. */
+export interface LegacyForm {
+  text: boolean;
+  detail: boolean;
+  current: boolean;
+}
+
+const emptyRdap: RdapResult = { available: false, network: null, contacts: [] };
+
+/**
+ * The crawler proof of a hit for a GET lookup: a value when none must be
+ * awaited (cached, or the range wants no DNS check), else a promise bounded
+ * by CRAWLER_PROOF_BUDGET_MS.
+ */
+export function crawlerProofOf(crawlers: LiveSources['crawlers'], hit: LookupHit): CrawlerProof | null | Promise<CrawlerProof | null> {
+  return crawlers.startProof(hit, CRAWLER_PROOF_BUDGET_MS);
+}
+
+/** The answers of one serving snapshot, made with its memos. */
+export class SnapshotAnswerer {
+  constructor(
+    private readonly bodies: V1BodyCache,
+    private readonly lines: LegacyLines,
+  ) {}
+
+  /**
+   * The v1 body (spec 2.1, 4.1) of a hit: the whole object when `fields` is
+   * null, else those fields; with the registry's `rdap` object when `withRdap`
+   * (an accepted include asking for it). Synchronous unless a crawler DNS
+   * proof or the registry is awaited.
+   */
+  v1(hit: LookupHit, fields: ReadonlySet<string> | null, withRdap: boolean, live: LiveSources): string | Promise<string> {
+    if (withRdap) return this.v1WithRdap(hit, fields, live);
+    // ip/stack/location/routing alone never wait for a crawler DNS proof.
+    if (!needsScoring(fields)) return this.v1Text(hit, fields, null, null, live);
+    const proof = this.proofOf(hit, live);
+    if (proof instanceof Promise) return proof.then((p) => this.v1Text(hit, fields, p, null, live));
+    return this.v1Text(hit, fields, proof, null, live);
+  }
+
+  /**
+   * The v1 body with no live part (no crawler proof, no RDAP owner) as it was
+   * or is at `now`: answers as of a past moment (the caller adds `as_of`)
+   * and the offline `lookup` command.
+   */
+  v1WithoutLiveParts(hit: LookupHit, fields: ReadonlySet<string> | null, now: number): string {
+    return v1BodyText(this.bodies, hit, { verifiedCrawler: null, rdapOwner: null, now }, fields, null);
+  }
+
+  /**
+   * The legacy body (spec 4.6) of a hit: the one-line text, the detail text
+   * or the flat JSON. The one-line text reads the record alone, so it neither
+   * scores nor waits on a crawler's DNS proof; the others may wait for one.
+   */
+  legacy(hit: LookupHit, form: LegacyForm, live: LiveSources): string | Promise<string> {
+    if (form.text && !form.detail) return form.current ? legacyText(legacyPlace(hit), false, true) : this.lines.line(hit);
+    const proof = crawlerProofOf(live.crawlers, hit);
+    if (proof instanceof Promise) return proof.then((p) => this.legacyBody(hit, form, p, live));
+    return this.legacyBody(hit, form, proof, live);
+  }
+
+  private legacyBody(hit: LookupHit, form: LegacyForm, proof: CrawlerProof | null, live: LiveSources): string {
+    const { coverage, policy } = this.bodies.facts;
+    const obj = legacyObject(hit, { scoring: { verifiedCrawler: verifiedCrawlerOf(proof), coverage }, policy }, live.now());
+    return form.text ? legacyText(obj, form.detail, form.current) : JSON.stringify(obj);
+  }
+
+  /** The crawler proof of a hit (crawlerProofOf), without reading the row of a record the memo holds. */
+  private proofOf(hit: LookupHit, live: LiveSources): CrawlerProof | null | Promise<CrawlerProof | null> {
+    // A record the memo already answered wanted no DNS proof (only such records are memoised):
+    // its row need not be read to ask again.
+    return this.bodies.holds(hit) ? live.crawlers.proofFor(hit) : crawlerProofOf(live.crawlers, hit);
+  }
+
+  /** An accepted include: the registry is asked before the body is built, so the answer's network.owner agrees with its rdap object. */
+  private async v1WithRdap(hit: LookupHit, fields: ReadonlySet<string> | null, live: LiveSources): Promise<string> {
+    const proof = needsScoring(fields) ? await crawlerProofOf(live.crawlers, hit) : null;
+    return this.v1Text(hit, fields, proof, await live.rdap.lookup(hit.ip), live);
+  }
+
+  /** The v1 text once the live facts are in (v1BodyText chooses memo, cut or fresh build). */
+  private v1Text(hit: LookupHit, fields: ReadonlySet<string> | null, proof: CrawlerProof | null, rdap: RdapResult | null, live: LiveSources): string {
+    return v1BodyText(this.bodies, hit, this.facts(hit, proof, rdap, live), fields, rdap);
+  }
+
+  /**
+   * What an answer adds to its snapshot: the crawler proof, the RDAP owner,
+   * the clock. The owner is the registrant organization of the answer this
+   * request fetched (Pro include), else of a cached one; ownerFromRdap never
+   * yields a person.
+   */
+  private facts(hit: LookupHit, proof: CrawlerProof | null, fetched: RdapResult | null, live: LiveSources): AnswerFacts {
+    return {
+      verifiedCrawler: verifiedCrawlerOf(proof),
+      rdapOwner: ownerFromRdap(fetched ?? live.rdap.peek(hit) ?? emptyRdap),
+      now: live.now(),
+    };
+  }
+}
