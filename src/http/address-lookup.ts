@@ -1,19 +1,15 @@
 /**
  * What every address route does first: look the address up in the serving
- * snapshot (INVALID_IP when it is none), count the lookup, and get the
- * caller-independent scoring context, whose crawler proof may wait a bounded
- * time for DNS.
+ * snapshot (INVALID_IP when it is none) and count the lookup. What the answer
+ * then waits for (a crawler's DNS proof) the snapshot's answerer decides
+ * (src/lookup/answerer.ts).
  */
-import { verifiedCrawlerOf } from '../crawlers/lookup-flags.ts';
 import { ApiError } from '../errors.ts';
 import type { LookupHit } from '../index/record.ts';
-import { crawlerProofOf } from '../lookup/answerer.ts';
 import { invalidIp } from '../lookup/invalid-ip.ts';
 import { lookupAddress } from '../lookup/overrides/overlay.ts';
 import type { ServingSnapshot } from '../lookup/serving.ts';
-import type { ScoringContext } from '../scoring/index.ts';
 import type { AppServices } from './services.ts';
-
 
 const NO_CLIENT_IP = new ApiError('NO_CLIENT_IP', 'The caller IP address cannot be determined', {});
 
@@ -29,14 +25,4 @@ export function lookupOrThrow(services: AppServices, ip: string, snapshot: Servi
   if (!hit) throw invalidIp(ip);
   services.metrics.lookup(hit.family);
   return hit;
-}
-
-/**
- * The caller-independent scoring context of a hit (may wait for a bounded DNS
- * check), with the coverage of the snapshot the hit came from (default: the
- * one in force when called, read before waiting).
- */
-export async function scoringContextFor(services: AppServices, hit: LookupHit, snapshot: ServingSnapshot = services.serving.snapshot): Promise<ScoringContext> {
-  const coverage = snapshot.coverage;
-  return { verifiedCrawler: verifiedCrawlerOf(await crawlerProofOf(services.crawlers, hit)), coverage };
 }

@@ -13,16 +13,19 @@
  * need not be read to ask again) and on the fields (location alone never
  * waits for DNS), which only this module knows.
  *
- * Two answer shapes, one declaration each: the v1 object (src/lookup/v1.ts,
- * v1-body.ts) and the flat legacy object or its text (legacy.ts). The legacy
- * answer is not a projection of the v1 body (other members, other order,
- * `operator`/`domain` from scoring, a one-line text memo of its own), so it
- * has its own entry here rather than a cut of the v1 text.
+ * Each answer shape has one declaration and one entry here: the v1 object
+ * (src/lookup/v1.ts, v1-body.ts), the flat legacy object or its text
+ * (legacy.ts) and one address's part of the assessment (assessment.ts). The
+ * legacy answer is not a projection of the v1 body (other members, other
+ * order, `operator`/`domain` from scoring, a one-line text memo of its own),
+ * so it has its own entry rather than a cut of the v1 text.
  */
 import { verifiedCrawlerOf } from '../crawlers/lookup-flags.ts';
 import type { CrawlerProof, CrawlerVerifier } from '../crawlers/verifier.ts';
 import type { LookupHit } from '../index/record.ts';
 import { ownerFromRdap, type RdapClient, type RdapResult } from '../rdap/index.ts';
+import type { AssessContext } from '../scoring/index.ts';
+import { assessStack, type StackAssessment } from './assessment.ts';
 import { legacyObject, legacyPlace, legacyText, type LegacyLines } from './legacy.ts';
 import { needsScoring } from './v1.ts';
 import { v1BodyText, type AnswerFacts, type V1BodyCache } from './v1-body.ts';
@@ -52,7 +55,7 @@ const emptyRdap: RdapResult = { available: false, network: null, contacts: [] };
  * awaited (cached, or the range wants no DNS check), else a promise bounded
  * by CRAWLER_PROOF_BUDGET_MS.
  */
-export function crawlerProofOf(crawlers: LiveSources['crawlers'], hit: LookupHit): CrawlerProof | null | Promise<CrawlerProof | null> {
+function crawlerProofOf(crawlers: LiveSources['crawlers'], hit: LookupHit): CrawlerProof | null | Promise<CrawlerProof | null> {
   return crawlers.startProof(hit, CRAWLER_PROOF_BUDGET_MS);
 }
 
@@ -99,10 +102,23 @@ export class SnapshotAnswerer {
     return this.legacyBody(hit, form, proof, live);
   }
 
+  /** One address's part of the assessment (spec 4.2); `live` null: as of a past moment, with no live crawler proof (past-moment.ts, NOT_HISTORICAL). */
+  assessment(hit: LookupHit, live: LiveSources | null): StackAssessment | Promise<StackAssessment> {
+    if (live === null) return assessStack(hit, this.scoring(null));
+    const proof = crawlerProofOf(live.crawlers, hit);
+    if (proof instanceof Promise) return proof.then((p) => assessStack(hit, this.scoring(p)));
+    return assessStack(hit, this.scoring(proof));
+  }
+
   private legacyBody(hit: LookupHit, form: LegacyForm, proof: CrawlerProof | null, live: LiveSources): string {
-    const { coverage, policy } = this.bodies.facts;
-    const obj = legacyObject(hit, { scoring: { verifiedCrawler: verifiedCrawlerOf(proof), coverage }, policy }, live.now());
+    const obj = legacyObject(hit, this.scoring(proof), live.now());
     return form.text ? legacyText(obj, form.detail, form.current) : JSON.stringify(obj);
+  }
+
+  /** Scoring's context under this snapshot (its coverage and policy) with a crawler proof. */
+  private scoring(proof: CrawlerProof | null): AssessContext {
+    const { coverage, policy } = this.bodies.facts;
+    return { scoring: { verifiedCrawler: verifiedCrawlerOf(proof), coverage }, policy };
   }
 
   /** The crawler proof of a hit (crawlerProofOf), without reading the row of a record the memo holds. */

@@ -2,7 +2,7 @@
  * The snapshot's answerer (src/lookup/answerer.ts) is where an answer's
  * live facts are asked for: a record its memo holds asks only the cached
  * proof (its row is not read to ask again), location alone asks nothing, the
- * one-line legacy text asks nothing, and an answer with nothing to wait for
+ * one-line legacy text and a past assessment ask nothing, and an answer with nothing to wait for
  * is a string, not a promise. Driven without a server, through a verifier
  * that counts what it is asked.
  */
@@ -78,5 +78,14 @@ describe('the answerer asks for the live facts an answer needs', () => {
     expect(typeof json).toBe('string');
     expect(JSON.parse(json as string).ip).toBe('8.8.8.8');
     expect(asked.startProof).toBe(1);
+  });
+
+  test("an assessment's stack asks a proof when live, none as of a past moment", () => {
+    const { asked, live } = counting();
+    const now = snapshot.answers.assessment(hitOf('8.8.8.8'), live);
+    expect(asked.startProof).toBe(1);
+    const past = snapshot.answers.assessment(hitOf('8.8.8.8'), null);
+    expect(asked.startProof).toBe(1);
+    expect(past).toEqual(now);
   });
 });

@@ -2,10 +2,10 @@
  * GET /v1/assessment (spec 4.2): `ipv4` and/or `ipv6`, or the caller IP in
  * auto mode. No `fields` projection. Cache-Control per spec 4.9.
  */
-import { assessPair, assessStack } from '../../lookup/assessment.ts';
+import { assessPair } from '../../lookup/assessment.ts';
 import { ApiError } from '../../errors.ts';
 import type { AppServices } from '../services.ts';
-import { callerIpOrThrow, lookupOrThrow, scoringContextFor } from '../address-lookup.ts';
+import { callerIpOrThrow, lookupOrThrow } from '../address-lookup.ts';
 import { jsonResponse } from '../json-response.ts';
 import { queryValues } from '../request-params.ts';
 import type { RouteHandler } from '../route-table.ts';
@@ -22,8 +22,7 @@ async function stack(services: AppServices, ip: string | undefined, family: 4 | 
   const hit = lookupOrThrow(services, ip, snapshot);
   if (hit.family !== family) throw new ApiError('INVALID_IP', `${param} must be an IPv${family} address`, { provided: ip, parameter: param });
   // A past answer has no live crawler proof (past-answer.ts, NOT_HISTORICAL).
-  const scoring = moment ? { verifiedCrawler: null, coverage: snapshot.coverage } : await scoringContextFor(services, hit, snapshot);
-  return assessStack(hit, { scoring, policy: snapshot.policy });
+  return await snapshot.answers.assessment(hit, moment ? null : services);
 }
 
 /** The assessment answer. */
