@@ -9,10 +9,11 @@
  * what to wait for); a body that is not waited for is answered synchronously.
  */
 import type { LiveSources } from '../lookup/answerer.ts';
+import type { RdapResult } from '../rdap/index.ts';
 import { withAsOf, type PastMoment } from '../lookup/past-moment.ts';
 import type { Tier } from '../tiers.ts';
 import { ApiError } from '../errors.ts';
-import { lookupOrThrow } from './address-lookup.ts';
+import { liveSourcesOf, lookupOrThrow } from './address-lookup.ts';
 import { CORS_RESPONSE_HEADERS } from './cors.ts';
 import { JSON_TYPE } from './errors.ts';
 import { atOf, pastMomentOf, pastResponse } from './past-answer.ts';
@@ -45,10 +46,10 @@ const NOT_CACHEABLE_HEADERS = headersWith(NOT_CACHEABLE);
  */
 export class V1Pipeline {
   private readonly projections = new ProjectionMemo();
-  /** The live facts' sources: the services themselves (their crawler verifier, RDAP client and clock, as they are when asked). */
-  private readonly live: LiveSources;
+  /** Where the answerer asks the live facts (crawler proof, RDAP owner, clock). */
+  private readonly live: LiveSources<RdapResult>;
   constructor(private readonly services: AppServices) {
-    this.live = services;
+    this.live = liveSourcesOf(services);
   }
 
   /**

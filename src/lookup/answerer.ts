@@ -8,10 +8,12 @@
  * (status, headers); it never reads the memos.
  *
  * The live facts (crawler DNS proof, RDAP owner, the clock) are asked
- * through `LiveSources`, not handed in ready-made: what to ask depends on the
- * memo (a record it holds answered without a proof to wait for, so its row
- * need not be read to ask again) and on the fields (location alone never
- * waits for DNS), which only this module knows.
+ * through `LiveSources`, which the HTTP layer provides (it knows the crawler
+ * verifier and the registry; this module imports neither), not handed in
+ * ready-made: what to ask depends on the memo (a record it holds answered
+ * without a proof to wait for, so its row need not be read to ask again) and
+ * on the fields (location alone never waits for DNS), which only this module
+ * knows.
  *
  * Each answer shape has one declaration and one entry here: the v1 object
  * (src/lookup/v1.ts, v1-body.ts), the flat legacy object or its text
@@ -20,25 +22,28 @@
  * order, `operator`/`domain` from scoring, a one-line text memo of its own),
  * so it has its own entry rather than a cut of the v1 text.
  */
-import { verifiedCrawlerOf } from '../crawlers/lookup-flags.ts';
-import type { CrawlerProof, CrawlerVerifier } from '../crawlers/verifier.ts';
 import type { LookupHit } from '../index/record.ts';
-import { ownerFromRdap, type RdapClient, type RdapResult } from '../rdap/index.ts';
-import type { AssessContext } from '../scoring/index.ts';
+import type { AssessContext, ScoringContext } from '../scoring/index.ts';
 import { assessStack, type StackAssessment } from './assessment.ts';
 import { legacyObject, legacyPlace, legacyText, type LegacyLines } from './legacy.ts';
 import { needsScoring } from './v1.ts';
 import { v1BodyText, type AnswerFacts, type V1BodyCache } from './v1-body.ts';
 
-/** How long a GET lookup may wait for a DNS crawler proof before answering without it. */
-export const CRAWLER_PROOF_BUDGET_MS = 50;
+/** A crawler proven by DNS, as scoring reads it (null: none). */
+export type VerifiedCrawler = ScoringContext['verifiedCrawler'];
 
-/** Where an answer's live facts come from: one per set of services, shared by every request. */
-export interface LiveSources {
-  crawlers: Pick<CrawlerVerifier, 'proofFor' | 'startProof'>;
-  rdap: Pick<RdapClient, 'peek' | 'lookup'>;
+/** Where an answer's live facts come from (one per set of services); `R`: the registry's answer. */
+export interface LiveSources<R extends object = object> {
+  /** The cached crawler proof of a hit's address; never asks DNS. */
+  cachedProof(hit: LookupHit): VerifiedCrawler;
+  /** The crawler proof of a GET lookup: a value when none must be awaited, else a promise bounded in time. */
+  proof(hit: LookupHit): VerifiedCrawler | Promise<VerifiedCrawler>;
+  /** The registry's answer for an address (the Pro include). */
+  rdap(ip: string): Promise<R>;
+  /** The owner an answer names: of `fetched` when given, else of a cached registry answer (null: none; never a person). */
+  rdapOwner(hit: LookupHit, fetched: R | null): string | null;
   /** Clock (ms). */
-  now: () => number;
+  now(): number;
 }
 
 /** The legacy form asked for (spec 4.6): text or JSON, the detail text, the caller's own address. */
@@ -46,17 +51,6 @@ export interface LegacyForm {
   text: boolean;
   detail: boolean;
   current: boolean;
-}
-
-const emptyRdap: RdapResult = { available: false, network: null, contacts: [] };
-
-/**
- * The crawler proof of a hit for a GET lookup: a value when none must be
- * awaited (cached, or the range wants no DNS check), else a promise bounded
- * by CRAWLER_PROOF_BUDGET_MS.
- */
-function crawlerProofOf(crawlers: LiveSources['crawlers'], hit: LookupHit): CrawlerProof | null | Promise<CrawlerProof | null> {
-  return crawlers.startProof(hit, CRAWLER_PROOF_BUDGET_MS);
 }
 
 /** The answers of one serving snapshot, made with its memos. */
@@ -72,7 +66,7 @@ export class SnapshotAnswerer {
    * (an accepted include asking for it). Synchronous unless a crawler DNS
    * proof or the registry is awaited.
    */
-  v1(hit: LookupHit, fields: ReadonlySet<string> | null, withRdap: boolean, live: LiveSources): string | Promise<string> {
+  v1<R extends object>(hit: LookupHit, fields: ReadonlySet<string> | null, withRdap: boolean, live: LiveSources<R>): string | Promise<string> {
     if (withRdap) return this.v1WithRdap(hit, fields, live);
     // ip/stack/location/routing alone never wait for a crawler DNS proof.
     if (!needsScoring(fields)) return this.v1Text(hit, fields, null, null, live);
@@ -97,7 +91,7 @@ export class SnapshotAnswerer {
    */
   legacy(hit: LookupHit, form: LegacyForm, live: LiveSources): string | Promise<string> {
     if (form.text && !form.detail) return form.current ? legacyText(legacyPlace(hit), false, true) : this.lines.line(hit);
-    const proof = crawlerProofOf(live.crawlers, hit);
+    const proof = live.proof(hit);
     if (proof instanceof Promise) return proof.then((p) => this.legacyBody(hit, form, p, live));
     return this.legacyBody(hit, form, proof, live);
   }
@@ -105,51 +99,46 @@ export class SnapshotAnswerer {
   /** One address's part of the assessment (spec 4.2); `live` null: as of a past moment, with no live crawler proof (past-moment.ts, NOT_HISTORICAL). */
   assessment(hit: LookupHit, live: LiveSources | null): StackAssessment | Promise<StackAssessment> {
     if (live === null) return assessStack(hit, this.scoring(null));
-    const proof = crawlerProofOf(live.crawlers, hit);
+    const proof = live.proof(hit);
     if (proof instanceof Promise) return proof.then((p) => assessStack(hit, this.scoring(p)));
     return assessStack(hit, this.scoring(proof));
   }
 
-  private legacyBody(hit: LookupHit, form: LegacyForm, proof: CrawlerProof | null, live: LiveSources): string {
+  private legacyBody(hit: LookupHit, form: LegacyForm, proof: VerifiedCrawler, live: LiveSources): string {
     const obj = legacyObject(hit, this.scoring(proof), live.now());
     return form.text ? legacyText(obj, form.detail, form.current) : JSON.stringify(obj);
   }
 
   /** Scoring's context under this snapshot (its coverage and policy) with a crawler proof. */
-  private scoring(proof: CrawlerProof | null): AssessContext {
+  private scoring(verifiedCrawler: VerifiedCrawler): AssessContext {
     const { coverage, policy } = this.bodies.facts;
-    return { scoring: { verifiedCrawler: verifiedCrawlerOf(proof), coverage }, policy };
+    return { scoring: { verifiedCrawler, coverage }, policy };
   }
 
-  /** The crawler proof of a hit (crawlerProofOf), without reading the row of a record the memo holds. */
-  private proofOf(hit: LookupHit, live: LiveSources): CrawlerProof | null | Promise<CrawlerProof | null> {
+  /** The crawler proof of a hit (LiveSources.proof), without reading the row of a record the memo holds. */
+  private proofOf(hit: LookupHit, live: LiveSources): VerifiedCrawler | Promise<VerifiedCrawler> {
     // A record the memo already answered wanted no DNS proof (only such records are memoised):
     // its row need not be read to ask again.
-    return this.bodies.holds(hit) ? live.crawlers.proofFor(hit) : crawlerProofOf(live.crawlers, hit);
+    return this.bodies.holds(hit) ? live.cachedProof(hit) : live.proof(hit);
   }
 
   /** An accepted include: the registry is asked before the body is built, so the answer's network.owner agrees with its rdap object. */
-  private async v1WithRdap(hit: LookupHit, fields: ReadonlySet<string> | null, live: LiveSources): Promise<string> {
-    const proof = needsScoring(fields) ? await crawlerProofOf(live.crawlers, hit) : null;
-    return this.v1Text(hit, fields, proof, await live.rdap.lookup(hit.ip), live);
+  private async v1WithRdap<R extends object>(hit: LookupHit, fields: ReadonlySet<string> | null, live: LiveSources<R>): Promise<string> {
+    const proof = needsScoring(fields) ? await live.proof(hit) : null;
+    return this.v1Text(hit, fields, proof, await live.rdap(hit.ip), live);
   }
 
   /** The v1 text once the live facts are in (v1BodyText chooses memo, cut or fresh build). */
-  private v1Text(hit: LookupHit, fields: ReadonlySet<string> | null, proof: CrawlerProof | null, rdap: RdapResult | null, live: LiveSources): string {
+  private v1Text<R extends object>(hit: LookupHit, fields: ReadonlySet<string> | null, proof: VerifiedCrawler, rdap: R | null, live: LiveSources<R>): string {
     return v1BodyText(this.bodies, hit, this.facts(hit, proof, rdap, live), fields, rdap);
   }
 
   /**
-   * What an answer adds to its snapshot: the crawler proof, the RDAP owner,
-   * the clock. The owner is the registrant organization of the answer this
-   * request fetched (Pro include), else of a cached one; ownerFromRdap never
-   * yields a person.
+   * What an answer adds to its snapshot: the crawler proof, the RDAP owner
+   * (of the answer this request fetched, the Pro include, else of a cached
+   * one), the clock.
    */
-  private facts(hit: LookupHit, proof: CrawlerProof | null, fetched: RdapResult | null, live: LiveSources): AnswerFacts {
-    return {
-      verifiedCrawler: verifiedCrawlerOf(proof),
-      rdapOwner: ownerFromRdap(fetched ?? live.rdap.peek(hit) ?? emptyRdap),
-      now: live.now(),
-    };
+  private facts<R extends object>(hit: LookupHit, verifiedCrawler: VerifiedCrawler, fetched: R | null, live: LiveSources<R>): AnswerFacts {
+    return { verifiedCrawler, rdapOwner: live.rdapOwner(hit, fetched), now: live.now() };
   }
 }

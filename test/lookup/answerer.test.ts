@@ -25,16 +25,12 @@ beforeAll(async () => {
 
 /** Live sources that count what they are asked (no DNS, no registry). */
 function counting() {
-  const asked = { proofFor: 0, startProof: 0, peek: 0, lookup: 0 };
+  const asked = { cachedProof: 0, proof: 0, owner: 0, rdap: 0 };
   const live: LiveSources = {
-    crawlers: {
-      proofFor: () => (asked.proofFor++, null),
-      startProof: () => (asked.startProof++, null),
-    },
-    rdap: {
-      peek: () => (asked.peek++, null),
-      lookup: async () => (asked.lookup++, { available: false, network: null, contacts: [] }),
-    },
+    cachedProof: () => (asked.cachedProof++, null),
+    proof: () => (asked.proof++, null),
+    rdap: async () => (asked.rdap++, { available: false, network: null, contacts: [] }),
+    rdapOwner: () => (asked.owner++, null),
     now: () => NOW,
   };
   return { asked, live };
@@ -48,17 +44,17 @@ describe('the answerer asks for the live facts an answer needs', () => {
     const hit = hitOf('8.8.8.8');
     const first = snapshot.answers.v1(hit, null, false, live);
     expect(typeof first).toBe('string');
-    expect(asked).toMatchObject({ proofFor: 0, startProof: 1 });
+    expect(asked).toMatchObject({ cachedProof: 0, proof: 1 });
     const again = snapshot.answers.v1(hitOf('8.8.8.8'), null, false, live);
     expect(again).toBe(first as string);
-    expect(asked).toMatchObject({ proofFor: 1, startProof: 1 });
+    expect(asked).toMatchObject({ cachedProof: 1, proof: 1 });
   });
 
   test('location alone asks no crawler proof', () => {
     const { asked, live } = counting();
     const body = snapshot.answers.v1(hitOf('1.1.1.1'), new Set(['ip', 'location']), false, live);
     expect(Object.keys(JSON.parse(body as string))).toEqual(['ip', 'location']);
-    expect(asked).toMatchObject({ proofFor: 0, startProof: 0 });
+    expect(asked).toMatchObject({ cachedProof: 0, proof: 0 });
   });
 
   test('the RDAP include asks the registry and waits for it', async () => {
@@ -66,26 +62,26 @@ describe('the answerer asks for the live facts an answer needs', () => {
     const body = snapshot.answers.v1(hitOf('1.1.1.1'), new Set(['ip', 'rdap']), true, live);
     expect(body).toBeInstanceOf(Promise);
     expect(JSON.parse(await body)).toEqual({ ip: '1.1.1.1', rdap: { available: false, network: null, contacts: [] } });
-    expect(asked.lookup).toBe(1);
+    expect(asked.rdap).toBe(1);
   });
 
   test('the one-line legacy text asks nothing; the legacy JSON asks a proof and answers at once when none is awaited', () => {
     const { asked, live } = counting();
     const line = snapshot.answers.legacy(hitOf('8.8.8.8'), { text: true, detail: false, current: false }, live);
     expect(line).toStartWith('8.8.8.8\t');
-    expect(asked).toMatchObject({ proofFor: 0, startProof: 0 });
+    expect(asked).toMatchObject({ cachedProof: 0, proof: 0 });
     const json = snapshot.answers.legacy(hitOf('8.8.8.8'), { text: false, detail: false, current: false }, live);
     expect(typeof json).toBe('string');
     expect(JSON.parse(json as string).ip).toBe('8.8.8.8');
-    expect(asked.startProof).toBe(1);
+    expect(asked.proof).toBe(1);
   });
 
   test("an assessment's stack asks a proof when live, none as of a past moment", () => {
     const { asked, live } = counting();
     const now = snapshot.answers.assessment(hitOf('8.8.8.8'), live);
-    expect(asked.startProof).toBe(1);
+    expect(asked.proof).toBe(1);
     const past = snapshot.answers.assessment(hitOf('8.8.8.8'), null);
-    expect(asked.startProof).toBe(1);
+    expect(asked.proof).toBe(1);
     expect(past).toEqual(now);
   });
 });

@@ -6,8 +6,9 @@ import { ApiError } from '../../errors.ts';
 import { JSON_TYPE, TEXT_TYPE } from '../errors.ts';
 import { CORS_RESPONSE_HEADERS } from '../cors.ts';
 import { legacyQuery, NO_QUERY, wantsText, type LegacyQuery } from '../negotiation.ts';
+import type { LiveSources } from '../../lookup/answerer.ts';
 import type { AppServices } from '../services.ts';
-import { callerIpOrThrow, lookupOrThrow } from '../address-lookup.ts';
+import { callerIpOrThrow, liveSourcesOf, lookupOrThrow } from '../address-lookup.ts';
 import { lastSegmentParam } from '../request-params.ts';
 import type { RouteHandler } from '../route-table.ts';
 
@@ -49,7 +50,7 @@ function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
  * it waits on a crawler's DNS proof). Errors are thrown; the request path
  * renders them as text or JSON by the same negotiation (negotiation.ts).
  */
-function legacy(services: AppServices, request: Request, query: LegacyQuery, ip: string | null, current: boolean): Response | Promise<Response> {
+function legacy(services: AppServices, live: LiveSources, request: Request, query: LegacyQuery, ip: string | null, current: boolean): Response | Promise<Response> {
   // The Accept header is read only when no format is given (reading headers builds them all).
   const format = query.format?.toLowerCase();
   const text = format ? format === 'text' : wantsText(query.format, request.headers.get('accept'));
@@ -60,7 +61,7 @@ function legacy(services: AppServices, request: Request, query: LegacyQuery, ip:
   const snapshot = services.serving.snapshot;
   const hit = lookupOrThrow(services, callerIpOrThrow(ip), snapshot);
   const detail = query.detail === '1' || query.detail === 'true';
-  const body = snapshot.answers.legacy(hit, { text, detail, current }, services);
+  const body = snapshot.answers.legacy(hit, { text, detail, current }, live);
   if (typeof body === 'string') return answer(request, current, text, body);
   return body.then((b) => answer(request, current, text, b));
 }
@@ -82,10 +83,12 @@ function answer(request: Request, current: boolean, text: boolean, body: string)
 
 /** GET /{ip}: the address is the path's single segment, decoded once. */
 export function legacyIp(services: AppServices): RouteHandler {
-  return (request, path, hasQuery) => legacy(services, request, hasQuery ? legacyQuery(request.url) : NO_QUERY, lastSegmentParam(path), false);
+  const live = liveSourcesOf(services);
+  return (request, path, hasQuery) => legacy(services, live, request, hasQuery ? legacyQuery(request.url) : NO_QUERY, lastSegmentParam(path), false);
 }
 
 /** GET /: the caller's own address. */
 export function legacyCurrentIp(services: AppServices): RouteHandler {
-  return (request, _path, hasQuery, caller) => legacy(services, request, hasQuery ? legacyQuery(request.url) : NO_QUERY, caller.ip, true);
+  const live = liveSourcesOf(services);
+  return (request, _path, hasQuery, caller) => legacy(services, live, request, hasQuery ? legacyQuery(request.url) : NO_QUERY, caller.ip, true);
 }
