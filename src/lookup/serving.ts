@@ -15,6 +15,7 @@ import type { Coverage } from '../index/coverage.ts';
 import type { IndexHolder } from '../index/holder.ts';
 import type { IndexReader } from '../index/reader.ts';
 import type { Policy } from '../scoring/index.ts';
+import { SnapshotAnswerer } from './answerer.ts';
 import { LegacyLines, LINE_SLOTS } from './legacy.ts';
 import type { OverridesHolder } from './overrides/holder.ts';
 import type { OverrideLookup } from './overrides/layered.ts';
@@ -47,6 +48,8 @@ export class ServingSnapshot {
   readonly bodies: V1BodyCache;
   /** The legacy one-line texts of this snapshot's records. */
   readonly lines: LegacyLines;
+  /** The one answerer of this snapshot (answerer.ts): every answer is made through it, with these memos. */
+  readonly answers: SnapshotAnswerer;
 
   constructor(
     /** The index every lookup of this snapshot searches. */
@@ -65,6 +68,7 @@ export class ServingSnapshot {
   ) {
     this.bodies = new V1BodyCache(this, sizes.v1TailSlots, sizes.scoredViews);
     this.lines = new LegacyLines(reader, sizes.legacyLineSlots);
+    this.answers = new SnapshotAnswerer(this.bodies, this.lines);
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * A/B of GET /v1/ip/{ip} (random IPv4, full object; `--route fields`: with
  * `?fields=ip,location,network`; `--route text`: GET /{ip}?format=text;
+ * `--route json`: GET /{ip}?format=json;
  * `--route asn`: GET /v1/asn/AS<random 16-bit>) between two checkouts or
  * two environments, for changes smaller than this machine's run-to-run noise
  * (±10 %). Both servers run at once and are warmed up; then short wrk runs
@@ -9,7 +10,7 @@
  *
  *   bun tools/bench/http-ab.ts [--index f] [--rounds 10] [--duration 2] [--connections 64]
  *                              [--a-root dir] [--b-root dir] [--a-env K=V,K=V] [--b-env K=V]
- *                              [--a-index f] [--b-index f] [--route v1|fields|text|asn]
+ *                              [--a-index f] [--b-index f] [--route v1|fields|text|json|asn]
  *
  * `--a-index`/`--b-index` give a side its own index file, for a base that
  * reads an older index format (build it with that checkout's builder).
@@ -61,6 +62,8 @@ const SCRIPTS: Record<string, () => string> = {
   fields: () => randomIpScript('/v1/ip/', '?fields=ip,location,network'),
   // The legacy one-line text instead of the v1 object.
   text: () => randomIpScript('/', '?format=text'),
+  // The legacy flat JSON (scored: the operator and its domain).
+  json: () => randomIpScript('/', '?format=json'),
   asn: randomAsnScript,
 };
 const route = option(argv, '--route') ?? 'v1';

@@ -1,12 +1,11 @@
 /**
  * The v1 object of an address without a server: the same index reader,
  * scoring context, policy and body functions the lookup route uses
- * (src/http/v1-pipeline.ts), so `bun run lookup` prints the API's bytes.
+ * (src/lookup/answerer.ts), so `bun run lookup` prints the API's bytes.
  */
 import { IndexHolder } from '../../index/holder.ts';
 import { parseProjection } from '../../lookup/projection.ts';
 import { ServingHolder } from '../../lookup/serving.ts';
-import { v1BodyText } from '../../lookup/v1-body.ts';
 import { loadPolicy } from '../../scoring/index.ts';
 import { OverridesHolder } from '../../lookup/overrides/holder.ts';
 import { lookupAddress } from '../../lookup/overrides/overlay.ts';
@@ -52,15 +51,15 @@ export class OfflineLookup {
    * The v1 body as JSON text, or null when `ip` is not an address. No crawler
    * DNS proof (is_verified_crawler stays false, as in the API when the proof
    * fails) and no RDAP owner (the API uses one only when it has an RDAP answer
-   * cached). The one place this module builds a body, through the function
-   * the route's pipeline uses (v1BodyText).
+   * cached). The one place this module builds a body, through the snapshot's
+   * answerer the route's pipeline uses (src/lookup/answerer.ts).
    */
   answer(ip: string, fields: ReadonlySet<string> | null): string | null {
     const past = this.past;
     const snapshot = past?.snapshot ?? this.serving.snapshot;
     const hit = lookupAddress(snapshot.reader, snapshot.overrides, ip);
     if (!hit) return null;
-    const body = v1BodyText(snapshot.bodies, hit, { verifiedCrawler: null, rdapOwner: null, now: past?.atMs ?? Date.now() }, fields);
+    const body = snapshot.answers.v1WithoutLiveParts(hit, fields, past?.atMs ?? Date.now());
     return past ? withAsOf(body, past) : body;
   }
 }

@@ -2,13 +2,13 @@
  * Legacy GET / and GET /{ip} (spec 4.6, 4.9): the flat legacy JSON, or
  * plain text by `format=text` / Accept, with a strong ETag on /{ip}.
  */
-import { legacyObject, legacyPlace, legacyText } from '../../lookup/legacy.ts';
 import { ApiError } from '../../errors.ts';
 import { JSON_TYPE, TEXT_TYPE } from '../errors.ts';
 import { CORS_RESPONSE_HEADERS } from '../cors.ts';
 import { legacyQuery, NO_QUERY, wantsText, type LegacyQuery } from '../negotiation.ts';
+import type { LiveSources } from '../../lookup/answerer.ts';
 import type { AppServices } from '../services.ts';
-import { callerIpOrThrow, lookupOrThrow, scoringContextFor } from '../address-lookup.ts';
+import { callerIpOrThrow, liveSourcesOf, lookupOrThrow } from '../address-lookup.ts';
 import { lastSegmentParam } from '../request-params.ts';
 import type { RouteHandler } from '../route-table.ts';
 
@@ -44,13 +44,13 @@ function matchesEtag(ifNoneMatch: string | null, etag: string): boolean {
 }
 
 /**
- * One legacy answer (`current`: of the caller's own address, `ip`). Synchronous for one-line
- * text: that line reads the record alone, so it neither scores nor waits on
- * a crawler's DNS proof (the operator and domain, which do, are only in the
- * JSON and the detail text). Errors are thrown; the request path renders
- * them as text or JSON by the same negotiation (negotiation.ts).
+ * One legacy answer (`current`: of the caller's own address, `ip`): the
+ * request's facts (format, detail, the address's hit) gathered here, the body
+ * made by the snapshot's answerer (src/lookup/answerer.ts; synchronous unless
+ * it waits on a crawler's DNS proof). Errors are thrown; the request path
+ * renders them as text or JSON by the same negotiation (negotiation.ts).
  */
-function legacy(services: AppServices, request: Request, query: LegacyQuery, ip: string | null, current: boolean): Response | Promise<Response> {
+function legacy(services: AppServices, live: LiveSources, request: Request, query: LegacyQuery, ip: string | null, current: boolean): Response | Promise<Response> {
   // The Accept header is read only when no format is given (reading headers builds them all).
   const format = query.format?.toLowerCase();
   const text = format ? format === 'text' : wantsText(query.format, request.headers.get('accept'));
@@ -61,11 +61,9 @@ function legacy(services: AppServices, request: Request, query: LegacyQuery, ip:
   const snapshot = services.serving.snapshot;
   const hit = lookupOrThrow(services, callerIpOrThrow(ip), snapshot);
   const detail = query.detail === '1' || query.detail === 'true';
-  if (text && !detail) return answer(request, current, text, current ? legacyText(legacyPlace(hit), false, true) : snapshot.lines.line(hit));
-  return scoringContextFor(services, hit, snapshot).then((scoring) => {
-    const obj = legacyObject(hit, { scoring, policy: snapshot.policy }, services.now());
-    return answer(request, current, text, text ? legacyText(obj, detail, current) : JSON.stringify(obj));
-  });
+  const body = snapshot.answers.legacy(hit, { text, detail, current }, live);
+  if (typeof body === 'string') return answer(request, current, text, body);
+  return body.then((b) => answer(request, current, text, b));
 }
 
 /** A 200 (or 304 when If-None-Match matches on /{ip}) of a rendered body: one prebuilt header set, plus the ETag on /{ip}. */
@@ -85,10 +83,12 @@ function answer(request: Request, current: boolean, text: boolean, body: string)
 
 /** GET /{ip}: the address is the path's single segment, decoded once. */
 export function legacyIp(services: AppServices): RouteHandler {
-  return (request, path, hasQuery) => legacy(services, request, hasQuery ? legacyQuery(request.url) : NO_QUERY, lastSegmentParam(path), false);
+  const live = liveSourcesOf(services);
+  return (request, path, hasQuery) => legacy(services, live, request, hasQuery ? legacyQuery(request.url) : NO_QUERY, lastSegmentParam(path), false);
 }
 
 /** GET /: the caller's own address. */
 export function legacyCurrentIp(services: AppServices): RouteHandler {
-  return (request, _path, hasQuery, caller) => legacy(services, request, hasQuery ? legacyQuery(request.url) : NO_QUERY, caller.ip, true);
+  const live = liveSourcesOf(services);
+  return (request, _path, hasQuery, caller) => legacy(services, live, request, hasQuery ? legacyQuery(request.url) : NO_QUERY, caller.ip, true);
 }

@@ -1,6 +1,6 @@
 /**
  * GET /v1/ip/{ip} and GET /v1/ip/current (spec 2.1, 4.1, 4.9): both answer
- * through the one pipeline (v1-pipeline.ts) and its memo.
+ * through the one pipeline (v1-pipeline.ts) and the snapshot's answerer.
  */
 import { callerIpOrThrow } from '../address-lookup.ts';
 import { lastSegmentParam } from '../request-params.ts';
