@@ -5,15 +5,23 @@
  * purpose: what it imports is loaded before any thread starts.
  */
 
+import { freshWorkerBundle } from './worker-bundle.ts';
+
+/** The entry chosen by this process's first start of a thread (every later thread, restarts too, loads the same). */
+let chosen: string | null = null;
+
 /**
- * The worker's module: beside this one in the source tree; in a compiled
- * binary (where `bun run compile` embeds it as a second entry point, named
- * from src/) under the binary's virtual root.
+ * The worker's module: in a compiled binary (where `bun run compile` embeds
+ * it as a second entry point, named from src/) under the binary's virtual
+ * root; from the source tree, the prebuilt bundle when it is the current
+ * one (worker-bundle.ts), else the module beside this one.
  */
 export function workerEntry(): string {
+  if (chosen !== null) return chosen;
   const here = import.meta.url;
-  if (here.includes('$bunfs') || here.includes('~BUN')) return new URL('./host/workers/worker-main.ts', here).href;
-  return new URL('./worker-main.ts', here).href;
+  if (here.includes('$bunfs') || here.includes('~BUN')) chosen = new URL('./host/workers/worker-main.ts', here).href;
+  else chosen = freshWorkerBundle() ?? new URL('./worker-main.ts', here).href;
+  return chosen;
 }
 
 /** A thread started ahead of its pool, with what it met before the pool took it over (its events are not replayed). */
