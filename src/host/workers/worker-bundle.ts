@@ -10,8 +10,9 @@
  * tree's absolute path (the bundle names the sub-workers, migrations and
  * bun.lock by their absolute paths in the source tree) and Bun's version and
  * revision. A start serves the bundle only when its key is the current one,
- * else the source: never a stale bundle. `bun run start`, `bun install` and
- * `bun run bundle` build it (src/commands/worker-bundle.ts).
+ * else the source: never a stale bundle. `bun run start` and `bun run bundle`
+ * build it (src/commands/worker-bundle.ts); not `bun install`, which the
+ * container build runs before the sources are there.
  *
  * Tiny on purpose, like threads.ts: the primary reads it before any thread starts.
  */
