@@ -87,13 +87,14 @@ export type BundleOutcome = { kind: 'fresh' | 'built'; entry: string } | { kind:
  */
 export async function buildWorkerBundle(root = SOURCE_ROOT): Promise<BundleOutcome> {
   const cache = bundleCache(root);
-  const key = bundleKey(root);
-  const target = join(cache, key);
-  if (existsSync(join(target, BUNDLED_ENTRY))) return { kind: 'fresh', entry: join(target, BUNDLED_ENTRY) };
-  mkdirSync(cache, { recursive: true });
-  const temp = join(cache, `.tmp-${key}-${process.pid}`);
-  rmSync(temp, { recursive: true, force: true });
+  let temp = '';
   try {
+    const key = bundleKey(root);
+    const target = join(cache, key);
+    if (existsSync(join(target, BUNDLED_ENTRY))) return { kind: 'fresh', entry: join(target, BUNDLED_ENTRY) };
+    mkdirSync(cache, { recursive: true });
+    temp = join(cache, `.tmp-${key}-${process.pid}`);
+    rmSync(temp, { recursive: true, force: true });
     // CommonJS: Bun writes bytecode for ESM only with --compile. import.meta.url/dir become the source file's own.
     const built = await Bun.build({ entrypoints: [entryOf(root)], outdir: temp, target: 'bun', format: 'cjs', bytecode: true, metafile: true });
     if (!built.success) return { kind: 'failed', message: built.logs.map(String).join('\n') };
@@ -112,7 +113,7 @@ export async function buildWorkerBundle(root = SOURCE_ROOT): Promise<BundleOutco
     const causes = e instanceof AggregateError ? e.errors.map(String) : [];
     return { kind: 'failed', message: [(e as Error).message, ...causes].join('\n') };
   } finally {
-    rmSync(temp, { recursive: true, force: true });
+    if (temp) rmSync(temp, { recursive: true, force: true });
   }
 }
 
