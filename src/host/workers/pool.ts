@@ -68,13 +68,16 @@ interface Slot {
  * Starts `config.workers` workers; rejects (stopping those started) when none
  * can start. The workers load their code at once (or already do: `threads`,
  * started by startThreads); they open the database only once `before`
- * resolves (the host's migrations), so both overlap.
+ * resolves (the host's migrations), so both overlap. `indexChecked`: the
+ * index being verified on its own thread (startIndexCheck); without it the
+ * primary verifies it here.
  */
 export async function startWorkerPool(
   config: Config,
   log: (line: string) => void = (l) => console.error(l),
   before: Promise<unknown> = Promise.resolve(),
   threads: StartedThread[] = [],
+  indexChecked: Promise<VerifiedIndex | null> | null = null,
 ): Promise<WorkerPool> {
   const count = config.workers;
   const migrationsRoot = isCompiledBinary() ? embeddedMigrationsRoot() : null;
@@ -284,8 +287,9 @@ export async function startWorkerPool(
     // moment the port accepts finds every worker's code loaded (no module read competes for descriptors).
     // The index is verified here once, after the workers have begun loading (the next timer tick), while they load:
     // not by every worker, each hashing the whole file on the same cores at the same moment.
-    const indexVerified = Bun.sleep(0).then(() => {
-      verified = verifyForWorkers(config.indexPath);
+    // (A host's `serve` verifies it on a thread of its own started with the workers: `indexChecked`.)
+    const indexVerified = (indexChecked ?? Bun.sleep(0).then(() => verifyForWorkers(config.indexPath))).then((file) => {
+      verified = file;
     });
     const startAfter = Promise.all([before, overridesRead, indexVerified]);
     const prepared = await Promise.allSettled(Array.from({ length: count }, (_, i) => spawn(i, false, startAfter, threads[i] ?? null)));

@@ -6,6 +6,7 @@
  */
 
 import { freshWorkerBundle } from './worker-bundle.ts';
+import type { VerifiedIndex } from './verified-index.ts';
 
 /** The entry chosen by this process's first start of a thread (every later thread, restarts too, loads the same). */
 let chosen: string | null = null;
@@ -38,5 +39,37 @@ export function startThreads(count: number): StartedThread[] {
     thread.worker.addEventListener('error', (event) => (thread.error = (event as ErrorEvent).message ?? String(event)));
     thread.worker.addEventListener('close', () => (thread.closed = true));
     return thread;
+  });
+}
+
+/** The index-checking thread's module: an entry point of the compiled binary too. */
+function verifyThreadEntry(): string {
+  const here = import.meta.url;
+  if (here.includes('$bunfs') || here.includes('~BUN')) return new URL('./host/workers/verify-thread.ts', here).href;
+  return new URL('./verify-thread.ts', here).href;
+}
+
+/**
+ * Verifies the index at `path` on a thread of its own, started now beside the
+ * workers (verified-index.ts verifyForWorkers). Resolves with the file it
+ * verified, or null when it did not verify or the thread failed: then each
+ * worker verifies the file itself, as when the primary could not.
+ */
+export function startIndexCheck(path: string): Promise<VerifiedIndex | null> {
+  return new Promise((resolve) => {
+    let thread: Worker;
+    try {
+      thread = new Worker(verifyThreadEntry());
+    } catch {
+      return resolve(null);
+    }
+    const done = (verified: VerifiedIndex | null) => {
+      resolve(verified);
+      thread.terminate(); // its mapping of the file goes with it
+    };
+    thread.onmessage = (event: MessageEvent) => done(event.data as VerifiedIndex | null);
+    thread.addEventListener('error', () => done(null));
+    thread.addEventListener('close', () => done(null));
+    thread.postMessage(path);
   });
 }
