@@ -5,10 +5,10 @@
  * Run in a copy of the tree (its own node_modules/.cache), never this one.
  */
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { bundleKey, buildWorkerBundle, freshWorkerBundle } from '../../src/host/workers/worker-bundle.ts';
+import { bundledPool, bundleKey, buildWorkerBundle, freshWorkerBundle } from '../../src/host/workers/worker-bundle.ts';
 import { fixtureIndexPath } from '../helpers/fixture-index.ts';
 
 const ROOT = resolve(import.meta.dir, '../..');
@@ -72,12 +72,23 @@ test('built once per tree state; a start uses it only while fresh, and loads the
   expect(served.listening).toBe(true);
   expect(served.health).toBe(200);
 
-  // A start loads the bundle's file (a bundle that throws stops the start).
-  writeFileSync(entry!, "throw new Error('the bundle was loaded');\n");
+  // A start loads the bundle's files, the primary its pool (a bundle that throws stops the start), the threads the worker's.
+  const pool = bundledPool(entry!);
+  const poolCode = readFileSync(pool);
+  writeFileSync(pool, "throw new Error('the pool was loaded from the bundle');\n");
+  renameSync(`${pool}.jsc`, `${pool}.jsc.aside`);
+  const poolFailed = await start();
+  expect(poolFailed.listening).toBe(false);
+  expect(poolFailed.output).toContain('the pool was loaded from the bundle');
+  writeFileSync(pool, poolCode);
+  renameSync(`${pool}.jsc.aside`, `${pool}.jsc`);
+  expect((await start()).health).toBe(200);
+
+  writeFileSync(entry!, "throw new Error('the worker was loaded from the bundle');\n");
   rmSync(`${entry}.jsc`);
   const failed = await start();
   expect(failed.listening).toBe(false);
-  expect(failed.output).toContain('the bundle was loaded');
+  expect(failed.output).toContain('the worker was loaded from the bundle');
 
   // One changed source file: the bundle is stale, and the start loads the source.
   const before = bundleKey(tree);

@@ -5,11 +5,13 @@
  * purpose: what it imports is loaded before any thread starts.
  */
 
-import { freshWorkerBundle } from './worker-bundle.ts';
+import { bundledPool, freshWorkerBundle } from './worker-bundle.ts';
 import type { VerifiedIndex } from './verified-index.ts';
 
 /** The entry chosen by this process's first start of a thread (every later thread, restarts too, loads the same). */
 let chosen: string | null = null;
+/** The bundle's worker entry when `chosen` is one (the pool then loads from the same bundle). */
+let bundled: string | null = null;
 
 /**
  * The worker's module: in a compiled binary (where `bun run compile` embeds
@@ -21,8 +23,18 @@ export function workerEntry(): string {
   if (chosen !== null) return chosen;
   const here = import.meta.url;
   if (here.includes('$bunfs') || here.includes('~BUN')) chosen = new URL('./host/workers/worker-main.ts', here).href;
-  else chosen = freshWorkerBundle() ?? new URL('./worker-main.ts', here).href;
+  else chosen = (bundled = freshWorkerBundle()) ?? new URL('./worker-main.ts', here).href;
   return chosen;
+}
+
+/**
+ * The pool's module (pool.ts) for `serve`: from the bundle the threads load,
+ * when they do (its own copy of the modules it shares with the primary's
+ * others: it receives and returns plain values and promises), else the source.
+ */
+export function poolModule(): string {
+  workerEntry();
+  return bundled !== null ? bundledPool(bundled) : new URL('./pool.ts', import.meta.url).href;
 }
 
 /** A thread started ahead of its pool, with what it met before the pool took it over (its events are not replayed). */

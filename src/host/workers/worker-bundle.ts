@@ -1,7 +1,8 @@
 /**
- * The worker thread's code as one prebuilt bytecode bundle, for starts from
- * the source tree: a worker loading it is ready in about half the time it
- * takes to load its ~700 modules one by one (BENCHMARKS.md, start-up).
+ * The worker thread's code, and the pool's the primary loads meanwhile, as
+ * prebuilt bytecode bundles for starts from the source tree: each loads in
+ * about half the time its hundreds of modules take one by one (BENCHMARKS.md,
+ * start-up).
  *
  * The bundle lives in node_modules/.cache/ipintel-worker-bundle/<key>/,
  * where the key hashes everything it could have been built from: every file
@@ -17,7 +18,7 @@
  * Tiny on purpose, like threads.ts: the primary reads it before any thread starts.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 
 /** This source tree's root (this file is src/host/workers/worker-bundle.ts). */
 export const SOURCE_ROOT = resolve(import.meta.dir, '..', '..', '..');
@@ -25,12 +26,13 @@ export const SOURCE_ROOT = resolve(import.meta.dir, '..', '..', '..');
 export function bundleCache(root: string): string {
   return join(root, 'node_modules', '.cache', 'ipintel-worker-bundle');
 }
-/** The worker's module in a tree: the bundle's entry point. */
-function entryOf(root: string): string {
-  return join(root, 'src', 'host', 'workers', 'worker-main.ts');
+/** The bundle's entry points in a tree: the worker's module, and the pool the primary loads meanwhile. */
+function entriesOf(root: string): string[] {
+  return ['worker-main.ts', 'pool.ts'].map((name) => join(root, 'src', 'host', 'workers', name));
 }
-/** Its name in a bundle's folder. */
+/** Their names in a bundle's folder. */
 const BUNDLED_ENTRY = 'worker-main.js';
+const BUNDLED_POOL = 'pool.js';
 /** The tree's folders the bundle's own inputs come from (a build that reads from another fails: see buildWorkerBundle). */
 const HASHED_FOLDERS = ['src', 'index-builder', 'feeds'];
 /** Bundles kept beside the current one (a server still running an older one may restart a worker from it). */
@@ -70,11 +72,21 @@ export function bundleKey(root = SOURCE_ROOT): string {
 export function freshWorkerBundle(root = SOURCE_ROOT): string | null {
   try {
     if (!existsSync(bundleCache(root))) return null;
-    const entry = join(bundleCache(root), bundleKey(root), BUNDLED_ENTRY);
-    return existsSync(entry) ? entry : null;
+    const folder = join(bundleCache(root), bundleKey(root));
+    return complete(folder) ? join(folder, BUNDLED_ENTRY) : null;
   } catch {
     return null; // an unreadable tree or cache: the source
   }
+}
+
+/** Whether a bundle's folder holds both entry points. */
+function complete(folder: string): boolean {
+  return existsSync(join(folder, BUNDLED_ENTRY)) && existsSync(join(folder, BUNDLED_POOL));
+}
+
+/** The pool's module of the bundle whose worker entry is `entry` (what freshWorkerBundle returned). */
+export function bundledPool(entry: string): string {
+  return join(dirname(entry), BUNDLED_POOL);
 }
 
 /** What buildWorkerBundle did. */
@@ -91,12 +103,12 @@ export async function buildWorkerBundle(root = SOURCE_ROOT): Promise<BundleOutco
   try {
     const key = bundleKey(root);
     const target = join(cache, key);
-    if (existsSync(join(target, BUNDLED_ENTRY))) return { kind: 'fresh', entry: join(target, BUNDLED_ENTRY) };
+    if (complete(target)) return { kind: 'fresh', entry: join(target, BUNDLED_ENTRY) };
     mkdirSync(cache, { recursive: true });
     temp = join(cache, `.tmp-${key}-${process.pid}`);
     rmSync(temp, { recursive: true, force: true });
     // CommonJS: Bun writes bytecode for ESM only with --compile. import.meta.url/dir become the source file's own.
-    const built = await Bun.build({ entrypoints: [entryOf(root)], outdir: temp, target: 'bun', format: 'cjs', bytecode: true, metafile: true });
+    const built = await Bun.build({ entrypoints: entriesOf(root), outdir: temp, target: 'bun', format: 'cjs', bytecode: true, metafile: true });
     if (!built.success) return { kind: 'failed', message: built.logs.map(String).join('\n') };
     const inputs = Object.keys(built.metafile?.inputs ?? {}).map((input) => relative(root, resolve(input)));
     const unhashed = inputs.filter((input) => !input.includes('node_modules/') && !HASHED_FOLDERS.some((dir) => input.startsWith(`${dir}/`)));
@@ -105,7 +117,7 @@ export async function buildWorkerBundle(root = SOURCE_ROOT): Promise<BundleOutco
     try {
       renameSync(temp, target);
     } catch (e) {
-      if (!existsSync(join(target, BUNDLED_ENTRY))) throw e; // else another build of the same key won
+      if (!complete(target)) throw e; // else another build of the same key won
     }
     pruneOlder(cache, key);
     return { kind: 'built', entry: join(target, BUNDLED_ENTRY) };
