@@ -8,6 +8,8 @@
 import { bundledPool, freshWorkerBundle } from './worker-bundle.ts';
 import type { VerifiedIndex } from './verified-index.ts';
 
+/** Whether this runs from a compiled binary (its modules under Bun's virtual root). */
+const COMPILED = import.meta.url.includes('$bunfs') || import.meta.url.includes('~BUN');
 /** The entry chosen by this process's first start of a thread (every later thread, restarts too, loads the same). */
 let chosen: string | null = null;
 /** The bundle's worker entry when `chosen` is one (the pool then loads from the same bundle). */
@@ -21,9 +23,7 @@ let bundled: string | null = null;
  */
 export function workerEntry(): string {
   if (chosen !== null) return chosen;
-  const here = import.meta.url;
-  if (here.includes('$bunfs') || here.includes('~BUN')) chosen = new URL('./host/workers/worker-main.ts', here).href;
-  else chosen = (bundled = freshWorkerBundle()) ?? new URL('./worker-main.ts', here).href;
+  chosen = (COMPILED ? null : (bundled = freshWorkerBundle())) ?? besideThis('worker-main.ts');
   return chosen;
 }
 
@@ -34,7 +34,7 @@ export function workerEntry(): string {
  */
 export function poolModule(): string {
   workerEntry();
-  return bundled !== null ? bundledPool(bundled) : new URL('./pool.ts', import.meta.url).href;
+  return bundled !== null ? bundledPool(bundled) : besideThis('pool.ts');
 }
 
 /** A thread started ahead of its pool, with what it met before the pool took it over (its events are not replayed). */
@@ -54,11 +54,9 @@ export function startThreads(count: number): StartedThread[] {
   });
 }
 
-/** The index-checking thread's module: an entry point of the compiled binary too. */
-function verifyThreadEntry(): string {
-  const here = import.meta.url;
-  if (here.includes('$bunfs') || here.includes('~BUN')) return new URL('./host/workers/verify-thread.ts', here).href;
-  return new URL('./verify-thread.ts', here).href;
+/** A thread module beside this one: in a compiled binary, an entry point under its virtual root (named from src/). */
+function besideThis(name: string): string {
+  return new URL(COMPILED ? `./host/workers/${name}` : `./${name}`, import.meta.url).href;
 }
 
 /**
@@ -71,7 +69,7 @@ export function startIndexCheck(path: string): Promise<VerifiedIndex | null> {
   return new Promise((resolve) => {
     let thread: Worker;
     try {
-      thread = new Worker(verifyThreadEntry());
+      thread = new Worker(besideThis('verify-thread.ts'));
     } catch {
       return resolve(null);
     }
