@@ -6,6 +6,7 @@
  *
  * The bundle lives in node_modules/.cache/ipintel-worker-bundle/<key>/,
  * where the key hashes everything it could have been built from: every file
+ * (by its inode, size and times)
  * under src/, index-builder/ and feeds/, the install (bun.lock, package.json,
  * tsconfig.json, bunfig.toml and the installed packages' folders), this
  * tree's absolute path (the bundle names the sub-workers, migrations and
@@ -38,15 +39,21 @@ const HASHED_FOLDERS = ['src', 'index-builder', 'feeds'];
 /** Bundles kept beside the current one (a server still running an older one may restart a worker from it). */
 const KEEP = 3;
 
-/** Adds every file under `dir` (sorted, recursively) to the hash, by path and content. */
+/**
+ * Adds every file under `dir` (sorted, recursively) to the hash by path,
+ * inode, size and change time: any write to a file moves its ctime (which no
+ * one can set back), and stating the tree's ~400 files costs a few ms on the
+ * primary's path where reading them costs tens.
+ */
 function hashTree(hasher: Bun.CryptoHasher, dir: string): void {
+  if (!existsSync(dir)) return;
   const names = readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile())
     .map((entry) => join(entry.parentPath, entry.name))
     .sort();
   for (const path of names) {
-    hasher.update(path);
-    hasher.update(Bun.hash(readFileSync(path)).toString());
+    const s = statSync(path, { bigint: true });
+    hasher.update(`${path}\0${s.ino}\0${s.size}\0${s.mtimeNs}\0${s.ctimeNs}\0`);
   }
 }
 
