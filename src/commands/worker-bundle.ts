@@ -1,7 +1,7 @@
 /**
  * `bun run bundle`: builds the worker thread's bytecode bundle for this tree
  * unless the current one exists (src/host/workers/worker-bundle.ts). Run by
- * `bun run start` first; a failed build says why and exits 0 —
+ * `bun run start` first (its `prestart`); a failed build says why and exits 0 —
  * the server then loads the worker from the source, as it would without it.
  */
 import { buildWorkerBundle } from '../host/workers/worker-bundle.ts';

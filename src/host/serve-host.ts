@@ -56,7 +56,8 @@ export async function startHost(
   const threads = early.startThreads(config.workers);
   // The index is verified on a thread of its own meanwhile, not by the primary after loading the pool's code.
   const indexChecked = early.startIndexCheck(config.indexPath);
-  const { startWorkerPool } = (await import(early.poolModule())) as typeof import('./workers/pool.ts');
+  const bundledPool = early.bundledPoolModule();
+  const { startWorkerPool } = bundledPool !== null ? ((await import(bundledPool)) as typeof import('./workers/pool.ts')) : await import('./workers/pool.ts');
   // Migrations run here once, not in every worker at the same moment; the workers load their code meanwhile.
   const migrated = openAccountStore(config.dbPath, { flushIntervalMs: 0, syncIntervalMs: 0 }).then((store) => store.close());
   // The primary serves nothing: it does not load the server's code (the workers do, each in its own thread, and

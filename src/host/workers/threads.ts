@@ -28,13 +28,15 @@ export function workerEntry(): string {
 }
 
 /**
- * The pool's module (pool.ts) for `serve`: from the bundle the threads load,
- * when they do (its own copy of the modules it shares with the primary's
- * others: it receives and returns plain values and promises), else the source.
+ * The pool's module (pool.ts) in the bundle the threads load, for `serve`
+ * (its own copy of the modules it shares with the primary's others: it
+ * receives and returns plain values and promises); null when they load the
+ * source or run in a compiled binary, where `serve` imports pool.ts by name
+ * (so `bun build --compile` embeds it).
  */
-export function poolModule(): string {
+export function bundledPoolModule(): string | null {
   workerEntry();
-  return bundled !== null ? bundledPool(bundled) : besideThis('pool.ts');
+  return bundled !== null ? bundledPool(bundled) : null;
 }
 
 /** A thread started ahead of its pool, with what it met before the pool took it over (its events are not replayed). */
