@@ -188,8 +188,10 @@ async function fetchDataCommand(argv: string[]): Promise<number> {
 /** `serve`: as `bun run start`; never resolves while serving (SIGINT/SIGTERM stop it). */
 async function serve(argv: string[]): Promise<number> {
   if (argv.length > 0) {
-    console.error('usage: ipintel serve (configuration comes from the environment; see docs/deployment.md)');
-    return argv[0] === '--help' ? 0 : 2;
+    const usage = 'usage: ipintel serve (configuration comes from the environment; see docs/deployment.md)';
+    const help = argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h');
+    (help ? console.log : console.error)(usage);
+    return help ? 0 : 2;
   }
   // A task that forgot its catch logs a line; the server keeps serving.
   (await import('./host/process-guards.ts')).installProcessGuards();

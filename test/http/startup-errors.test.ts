@@ -49,3 +49,29 @@ test('a configuration word the server does not know: one clear line, exit 1 (not
     rmSync(dir, { recursive: true, force: true });
   }
 }, 60_000);
+
+test('`bun run src/main.ts --help` prints the usage and exits 0; an unknown argument is refused (neither starts serving)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ipintel-start-'));
+  try {
+    for (const [args, wantCode, stream] of [
+      [['--help'], 0, 'stdout'],
+      [['-h'], 0, 'stdout'],
+      [['--port', '9'], 2, 'stderr'],
+    ] as const) {
+      const child = Bun.spawn(['bun', 'run', 'src/main.ts', ...args], {
+        cwd: resolve(import.meta.dir, '../..'),
+        env: { ...process.env, PORT: '0', HOST: '127.0.0.1', IPINTEL_INDEX: join(dir, 'none.idx'), IPINTEL_DB: join(dir, 'db.sqlite'), IPINTEL_FEEDS_REFRESH: 'off' },
+        stdout: 'pipe',
+        stderr: 'pipe',
+      });
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+      clearTimeout(timer);
+      expect(code).toBe(wantCode);
+      const text = stream === 'stdout' ? stdout : stderr;
+      expect(text.split('\n').filter((l) => l.startsWith('usage: ipintel serve'))).toHaveLength(1);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 60_000);

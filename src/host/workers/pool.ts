@@ -14,7 +14,7 @@ import { openDescriptorCount } from '../../net/descriptor-limit.ts';
 import { CALLER_BUDGET_BUCKETS } from '../../http/ratelimit/caller-budget.ts';
 import { allocateSharedBuckets, type SharedBucketsMemory } from '../../http/ratelimit/index.ts';
 import type { ReloadBody } from '../../contract/service.ts';
-import { embeddedMigrationsRoot } from '../open-accounts.ts';
+import { embeddedMigrationsRoot, openAccountStore } from '../open-accounts.ts';
 import { isCompiledBinary } from '../../feeds/default-data.ts';
 import { createRadarFromConfig } from '../../http/radar-from-config.ts';
 import { OverridesHolder, type OverridesLoad } from '../../lookup/overrides/holder.ts';
@@ -68,16 +68,22 @@ interface Slot {
  * Starts `config.workers` workers; rejects (stopping those started) when none
  * can start. The workers load their code at once (or already do: `threads`,
  * started by startThreads); they open the database only once `before`
- * resolves (the host's migrations), so both overlap.
+ * resolves (the host's migrations; without it the pool runs them here first:
+ * workers migrating one fresh file at once fail on each other's tables), so
+ * both overlap. `indexChecked`: the
+ * index being verified on its own thread (startIndexCheck); without it the
+ * primary verifies it here.
  */
 export async function startWorkerPool(
   config: Config,
   log: (line: string) => void = (l) => console.error(l),
-  before: Promise<unknown> = Promise.resolve(),
+  before: Promise<unknown> | null = null,
   threads: StartedThread[] = [],
+  indexChecked: Promise<VerifiedIndex | null> | null = null,
 ): Promise<WorkerPool> {
   const count = config.workers;
   const migrationsRoot = isCompiledBinary() ? embeddedMigrationsRoot() : null;
+  const migrated = before ?? openAccountStore(config.dbPath, { flushIntervalMs: 0, syncIntervalMs: 0 }).then((store) => store.close());
   const state = HostState.create(count);
   const memory = memoryBudget(config.memoryMb);
   const buckets: SharedBucketsMemory | null = config.rateLimits ? allocateSharedBuckets(memory.rateLimitBuckets) : null;
@@ -284,10 +290,11 @@ export async function startWorkerPool(
     // moment the port accepts finds every worker's code loaded (no module read competes for descriptors).
     // The index is verified here once, after the workers have begun loading (the next timer tick), while they load:
     // not by every worker, each hashing the whole file on the same cores at the same moment.
-    const indexVerified = Bun.sleep(0).then(() => {
-      verified = verifyForWorkers(config.indexPath);
+    // (A host's `serve` verifies it on a thread of its own started with the workers: `indexChecked`.)
+    const indexVerified = (indexChecked ?? Bun.sleep(0).then(() => verifyForWorkers(config.indexPath))).then((file) => {
+      verified = file;
     });
-    const startAfter = Promise.all([before, overridesRead, indexVerified]);
+    const startAfter = Promise.all([migrated, overridesRead, indexVerified]);
     const prepared = await Promise.allSettled(Array.from({ length: count }, (_, i) => spawn(i, false, startAfter, threads[i] ?? null)));
     const ok: number[] = [];
     prepared.forEach((r, slot) => (r.status === 'fulfilled' ? ok.push(slot) : failed.push({ slot, why: (r.reason as Error).message })));

@@ -5,15 +5,38 @@
  * purpose: what it imports is loaded before any thread starts.
  */
 
+import { bundledPool, freshWorkerBundle } from './worker-bundle.ts';
+import type { VerifiedIndex } from './verified-index.ts';
+
+/** Whether this runs from a compiled binary (its modules under Bun's virtual root). */
+const COMPILED = import.meta.url.includes('$bunfs') || import.meta.url.includes('~BUN');
+/** The entry chosen by this process's first start of a thread (every later thread, restarts too, loads the same). */
+let chosen: string | null = null;
+/** The bundle's worker entry when `chosen` is one (the pool then loads from the same bundle). */
+let bundled: string | null = null;
+
 /**
- * The worker's module: beside this one in the source tree; in a compiled
- * binary (where `bun run compile` embeds it as a second entry point, named
- * from src/) under the binary's virtual root.
+ * The worker's module: in a compiled binary (where `bun run compile` embeds
+ * it as a second entry point, named from src/) under the binary's virtual
+ * root; from the source tree, the prebuilt bundle when it is the current
+ * one (worker-bundle.ts), else the module beside this one.
  */
 export function workerEntry(): string {
-  const here = import.meta.url;
-  if (here.includes('$bunfs') || here.includes('~BUN')) return new URL('./host/workers/worker-main.ts', here).href;
-  return new URL('./worker-main.ts', here).href;
+  if (chosen !== null) return chosen;
+  chosen = (COMPILED ? null : (bundled = freshWorkerBundle())) ?? besideThis('worker-main.ts');
+  return chosen;
+}
+
+/**
+ * The pool's module (pool.ts) in the bundle the threads load, for `serve`
+ * (its own copy of the modules it shares with the primary's others: it
+ * receives and returns plain values and promises); null when they load the
+ * source or run in a compiled binary, where `serve` imports pool.ts by name
+ * (so `bun build --compile` embeds it).
+ */
+export function bundledPoolModule(): string | null {
+  workerEntry();
+  return bundled !== null ? bundledPool(bundled) : null;
 }
 
 /** A thread started ahead of its pool, with what it met before the pool took it over (its events are not replayed). */
@@ -30,5 +53,35 @@ export function startThreads(count: number): StartedThread[] {
     thread.worker.addEventListener('error', (event) => (thread.error = (event as ErrorEvent).message ?? String(event)));
     thread.worker.addEventListener('close', () => (thread.closed = true));
     return thread;
+  });
+}
+
+/** A thread module beside this one: in a compiled binary, an entry point under its virtual root (named from src/). */
+function besideThis(name: string): string {
+  return new URL(COMPILED ? `./host/workers/${name}` : `./${name}`, import.meta.url).href;
+}
+
+/**
+ * Verifies the index at `path` on a thread of its own, started now beside the
+ * workers (verified-index.ts verifyForWorkers). Resolves with the file it
+ * verified, or null when it did not verify or the thread failed: then each
+ * worker verifies the file itself, as when the primary could not.
+ */
+export function startIndexCheck(path: string): Promise<VerifiedIndex | null> {
+  return new Promise((resolve) => {
+    let thread: Worker;
+    try {
+      thread = new Worker(besideThis('verify-thread.ts'));
+    } catch {
+      return resolve(null);
+    }
+    const done = (verified: VerifiedIndex | null) => {
+      resolve(verified);
+      thread.terminate(); // its mapping of the file goes with it
+    };
+    thread.onmessage = (event: MessageEvent) => done(event.data as VerifiedIndex | null);
+    thread.addEventListener('error', () => done(null));
+    thread.addEventListener('close', () => done(null));
+    thread.postMessage(path);
   });
 }

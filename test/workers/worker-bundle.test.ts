@@ -1,0 +1,101 @@
+/**
+ * The worker bundle (src/host/workers/worker-bundle.ts): built for a tree,
+ * served by a start from that tree only while the tree is as it was built
+ * from; a changed source file makes the start load the source instead.
+ * Run in a copy of the tree (its own node_modules/.cache), never this one.
+ */
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { bundledPool, bundleKey, buildWorkerBundle, freshWorkerBundle } from '../../src/host/workers/worker-bundle.ts';
+import { fixtureIndexPath } from '../helpers/fixture-index.ts';
+
+const ROOT = resolve(import.meta.dir, '../..');
+let tree = '';
+let starts = 0;
+
+beforeAll(() => {
+  tree = mkdtempSync(join(tmpdir(), 'ipintel-bundle-'));
+  for (const name of ['src', 'index-builder', 'feeds', 'drizzle', 'package.json', 'bun.lock', 'tsconfig.json', 'bunfig.toml']) cpSync(join(ROOT, name), join(tree, name), { recursive: true });
+  // The packages by link, not copied; the cache folder is the copy's own.
+  mkdirSync(join(tree, 'node_modules'));
+  for (const name of readdirSync(join(ROOT, 'node_modules'))) if (name !== '.cache') symlinkSync(join(ROOT, 'node_modules', name), join(tree, 'node_modules', name));
+});
+
+afterAll(() => {
+  if (tree) rmSync(tree, { recursive: true, force: true });
+});
+
+/** Starts `bun src/main.ts` of the copy with two workers (a file database: `:memory:` serves with one thread) over the fixture index; resolves with its exit code and output, or its /health status once it listens (then stops it). */
+async function start(): Promise<{ listening: boolean; health: number; output: string }> {
+  const proc = Bun.spawn([process.execPath, 'src/main.ts'], {
+    cwd: tree,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', IPINTEL_INDEX: await fixtureIndexPath(), IPINTEL_DB: join(tree, `db-${++starts}.sqlite`), IPINTEL_HISTORY: 'off', IPINTEL_FEEDS_REFRESH: 'off', IPINTEL_DNS_SERVERS: '127.0.0.1:9', IPINTEL_WORKERS: '2' },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  let output = '';
+  const decoder = new TextDecoder();
+  const read = async (stream: ReadableStream<Uint8Array>) => {
+    for await (const chunk of stream) output += decoder.decode(chunk);
+  };
+  void read(proc.stdout as ReadableStream<Uint8Array>);
+  void read(proc.stderr as ReadableStream<Uint8Array>);
+  const end = Date.now() + 60_000;
+  try {
+    while (proc.exitCode === null && Date.now() < end) {
+      const port = /ipintel listening on \S*:(\d+) \(index/.exec(output)?.[1];
+      if (port) return { listening: true, health: (await fetch(`http://127.0.0.1:${port}/health`)).status, output };
+      await Bun.sleep(50);
+    }
+    await proc.exited;
+    return { listening: false, health: 0, output };
+  } finally {
+    proc.kill('SIGTERM');
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+    await proc.exited;
+    clearTimeout(timer);
+  }
+}
+
+test('built once per tree state; a start uses it only while fresh, and loads the source once a file changed', async () => {
+  expect(freshWorkerBundle(tree)).toBeNull();
+  const built = await buildWorkerBundle(tree);
+  expect(built).toMatchObject({ kind: "built" });
+  const entry = freshWorkerBundle(tree);
+  expect(entry).toBe(built.kind === 'built' ? built.entry : '');
+  expect((await buildWorkerBundle(tree)).kind).toBe('fresh');
+
+  // The real bundle serves.
+  const served = await start();
+  expect(served.listening).toBe(true);
+  expect(served.health).toBe(200);
+
+  // A start loads the bundle's files, the primary its pool (a bundle that throws stops the start), the threads the worker's.
+  const pool = bundledPool(entry!);
+  const poolCode = readFileSync(pool);
+  writeFileSync(pool, "throw new Error('the pool was loaded from the bundle');\n");
+  renameSync(`${pool}.jsc`, `${pool}.jsc.aside`);
+  const poolFailed = await start();
+  expect(poolFailed.listening).toBe(false);
+  expect(poolFailed.output).toContain('the pool was loaded from the bundle');
+  writeFileSync(pool, poolCode);
+  renameSync(`${pool}.jsc.aside`, `${pool}.jsc`);
+  expect((await start()).health).toBe(200);
+
+  writeFileSync(entry!, "throw new Error('the worker was loaded from the bundle');\n");
+  rmSync(`${entry}.jsc`);
+  const failed = await start();
+  expect(failed.listening).toBe(false);
+  expect(failed.output).toContain('the worker was loaded from the bundle');
+
+  // One changed source file: the bundle is stale, and the start loads the source.
+  const before = bundleKey(tree);
+  appendFileSync(join(tree, 'src', 'errors.ts'), '\n// changed\n');
+  expect(bundleKey(tree)).not.toBe(before);
+  expect(freshWorkerBundle(tree)).toBeNull();
+  const fromSource = await start();
+  expect(fromSource.listening).toBe(true);
+  expect(fromSource.health).toBe(200);
+}, 180_000);
