@@ -8,7 +8,7 @@ import { IndexFileError } from '../index/index-file.ts';
 import { IndexReader } from '../index/reader.ts';
 import { existsSync } from 'node:fs';
 import { loadConfig } from '../config.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../api-error.ts';
 import { HistoryJobs } from '../index/history/jobs.ts';
 import { PastIndexes } from '../index/history/past-indexes.ts';
 import { versionForAt } from '../lookup/past-moment.ts';

@@ -5,7 +5,7 @@
  */
 import { once } from 'node:events';
 import { loadConfig } from '../config.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../api-error.ts';
 import { invalidIp } from '../lookup/invalid-ip.ts';
 import { DEFAULT_INDEX_PATH, IndexFileError } from '../index/index-file.ts';
 import { OfflineLookup, parseFields } from './lookup/answer.ts';

@@ -3,7 +3,7 @@
  * becomes an ApiError in the spec's shape (codes in docs/crawlers.md).
  */
 import { readCappedBytes } from '../file-io/read-capped.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../api-error.ts';
 import { formatIp, parseIp, plainAddress } from '../net/ip.ts';
 
 /** Largest accepted body: an address plus a generous User-Agent. */

@@ -34,7 +34,7 @@ export async function startHost(
     config.workers = 1;
   }
   if (config.workers === 1) {
-    const [{ startServer }, { reloadServer }, { holderTarget, startFeedRefresher }] = await Promise.all([import('./start-server.ts'), import('../http/reload.ts'), import('../feeds/start.ts')]);
+    const [{ startServer }, { reloadServer }, { holderTarget, startFeedRefresher }] = await Promise.all([import('./start-server.ts'), import('../http/reload-server.ts'), import('../feeds/start.ts')]);
     const single = await startServer(config, { accounts: await openAccountStore(config.dbPath) });
     // Serving alone, this thread refreshes.
     const holder = single.services.index;

@@ -21,7 +21,7 @@ import { loadPolicy } from '../scoring/index.ts';
 import { memoryBudget } from '../memory-budget.ts';
 import { createApp } from '../http/app.ts';
 import { TrustedProxies } from '../http/client-ip.ts';
-import { HttpMetrics } from '../http/metrics.ts';
+import { HttpMetrics } from '../http/http-metrics.ts';
 import { createAdminFailureBudget, createRateLimiterFromConfig } from '../http/ratelimit/index.ts';
 import { createRadarFromConfig } from '../http/radar-from-config.ts';
 import { createFetchHandler, IDLE_TIMEOUT_SECONDS } from '../http/server.ts';

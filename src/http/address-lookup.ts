@@ -6,7 +6,7 @@
  * for a bounded time), the RDAP client, the clock.
  */
 import { verifiedCrawlerOf } from '../crawlers/lookup-flags.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../api-error.ts';
 import type { LookupHit } from '../index/record.ts';
 import type { LiveSources } from '../lookup/answerer.ts';
 import { ownerFromRdap, type RdapResult } from '../rdap/index.ts';

@@ -1,6 +1,6 @@
 /** Admin access (`/reload`, `/metrics`): `Authorization: Bearer <IPINTEL_ADMIN_TOKEN>`, compared in constant time. */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../api-error.ts';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 

@@ -7,8 +7,8 @@
  */
 import { Elysia } from 'elysia';
 import { dashboardRoutes } from './routes/dashboard.ts';
-import { ApiError } from '../errors.ts';
-import { failureResponse, NOT_FOUND } from './errors.ts';
+import { ApiError } from '../api-error.ts';
+import { failureResponse, NOT_FOUND } from './error-response.ts';
 import type { AppServices } from './services.ts';
 import { oauthEnabled } from '../accounts/oauth/setup-check.ts';
 import { setCaller } from './caller.ts';

@@ -5,12 +5,12 @@
  * headers: `X-Data-As-Of`, an ETag, and a long public
  * lifetime for an explicit address (the answer can never change).
  */
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../api-error.ts';
 import { pastServingOf } from '../lookup/past-serving.ts';
 import { versionForAt, type PastMoment } from '../lookup/past-moment.ts';
 import { TIERS, type Tier } from '../tiers.ts';
 import { CORS_RESPONSE_HEADERS } from './cors.ts';
-import { JSON_TYPE } from './errors.ts';
+import { JSON_TYPE } from './error-response.ts';
 import { queryValues } from './request-params.ts';
 import type { AppServices } from './services.ts';
 

@@ -6,21 +6,21 @@
  * CORS and metrics are added on the way out, here for every answer alike.
  * A request without one consistent path is 400 BAD_REQUEST; a path of no
  * route is 404, a method its route does not answer 405 with `Allow`. Errors
- * are rendered by the one renderer (errors.ts).
+ * are rendered by the one renderer (error-response.ts).
  */
 import type { Server } from 'bun';
 import type { App } from './app.ts';
 import type { Caller } from './caller.ts';
 import { clientIp } from './client-ip.ts';
 import { requestWantsText } from './negotiation.ts';
-import { ApiError } from '../errors.ts';
-import { errorResponse, failureResponse, NOT_FOUND } from './errors.ts';
+import { ApiError } from '../api-error.ts';
+import { errorResponse, failureResponse, NOT_FOUND } from './error-response.ts';
 import { adminBudgetExceeded, applyRateLimitHeaders, bucketKeyFor, rateLimitedError, upgradeUrlFor } from './ratelimit/index.ts';
 import { isAdmin } from './admin.ts';
 import type { RateDecision } from './ratelimit/index.ts';
 import { addCorsHeaders, preflightResponse } from './cors.ts';
 import type { ResolvedKey } from '../accounts/key-cache.ts';
-import { methodLabel } from './metrics.ts';
+import { methodLabel } from './http-metrics.ts';
 import { pathEnd, RequestTargets } from './request-target.ts';
 import { handlerFor, OTHER_ROUTE, type RouteEntry } from './route-table.ts';
 import { takesNoToken } from './routes/table.ts';

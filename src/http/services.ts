@@ -14,7 +14,7 @@ import type { RdapClient } from '../rdap/index.ts';
 import type { RadarClient } from '../lookup/radar.ts';
 import type { TrustedProxies } from './client-ip.ts';
 import type { HostLink } from './host-link.ts';
-import type { HttpMetrics } from './metrics.ts';
+import type { HttpMetrics } from './http-metrics.ts';
 import type { AdminFailureBudget, RateLimiter } from './ratelimit/index.ts';
 
 /** The services of one server thread. */

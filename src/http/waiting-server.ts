@@ -4,9 +4,9 @@
  * the puller's progress, and every other request a clear 503 error. It is
  * replaced by the real server once the index is in place.
  */
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../api-error.ts';
 import type { PullStatus } from '../index/pull/pull-status-file.ts';
-import { errorResponse } from './errors.ts';
+import { errorResponse } from './error-response.ts';
 import { CORS_RESPONSE_HEADERS } from './cors.ts';
 
 /** A running waiting server. */

@@ -3,7 +3,7 @@
  * build time, ASN-DROP context, and the optional radar enrichment; and the
  * `AS<n>` parameter it is asked by.
  */
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../api-error.ts';
 import type { AsnDetails } from '../index/record.ts';
 import type { Coverage } from '../index/coverage.ts';
 

@@ -3,7 +3,7 @@
  * IPv6 address: raised by the HTTP lookups and printed by the lookup
  * command, so it lives below both.
  */
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../api-error.ts';
 
 /** The spec's INVALID_IP error for a text. */
 export function invalidIp(text: string): ApiError {

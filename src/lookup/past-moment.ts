@@ -5,7 +5,7 @@
  * a moment before the retained history or in the future, is the documented
  * error, with the available range in `details`.
  */
-import { ApiError, boundedProvided } from '../errors.ts';
+import { ApiError, boundedProvided } from '../api-error.ts';
 import type { HistoryRange, PastIndexes } from '../index/history/past-indexes.ts';
 import type { HistoryVersion } from '../index/history/store.ts';
 import type { ServingSnapshot } from './serving.ts';

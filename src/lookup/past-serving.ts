@@ -10,7 +10,7 @@ import type { PastIndexes } from '../index/history/past-indexes.ts';
 import { MAPPED_PAST } from '../index/history/past-indexes.ts';
 import type { HistoryVersion } from '../index/history/store.ts';
 import type { IndexReader } from '../index/reader.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../api-error.ts';
 import type { PastMoment } from './past-moment.ts';
 import { ServingSnapshot, type MemoSizes, type ServingHolder } from './serving.ts';
 

@@ -2,7 +2,7 @@
  * `fields` and `include` of spec 4.1 (rules 1-6): which top-level fields a
  * lookup returns, and whether the Pro RDAP include is accepted.
  */
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../api-error.ts';
 import type { Tier } from '../tiers.ts';
 import { V1_FIELDS } from './v1.ts';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { ApiError } from '../../src/errors.ts';
-import { errorResponse } from '../../src/http/errors.ts';
+import { ApiError } from '../../src/api-error.ts';
+import { errorResponse } from '../../src/http/error-response.ts';
 import { crawlerVerifyAnswer } from '../../src/http/routes/crawler-verify.ts';
 import { createCrawlerVerifier } from '../../src/crawlers/verifier.ts';
 import type { LookupHit } from '../../src/index/record.ts';

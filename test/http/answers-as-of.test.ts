@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { loadConfig } from '../../src/config.ts';
 import { holderTarget } from '../../src/feeds/start.ts';
 import { startServer, type RunningServer } from '../../src/host/start-server.ts';
-import { reloadServer } from '../../src/http/reload.ts';
+import { reloadServer } from '../../src/http/reload-server.ts';
 import { IndexPuller } from '../../src/index/pull/index-puller.ts';
 import { PUBLISHED_INDEX, publishIndex } from '../../src/index/publish/publish.ts';
 import { readPublicKey, readSigningKey, writeSigningKeyPair } from '../../src/index/publish/signing-keys.ts';

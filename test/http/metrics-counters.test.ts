@@ -7,7 +7,7 @@ import { beforeAll, expect, test } from 'bun:test';
 import fc from 'fast-check';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { IndexHolder } from '../../src/index/holder.ts';
-import { HttpMetrics, LATENCY_BUCKETS, MAX_LATENCY_SERIES, MAX_REQUEST_SERIES, OTHER_METHOD, OVERFLOW_ROUTE } from '../../src/http/metrics.ts';
+import { HttpMetrics, LATENCY_BUCKETS, MAX_LATENCY_SERIES, MAX_REQUEST_SERIES, OTHER_METHOD, OVERFLOW_ROUTE } from '../../src/http/http-metrics.ts';
 import { fixtureIndexPath } from '../helpers/fixture-index.ts';
 
 let holder: IndexHolder;

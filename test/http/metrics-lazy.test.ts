@@ -1,7 +1,7 @@
 /** Metrics observed before prom-client is loaded are replayed, not lost. */
 import { beforeAll, expect, test } from 'bun:test';
 import { IndexHolder } from '../../src/index/holder.ts';
-import { HttpMetrics } from '../../src/http/metrics.ts';
+import { HttpMetrics } from '../../src/http/http-metrics.ts';
 import { fixtureIndexPath } from '../helpers/fixture-index.ts';
 
 let holder: IndexHolder;

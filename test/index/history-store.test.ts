@@ -10,7 +10,7 @@ import { HistoryJobs } from '../../src/index/history/jobs.ts';
 import { MAX_PENDING_REBUILDS, PastIndexes } from '../../src/index/history/past-indexes.ts';
 import { rebuildVersion } from '../../src/index/history/rebuild.ts';
 import { historySizeBytes, pruneHistory, readCatalog, recordVersion } from '../../src/index/history/store.ts';
-import { ApiError } from '../../src/errors.ts';
+import { ApiError } from '../../src/api-error.ts';
 import { parseAt, versionForAt } from '../../src/lookup/past-moment.ts';
 import { buildFromTexts } from '../helpers/small-build.ts';
 

@@ -8,7 +8,7 @@ import {
   upgradeUrlFor,
   type RateDecision,
 } from '../../src/http/ratelimit/index.ts';
-import { errorResponse } from '../../src/http/errors.ts';
+import { errorResponse } from '../../src/http/error-response.ts';
 import { isExemptFromRateLimit } from '../../src/http/routes/table.ts';
 
 const decision: RateDecision = { allowed: true, limit: 200, remaining: 17, resetAt: 1_780_000_123, retryAfter: 0, tier: 'free' };

@@ -1,7 +1,7 @@
 import { describe as group, expect, test } from 'bun:test';
 import { createRateLimiter, createRateLimiterFromConfig } from '../../src/http/ratelimit/limiter.ts';
 import { step, describe, WINDOW_MS, type RateDecision } from '../../src/http/ratelimit/gcra.ts';
-import { limiterMetrics } from '../../src/http/ratelimit/metrics.ts';
+import { limiterMetrics } from '../../src/http/ratelimit/limiter-metrics.ts';
 import { TIERS, type Tier } from '../../src/tiers.ts';
 
 /** A clock the test moves by hand (Unix ms). */

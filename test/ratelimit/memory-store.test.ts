@@ -1,7 +1,7 @@
 import { expect, test } from 'bun:test';
 import { MemoryBuckets, SWEEP_INTERVAL_MS } from '../../src/http/ratelimit/memory-store.ts';
 import { WINDOW_MS } from '../../src/http/ratelimit/gcra.ts';
-import { limiterMetrics } from '../../src/http/ratelimit/metrics.ts';
+import { limiterMetrics } from '../../src/http/ratelimit/limiter-metrics.ts';
 
 const T0 = Date.UTC(2026, 0, 1);
 

@@ -92,7 +92,7 @@ test('built once per tree state; a start uses it only while fresh, and loads the
 
   // One changed source file: the bundle is stale, and the start loads the source.
   const before = bundleKey(tree);
-  appendFileSync(join(tree, 'src', 'errors.ts'), '\n// changed\n');
+  appendFileSync(join(tree, 'src', 'api-error.ts'), '\n// changed\n');
   expect(bundleKey(tree)).not.toBe(before);
   expect(freshWorkerBundle(tree)).toBeNull();
   const fromSource = await start();

@@ -19,7 +19,7 @@ import { acquireLock, HEARTBEAT_MS } from '../../feeds/lock.ts';
 import { CatalogError, loadCatalog, type CatalogFeed } from '../../feeds/catalog.ts';
 import { DefaultDataMissingError, findDefaultSources } from '../../feeds/default-data.ts';
 import { operatorEntries, writeFeedsManifest } from '../../feeds/manifest-writer.ts';
-import { requestReload } from '../../feeds/reload.ts';
+import { requestReload } from '../../feeds/reload-request.ts';
 import { hasGoodCopy, updateFeeds, type FeedOutcome } from '../../feeds/update.ts';
 import { loadRefreshState, newFeedRecord, recordOutcome, saveRefreshState, statePathOf } from '../../feeds/feed-state.ts';
 

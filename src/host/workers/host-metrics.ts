@@ -1,7 +1,7 @@
 /**
  * The host's /metrics with several workers: every worker's series summed by
  * prom-client's own cluster aggregation (counters and histograms add up;
- * each gauge says how it combines, src/http/metrics.ts), plus the pool's own
+ * each gauge says how it combines, src/http/http-metrics.ts), plus the pool's own
  * series (workers serving, crashes).
  */
 import * as prom from 'prom-client';

@@ -5,10 +5,10 @@
  * reload, metrics, sync-keys, stop.
  */
 import type { Config } from '../../config.ts';
-import { ApiError, ERROR_STATUS, type ErrorCode } from '../../errors.ts';
+import { ApiError, ERROR_STATUS, type ErrorCode } from '../../api-error.ts';
 import type { HostLink } from '../../http/host-link.ts';
 import { createAdminFailureBudget, createRateLimiterFromConfig, type SharedBucketsMemory } from '../../http/ratelimit/index.ts';
-import { reloadLocally } from '../../http/reload.ts';
+import { reloadLocally } from '../../http/reload-server.ts';
 import { OverridesHolder, type OverridesLoad, type PublishedOverrides } from '../../lookup/overrides/holder.ts';
 import type { ReloadBody } from '../../contract/service.ts';
 import { prepareServer, type PreparedServer, type RunningServer } from '../start-server.ts';

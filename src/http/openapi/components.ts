@@ -10,7 +10,7 @@ import * as lookups from '../../contract/lookups.ts';
 import * as service from '../../contract/service.ts';
 import * as diff from '../../contract/diff.ts';
 import { NULLABLE_OF } from '../../contract/schema-kit.ts';
-import { ERROR_STATUS } from '../../errors.ts';
+import { ERROR_STATUS } from '../../api-error.ts';
 
 /** The error object, its `code` an enum of every code the server answers with. */
 export const ErrorObject = service.errorObject(Object.keys(ERROR_STATUS));

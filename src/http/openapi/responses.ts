@@ -3,7 +3,7 @@
  * server sets (rate limits, Cache-Control, ETag, Retry-After, Allow) and the
  * error responses of each status with the codes each carries.
  */
-import { ERROR_STATUS, type ErrorCode } from '../../errors.ts';
+import { ERROR_STATUS, type ErrorCode } from '../../api-error.ts';
 import { ref } from './components.ts';
 
 type Json = Record<string, unknown>;

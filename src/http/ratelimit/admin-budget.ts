@@ -7,7 +7,7 @@
  * buckets (a caller's lookups never spend it, IPINTEL_RATE_LIMITS=off does
  * not lift it) and shared by the workers of a host like them.
  */
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../api-error.ts';
 import { parseIPv6Groups } from '../../net/ip.ts';
 import { ipv6BucketKey, UNKNOWN_IP_BUCKET } from './bucket-key.ts';
 import { CALLER_BUDGET_BUCKETS } from './caller-budget.ts';

@@ -6,7 +6,7 @@ export { createRateLimiter, createRateLimiterFromConfig, isRedisUrl, type RateLi
 export { bucketKeyFor } from './bucket-key.ts';
 export { applyRateLimitHeaders, isSharedCacheable, rateLimitHeaders, shouldSendRateLimitHeaders } from './headers.ts';
 export { rateLimitedError, upgradeUrlFor } from './rate-limited-error.ts';
-export { limiterMetrics, type LimiterMetrics } from './metrics.ts';
+export { limiterMetrics, type LimiterMetrics } from './limiter-metrics.ts';
 export type { RateDecision } from './gcra.ts';
 export { createCallerBudget, CALLER_BUDGET_BUCKETS, type CallerBudget } from './caller-budget.ts';
 export { adminBudgetExceeded, adminScopes, createAdminFailureBudget, ADMIN_FAILURES_HOST_PER_MINUTE, ADMIN_FAILURES_PER_MINUTE, type AdminFailureBudget } from './admin-budget.ts';

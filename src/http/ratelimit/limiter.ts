@@ -15,7 +15,7 @@ import { MemoryBuckets } from './memory-store.ts';
 import { DEFAULT_MAX_BUCKETS } from '../../memory-budget.ts';
 import { RedisBuckets, DEFAULT_REDIS_TIMEOUT_MS } from './redis-store.ts';
 import { SharedBuckets, type SharedBucketsMemory } from './shared-store.ts';
-import { limiterMetrics } from './metrics.ts';
+import { limiterMetrics } from './limiter-metrics.ts';
 import type { RateDecision } from './gcra.ts';
 import type { Tier } from '../../tiers.ts';
 import type { Config } from '../../config.ts';

@@ -21,7 +21,7 @@
  *    `maxBuckets` new callers between two of its requests to reset it.
  */
 import { describe, limitOf, step, type RateDecision } from './gcra.ts';
-import { limiterMetrics } from './metrics.ts';
+import { limiterMetrics } from './limiter-metrics.ts';
 import type { Tier } from '../../tiers.ts';
 import { DEFAULT_MAX_BUCKETS } from '../../memory-budget.ts';
 

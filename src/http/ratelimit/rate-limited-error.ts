@@ -1,7 +1,7 @@
 /**
  * The 429 RATE_LIMITED error of spec 8 rule 3, and where its `upgrade_url` points.
  */
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../api-error.ts';
 import type { RateDecision } from './gcra.ts';
 import { rateLimitHeaders } from './headers.ts';
 

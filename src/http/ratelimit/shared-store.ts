@@ -17,7 +17,7 @@
  * admit a request early, never refuse one.
  */
 import { describe, limitOf, step, type RateDecision } from './gcra.ts';
-import { limiterMetrics } from './metrics.ts';
+import { limiterMetrics } from './limiter-metrics.ts';
 import type { Tier } from '../../tiers.ts';
 
 /** Slots per group (one lock, scanned whole per request). */

@@ -3,7 +3,7 @@
  * auto mode. No `fields` projection. Cache-Control per spec 4.9.
  */
 import { assessPair } from '../../lookup/assessment.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../api-error.ts';
 import type { LiveSources } from '../../lookup/answerer.ts';
 import type { AppServices } from '../services.ts';
 import { callerIpOrThrow, liveSourcesOf, lookupOrThrow } from '../address-lookup.ts';

@@ -1,5 +1,5 @@
 /** GET /docs and the reference page's files under /docs/ (docs/page.ts), made on the first request. */
-import { NOT_FOUND } from '../errors.ts';
+import { NOT_FOUND } from '../error-response.ts';
 import { loadDocsSite, type DocsSite } from '../docs/page.ts';
 import type { RouteHandler } from '../route-table.ts';
 

@@ -2,8 +2,8 @@
  * Legacy GET / and GET /{ip} (spec 4.6, 4.9): the flat legacy JSON, or
  * plain text by `format=text` / Accept, with a strong ETag on /{ip}.
  */
-import { ApiError } from '../../errors.ts';
-import { JSON_TYPE, TEXT_TYPE } from '../errors.ts';
+import { ApiError } from '../../api-error.ts';
+import { JSON_TYPE, TEXT_TYPE } from '../error-response.ts';
 import { CORS_RESPONSE_HEADERS } from '../cors.ts';
 import { legacyQuery, NO_QUERY, wantsText, type LegacyQuery } from '../negotiation.ts';
 import type { LiveSources } from '../../lookup/answerer.ts';

@@ -6,8 +6,8 @@ import { coverageOf, EVIDENCE_KINDS, type Coverage } from '../../scoring/index.t
 import { isAdmin, requireAdmin } from '../admin.ts';
 import { adminFeedsView, adminRefreshView, publicFeedsView } from '../../feeds/status-view.ts';
 import { loadSwapSummaries, swapSummariesPath } from '../../feeds/swap-summary.ts';
-import { ApiError } from '../../errors.ts';
-import { reloadServer } from '../reload.ts';
+import { ApiError } from '../../api-error.ts';
+import { reloadServer } from '../reload-server.ts';
 import { readPullStatus } from '../../index/pull/pull-status-file.ts';
 import { readPublishFigures } from '../../index/publish/publish-figures.ts';
 import type { HistoryStatus } from '../../index/history/past-indexes.ts';

@@ -15,9 +15,9 @@
  * set of services. Sign-in and the dashboard (cookies, redirects, HTML) are
  * answered by a small Elysia app mounted under the table (`MOUNTED`).
  */
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../../api-error.ts';
 import { checkOAuthConfig, oauthEnabled } from '../../accounts/oauth/setup-check.ts';
-import { JSON_TYPE } from '../errors.ts';
+import { JSON_TYPE } from '../error-response.ts';
 import { openApiJson } from '../openapi/document.ts';
 import { RouteTable, type RouteDeclaration, type RouteEntry, type RouteHandler } from '../route-table.ts';
 import type { AppServices } from '../services.ts';

@@ -9,8 +9,8 @@ import { loadConfig, type Config } from '../../../src/config.ts';
 import { openAccounts, type AccountStore, type AccountsOptions } from '../../../src/accounts/store.ts';
 import { authRoutes } from '../../../src/http/routes/auth.ts';
 import { dashboardRoutes } from '../../../src/http/routes/dashboard.ts';
-import { ApiError } from '../../../src/errors.ts';
-import { errorResponse } from '../../../src/http/errors.ts';
+import { ApiError } from '../../../src/api-error.ts';
+import { errorResponse } from '../../../src/http/error-response.ts';
 import { callerOf, setCaller } from '../../../src/http/caller.ts';
 
 export interface TestApp {

@@ -1,7 +1,7 @@
 /**
  * Operator metrics in Prometheus text (prom-client): HTTP traffic by route
  * and status, latency, lookups by family, index age and size, rate-limit
- * rejections, the feed refresher (src/feeds/metrics.ts). One registry per app so tests can run several apps.
+ * rejections, the feed refresher (src/feeds/feed-metrics.ts). One registry per app so tests can run several apps.
  *
  * The request path only adds to plain counters here (a Map entry per
  * route/method/status, a bucket array per route): prom-client's label
@@ -17,7 +17,7 @@ import { registerSwapMetrics } from '../feeds/swap-metrics.ts';
 import { swapSummariesPath } from '../feeds/swap-summary.ts';
 import type { Registry } from 'prom-client';
 import type { IndexHolder } from '../index/holder.ts';
-import { registerFeedMetrics } from '../feeds/metrics.ts';
+import { registerFeedMetrics } from '../feeds/feed-metrics.ts';
 import { registerPullMetrics } from '../index/pull/pull-metrics.ts';
 import type { PullStatus } from '../index/pull/pull-status-file.ts';
 import { registerPublishMetrics, type PublishFigures } from '../index/publish/publish-figures.ts';

@@ -2,11 +2,11 @@
  * The one rendering of an error (spec section 7): JSON `{error, code,
  * details}`, or for a legacy route whose request asked for text one line
  * `error: <message>` with the status the JSON would have (spec 4.6 rule 6).
- * Layers throw ApiError (src/errors.ts); whatever else is thrown becomes 500
+ * Layers throw ApiError (src/api-error.ts); whatever else is thrown becomes 500
  * INTERNAL_ERROR here, logged here once. CORS is not added here: the
  * request path adds it to every answer (server.ts).
  */
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../api-error.ts';
 
 /** The JSON media type of every JSON answer. */
 export const JSON_TYPE = 'application/json;charset=utf-8';

@@ -1,5 +1,5 @@
 /**
- * Process-wide limiter counters, read by the /metrics route (src/http/metrics.ts).
+ * Process-wide limiter counters, read by the /metrics route (src/http/http-metrics.ts).
  * Counters only ever grow, so every limiter in the process adds to one object.
  */
 

@@ -6,7 +6,7 @@
  */
 import { IndexFileError } from '../index/index-file.ts';
 import { loadPolicy, type PolicyError } from '../scoring/index.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../api-error.ts';
 import type { ReloadBody } from '../contract/service.ts';
 import type { OverridesLoad } from '../lookup/overrides/holder.ts';
 import type { AppServices } from './services.ts';

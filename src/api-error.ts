@@ -1,7 +1,7 @@
 /**
  * The spec's errors (section 7): each code with its HTTP status, and the
  * error every layer throws. Below the HTTP layer so the lookup, scoring and
- * crawler modules can raise them without importing upwards; src/http/errors.ts
+ * crawler modules can raise them without importing upwards; src/http/error-response.ts
  * renders them as responses.
  */
 
