@@ -14,7 +14,8 @@ import { Collector } from './merge/collector.ts';
 import { sweep, type FamilyIntervals, type MergedIndex } from './merge/sweep.ts';
 import { PARSERS } from './parsers/index.ts';
 import { peakRssBytes } from './peak-memory.ts';
-import { createProgress, formatTable } from './progress.ts';
+import { createProgress } from './progress.ts';
+import type { BuildSummary } from './summary.ts';
 import { encodeGeoRows, encodeL1, encodeRecords, encodeV4Direct, encodeV6Direct, SUB_TABLE_COUNT, subTableEncoders } from './write/tables.ts';
 import { bytesOf, IndexFileWriter } from './write/index-file.ts';
 import { verifySectionChecksums } from './write/verify-file.ts';
@@ -41,22 +42,6 @@ export interface BuildOptions {
   log?: (line: string) => void;
 }
 
-export interface BuildSummary {
-  out: string;
-  sources: SourceMeta[];
-  v4Intervals: number;
-  v6Intervals: number;
-  records: number;
-  bytes: number;
-  seconds: number;
-  /** The build process's peak resident memory so far, in bytes (what a host must have free for a build). */
-  peakRssBytes: number;
-  /** Bogon claims that yielded to newer registry allocations (IndexMeta.bogonsYielded). */
-  bogonsYielded: MergedIndex['bogonsYielded'];
-  skippedSamples: { path: string; line: number; reason: string }[];
-  /** Set when the build kept a previous index's ids: the garbage the file carries (IndexMeta.deadIds). */
-  deadIds?: IndexMeta['deadIds'];
-}
 
 /** SHA-256 of a file, streamed. */
 async function sha256File(path: string): Promise<string> {
@@ -338,38 +323,4 @@ function writeIntervals(file: IndexFileWriter, iv: FamilyIntervals, previous?: P
   file.add(Section.V6_HASH, bytesOf(v6Direct.hash));
   file.add(Section.V6_SUB, bytesOf(v6Direct.nodes));
   return { bucketWords: 0, deadBucketWords: 0 };
-}
-
-/** The human summary printed at the end of a build. */
-export function formatSummary(s: BuildSummary): string {
-  const sourceTable = formatTable(
-    ['source', 'type', 'rows', 'skipped', 'seconds'],
-    s.sources.map((m) => [m.path, m.type, m.rows, m.skipped, m.seconds.toFixed(2)]),
-  );
-  const totals = formatTable(
-    ['index', 'value'],
-    [
-      ['file', s.out],
-      ['sources', s.sources.length],
-      ['rows', s.sources.reduce((a, m) => a + m.rows, 0)],
-      ['skipped lines', s.sources.reduce((a, m) => a + m.skipped, 0)],
-      ['IPv4 intervals', s.v4Intervals],
-      ['IPv6 intervals', s.v6Intervals],
-      ['records', s.records],
-      ['bogon addresses yielded to newer allocations', `IPv4 ${s.bogonsYielded.v4.addresses}, IPv6 ${s.bogonsYielded.v6.addresses}`],
-      ['file size', `${(s.bytes / 1048576).toFixed(1)} MiB`],
-      ['seconds', s.seconds.toFixed(1)],
-      ['peak memory (RSS)', `${(s.peakRssBytes / 1048576).toFixed(0)} MiB`],
-      [
-        'ids',
-        s.deadIds
-          ? `kept from the index built ${s.deadIds.previousBuiltAt}; dead: ${s.deadIds.records} records, ${s.deadIds.subTableRows} table rows, ${s.deadIds.strings} strings`
-          : 'numbered afresh',
-      ],
-    ],
-  );
-  const skipped = s.skippedSamples.length
-    ? '\nskipped lines (first of each source):\n' + s.skippedSamples.map((x) => `  ${x.path}:${x.line}: ${x.reason}`).join('\n')
-    : '';
-  return `${sourceTable}\n\n${totals}${skipped}`;
 }

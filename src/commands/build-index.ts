@@ -3,8 +3,7 @@
  * with the MaxMind DB export of `--mmdb` handed in, since the export answers
  * as the API does (src/commands/export/) and the builder sits below that.
  */
-import { main } from '../../index-builder/cli.ts';
-import type { ResolvedSource } from '../../index-builder/manifest.ts';
+import { runBuildCommand, type ResolvedSource } from '../../index-builder/index.ts';
 import { loadConfig } from '../config.ts';
 import { exportIndexFile } from './export/mmdb.ts';
 
@@ -17,7 +16,7 @@ export async function buildIndexCommand(argv: string[], dataSources?: () => Reso
     console.error((e as Error).message);
     return 2;
   }
-  return main(argv, { dataSources, exportMmdb: (indexPath, mmdbPath) => exportIndexFile(indexPath, mmdbPath), indexPath: config.indexPath, feedsDir: config.feedsDir, signing: { keyPath: config.indexSigningKey, keep: config.publishKeep } });
+  return runBuildCommand(argv, { dataSources, exportMmdb: (indexPath, mmdbPath) => exportIndexFile(indexPath, mmdbPath), indexPath: config.indexPath, feedsDir: config.feedsDir, signing: { keyPath: config.indexSigningKey, keep: config.publishKeep } });
 }
 
 if (import.meta.main) process.exit(await buildIndexCommand(process.argv.slice(2)));

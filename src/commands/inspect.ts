@@ -5,7 +5,7 @@
 import { IndexFileError } from '../index/index-file.ts';
 import { IndexReader } from '../index/reader.ts';
 import { FLAG_NAMES } from '../index/record.ts';
-import { formatTable } from '../../index-builder/progress.ts';
+import { formatTable } from '../../index-builder/index.ts';
 
 /** Names of the set flag bits. */
 function flagNames(flags: number): string[] {

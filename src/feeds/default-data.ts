@@ -8,8 +8,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { DATA_PACKAGE_FILES, defaultSources, packageDataDate, packageSources, withFeedsDir } from '../../index-builder/default-sources.ts';
-import type { ResolvedSource } from '../../index-builder/manifest.ts';
+import { DATA_PACKAGE_FILES } from '../contract/data-packages.ts';
+import { buildIndex, defaultSources, formatSummary, packageDataDate, packageSources, withFeedsDir, type ResolvedSource } from '../../index-builder/index.ts';
 import { DEFAULT_INDEX_PATH } from '../index/index-file.ts';
 // A macro: the pins are read from bun.lock when the binary is compiled and travel inside it.
 import { pinnedDataPackages } from './data-pins.ts' with { type: 'macro' };
@@ -105,7 +105,6 @@ export function findDefaultSources(feedsDir: string, env: Record<string, string 
 
 /** Builds the default index (data packages + feeds) at `out`, with progress on stderr unless `quiet`; `managedBy` marks the server's own; `previous` the index whose ids it keeps. */
 export async function buildDefaultIndex(out: string, feedsDir: string, quiet = false, managedBy?: 'server', previous?: string): Promise<void> {
-  const { buildIndex, formatSummary } = await import('../../index-builder/build.ts');
   const summary = await buildIndex({ sources: findDefaultSources(feedsDir), out, quiet, managedBy, previous });
   if (!quiet) console.error(formatSummary(summary));
 }

@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ManifestSource } from '../../index-builder/sink.ts';
+import type { ManifestSource } from '../../index-builder/index.ts';
 import { writeFileAtomic } from '../file-io/atomic-file.ts';
 import { manifestEntryOf, type CatalogFeed } from './catalog.ts';
 

@@ -169,7 +169,7 @@ export async function runRefreshChildMain(): Promise<number> {
   })();
   const emit = (e: RefreshEvent) => console.log(JSON.stringify(e));
   const { runRefreshRound } = await import('./refresh-round.ts');
-  const { peakRssBytes } = await import('../../index-builder/peak-memory.ts');
+  const { peakRssBytes } = await import('../../index-builder/index.ts');
   try {
     await runRefreshRound(req, emit);
     emit({ kind: 'done', peakRssBytes: peakRssBytes() });

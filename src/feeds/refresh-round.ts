@@ -153,9 +153,7 @@ function record(req: RefreshRequest, r: FeedRecord, o: FeedOutcome, at: number):
 
 /** Builds the index from the feeds folder (or the operator's manifest); the builder writes it atomically. */
 async function buildFromFeeds(req: RefreshRequest): Promise<void> {
-  const { buildIndex } = await import('../../index-builder/build.ts');
-  const { loadManifest } = await import('../../index-builder/manifest.ts');
-  const { withDataDefaults } = await import('../../index-builder/default-sources.ts');
+  const { buildIndex, loadManifest, withDataDefaults } = await import('../../index-builder/index.ts');
   const { findDataSources, findDefaultSources } = await import('./default-data.ts');
   // The index served now (and published, when this server publishes): the new one keeps its ids, so the
   // publisher's deltas and the history of served indexes hold only what changed.

@@ -8,7 +8,7 @@
 import { dirname, resolve } from 'node:path';
 import type { Config } from '../config.ts';
 import type { IndexHolder } from '../index/holder.ts';
-import { loadManifest } from '../../index-builder/manifest.ts';
+import { loadManifest } from '../../index-builder/index.ts';
 import { isCompiledBinary } from './default-data.ts';
 import { loadCatalog, type CatalogFeed } from './catalog.ts';
 import { runRefreshChild } from './refresh-child.ts';

@@ -15,7 +15,7 @@ import { DownloadError, downloadToFile, sha256OfFile, type DownloadLimits, type 
 import { parseFailureReason, summarizeCopy } from './validate.ts';
 import { copyRefusal, maxBytesOf } from './bounds.ts';
 import type { CopySummary } from './copy-summary.ts';
-import { FeedError } from '../../index-builder/feed/source.ts';
+import { FeedError } from '../../index-builder/index.ts';
 
 /** What happened to one feed. */
 export type FeedStatus =

@@ -3,11 +3,10 @@
  * streamed within the feed's read bounds, into a CopySummary (rows and
  * coverage per family) that bounds.ts judges against the previous copy's.
  */
-import { FeedError, FeedLimitError, SourceContext, type ReadLimits } from '../../index-builder/feed/source.ts';
-import { PARSERS } from '../../index-builder/parsers/index.ts';
+import { measureFeedCopy, FeedError, FeedLimitError, type ReadLimits } from '../../index-builder/index.ts';
 import { manifestEntryOf, type CatalogFeed } from './catalog.ts';
 import { readLimitsOf } from './bounds.ts';
-import { CoverageSink, type CopySummary } from './copy-summary.ts';
+import type { CopySummary } from './copy-summary.ts';
 
 /**
  * Parses `path` as the feed's type within `limits` (null: unbounded, a
@@ -15,14 +14,8 @@ import { CoverageSink, type CopySummary } from './copy-summary.ts';
  * does not parse, FeedLimitError when it passes a bound.
  */
 export async function summarizeCopy(feed: CatalogFeed, path: string, displayPath: string, sha256: string, limits: ReadLimits | null = readLimitsOf(feed)): Promise<CopySummary> {
-  const ctx = new SourceContext(path, displayPath, manifestEntryOf(feed));
-  ctx.readLimits = limits;
-  const coverage = new CoverageSink(limits?.maxRanges ?? Infinity, (ranges) => {
-    throw new FeedLimitError(displayPath, undefined, `more than ${ranges} ranges (the bound for ${feed.type})`);
-  });
-  const mod = await PARSERS[feed.type]();
-  await mod.parse(ctx, coverage.asBuildSink());
-  return { sha256, rows: ctx.rows, skipped: ctx.skipped, v4: coverage.v4, v6: coverage.v6 };
+  const coverage = await measureFeedCopy(path, displayPath, manifestEntryOf(feed), limits);
+  return { sha256, ...coverage };
 }
 
 /** The refusal reason of a copy that failed to parse: the bound it passed, or the type and line only (a parser's message may quote the copy). */

@@ -8,7 +8,7 @@ import { describe, expect, test } from 'bun:test';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { FeedError, FeedLimitError, SourceContext, type ReadLimits } from '../../index-builder/feed/source.ts';
 import { PARSERS } from '../../index-builder/parsers/index.ts';
-import { CoverageSink } from '../../src/feeds/copy-summary.ts';
+import { CoverageSink } from '../../index-builder/feed-coverage.ts';
 import { tempFeed } from './temp-feed.ts';
 
 const loose: ReadLimits = { maxBytes: 1 << 30, maxRatio: 1000, maxLineBytes: 1 << 20, maxRanges: 1e9 };

@@ -6,7 +6,7 @@
  * docs/deployment.md. MMDB has no null: a fact the index lacks is a key
  * left out, never an invented value.
  */
-import { MmdbUint, type MmdbInput } from '../../../index-builder/mmdb/encoder.ts';
+import { MmdbUint, type MmdbInput } from '../../../index-builder/index.ts';
 import type { IndexRecord, LookupHit } from '../../index/record.ts';
 import { countryName } from '../../lookup/country.ts';
 import { buildV1, type V1Context } from '../../lookup/v1.ts';

@@ -2,8 +2,8 @@
  * Exports an index as a MaxMind DB: each record's value is what the API
  * answers for it (geoip-record.ts, through the v1 builder), the operator's
  * overrides laid over the index as a lookup applies them. The MMDB file
- * itself (search tree, data section, metadata, the atomic write) is
- * index-builder/mmdb's.
+ * itself (search tree, data section, metadata, the atomic write) is the
+ * builder's (index-builder/index.ts: its MaxMind DB writer).
  */
 import { IndexReader } from '../../index/reader.ts';
 import { coverageOf } from '../../index/coverage.ts';
@@ -14,12 +14,10 @@ import { overlayRecord } from '../../lookup/overrides/overlay.ts';
 import type { OverrideTable } from '../../lookup/overrides/table.ts';
 import type { V1Context } from '../../lookup/v1.ts';
 import { DEFAULT_POLICY } from '../../scoring/index.ts';
-import { MmdbDataWriter } from '../../../index-builder/mmdb/encoder.ts';
-import { NO_DATA, type Ranges } from '../../../index-builder/mmdb/search-tree.ts';
-import { writeMmdb } from '../../../index-builder/mmdb/writer.ts';
+import { MmdbDataWriter, NO_DATA, writeMmdb, type Ranges } from '../../../index-builder/index.ts';
 import { mmdbRecord } from './geoip-record.ts';
 
-export { MMDB_DATABASE_TYPE } from '../../../index-builder/mmdb/writer.ts';
+export { MMDB_DATABASE_TYPE } from '../../../index-builder/index.ts';
 
 /** What was written. */
 export interface MmdbExportSummary {
