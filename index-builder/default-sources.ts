@@ -55,9 +55,9 @@ export function withFeedsDir(sources: ResolvedSource[], feedsDir: string): Resol
   return existsSync(manifest) ? [...sources, ...loadManifest(manifest)] : sources;
 }
 
-/** The default source list: packages plus `<feedsDir>/feeds.json` when present. */
-export function defaultSources(feedsDir: string): ResolvedSource[] {
-  return withFeedsDir(packageSources(), feedsDir);
+/** The default source list: the data packages (`dataSources`: the installed ones unless told) plus `<feedsDir>/feeds.json` when present. */
+export function defaultSources(feedsDir: string, dataSources: () => ResolvedSource[] = packageSources): ResolvedSource[] {
+  return withFeedsDir(dataSources(), feedsDir);
 }
 
 /** Licence credits for the sources a build used (shown in README and /v1/data/status). */

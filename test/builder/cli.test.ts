@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { IndexReader } from '../../src/index/reader.ts';
 import { FIXTURE_FEEDS_DIR } from '../helpers/fixture-index.ts';
-import { CLI_OPTIONS } from '../../index-builder/cli.ts';
+import { CLI_OPTIONS } from '../../index-builder/build-command.ts';
 
 const ROOT = resolve(import.meta.dir, '../..');
 const dir = mkdtempSync(join(tmpdir(), 'ipintel-cli-'));

@@ -266,7 +266,7 @@ test('build-index --mmdb writes both files; ipintel export --mmdb writes one fro
   const idx = join(dir, 'cli.idx');
   const built = join(dir, 'cli-built.mmdb');
   // `bun run build-index` runs src/commands/build-index.ts (package.json), which hands the export to the builder.
-  const r = await run(['src/commands/build-index.ts', '--manifest', manifest, '--out', idx, '--no-defaults', '--mmdb', built, '--quiet']);
+  const r = await run(['src/cli.ts', 'build-index', '--manifest', manifest, '--out', idx, '--no-defaults', '--mmdb', built, '--quiet']);
   expect(r.err).toBe('');
   expect(r.code).toBe(0);
   const fromBuild = new Reader(readFileSync(built));
@@ -278,9 +278,9 @@ test('build-index --mmdb writes both files; ipintel export --mmdb writes one fro
   expect((new Reader(readFileSync(exported)).get('81.2.70.1') as any).country.iso_code).toBe('DE');
   expect((await run(['src/cli.ts', 'export'])).code).toBe(2);
   expect((await run(['src/cli.ts', 'export', '--index', join(dir, 'missing.idx'), '--mmdb', exported])).code).toBe(1);
-  expect((await run(['index-builder/cli.ts', '--help'])).out).toContain('--mmdb <file>');
+  expect((await run(['index-builder/build-command.ts', '--help'])).out).toContain('--mmdb <file>');
   // The builder alone cannot export (it sits below the v1 builder the export answers with): it says where to run it.
-  const alone = await run(['index-builder/cli.ts', '--manifest', manifest, '--out', idx, '--no-defaults', '--mmdb', built, '--quiet']);
+  const alone = await run(['index-builder/build-command.ts', '--manifest', manifest, '--out', idx, '--no-defaults', '--mmdb', built, '--quiet']);
   expect(alone.code).toBe(2);
   expect(alone.err).toContain('bun run build-index');
 }, 90_000);

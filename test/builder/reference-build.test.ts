@@ -27,7 +27,7 @@ function build(args: string[]): Record<string, { xxh3: string; bytes: number }> 
   try {
     const out = join(dir, 'index.idx');
     mkdirSync(join(dir, 'no-feeds'));
-    const child = Bun.spawnSync(['bun', 'run', 'index-builder/cli.ts', ...args, '--out', out, '--quiet'], { cwd: ROOT, stderr: 'pipe', stdout: 'pipe', env: { ...process.env, IPINTEL_FEEDS_DIR: join(dir, 'no-feeds') } });
+    const child = Bun.spawnSync(['bun', 'run', 'index-builder/build-command.ts', ...args, '--out', out, '--quiet'], { cwd: ROOT, stderr: 'pipe', stdout: 'pipe', env: { ...process.env, IPINTEL_FEEDS_DIR: join(dir, 'no-feeds') } });
     if (child.exitCode !== 0) throw new Error(`build failed (${child.exitCode}): ${child.stderr.toString().slice(-2000)}`);
     const hashes = sectionHashes(out);
     delete hashes.META;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { RouteTable } from '../../index-builder/merge/route-table.ts';
+import { RouteTable } from '../../index-builder/merge/routed-prefixes.ts';
 
 describe('RouteTable: routes as deduplicated typed rows', () => {
   test('equal routes share an id; any differing field makes a new one, in first-seen order', () => {

@@ -179,7 +179,7 @@ test('a chain of builds keeps answering as fresh builds do (a previous file that
 }, 60_000);
 
 test('build-index follows the --out file it replaces by default; --no-previous numbers afresh', async () => {
-  const { main } = await import('../../index-builder/cli.ts');
+  const { main } = await import('../../index-builder/build-command.ts');
   const at = join(dir, 'cli');
   mkdirSync(at, { recursive: true });
   const sources = V2.map((s) => {

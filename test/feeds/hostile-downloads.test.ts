@@ -109,7 +109,7 @@ describe('redirects', () => {
       const run = async (from: string) => {
         const dir = join(rig.tmp, `tls-${from}`);
         const catalog = rig.writeCatalog(`tls-${from}.json`, [GOOGLEBOT], { [GOOGLEBOT]: { url: `https://127.0.0.1:${https.port}/${from}/googlebot.json` } });
-        const child = Bun.spawn(['bun', join(import.meta.dir, '../../src/commands/feeds/cli.ts'), 'update', '--dir', dir, '--catalog', catalog, '--index', join(dir, 'index.idx'), '--no-build'], {
+        const child = Bun.spawn(['bun', join(import.meta.dir, '../../src/cli.ts'), 'feeds', 'update', '--dir', dir, '--catalog', catalog, '--index', join(dir, 'index.idx'), '--no-build'], {
           env: { ...process.env, NODE_EXTRA_CA_CERTS: join(tls, 'cert.pem'), IPINTEL_FEEDS_MIRROR: '' },
           stdout: 'pipe',
           stderr: 'pipe',

@@ -8,7 +8,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { main } from '../../src/commands/feeds/cli.ts';
+import { main } from '../../src/commands/feeds.ts';
 import { PARSERS } from '../../index-builder/parsers/index.ts';
 import { startFeedMirror, type FeedMirror } from '../ship/feed-mirror.ts';
 import { FIXTURE_FEEDS_DIR } from '../helpers/fixture-index.ts';
@@ -82,7 +82,7 @@ export class HostileRig {
   async updateMeasured(dir: string, catalog: string, ...more: string[]): Promise<{ result: Run; peakMb: number; seconds: number }> {
     const t0 = performance.now();
     const child = Bun.spawn(
-      ['bun', 'src/commands/feeds/cli.ts', 'update', '--dir', dir, '--catalog', catalog, '--mirror', this.mirror.url, '--index', join(dir, 'index.idx'), '--no-build', ...more],
+      ['bun', 'src/cli.ts', 'feeds', 'update', '--dir', dir, '--catalog', catalog, '--mirror', this.mirror.url, '--index', join(dir, 'index.idx'), '--no-build', ...more],
       { cwd: join(import.meta.dir, '../..'), stdout: 'ignore', stderr: 'pipe' },
     );
     let peakKb = 0;

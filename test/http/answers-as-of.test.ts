@@ -252,20 +252,20 @@ describe('answers as of a past moment', () => {
 
   test('the lookup command answers --at as the API does', async () => {
     for (const [at, version] of MOMENTS.filter((_, i) => i % 3 === 0)) {
-      const proc = Bun.spawnSync([process.execPath, 'src/commands/lookup.ts', ...IPS, '--at', at, '--index', live], { cwd: ROOT, env: { ...process.env, IPINTEL_HISTORY_DIR: historyDir, IPINTEL_HISTORY: '30d' } });
+      const proc = Bun.spawnSync([process.execPath, 'src/cli.ts', 'lookup', ...IPS, '--at', at, '--index', live], { cwd: ROOT, env: { ...process.env, IPINTEL_HISTORY_DIR: historyDir, IPINTEL_HISTORY: '30d' } });
       expect(proc.stderr.toString()).toBe('');
       const lines = proc.stdout.toString().trim().split('\n');
       expect(lines.map((l) => split(l).body)).toEqual(IPS.map((ip) => said[version][ip]));
       expect(split(lines[0]).asOf.data_as_of).toBe(iso(BUILT[version]));
     }
-    const out = Bun.spawnSync([process.execPath, 'src/commands/lookup.ts', DC_IP, '--at', iso(T0 - DAY), '--index', live], { cwd: ROOT, env: { ...process.env, IPINTEL_HISTORY_DIR: historyDir } });
+    const out = Bun.spawnSync([process.execPath, 'src/cli.ts', 'lookup', DC_IP, '--at', iso(T0 - DAY), '--index', live], { cwd: ROOT, env: { ...process.env, IPINTEL_HISTORY_DIR: historyDir } });
     expect(out.exitCode).toBe(1);
     expect(JSON.parse(out.stderr.toString()).code).toBe('AT_OUT_OF_RANGE');
   }, 60_000);
 
   test('bun run diff takes two moments as it takes two files', () => {
     const run = (a: string, b: string) => {
-      const p = Bun.spawnSync([process.execPath, 'src/commands/diff.ts', a, b, '--format', 'json'], { cwd: ROOT, env: { ...process.env, IPINTEL_INDEX: live, IPINTEL_HISTORY_DIR: historyDir } });
+      const p = Bun.spawnSync([process.execPath, 'src/cli.ts', 'diff', a, b, '--format', 'json'], { cwd: ROOT, env: { ...process.env, IPINTEL_INDEX: live, IPINTEL_HISTORY_DIR: historyDir } });
       expect(p.stderr.toString()).toBe('');
       // The same comparison, named differently.
       return JSON.stringify(JSON.parse(p.stdout.toString()), (k, v) => (/path|^seconds$/i.test(k) ? undefined : v));

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { main as buildIndexCli } from '../../index-builder/cli.ts';
+import { main as buildIndexCli } from '../../index-builder/build-command.ts';
 import { mapIndexFile } from '../../src/index/index-file.ts';
 import { IndexPuller, type PollOutcome } from '../../src/index/pull/index-puller.ts';
 import { checkPullUrl } from '../../src/index/pull/pull-url.ts';

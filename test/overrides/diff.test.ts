@@ -103,7 +103,7 @@ function validatorOf(schema: unknown) {
 
 test('--format json has the declared shape; --field narrows the groups', () => {
   const valid = validatorOf(IndexDiff);
-  const p = Bun.spawnSync(['bun', 'run', resolve(import.meta.dir, '../../src/commands/diff.ts'), oldPath, newPath, '--format', 'json', '--field', 'country,is_tor', '--top', '2']);
+  const p = Bun.spawnSync(['bun', 'run', resolve(import.meta.dir, '../../src/cli.ts'), 'diff', oldPath, newPath, '--format', 'json', '--field', 'country,is_tor', '--top', '2']);
   expect(p.exitCode).toBe(0);
   const body = JSON.parse(p.stdout.toString());
   expect(valid(body) ? [] : valid.errors).toEqual([]);
@@ -111,7 +111,7 @@ test('--format json has the declared shape; --field narrows the groups', () => {
   expect(valid(JSON.parse(JSON.stringify(diff))) ? [] : valid.errors).toEqual([]);
   // The validator can fail: a count below zero is refused.
   expect(valid({ ...body, fields: [{ ...body.fields[0], changed: { ipv4_addresses: -1, ipv6_64s: 0 } }] })).toBe(false);
-  const bad = Bun.spawnSync(['bun', 'run', resolve(import.meta.dir, '../../src/commands/diff.ts'), oldPath, newPath, '--field', 'colour']);
+  const bad = Bun.spawnSync(['bun', 'run', resolve(import.meta.dir, '../../src/cli.ts'), 'diff', oldPath, newPath, '--field', 'colour']);
   expect(bad.exitCode).toBe(2);
   expect(bad.stderr.toString()).toContain('unknown field group(s): colour');
 });

@@ -229,7 +229,7 @@ describe('HTTP, bun run lookup and the MMDB export agree', () => {
   }, 60_000);
 
   test('`bun run lookup` reads IPINTEL_OVERRIDES like the server', () => {
-    const p = Bun.spawnSync(['bun', 'run', resolve(import.meta.dir, '../../src/commands/lookup.ts'), '81.2.1.1', '--fields', 'location'], {
+    const p = Bun.spawnSync(['bun', 'run', resolve(import.meta.dir, '../../src/cli.ts'), 'lookup', '81.2.1.1', '--fields', 'location'], {
       env: { ...process.env, IPINTEL_INDEX: indexPath, IPINTEL_OVERRIDES: overridesPath },
     });
     expect(p.exitCode).toBe(0);

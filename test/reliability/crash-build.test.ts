@@ -35,7 +35,7 @@ writeFileSync(
   }),
 );
 
-const BUILD = [process.execPath, 'index-builder/cli.ts', '--manifest', manifest, '--out', out, '--quiet', '--no-defaults'];
+const BUILD = [process.execPath, 'index-builder/build-command.ts', '--manifest', manifest, '--out', out, '--quiet', '--no-defaults'];
 const sha = (path: string) => new Bun.CryptoHasher('sha256').update(readFileSync(path)).digest('hex');
 const tempFiles = () => readdirSync(dir).filter((f) => f.startsWith('.ipintel.idx.tmp-'));
 

@@ -46,7 +46,7 @@ function checkDatabase(path: string): string[] {
 }
 
 describe('kill -9 during `bun run keys create`', () => {
-  const CREATE = [process.execPath, 'run', 'src/commands/keys.ts', 'create', '--email', 'crash@example.test', '--tier', 'pro'];
+  const CREATE = [process.execPath, 'run', 'src/cli.ts', 'keys', 'create', '--email', 'crash@example.test', '--tier', 'pro'];
   test(
     'at every moment, the database (fresh each time) stays valid and opens; a finished run left its key',
     async () => {

@@ -11,7 +11,7 @@ import { loadConfig } from '../../src/config.ts';
 import { IndexReader } from '../../src/index/reader.ts';
 import { startServer, type RunningServer } from '../../src/host/start-server.ts';
 import { loadCatalog } from '../../src/feeds/catalog.ts';
-import { main } from '../../src/commands/feeds/cli.ts';
+import { main } from '../../src/commands/feeds.ts';
 import { LOCK_LAPSE_MS } from '../../src/feeds/lock.ts';
 import { FEEDS_DIR } from '../helpers/recording-sink.ts';
 import { snapshotText, startFeedMirror, type FeedMirror } from './feed-mirror.ts';

@@ -55,19 +55,19 @@ test('ipintel lookup <ip> prints the body; an invalid address prints INVALID_IP 
   const ok = await run(['src/cli.ts', 'lookup', '8.8.8.8', '--fields', 'ip,network']);
   expect(ok.code).toBe(0);
   expect(ok.out).toBe(`${await api('8.8.8.8', 'ip,network')}\n`);
-  const bad = await run(['src/commands/lookup.ts', 'x.y', '1.1.1.1']);
+  const bad = await run(['src/cli.ts', 'lookup', 'x.y', '1.1.1.1']);
   expect(bad.code).toBe(1);
   expect(JSON.parse(bad.err)).toEqual({ error: 'Not a valid IPv4 or IPv6 address: x.y', code: 'INVALID_IP', details: { provided: 'x.y' } });
   expect(bad.out).toBe(`${await api('1.1.1.1')}\n`);
-  const fields = await run(['src/commands/lookup.ts', '1.1.1.1', '--fields', 'nope']);
+  const fields = await run(['src/cli.ts', 'lookup', '1.1.1.1', '--fields', 'nope']);
   expect(fields.code).toBe(2);
   expect(JSON.parse(fields.err).code).toBe('INVALID_FIELDS');
-  expect((await run(['src/commands/lookup.ts', '--stdin', '1.1.1.1'])).code).toBe(2);
-  expect((await run(['src/commands/lookup.ts', '--stdin', '--format', 'xml'])).code).toBe(2);
+  expect((await run(['src/cli.ts', 'lookup', '--stdin', '1.1.1.1'])).code).toBe(2);
+  expect((await run(['src/cli.ts', 'lookup', '--stdin', '--format', 'xml'])).code).toBe(2);
 }, 60_000);
 
 test('lookup --stdin streams NDJSON, reports bad lines with their number and goes on', async () => {
-  const r = await run(['src/commands/lookup.ts', '--stdin', '--fields', 'ip,location,network'], '8.8.8.8\r\nnot-an-ip\n\n2001:4860:4801:10::1\n1.1.1.1');
+  const r = await run(['src/cli.ts', 'lookup', '--stdin', '--fields', 'ip,location,network'], '8.8.8.8\r\nnot-an-ip\n\n2001:4860:4801:10::1\n1.1.1.1');
   expect(r.code).toBe(1);
   expect(r.err).toBe('line 2: not an IP address: "not-an-ip"\n');
   const lines = r.out.trimEnd().split('\n');

@@ -91,7 +91,7 @@ async function measure(cmd: string[], cwd: string): Promise<Measured> {
 /** The builder's command for a kind of build, writing `out`. */
 function buildCommand(kind: 'default' | 'full', out: string): string[] {
   const what = kind === 'default' ? ['--default', '--feeds-dir', emptyFeedsDir] : ['--manifest', MANIFEST];
-  return ['bun', 'run', 'index-builder/cli.ts', ...what, '--out', out, '--quiet'];
+  return ['bun', 'run', 'index-builder/build-command.ts', ...what, '--out', out, '--quiet'];
 }
 
 const FLOOR = join(work, 'read-inputs.ts');

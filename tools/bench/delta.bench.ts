@@ -83,7 +83,7 @@ function churnedFeeds(name: string, everyList: boolean): string {
 function build(manifest: string, out: string, previous?: string) {
   rmSync(out, { force: true });
   const follow = previous ? ['--previous', previous] : ['--no-previous'];
-  const t = timed(['bun', 'run', 'src/commands/build-index.ts', '--manifest', manifest, '--out', out, ...follow, '--quiet']);
+  const t = timed(['bun', 'run', 'src/cli.ts', 'build-index', '--manifest', manifest, '--out', out, ...follow, '--quiet']);
   console.error(`built ${out}: ${mib(statSync(out).size)} in ${t.seconds} s, peak ${t.peakMiB.toFixed(0)} MiB`);
   return t;
 }

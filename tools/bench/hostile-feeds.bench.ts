@@ -24,7 +24,7 @@ const runs = Number(argv[argv.indexOf('--runs') + 1] || 3);
 const tmp = mkdtempSync(join(tmpdir(), 'ipintel-hostile-bench-'));
 const catalogFeeds = JSON.parse(readFileSync(join(import.meta.dir, '../../feeds/catalog.json'), 'utf8')).feeds as Array<{ path: string }>;
 const mirror = startFeedMirror();
-const cli = join(import.meta.dir, '../../src/commands/feeds/cli.ts');
+const cli = join(import.meta.dir, '../../src/cli.ts');
 
 interface Case {
   name: string;
@@ -59,7 +59,7 @@ async function runCase(c: Case, run: number): Promise<{ peak: number; seconds: n
   mirror.overrides.clear();
   if (c.body) mirror.overrides.set(c.path, c.body);
   const t0 = performance.now();
-  const child = Bun.spawn(['bun', cli, 'update', '--dir', dir, '--catalog', catalog, '--mirror', mirror.url, '--index', join(dir, 'index.idx'), '--no-build', '--quiet'], { stdout: 'pipe', stderr: 'pipe' });
+  const child = Bun.spawn(['bun', cli, 'feeds', 'update', '--dir', dir, '--catalog', catalog, '--mirror', mirror.url, '--index', join(dir, 'index.idx'), '--no-build', '--quiet'], { stdout: 'pipe', stderr: 'pipe' });
   let peak = 0;
   const poll = setInterval(() => (peak = Math.max(peak, procStatus(child.pid).VmHWM ?? 0)), 10);
   const [, err] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);

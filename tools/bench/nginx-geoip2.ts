@@ -131,7 +131,7 @@ export function mmdbExportOf(index: string): string {
   const tmp = `${path}.${process.pid}.tmp`;
   // No IPINTEL_OVERRIDES: the ipintel targets run without operator overrides too.
   const env = { ...process.env, IPINTEL_OVERRIDES: '' };
-  const r = spawnSync(process.execPath, [join(import.meta.dir, '../../src/commands/export.ts'), '--mmdb', tmp, '--index', index], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const r = spawnSync(process.execPath, [join(import.meta.dir, '../../src/cli.ts'), 'export', '--mmdb', tmp, '--index', index], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   if (r.status !== 0) throw new Error(`MMDB export of ${index} failed (exit ${r.status})`);
   renameSync(tmp, path);
   return path;

@@ -50,7 +50,7 @@ function opens(path: string): boolean {
 if (TINY_TOO && (!existsSync(TINY) || !opens(TINY))) {
   // The smallest valid index: no feeds, only the built-in IANA tables.
   writeFileSync(join(work, 'feeds.json'), '{"sources":[]}');
-  const built = Bun.spawnSync(['bun', 'run', 'index-builder/cli.ts', '--manifest', join(work, 'feeds.json'), '--out', TINY, '--quiet', '--no-defaults']);
+  const built = Bun.spawnSync(['bun', 'run', 'index-builder/build-command.ts', '--manifest', join(work, 'feeds.json'), '--out', TINY, '--quiet', '--no-defaults']);
   if (built.exitCode !== 0) throw new Error(`tiny index build failed: ${built.stderr}`);
 }
 const indexes = TINY_TOO ? [TINY, ...given] : given;

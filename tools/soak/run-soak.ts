@@ -73,7 +73,7 @@ const MAX_SAMPLES = 5;
 
 /** Creates a key with the operator script, as `bun run keys create` does. */
 async function createKey(dbPath: string, email: string, tier: 'free' | 'pro'): Promise<string> {
-  const proc = Bun.spawn([process.execPath, 'run', 'src/commands/keys.ts', 'create', '--email', email, '--tier', tier], {
+  const proc = Bun.spawn([process.execPath, 'run', 'src/cli.ts', 'keys', 'create', '--email', email, '--tier', tier], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', IPINTEL_DB: dbPath },
     stdout: 'pipe',

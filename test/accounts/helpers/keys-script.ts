@@ -1,5 +1,5 @@
 /**
- * src/commands/keys.ts spawned as operators run it, against the database named
+ * The keys command (`bun run keys`: src/cli.ts keys) spawned as operators run it, against the database named
  * by IPINTEL_DB (a SQLite file in keys-script.test.ts, a postgres:// URL in
  * postgres.test.ts), with a running store beside it as the server.
  */
@@ -9,7 +9,7 @@ import { openAccounts } from '../../../src/accounts/store.ts';
 
 /** Runs the script with IPINTEL_DB=`db`; returns exit code and output. */
 export async function runKeys(db: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const proc = Bun.spawn(['bun', 'run', 'src/commands/keys.ts', ...args], {
+  const proc = Bun.spawn(['bun', 'run', 'src/cli.ts', 'keys', ...args], {
     cwd: join(import.meta.dir, '../../..'),
     env: { ...process.env, IPINTEL_DB: db },
     stdout: 'pipe',

@@ -151,7 +151,7 @@ export async function main(argv: string[], options: BuildCliOptions = {}): Promi
   }
   try {
     let sources: ResolvedSource[];
-    if (args.default) sources = defaultSources(args['feeds-dir'] ?? options.feedsDir ?? (process.env.IPINTEL_FEEDS_DIR?.trim() || DEFAULT_FEEDS_DIR));
+    if (args.default) sources = defaultSources(args['feeds-dir'] ?? options.feedsDir ?? (process.env.IPINTEL_FEEDS_DIR?.trim() || DEFAULT_FEEDS_DIR), dataSources);
     else {
       const manifest = loadManifest(args.manifest!);
       sources = args['no-defaults'] ? manifest : withDataDefaults(manifest, dataSources);

@@ -8,17 +8,17 @@
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { loadConfig, type Config } from '../../config.ts';
-import { parseCommandLine } from '../command-line.ts';
-import { DEFAULT_INDEX_PATH } from '../../index/index-file.ts';
-import { buildIndex, FeedError, formatSummary, formatTable, loadManifest, ManifestError } from '../../../index-builder/index.ts';
-import { acquireLock, HEARTBEAT_MS } from '../../feeds/lock.ts';
-import { CatalogError, loadCatalog, type CatalogFeed } from '../../feeds/catalog.ts';
-import { DefaultDataMissingError, findDefaultSources } from '../../feeds/default-data.ts';
-import { operatorEntries, writeFeedsManifest } from '../../feeds/manifest-writer.ts';
-import { requestReload } from '../../feeds/reload-request.ts';
-import { hasGoodCopy, updateFeeds, type FeedOutcome } from '../../feeds/update.ts';
-import { loadRefreshState, newFeedRecord, recordOutcome, saveRefreshState, statePathOf } from '../../feeds/feed-state.ts';
+import { loadConfig, type Config } from '../config.ts';
+import { parseCommandLine } from './command-line.ts';
+import { DEFAULT_INDEX_PATH } from '../index/index-file.ts';
+import { buildIndex, FeedError, formatSummary, formatTable, loadManifest, ManifestError } from '../../index-builder/index.ts';
+import { acquireLock, HEARTBEAT_MS } from '../feeds/lock.ts';
+import { CatalogError, loadCatalog, type CatalogFeed } from '../feeds/catalog.ts';
+import { DefaultDataMissingError, findDefaultSources } from '../feeds/default-data.ts';
+import { operatorEntries, writeFeedsManifest } from '../feeds/manifest-writer.ts';
+import { requestReload } from '../feeds/reload-request.ts';
+import { hasGoodCopy, updateFeeds, type FeedOutcome } from '../feeds/update.ts';
+import { loadRefreshState, newFeedRecord, recordOutcome, saveRefreshState, statePathOf } from '../feeds/feed-state.ts';
 
 const USAGE = `usage: feeds update [--dir <feeds dir>] [--index <file>] [--reload <url>] [--mirror <url>]
                     [--catalog <file>] [--no-defaults] [--no-build] [--force]
@@ -239,5 +239,3 @@ function summaryTable(outcomes: FeedOutcome[]): string {
     outcomes.map((o) => [o.feed.path, o.status, o.rows ?? '-', o.previousRows ?? '-', o.bytes ?? '-', o.reason ?? '']),
   );
 }
-
-if (import.meta.main) process.exit(await main(process.argv.slice(2)));
