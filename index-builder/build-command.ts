@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { parsePublishKeep, PUBLISHED_INDEX, publishIndex } from '../src/index/publish/publish.ts';
 import { MAX_DEAD_SHARE } from './write/previous-index.ts';
 import { readSigningKey } from '../src/index/publish/signing-keys.ts';
-import { DEFAULT_FEEDS_DIR, DEFAULT_INDEX_PATH } from '../src/index/index-file.ts';
+import { DEFAULT_FEEDS_DIR, DEFAULT_INDEX_PATH } from '../src/index/map-index-file.ts';
 
 /** What publishing needs from the configuration: the signing key file (IPINTEL_INDEX_SIGNING_KEY) and versions kept (IPINTEL_PUBLISH_KEEP). */
 export interface PublishSigning {

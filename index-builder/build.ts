@@ -17,7 +17,7 @@ import { peakRssBytes } from './peak-memory.ts';
 import { createProgress } from './progress.ts';
 import type { BuildSummary } from './summary.ts';
 import { encodeGeoRows, encodeL1, encodeRecords, encodeV4Direct, encodeV6Direct, SUB_TABLE_COUNT, subTableEncoders } from './write/tables.ts';
-import { bytesOf, IndexFileWriter } from './write/index-file.ts';
+import { bytesOf, IndexFileWriter } from './write/index-file-writer.ts';
 import { verifySectionChecksums } from './write/verify-file.ts';
 import { PreviousIndex } from './write/previous-index.ts';
 import { assignRecordIds, placeRecords, placeSubTables } from './write/stable-tables.ts';

@@ -9,7 +9,7 @@
 import { closeSync, openSync } from 'node:fs';
 import { Section, type IndexMeta } from '../../src/index/format.ts';
 import { checkStringTable } from '../merge/string-pool.ts';
-import { mapIndexFile } from '../../src/index/index-file.ts';
+import { mapIndexFile } from '../../src/index/map-index-file.ts';
 import { readDirectory, readFully, verifySectionChecksums, type DirectoryEntry } from './verify-file.ts';
 
 /**

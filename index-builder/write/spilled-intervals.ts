@@ -6,7 +6,7 @@
 import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import type { FamilyIntervals } from '../merge/sweep.ts';
 import { readFully } from './verify-file.ts';
-import { bytesOf } from './index-file.ts';
+import { bytesOf } from './index-file-writer.ts';
 import { tempPathFor } from '../../src/file-io/atomic-file.ts';
 
 /** Intervals written to one temp file, read back a family at a time. */

@@ -4,7 +4,7 @@
  * and IPv6 /64s, with the largest changed ranges (src/lookup/diff/).
  */
 import { DIFF_FIELDS, type DiffField } from '../contract/diff.ts';
-import { IndexFileError } from '../index/index-file.ts';
+import { IndexFileError } from '../index/map-index-file.ts';
 import { IndexReader } from '../index/reader.ts';
 import { existsSync } from 'node:fs';
 import { loadConfig } from '../config.ts';

@@ -4,7 +4,7 @@
  */
 import { parseCommandLine } from './command-line.ts';
 import { exportIndexFile } from './export/mmdb.ts';
-import { DEFAULT_INDEX_PATH, IndexFileError } from '../index/index-file.ts';
+import { DEFAULT_INDEX_PATH, IndexFileError } from '../index/map-index-file.ts';
 import { loadConfig } from '../config.ts';
 import { OverridesHolder } from '../lookup/overrides/holder.ts';
 

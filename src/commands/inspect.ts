@@ -2,7 +2,7 @@
  * `bun run inspect <file> [ip...]`: prints an index file's header, sources
  * and counts, and for each IP the interval it falls in and its raw record.
  */
-import { IndexFileError } from '../index/index-file.ts';
+import { IndexFileError } from '../index/map-index-file.ts';
 import { IndexReader } from '../index/reader.ts';
 import { FLAG_NAMES } from '../index/record.ts';
 import { formatTable } from '../../index-builder/index.ts';

@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { loadConfig } from '../config.ts';
 import { ApiError } from '../api-error.ts';
 import { invalidIp } from '../lookup/invalid-ip.ts';
-import { DEFAULT_INDEX_PATH, IndexFileError } from '../index/index-file.ts';
+import { DEFAULT_INDEX_PATH, IndexFileError } from '../index/map-index-file.ts';
 import { OfflineLookup, parseFields } from './lookup/answer.ts';
 import { parseCommandLine } from './command-line.ts';
 import { lookupStream, type StreamCounts } from './lookup/stream.ts';

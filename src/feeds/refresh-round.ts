@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { coverageOf } from '../index/coverage.ts';
 import { EVIDENCE_KINDS } from '../index/evidence-kinds.ts';
-import { mapIndexFile } from '../index/index-file.ts';
+import { mapIndexFile } from '../index/map-index-file.ts';
 import { localPathOf, type CatalogFeed } from './catalog.ts';
 import type { DownloadLimits } from './download.ts';
 import { operatorEntries, writeFeedsManifest } from './manifest-writer.ts';

@@ -4,7 +4,7 @@
  * changes nothing. `/reload` runs it here, or in every worker through the
  * primary (src/host/workers/) when the host serves with several.
  */
-import { IndexFileError } from '../index/index-file.ts';
+import { IndexFileError } from '../index/map-index-file.ts';
 import { loadPolicy, type PolicyError } from '../scoring/index.ts';
 import { ApiError } from '../api-error.ts';
 import type { ReloadBody } from '../contract/service.ts';

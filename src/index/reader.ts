@@ -17,7 +17,7 @@ import {
   V6_DIRECT_RECORD,
   V6_HASH_MULTIPLIER,
 } from './format.ts';
-import { IndexFileError, mapIndexFile, u32Section, type MappedIndex, type OpenOptions } from './index-file.ts';
+import { IndexFileError, mapIndexFile, u32Section, type MappedIndex, type OpenOptions } from './map-index-file.ts';
 import type { AsnDetails, IndexRecord, LookupHit } from './record.ts';
 import { StringReader, TableReader } from './tables.ts';
 import { RecordDecoder } from './record-decoder.ts';

@@ -17,7 +17,7 @@ import {
   Section,
   TableLayout,
 } from './format.ts';
-import { u32Section, type MappedIndex } from './index-file.ts';
+import { u32Section, type MappedIndex } from './map-index-file.ts';
 import type {
   AllocationInfo,
   AsnInfo,

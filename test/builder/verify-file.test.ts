@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { IndexFileWriter } from '../../index-builder/write/index-file.ts';
+import { IndexFileWriter } from '../../index-builder/write/index-file-writer.ts';
 import { verifySectionChecksums } from '../../index-builder/write/verify-file.ts';
 import { FORMAT_VERSION, type IndexMeta } from '../../src/index/format.ts';
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { IndexFileError, parseIndexBytes } from '../../src/index/index-file.ts';
+import { IndexFileError, parseIndexBytes } from '../../src/index/map-index-file.ts';
 import { IndexHolder } from '../../src/index/holder.ts';
 import { IndexReader } from '../../src/index/reader.ts';
 import { fixtureIndexPath } from '../helpers/fixture-index.ts';

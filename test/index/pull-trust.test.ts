@@ -12,7 +12,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFile
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { KeyObject } from 'node:crypto';
-import { mapIndexFile } from '../../src/index/index-file.ts';
+import { mapIndexFile } from '../../src/index/map-index-file.ts';
 import { IndexPuller, type PollOutcome } from '../../src/index/pull/index-puller.ts';
 import { PUBLISHED_INDEX, PUBLISHED_MANIFEST, publishIndex, sha256OfFile } from '../../src/index/publish/publish.ts';
 import { signManifest, type PublishedManifest } from '../../src/index/publish/signed-manifest.ts';

@@ -9,7 +9,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main as buildIndexCli } from '../../index-builder/build-command.ts';
-import { mapIndexFile } from '../../src/index/index-file.ts';
+import { mapIndexFile } from '../../src/index/map-index-file.ts';
 import { IndexPuller, type PollOutcome } from '../../src/index/pull/index-puller.ts';
 import { checkPullUrl } from '../../src/index/pull/pull-url.ts';
 import { PUBLISHED_INDEX, PUBLISHED_MANIFEST, publishIndex, sha256OfFile } from '../../src/index/publish/publish.ts';

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IndexHolder } from '../../src/index/holder.ts';
-import { IndexFileError } from '../../src/index/index-file.ts';
+import { IndexFileError } from '../../src/index/map-index-file.ts';
 import { IndexReader } from '../../src/index/reader.ts';
 import { FIXTURE_FEEDS_DIR } from '../helpers/fixture-index.ts';
 import { REPO_ROOT, runAndKill } from './kill.ts';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { IndexFileError } from '../../src/index/index-file.ts';
+import { IndexFileError } from '../../src/index/map-index-file.ts';
 import { openVerifiedIndex, verifyForWorkers } from '../../src/host/workers/verified-index.ts';
 import { fixtureIndexPath } from '../helpers/fixture-index.ts';
 

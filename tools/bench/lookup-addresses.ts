@@ -6,7 +6,7 @@
  * uniform in 2000::/3. Generated before timing.
  */
 import { Section } from '../../src/index/format.ts';
-import { u32Section } from '../../src/index/index-file.ts';
+import { u32Section } from '../../src/index/map-index-file.ts';
 import type { IndexReader } from '../../src/index/reader.ts';
 import { formatIPv4, formatIPv6Groups } from '../../src/net/ip.ts';
 import { xorshift32 } from './bench-kit.ts';

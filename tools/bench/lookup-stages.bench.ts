@@ -12,7 +12,7 @@
  * end), so the differences are marginal costs, not latencies.
  */
 import { GEO_PRESENT, RECORD_WIDTH, RecordCol, Section } from '../../src/index/format.ts';
-import { u32Section } from '../../src/index/index-file.ts';
+import { u32Section } from '../../src/index/map-index-file.ts';
 import { IndexReader } from '../../src/index/reader.ts';
 import { parseIPv4, parseIPv6Groups } from '../../src/net/ip.ts';
 import { indexPathArg, median, printTable } from './bench-kit.ts';

@@ -18,7 +18,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Section } from '../../src/index/format.ts';
-import { u32Section } from '../../src/index/index-file.ts';
+import { u32Section } from '../../src/index/map-index-file.ts';
 import { IndexReader } from '../../src/index/reader.ts';
 import { formatIPv4, formatIPv6Groups } from '../../src/net/ip.ts';
 import { fileSize, indexPathArg, mib, printTable, procStatus, xorshift32 } from './bench-kit.ts';

@@ -7,7 +7,7 @@ import { closeSync, copyFileSync, fsyncSync, openSync, renameSync } from 'node:f
 import { basename, dirname, join, resolve } from 'node:path';
 import { buildIndex } from '../../index-builder/build.ts';
 import type { ResolvedSource } from '../../index-builder/manifest.ts';
-import { mapIndexFile } from '../../src/index/index-file.ts';
+import { mapIndexFile } from '../../src/index/map-index-file.ts';
 
 /** The shared feed snapshots (../shared/feeds beside the repository). */
 export const DEFAULT_FEEDS_DIR = resolve(import.meta.dir, '../../../shared/feeds');

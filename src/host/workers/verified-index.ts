@@ -8,7 +8,7 @@
  */
 import { statSync } from 'node:fs';
 import { IndexHolder } from '../../index/holder.ts';
-import { mapIndexFile } from '../../index/index-file.ts';
+import { mapIndexFile } from '../../index/map-index-file.ts';
 import { IndexReader } from '../../index/reader.ts';
 
 /** A file the primary verified, as the path named it then. */

@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { pack as msgpack, unpack } from 'msgpackr';
 import { writeTextAtomically } from '../../file-io/atomic-text.ts';
 import { fsyncPath } from '../../file-io/fsync-path.ts';
-import { parseIndexBytes } from '../index-file.ts';
+import { parseIndexBytes } from '../map-index-file.ts';
 import { chunkEnds } from './chunks.ts';
 
 /** Raw bytes per zstd frame of a pack: what one read of a pack decompresses. */

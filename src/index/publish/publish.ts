@@ -10,7 +10,7 @@ import { copyFileSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSyn
 import { basename, dirname, join } from 'node:path';
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { writeTextAtomically } from '../../file-io/atomic-text.ts';
-import { mapIndexFile } from '../index-file.ts';
+import { mapIndexFile } from '../map-index-file.ts';
 import { sha256OfFile } from '../file-sha256.ts';
 import { buildTimeRefusal } from './manifest-window.ts';
 import { signManifest, type CompressedTransfer, type DeltaTransfer, type PublishedManifest } from './signed-manifest.ts';

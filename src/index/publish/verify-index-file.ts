@@ -9,7 +9,7 @@ import type { KeyObject } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { sha256OfFile } from '../file-sha256.ts';
 import { FORMAT_VERSION } from '../format.ts';
-import { mapIndexFile } from '../index-file.ts';
+import { mapIndexFile } from '../map-index-file.ts';
 import { buildTimeRefusal } from './manifest-window.ts';
 import { ManifestRefusal, verifyManifest, type PublishedManifest } from './signed-manifest.ts';
 

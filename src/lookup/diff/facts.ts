@@ -10,7 +10,7 @@
  */
 import { DIFF_FIELDS, type DiffField } from '../../contract/diff.ts';
 import { GEO_PRESENT, RECORD_WIDTH, RecordCol, RouteFlag, Section, TableLayout } from '../../index/format.ts';
-import { u32Section } from '../../index/index-file.ts';
+import { u32Section } from '../../index/map-index-file.ts';
 import { DirectMappedCache } from '../../index/tables.ts';
 import type { IndexReader } from '../../index/reader.ts';
 import { Flag, type IndexRecord } from '../../index/record.ts';
