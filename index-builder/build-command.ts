@@ -180,4 +180,4 @@ export async function main(argv: string[], options: BuildCliOptions = {}): Promi
   }
 }
 
-if (import.meta.main) process.exit(await main(process.argv.slice(2)));
+if (import.meta.main) void main(process.argv.slice(2)).then((code) => process.exit(code));
