@@ -1,5 +1,6 @@
 /** /auth/* against a real mock OIDC provider on loopback: sign-in, cookies, keys, tiers, usage, logout. */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, beforeEach, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { startMockIdp, type MockIdp } from './helpers/mock-idp.ts';
 import { oidcEnv, startTestApp, type TestApp } from './helpers/test-app.ts';
 import { TestClient } from './helpers/client.ts';

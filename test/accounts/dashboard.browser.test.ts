@@ -5,7 +5,8 @@
  * confirmation, the usage chart, sign-out.
  * Skips (with a message) only when /usr/bin/chromium is absent and CI is unset.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startMockIdp, type MockIdp } from './helpers/mock-idp.ts';

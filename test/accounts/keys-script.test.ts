@@ -1,5 +1,6 @@
 /** The keys command (src/commands/keys.ts, through src/cli.ts as `bun run keys` runs it) spawned as operators run it, against a temporary SQLite IPINTEL_DB. */
-import { afterAll, expect, test } from 'bun:test';
+import { afterAll, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

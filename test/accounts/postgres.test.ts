@@ -8,7 +8,8 @@
  * Without the binaries the suite is skipped with a message, except under
  * CI (the CI variable set), where that is a failure.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { SQL } from 'bun';
 import { openAccounts, type AccountStore } from '../../src/accounts/store.ts';
 import { hashSecret } from '../../src/accounts/secrets.ts';

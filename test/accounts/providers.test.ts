@@ -1,5 +1,6 @@
 /** github and google sign-in (endpoints overridden to a loopback mock), and AUTH_DISABLED. */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { startMockIdp, type MockIdp } from './helpers/mock-idp.ts';
 import { startTestApp } from './helpers/test-app.ts';
 import { startTestServer } from '../helpers/test-server.ts';

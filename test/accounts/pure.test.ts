@@ -1,5 +1,6 @@
 /** Pure helpers: profile parsing, cookies, origin check, body checks, usage batching and reports, HTML escaping. */
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { profileFromGithub, profileFromOidc } from '../../src/accounts/oauth/profiles.ts';
 import { isSecureContext, readCookie, serializeCookie } from '../../src/accounts/web/cookies.ts';
 import { isSameOriginRequest } from '../../src/accounts/web/origin.ts';

@@ -3,7 +3,8 @@
  * (name, nullability, default), keys, indexes and foreign keys, so the
  * store's behaviour and an operator's data copy carry over unchanged.
  */
-import { expect, test } from 'bun:test';
+import { expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { getTableConfig as pgConfig, type PgTable } from 'drizzle-orm/pg-core';
 import { getTableConfig as sqliteConfig, type SQLiteTable } from 'drizzle-orm/sqlite-core';
 import * as pg from '../../src/accounts/postgres/schema.ts';

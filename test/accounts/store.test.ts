@@ -1,5 +1,6 @@
 /** AccountStore on real SQLite: the shared behaviour suite on a file, plus what is SQLite's own (WAL, files, locks, upgrades). */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { Database } from 'bun:sqlite';
 import { cpSync, mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

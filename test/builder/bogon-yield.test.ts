@@ -3,7 +3,8 @@
  * newer and says allocated or assigned (decided in the merge, by the sources'
  * dates): the 2024 fullbogons list against RIR delegations of 2025/2026.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { Collector } from '../../index-builder/merge/collector.ts';
 import { yieldsBogon } from '../../index-builder/merge/records.ts';
 import { IndexReader } from '../../src/index/reader.ts';

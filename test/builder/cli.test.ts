@@ -3,7 +3,8 @@
  * with a complete, verified file; 1 naming the feed file and line on bad
  * data; 2 on usage errors; the previous index untouched on failure.
  */
-import { afterAll, expect, test } from 'bun:test';
+import { afterAll, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';

@@ -5,7 +5,8 @@
  * holds exactly the ranges it was given (random layouts, both families, the
  * IPv4 aliases).
  */
-import { expect, test } from 'bun:test';
+import { expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { MmdbDecoder } from '../../index-builder/mmdb/decoder.ts';
 import { MmdbDataWriter, MmdbUint, type MmdbInput } from '../../index-builder/mmdb/encoder.ts';
 import { buildSearchTree, NO_DATA, type Ranges } from '../../index-builder/mmdb/search-tree.ts';

@@ -3,7 +3,8 @@
  * one by one, then small builds from real snapshot files in which two sources
  * claim the same range.
  */
-import { afterAll, describe, expect, test } from 'bun:test';
+import { afterAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';

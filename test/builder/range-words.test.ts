@@ -4,7 +4,8 @@
  * bounds around the word boundaries (2^32, 2^64, 2^96) and the family's last
  * address, where word carries and the end of the space are easy to get wrong.
  */
-import { expect, test } from 'bun:test';
+import { expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import fc from 'fast-check';
 import type { Family } from '../../src/net/ip.ts';
 import { addrAt } from '../../index-builder/merge/addr-words.ts';

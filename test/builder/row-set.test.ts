@@ -1,5 +1,6 @@
 /** RowSet: the sweep's record deduplication gives the ids a Map keyed by row text would. */
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import fc from 'fast-check';
 import { RowSet } from '../../index-builder/merge/row-set.ts';
 

@@ -1,5 +1,6 @@
 /** Build-time routing facts: RFC 6811 origin validation against VRPs, and MOAS origin conflicts. */
-import { afterAll, describe, expect, test } from 'bun:test';
+import { afterAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,5 +1,6 @@
 /** A build removes temp files that killed builds left beside its output, and only those. */
-import { afterAll, expect, test } from 'bun:test';
+import { afterAll, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,5 +1,6 @@
 /** TtlCache, the one bounded cache (lru-cache underneath): expiry on the injected clock, and the entry and byte bounds. */
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { TtlCache } from '../../src/cache/ttl-cache.ts';
 
 function clockAt(start: number) {

@@ -1,5 +1,6 @@
 /** IPINTEL_MEMORY_MB split among a worker's memos and caches (src/memory-budget.ts). */
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { DEFAULT_MEMORY_BUDGET, ENTRY_BYTES, MEMORY_SHARES, MIN_MEMORY_MB, RUNTIME_MB, memoryBudget, type MemoryBudget } from '../../src/memory-budget.ts';
 
 /** The bytes a budget's sizes may take at most, by the documented cost per entry. */

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { createCachingResolver } from '../../src/crawlers/dns/caching-resolver.ts';
 import { reverseName } from '../../src/crawlers/dns/reverse-name.ts';
 import { parseDnsServer } from '../../src/crawlers/dns/server-address.ts';

@@ -1,4 +1,5 @@
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CRAWLER_FAMILIES, CRAWLER_KEYS, crawlerFamily } from '../../src/crawlers/registry.ts';

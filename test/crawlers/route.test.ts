@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { ApiError } from '../../src/api-error.ts';
 import { errorResponse } from '../../src/http/error-response.ts';
 import { crawlerVerifyAnswer } from '../../src/http/routes/crawler-verify.ts';

@@ -7,7 +7,8 @@
  * bounds with bounded memory (the peak RSS of this, the validating, process
  * is printed).
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { addressVerdict, redirectScope, redirectVerdict } from '../../src/feeds/redirect-policy.ts';

@@ -1,5 +1,6 @@
 /** The refresh lock file: one holder per host (threads of one process too), kept by a heartbeat, taken over only when it lapsed. */
-import { afterAll, expect, test } from 'bun:test';
+import { afterAll, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -6,7 +6,8 @@
  * cap. Each keeps the old index serving, logs one line per attempt and
  * backs off.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statfsSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -5,7 +5,8 @@
  * change meant to alter answers records the corpus again
  * (`bun tools/record-answer-corpus.ts`) and says why in its commit.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import type { RunningServer } from '../../src/host/start-server.ts';
 import { answerOf, COMPARED_AS_JSON, corpusRequests, readCorpus, startCorpusServer, type CorpusAnswer } from '../helpers/answer-corpus.ts';
 

@@ -6,7 +6,8 @@
  * projections, the Pro RDAP include, legacy JSON and text, the account
  * routes after a sign-in, and errors of each code the server gives.
  */
-import { afterAll, beforeAll, beforeEach, expect, test } from 'bun:test';
+import { afterAll, beforeAll, beforeEach, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import type { RunningServer } from '../../src/host/start-server.ts';
 import { TestClient } from '../accounts/helpers/client.ts';
 import { oidcEnv } from '../accounts/helpers/test-app.ts';

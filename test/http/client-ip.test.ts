@@ -4,7 +4,8 @@
  * or Forwarded) only when the peer is in IPINTEL_TRUST_PROXY; NO_CLIENT_IP
  * when none can be determined. Checked through /v1/ip/current.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import type { RunningServer } from '../../src/host/start-server.ts';
 import { MAX_FORWARDED_HOPS, MAX_HOP_CHARS } from '../../src/http/client-ip.ts';
 import { startTestServer } from '../helpers/test-server.ts';

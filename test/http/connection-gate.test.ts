@@ -1,5 +1,6 @@
 /** The connection gate's rules, with the descriptor count and the clock in the test's hands. */
-import { expect, test } from 'bun:test';
+import { expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { allocateConnectionCount, ConnectionGate, fixConnectionBaseline } from '../../src/http/connection-gate.ts';
 import { currentDescriptorLimit, describeDescriptorLimit, openDescriptorCount, raiseDescriptorLimit } from '../../src/net/descriptor-limit.ts';
 

@@ -5,7 +5,8 @@
  * integrity attributes hold (no console errors, no blocked resources).
  * Skips (with a message) only when /usr/bin/chromium is absent and CI is unset.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import type { RunningServer } from '../../src/host/start-server.ts';

@@ -3,7 +3,8 @@
  * code, with its status, the error shape, no-store, and the `details` the
  * spec names for INVALID_IP, INVALID_FIELDS, PRO_REQUIRED and RATE_LIMITED.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import type { RunningServer } from '../../src/host/start-server.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { call, expectError, NO_LIMITS } from './support.ts';

@@ -6,7 +6,8 @@
  * and `details.provided` is bounded. The server trusts loopback as a proxy so
  * each test takes its own caller IP (its own bucket) through X-Forwarded-For.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import type { RunningServer } from '../../src/host/start-server.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { call, expectError, type Answer } from './support.ts';

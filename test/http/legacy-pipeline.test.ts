@@ -3,7 +3,8 @@
  * without a key or limits is synchronous, and the legacy query read by hand
  * agrees with URLSearchParams.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { afterAll, beforeAll, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { prng } from '../helpers/prng.ts';
 import { request, startWrapperAndApp, type WrapperAndApp } from '../helpers/wrapper-and-app.ts';
 

@@ -3,7 +3,8 @@
  * legacyPlace): the same line as from the whole legacy object, and no wait on
  * a crawler's DNS proof, which only the JSON and the detail text need.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { legacyObject, legacyPlace, legacyText } from '../../src/lookup/legacy.ts';
 import type { RunningServer } from '../../src/host/start-server.ts';
 import { startDnsTestServer, type DnsTestServer } from '../crawlers/dns-test-server.ts';

@@ -4,7 +4,8 @@
  * detail lines, `-` for missing values, `error: <message>` with the JSON
  * status, a trailing newline, and the strong ETag with 304.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { wantsText } from '../../src/http/negotiation.ts';
 import type { RunningServer } from '../../src/host/start-server.ts';
 import { startTestServer } from '../helpers/test-server.ts';

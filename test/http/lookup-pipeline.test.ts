@@ -3,7 +3,8 @@
  * dispatch (server.ts): one body memo, and the fast case (no query, nothing
  * to await) synchronous.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { afterAll, beforeAll, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { createCrawlerVerifier, type CrawlerProof, type CrawlerVerifier } from '../../src/crawlers/verifier.ts';
 import { createApp } from '../../src/http/app.ts';
 import { createFetchHandler } from '../../src/http/server.ts';

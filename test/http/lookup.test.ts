@@ -3,7 +3,8 @@
  * object, IPv4/IPv6/IPv4-mapped input, special-use addresses answered with
  * their routability, missing data as null, INVALID_IP and NO_CLIENT_IP.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import type { RunningServer } from '../../src/host/start-server.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { call, expectError, NO_LIMITS } from './support.ts';

@@ -4,7 +4,8 @@
  * every browser and crawler asks for are 404, not INVALID_IP; any other
  * single segment is still a legacy lookup.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { afterAll, beforeAll, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import type { RunningServer } from '../../src/host/start-server.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { call, expectError } from './support.ts';

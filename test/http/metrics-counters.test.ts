@@ -3,7 +3,8 @@
  * prom-client. The exposition must be what prom-client's own Counter and
  * Histogram would print for the same observations.
  */
-import { beforeAll, expect, test } from 'bun:test';
+import { beforeAll, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import fc from 'fast-check';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { IndexHolder } from '../../src/index/holder.ts';

@@ -4,7 +4,8 @@
  * without bound. Labels now come from the route table: whatever the paths
  * and methods, the label set is the table's, plus `other`.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { afterAll, beforeAll, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import type { RunningServer } from '../../src/host/start-server.ts';
 import { createApp } from '../../src/http/app.ts';
 import { startTestServer } from '../helpers/test-server.ts';

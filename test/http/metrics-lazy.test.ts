@@ -1,5 +1,6 @@
 /** Metrics observed before prom-client is loaded are replayed, not lost. */
-import { beforeAll, expect, test } from 'bun:test';
+import { beforeAll, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { IndexHolder } from '../../src/index/holder.ts';
 import { HttpMetrics } from '../../src/http/http-metrics.ts';
 import { fixtureIndexPath } from '../helpers/fixture-index.ts';

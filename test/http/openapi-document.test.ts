@@ -3,7 +3,8 @@
  * off and on), documents exactly the app's routes, and types the fields a
  * client generator must get right precisely.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { loadConfig } from '../../src/config.ts';
 import { createApp } from '../../src/http/app.ts';

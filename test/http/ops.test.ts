@@ -5,7 +5,8 @@
  * /metrics with requests by route and status, latency, lookups by family,
  * index age and intervals, and rate-limit rejections.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import type { RunningServer } from '../../src/host/start-server.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { fixtureIndexPath } from '../helpers/fixture-index.ts';

@@ -3,7 +3,8 @@
  * the same refusal) for any query values and tier, however many different
  * ones one memo has seen: its keys never mix two queries up.
  */
-import { expect, test } from 'bun:test';
+import { expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import fc from 'fast-check';
 import { ProjectionMemo } from '../../src/http/projection-memo.ts';
 import { parseProjection } from '../../src/lookup/projection.ts';

@@ -4,7 +4,8 @@
  * Pro RDAP object from a real RDAP file served on loopback, no contact data
  * in free or anonymous bodies, and projection computing only what is asked.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { createCrawlerVerifier, type CrawlerVerifier } from '../../src/crawlers/verifier.ts';
 import { containsRdapContactData, type RdapResult } from '../../src/rdap/index.ts';
 import type { RunningServer } from '../../src/host/start-server.ts';

@@ -1,5 +1,6 @@
 /** The server applies the rate-limit module's policy: unknown paths take a token, operator routes do not. */
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { afterAll, beforeAll, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import type { RunningServer } from '../../src/host/start-server.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { UNREACHABLE_OIDC_ENV } from '../helpers/oauth-env.ts';

@@ -4,7 +4,8 @@
  * tier; successful public answers omit them. The limiter's own behaviour is
  * tested in test/ratelimit.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import type { RunningServer } from '../../src/host/start-server.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { startMockRdap, type MockRdapServer } from '../rdap/rdap-feeds.ts';

@@ -7,7 +7,8 @@
  * organization registrant (`kind: org`, or an RPSL `ORG-…` handle) does
  * become `network.owner`.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { findNeedles } from '../../src/rdap/contact-scan.ts';
 import type { RunningServer } from '../../src/host/start-server.ts';
 import { startTestServer } from '../helpers/test-server.ts';

@@ -3,7 +3,8 @@
  * is configured, and then while the app is built, before any request: each
  * case in a fresh process, whose module registry starts empty.
  */
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dir, '../..');

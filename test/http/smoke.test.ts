@@ -1,5 +1,6 @@
 /** A first end-to-end check that the server starts on the fixture index and answers. */
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { afterAll, beforeAll, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import type { RunningServer } from '../../src/host/start-server.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 

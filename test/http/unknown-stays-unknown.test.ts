@@ -6,7 +6,8 @@
  * dual-stack assessment too; on the default index no `/v1/asn/*` answer
  * states a zero threat density.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { existsSync } from 'node:fs';
 import type { RunningServer } from '../../src/host/start-server.ts';
 import { formatIPv4 } from '../../src/net/ip.ts';

@@ -1,5 +1,6 @@
 /** Young-collection pacing: one collection per period of requests, and every request of every route counts. */
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { afterAll, beforeAll, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { createApp } from '../../src/http/app.ts';
 import { createFetchHandler } from '../../src/http/server.ts';
 import { REQUESTS_PER_YOUNG_GC, YoungGcPacer } from '../../src/http/young-gc-pacer.ts';

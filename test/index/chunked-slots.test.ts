@@ -1,5 +1,6 @@
 /** ChunkedSlots behaves as one array of `size` slots: every slot independent, chunk edges included. */
-import { expect, test } from 'bun:test';
+import { expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { ChunkedSlots, DirectMappedCache } from '../../src/index/tables.ts';
 import { prng } from '../helpers/prng.ts';
 

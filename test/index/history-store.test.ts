@@ -1,5 +1,6 @@
 /** The history store (src/index/history/store.ts): recording, rebuilding byte for byte, chunks shared between versions, pruning at retention, the recording lock. */
-import { afterAll, describe, expect, test } from 'bun:test';
+import { afterAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -3,7 +3,8 @@
  * running server), replacing the object only when a kind turns stale, so the
  * memos keyed by it start over exactly then.
  */
-import { beforeAll, describe, expect, test } from 'bun:test';
+import { beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { COVERAGE_REFRESH_MS, IndexHolder } from '../../src/index/holder.ts';
 import { fixtureIndexPath } from '../helpers/fixture-index.ts';
 

@@ -5,7 +5,8 @@
  * address. Each test first checks that the overlap it is about exists in the
  * feeds, so it cannot pass vacuously.
  */
-import { beforeAll, describe, expect, test } from 'bun:test';
+import { beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { readAws } from '../../index-builder/parsers/cloud-aws.ts';

@@ -11,7 +11,8 @@
  * Each expectation is the most specific publisher range covering the sampled
  * address (a more specific range of another region or feed speaks there).
  */
-import { beforeAll, describe, expect, test } from 'bun:test';
+import { beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { existsSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { Reader } from 'mmdb-lib';

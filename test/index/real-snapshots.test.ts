@@ -2,7 +2,8 @@
  * A build from every real snapshot in ../shared/feeds (every manifest type
  * present there) succeeds and answers known addresses as the feeds say.
  */
-import { beforeAll, describe, expect, test } from 'bun:test';
+import { beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { IndexReader } from '../../src/index/reader.ts';
 import { Flag } from '../../src/index/record.ts';
 import { fullIndexPath } from '../helpers/full-index.ts';

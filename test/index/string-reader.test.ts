@@ -3,7 +3,8 @@
  * that share a slot evict each other, and every read must still give the
  * string of its own id.
  */
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { StringReader } from '../../src/index/tables.ts';
 import { prng } from '../helpers/prng.ts';
 

@@ -4,7 +4,8 @@
  * a /24 cut into 256 single addresses, an interval starting exactly on the
  * next /24, the very last /24, and a location whose every field is empty.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { Collector } from '../../index-builder/merge/collector.ts';
 import type { IndexReader } from '../../src/index/reader.ts';
 import { formatIPv4, parseIPv4 } from '../../src/net/ip.ts';

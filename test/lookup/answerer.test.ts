@@ -6,7 +6,8 @@
  * is a string, not a promise. Driven without a server, through a verifier
  * that counts what it is asked.
  */
-import { beforeAll, describe, expect, test } from 'bun:test';
+import { beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import type { LookupHit } from '../../src/index/record.ts';
 import type { LiveSources } from '../../src/lookup/answerer.ts';
 import { IndexHolder } from '../../src/index/holder.ts';

@@ -4,7 +4,8 @@
  * memo whose answers say so (test/http/serving-snapshot.test.ts publishes
  * one), and the old memo's answers stay those of the old coverage.
  */
-import { beforeAll, describe, expect, test } from 'bun:test';
+import { beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { IndexReader } from '../../src/index/reader.ts';
 import { buildV1 } from '../../src/lookup/v1.ts';
 import { coverageOf, DEFAULT_POLICY, FULL_COVERAGE, type Coverage } from '../../src/scoring/index.ts';

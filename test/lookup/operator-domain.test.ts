@@ -1,5 +1,6 @@
 /** Every operator name the index can hold for a crawler range has an official domain for the legacy detail text. */
-import { expect, test } from 'bun:test';
+import { expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { CRAWLER_FAMILIES } from '../../src/crawlers/registry.ts';
 import { operatorDomain } from '../../src/lookup/operator-domain.ts';
 

@@ -4,7 +4,8 @@
  * answers are cached within a byte bound, an oversized body is a failure,
  * and the token never leaves the configured origin.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { createRadarClient, RADAR_DEFAULTS } from '../../src/lookup/radar.ts';
 
 interface Seen {

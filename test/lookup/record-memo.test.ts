@@ -1,5 +1,6 @@
 /** RecordMemo: 4-way sets, frequency admission, aging; and that it beats a direct-mapped memo of the same size. */
-import { expect, test } from 'bun:test';
+import { expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { FrequencySketch, MEMO_WAYS, RecordMemo } from '../../src/lookup/record-memo.ts';
 import { prng } from '../helpers/prng.ts';
 

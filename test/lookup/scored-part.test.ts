@@ -5,7 +5,8 @@
  * prefixes, geo, allocation, crawler and provider labels), the body composed
  * for B after A filled the memo equals serializing B's own v1 object.
  */
-import { expect, test } from 'bun:test';
+import { expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import fc from 'fast-check';
 import type { IndexRecord, LookupHit } from '../../src/index/record.ts';
 import { scoringKey } from '../../src/scoring/view.ts';

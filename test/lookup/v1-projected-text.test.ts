@@ -5,7 +5,8 @@
  * property the cut relies on: every nested object closed, no nested
  * property named like a top-level field.
  */
-import { beforeAll, expect, test } from 'bun:test';
+import { beforeAll, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import type { TSchema } from '@sinclair/typebox';
 import { V1Object } from '../../src/contract/v1.ts';
 import { IndexReader } from '../../src/index/reader.ts';

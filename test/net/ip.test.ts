@@ -1,5 +1,6 @@
 /** IP text <-> numbers against ipaddr.js as a reference, plus CIDR helpers. */
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import fc from 'fast-check';
 import ipaddr from 'ipaddr.js';
 import {

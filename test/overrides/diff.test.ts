@@ -5,7 +5,8 @@
  * reports exactly those counts and ranges; two builds of one manifest
  * differ in nothing; the JSON output has the declared shape.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { afterAll, beforeAll, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { mkdtempSync, rmSync } from 'node:fs';

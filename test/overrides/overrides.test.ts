@@ -7,7 +7,8 @@
  * picked up while serving; a bad line is reported by number; a garbled
  * file keeps the overrides in force.
  */
-import { afterAll, beforeAll, describe, expect, spyOn, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, spyOn, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import fc from 'fast-check';
 import { Reader } from 'mmdb-lib';
 import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';

@@ -4,7 +4,8 @@
  * IPv6 prefixes, every address is answered by the longest prefix covering
  * it, and for the same prefix by the later line.
  */
-import { expect, test } from 'bun:test';
+import { expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import fc from 'fast-check';
 import type { OverrideEntry } from '../../src/contract/overrides.ts';
 import { OverrideTable } from '../../src/lookup/overrides/table.ts';

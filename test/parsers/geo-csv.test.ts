@@ -1,4 +1,5 @@
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { parse } from '../../index-builder/parsers/geo-csv.ts';
 import { FeedError } from '../../index-builder/feed/source.ts';
 import { parseIPv4, parseIPv6 } from '../../src/net/ip.ts';

@@ -1,4 +1,5 @@
-import { describe, expect, test, beforeAll } from 'bun:test';
+import { describe, expect, test, beforeAll, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';

@@ -2,7 +2,8 @@
  * Runs every feeds.json entry of the types these parsers own over the real
  * snapshots: each must report rows and raise no structural error.
  */
-import { expect, test } from 'bun:test';
+import { expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { FeedParser } from '../../index-builder/feed/source.ts';

@@ -3,7 +3,8 @@
  * (read by the type's parser through SourceContext.reportDate), else the
  * manifest `date`, else the file's mtime.
  */
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { utimesSync } from 'node:fs';
 import type { FeedParser } from '../../index-builder/feed/source.ts';
 import { runParser } from './feed-test-kit.ts';

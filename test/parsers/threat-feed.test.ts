@@ -1,4 +1,5 @@
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { FeedError } from '../../index-builder/feed/source.ts';
 import { isoUtc, parse } from '../../index-builder/parsers/threat-feed.ts';
 import { splitCsvLine } from '../../index-builder/feed/csv-fields.ts';

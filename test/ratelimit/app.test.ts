@@ -4,7 +4,8 @@
  * get 200, public answers carry no X-RateLimit-* headers, exempt routes take
  * no token.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { afterAll, beforeAll, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import type { RunningServer } from '../../src/host/start-server.ts';
 import { createRateLimiter } from '../../src/http/ratelimit/index.ts';
 import { startTestServer } from '../helpers/test-server.ts';

@@ -1,4 +1,5 @@
-import { expect, test } from 'bun:test';
+import { expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import {
   applyRateLimitHeaders,
   isSharedCacheable,

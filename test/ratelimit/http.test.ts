@@ -3,7 +3,8 @@
  * clock): the 429 of spec 8 rule 3, header presence per cache class of spec
  * 4.9 (rules 1-2), exempt routes, and concurrency.
  */
-import { afterAll, beforeEach, describe, expect, test } from 'bun:test';
+import { afterAll, beforeEach, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { createRateLimiter, type RateLimiter } from '../../src/http/ratelimit/index.ts';
 import { createLimitedHandler } from './fixtures/limited-server.ts';
 

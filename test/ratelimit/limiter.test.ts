@@ -1,4 +1,5 @@
-import { describe as group, expect, test } from 'bun:test';
+import { describe as group, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { createRateLimiter, createRateLimiterFromConfig } from '../../src/http/ratelimit/limiter.ts';
 import { step, describe, WINDOW_MS, type RateDecision } from '../../src/http/ratelimit/gcra.ts';
 import { limiterMetrics } from '../../src/http/ratelimit/limiter-metrics.ts';

@@ -3,7 +3,8 @@
  * the Lua script's exactness, atomicity under concurrency, one limit shared by
  * two server processes, and the fail-open fallback when Redis dies.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { RedisClient, type Subprocess } from 'bun';
 import { createRateLimiter, limiterMetrics, type RateDecision } from '../../src/http/ratelimit/index.ts';
 import { MemoryBuckets } from '../../src/http/ratelimit/memory-store.ts';

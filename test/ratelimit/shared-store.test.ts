@@ -1,5 +1,6 @@
 /** The shared bucket table (src/http/ratelimit/shared-store.ts): same decisions as the in-process store, bounded, exact across threads. */
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { MemoryBuckets } from '../../src/http/ratelimit/memory-store.ts';
 import { allocateSharedBuckets, SharedBuckets } from '../../src/http/ratelimit/shared-store.ts';
 import { prng } from '../helpers/prng.ts';

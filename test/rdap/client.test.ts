@@ -2,7 +2,8 @@
  * The RDAP client against real HTTP servers on 127.0.0.1 serving the real
  * registry answers of shared/feeds/rdap.
  */
-import { afterEach, describe, expect, test } from 'bun:test';
+import { afterEach, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { createBootstrap } from '../../src/rdap/bootstrap.ts';
 import { createRdapClient, rdapQueryAddress, type RdapFailure } from '../../src/rdap/client.ts';
 import { normalizeRdapNetwork } from '../../src/rdap/normalize.ts';

@@ -5,7 +5,8 @@
  * entities. What is read from one answer is bounded (MAX_CARD_VALUES per
  * list, a bounded number of entities) and de-duplication is linear.
  */
-import { afterEach, expect, test } from 'bun:test';
+import { afterEach, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { createRdapClient, RDAP_DEFAULTS } from '../../src/rdap/client.ts';
 import { MAX_CARD_VALUES } from '../../src/rdap/jcard.ts';
 import { startMockRdap, type MockRdapServer } from './rdap-feeds.ts';

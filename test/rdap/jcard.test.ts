@@ -1,5 +1,6 @@
 /** readJCard on real registry jCards and on RFC 7095 forms the feeds do not show. */
-import { expect, test } from 'bun:test';
+import { expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { readJCard } from '../../src/rdap/jcard.ts';
 import { readRdapFeed } from './rdap-feeds.ts';
 

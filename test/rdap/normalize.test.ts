@@ -2,7 +2,8 @@
  * normalizeRdapNetwork on every real RDAP response in shared/feeds/rdap,
  * with values checked by reading the files.
  */
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { normalizeRdapNetwork } from '../../src/rdap/normalize.ts';
 import { parseRdapAddress } from '../../src/rdap/rdap-address.ts';
 import { readRdapFeed } from './rdap-feeds.ts';

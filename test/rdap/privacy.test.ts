@@ -4,7 +4,8 @@
  * email, phone, street address, person name and raw RDAP key of the real
  * registry answers, served by a real loopback RDAP server.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { createRdapClient } from '../../src/rdap/client.ts';
 import {
   containsRawRdapContactData,

@@ -5,7 +5,8 @@
  * request to a short host name without a port — `Host: api`, a Kubernetes
  * service on port 80 — was routed by the wrong path (404 for every route).
  */
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import type { RunningServer } from '../../src/host/start-server.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { bodyOf, rawRequest, statusOf } from './raw-http.ts';

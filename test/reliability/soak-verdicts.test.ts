@@ -1,5 +1,6 @@
 /** The soak's own judgement, on synthetic data: it must fail what it is there to catch. */
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { judgeRss, type RssSample } from '../../tools/soak/rss.ts';
 import { requestMix } from '../../tools/soak/traffic.ts';
 import { prng } from '../helpers/prng.ts';

@@ -5,7 +5,8 @@
  * unexpected statuses or wrong answers, every reload taken, every kind of
  * request exercised. RSS is sampled but too short a run to judge.
  */
-import { expect, test } from 'bun:test';
+import { expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { runSoak } from '../../tools/soak/run-soak.ts';
 import { formatSoakSummary } from '../../tools/soak/summary.ts';
 import { KIND_NAMES } from '../../tools/soak/traffic.ts';

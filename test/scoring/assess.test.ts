@@ -1,5 +1,6 @@
 /** assess(record, context): the one entry point of scoring, lazy part by part. */
-import { expect, test } from 'bun:test';
+import { expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import fc from 'fast-check';
 import { DEFAULT_POLICY, assess, classify, collectEvidence, decide, networkContext, traceScore, type Policy } from '../../src/scoring/index.ts';
 import { ctxArb, recordArb } from './arbitraries.ts';

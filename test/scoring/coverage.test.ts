@@ -3,7 +3,8 @@
  * no signal, no risk and no claim; a stale kind's signals weigh half and are
  * one level less confident; the summary says what is unknown.
  */
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import fc from 'fast-check';
 import { Flag, type IndexRecord } from '../../src/index/record.ts';
 import type { IndexMeta, SourceMeta } from '../../src/index/format.ts';

@@ -1,5 +1,6 @@
 /** docs/signals.md and docs/scoring.md must agree with the registry and the built-in policy. */
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { readFileSync } from 'node:fs';
 import { GUARDRAIL_NAMES } from '../../src/scoring/policy/schema.ts';
 import { CATEGORY_CAPS, DEFAULT_POLICY, SIGNALS, SIGNAL_LABELS, type Action } from '../../src/scoring/index.ts';

@@ -3,7 +3,8 @@
  * decision for an address no evidence describes: not called residential, not
  * punished for what the index does not know.
  */
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { Flag, type NetworkType } from '../../src/index/record.ts';
 import { DEFAULT_POLICY, assessRecord } from '../../src/scoring/index.ts';
 import { baseRecord, NO_PROOF } from './fixtures.ts';

@@ -3,7 +3,8 @@
  * source), addresses no list describes get no usage: anycast resolvers and
  * a corporate network are not "residential" by elimination.
  */
-import { beforeAll, expect, test } from 'bun:test';
+import { beforeAll, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { IndexReader } from '../../src/index/reader.ts';
 import { DEFAULT_POLICY, assessRecord } from '../../src/scoring/index.ts';
 import { fullIndexPath } from '../helpers/full-index.ts';

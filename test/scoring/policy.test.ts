@@ -1,5 +1,6 @@
 /** Loading and validating decision policies; the policy moves decisions, never the score. */
-import { afterAll, describe, expect, test } from 'bun:test';
+import { afterAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

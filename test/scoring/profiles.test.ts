@@ -1,5 +1,6 @@
 /** Table tests: one fixture address per decision profile and what it must come out as. */
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { DEFAULT_POLICY, assessRecord, type Action, type Band, type Verdict } from '../../src/scoring/index.ts';
 import { PROFILE_FIXTURES } from './fixtures.ts';
 

@@ -9,7 +9,8 @@
  * 'unknown'. Routes are the RouteViews pfx2as 2024-04-06 most-specific
  * matches; ASN names come from the asn2org table.
  */
-import { beforeAll, describe, expect, test } from 'bun:test';
+import { beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { readFileSync } from 'node:fs';
 import { IndexReader } from '../../src/index/reader.ts';
 import { Flag, type IndexRecord, type RouteInfo } from '../../src/index/record.ts';

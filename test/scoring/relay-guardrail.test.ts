@@ -3,7 +3,8 @@
  * scenario (nor the general action) on a privacy relay address goes above
  * `monitor`, whatever else the record says (privacy_relay_no_block).
  */
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import fc from 'fast-check';
 import { Flag } from '../../src/index/record.ts';
 import { DEFAULT_POLICY, assessRecord, isNonRoutable } from '../../src/scoring/index.ts';

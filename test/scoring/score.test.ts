@@ -1,5 +1,6 @@
 /** Signal rules, weights, caps and the score bands. */
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { Flag } from '../../src/index/record.ts';
 import {
   BASE_RISK,

@@ -7,7 +7,8 @@
  * probe on /health, and no writable volume shared between servers and the
  * publisher. The same topology runs for real in test/index/publisher-fleet.test.ts.
  */
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Ajv2019 from 'ajv/dist/2019';

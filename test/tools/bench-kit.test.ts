@@ -1,5 +1,6 @@
 /** The benchmark helpers: wrk's Lua script exists before wrk runs and is removed after; a process's CPU time from /proc. */
-import { expect, test } from 'bun:test';
+import { expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { existsSync, readFileSync } from 'node:fs';
 import { cpuSeconds, treeCpuSeconds } from '../../tools/bench/bench-kit.ts';
 import { withScriptFile } from '../../tools/bench/http-kit.ts';

@@ -2,7 +2,8 @@
  * `bun run lookup`: the same v1 bytes as the HTTP route for the same
  * address (whole object and projections), and the command's exit codes.
  */
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { afterAll, beforeAll, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import fc from 'fast-check';
 import { resolve } from 'node:path';
 import type { RunningServer } from '../../src/host/start-server.ts';

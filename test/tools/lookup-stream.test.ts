@@ -3,7 +3,8 @@
  * CSV/TSV line, bad and overlong lines reported with their number while
  * the stream goes on, and output written chunk by chunk (constant memory).
  */
-import { beforeAll, expect, test } from 'bun:test';
+import { beforeAll, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { IndexReader } from '../../src/index/reader.ts';
 import { buildV1 } from '../../src/lookup/v1.ts';
 import { loadPolicy, type Policy } from '../../src/scoring/index.ts';

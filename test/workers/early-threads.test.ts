@@ -3,7 +3,8 @@
  * `serve` does): the pool takes them over and serves; one that exited
  * while loading, before any listener of the pool's, is replaced.
  */
-import { afterAll, expect, test } from 'bun:test';
+import { afterAll, expect, test, setDefaultTimeout } from 'bun:test';
+setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
