@@ -10,7 +10,10 @@
  *
  *   bun tools/bench/http-ab.ts [--index f] [--rounds 10] [--duration 2] [--connections 64]
  *                              [--a-root dir] [--b-root dir] [--a-env K=V,K=V] [--b-env K=V]
- *                              [--a-index f] [--b-index f] [--route v1|fields|text|json|asn]
+ *                              [--a-index f] [--b-index f] [--route v1|fields|text|json|asn] [--workers n]
+ *
+ * `--workers n` runs each side as a worker pool of n (IPINTEL_WORKERS=n, the
+ * `ipintel-workers` target); its CPU is the whole process's, every worker's.
  *
  * `--a-index`/`--b-index` give a side its own index file, for a base that
  * reads an older index format (build it with that checkout's builder).
@@ -73,7 +76,9 @@ for (const r of [route, routeB]) if (!(r in SCRIPTS)) throw new Error(`--route a
 const scripts = [SCRIPTS[route](), SCRIPTS[routeB]()];
 const targets: Target[] = [];
 process.on('exit', () => targets.forEach((t) => t.child.kill('SIGTERM')));
-for (const side of sides) targets.push(await startTarget(side.name, ['ipintel', side.index], join(side.root, 'tools/bench/http-target.ts'), side.env));
+const workers = option(argv, '--workers');
+const targetArgs = (side: Side) => (workers === undefined ? ['ipintel', side.index] : ['ipintel-workers', side.index, workers]);
+for (const side of sides) targets.push(await startTarget(side.name, targetArgs(side), join(side.root, 'tools/bench/http-target.ts'), side.env));
 
 const url = (t: Target) => `http://127.0.0.1:${t.port}/`;
 // Warm-up: JIT, the page cache of the mapped index, and the body memo filling.
@@ -83,7 +88,7 @@ const cpu: number[][] = [[], []];
 for (let r = 0; r < rounds; r++) {
   targets.forEach((t, i) => cpu[i].push(wrk(url(t), opts, scripts[i], t.child.pid!).cpuUsPerReq));
 }
-console.log(`route ${route === routeB ? route : `A ${route}, B ${routeB}`}; index ${sides.map((s) => s.index).join(' / ')}; ${rounds} alternated rounds of wrk -t1 -c${opts.connections} -d${opts.duration}s; server CPU µs/request`);
+console.log(`route ${route === routeB ? route : `A ${route}, B ${routeB}`}${workers === undefined ? '' : `; ${workers} workers`}; index ${sides.map((s) => s.index).join(' / ')}; ${rounds} alternated rounds of wrk -t1 -c${opts.connections} -d${opts.duration}s; server CPU µs/request`);
 sides.forEach((s, i) => {
   const env = Object.entries(s.env).map(([k, v]) => `${k}=${v}`).join(' ');
   console.log(`${s.name} (${s.root}${env ? `, ${env}` : ''}): ${cpu[i].map((x) => x.toFixed(2)).join(' ')}  median ${median(cpu[i]).toFixed(2)}`);
