@@ -7,13 +7,7 @@
  * client pick its own IP through whichever one its proxy passes through.
  */
 import type { TrustProxyHeader } from '../config.ts';
-import { formatIp, parseCidr, parseIp, plainAddress, type Cidr, type ParsedIp } from '../net/ip.ts';
-
-/** An address as a hop or peer names it: its canonical text (IPv4 inside IPv6 as IPv4) and whether a trusted proxy range holds it. */
-export interface ProxyNode {
-  readonly address: string;
-  readonly trusted: boolean;
-}
+import { canonicalAddress, parseCidr, parseIp, plainAddress, type Cidr } from '../net/ip.ts';
 
 /** Parsed trusted-proxy list. */
 export class TrustedProxies {
@@ -42,44 +36,19 @@ export class TrustedProxies {
 
   /** Whether an address text is inside a trusted range. */
   trusts(ip: string): boolean {
-    return this.node(ip)?.trusted ?? false;
-  }
-
-  /** An address text's canonical form and trust, read with one parse (null: not an address). */
-  node(text: string): ProxyNode | null {
-    const parsed = parseIp(text);
-    if (!parsed) return null;
+    const parsed = parseIp(ip);
+    if (!parsed) return false;
     const p = plainAddress(parsed);
-    return { address: formatIp(p.family, p.value), trusted: this.holds(p) };
-  }
-
-  /** The last socket address a request came from, and its node: requests come from few peers (behind a proxy, its own). */
-  private lastSocket = '';
-  private lastPeer: ProxyNode | null = null;
-
-  /** node() of a request's socket address, the last one's kept. */
-  peer(socketAddress: string): ProxyNode | null {
-    if (socketAddress !== this.lastSocket) {
-      this.lastPeer = this.node(socketAddress);
-      this.lastSocket = socketAddress;
-    }
-    return this.lastPeer;
-  }
-
-  private holds(p: ParsedIp): boolean {
-    for (const c of this.cidrs) if (c.family === p.family && p.value >= c.start && p.value <= c.end) return true;
-    return false;
+    return this.cidrs.some((c) => c.family === p.family && p.value >= c.start && p.value <= c.end);
   }
 }
 
 /** Strips port, brackets and quotes from a forwarded node (`[2001:db8::1]:443`, `1.2.3.4:80`, `"…"`). */
 function nodeAddress(node: string): string {
-  let n = node.trim();
-  if (n.startsWith('"') || n.endsWith('"')) n = n.replace(/^"|"$/g, '');
+  let n = node.trim().replace(/^"|"$/g, '');
   if (n.startsWith('[')) return n.slice(1, n.indexOf(']') > 0 ? n.indexOf(']') : undefined);
-  // One colon is a port after an IPv4 address (or a name); more are an IPv6 address's own.
-  const colon = n.indexOf(':');
-  if (colon >= 0 && n.indexOf(':', colon + 1) < 0) n = n.slice(0, colon);
+  const colons = n.split(':').length - 1;
+  if (colons === 1) n = n.slice(0, n.indexOf(':'));
   return n;
 }
 
@@ -107,10 +76,9 @@ export const MAX_HOP_CHARS = 256;
  * was written by whoever sent the request.
  */
 export function clientIp(socketAddress: string | null | undefined, headers: Headers, trusted: TrustedProxies): string | null {
-  const node = socketAddress ? trusted.peer(socketAddress) : null;
-  if (!node) return null;
-  const peer = node.address;
-  if (!node.trusted) return peer;
+  const peer = socketAddress ? canonicalAddress(socketAddress) : null;
+  if (!peer) return null;
+  if (trusted.empty || !trusted.trusts(peer)) return peer;
   const value = headers.get(trusted.header);
   if (value === null) return peer;
   let end = value.length;
@@ -120,11 +88,11 @@ export function clientIp(socketAddress: string | null | undefined, headers: Head
     if (end - comma - 1 > MAX_HOP_CHARS) return null;
     const element = value.slice(comma + 1, end).trim();
     if (element !== '') {
-      const text = trusted.header === 'forwarded' ? forwardedFor(element) : nodeAddress(element);
-      const hop = text === null ? null : trusted.node(text);
-      if (!hop) return null; // a garbled hop: do not guess past it
-      if (!hop.trusted) return hop.address;
-      leftmost = hop.address;
+      const node = trusted.header === 'forwarded' ? forwardedFor(element) : nodeAddress(element);
+      const ip = node === null ? null : canonicalAddress(node);
+      if (!ip) return null; // a garbled hop: do not guess past it
+      if (!trusted.trusts(ip)) return ip;
+      leftmost = ip;
     }
     if (comma < 0) return leftmost ?? peer; // every hop is a trusted proxy: the leftmost is the best we know
     end = comma;
