@@ -59,8 +59,9 @@ export class ScoredPartCache {
   }
 
   /**
-   * The record's classification and its scored part as text without the
-   * opening brace (`"score":...}`): `head + operator + rest`, where head and
+   * The record's classification and its scored part as text, the opening
+   * brace replaced by the comma before it in the v1 body (`,"score":...}`):
+   * `head + operator + rest`, where head and
    * rest are shared by the view and operator is the record's operator name
    * as JSON (one string per name); ctx.scoring must hold no crawler proof,
    * and ctx's policy and coverage must be the snapshot's this memo belongs to.
@@ -93,6 +94,7 @@ export class ScoredPartCache {
     const view = scoringView(record, ctx.scoring.coverage);
     const hit = { family: 4 as const, ip: '', rangeStart: '', rangeEnd: '', recordId: 0, record: view };
     const obj = buildV1(hit, { ...ctx, rdapOwner: null }, SCORED_PART_FIELDS) as { classification: Classification };
-    return { classification: obj.classification, pieces: JSON.stringify(obj).slice(1).split(OPERATOR_JSON) };
+    // The comma that follows the record's own part opens the text (v1-body.ts).
+    return { classification: obj.classification, pieces: `,${JSON.stringify(obj).slice(1)}`.split(OPERATOR_JSON) };
   }
 }

@@ -28,10 +28,12 @@ import { isLeadOnly, projectV1Lead, projectV1Text } from './v1-projected-text.ts
 export const TAIL_SLOTS = 1 << 17;
 
 /**
- * What a memo slot holds: the body after `"stack"` is the concatenation of
- * these four, in this order. OWN is the record's `"location":…,"routing":…,`
- * as one flat string; the others come from ScoredPartCache and are shared
- * with other records, so they are usually in cache when a body is written.
+ * What a memo slot holds: the body after `"stack":…,` is the concatenation
+ * of these four, in this order. OWN is the record's `"location":…,"routing":{…}`,
+ * its serialization without the braces (a substring sharing its characters,
+ * never copied); the others come from ScoredPartCache (HEAD opens with the
+ * comma after OWN) and are shared with other records, so they are usually in
+ * cache when a body is written.
  */
 const OWN = 0;
 const HEAD = 1;
@@ -49,17 +51,11 @@ export interface BodyParts {
   scored: string;
 }
 
-/** A whole body's text split as bodyParts splits it: before `location`, before `score` (top-level markers: v1-projected-text.ts). */
+/** A whole body's text split as bodyParts splits it: before `location`, at the comma before `score` (top-level markers: v1-projected-text.ts). */
 function splitWhole(whole: string): BodyParts {
   const own = whole.indexOf(',"location":') + 1;
-  const scored = whole.indexOf(',"score":', own) + 1;
+  const scored = whole.indexOf(',"score":', own);
   return { prefix: whole.slice(0, own), own: whole.slice(own, scored), scored: whole.slice(scored) };
-}
-
-/** A rope resolved into one flat string (an indexed read resolves it; `charCodeAt` does not always). */
-function flatten(s: string): string {
-  void s[s.length - 1];
-  return s;
 }
 
 /** What a memo's answers share: the facts of one serving snapshot. */
@@ -124,9 +120,9 @@ export class V1BodyCache {
 
   /**
    * The whole body in three parts: `prefix` (`{"ip":…,"stack":…,`), the
-   * record's `own` part (`"location":…,"routing":{…},`), then `scored` from
-   * `"score":` to the closing brace. A projection of the first five fields
-   * reads the first two alone (v1-projected-text.ts).
+   * record's `own` part (`"location":…,"routing":{…}`), then `scored` from
+   * the comma before `"score":` to the closing brace. A projection of the
+   * first five fields reads the first two alone (v1-projected-text.ts).
    */
   bodyParts(hit: LookupHit, answer: AnswerFacts): BodyParts {
     // A crawler proof changes classification for this address alone: never shared.
@@ -165,13 +161,15 @@ export class V1BodyCache {
     return { prefix, own, scored: `${scored.head}${scored.operator}${scored.rest}` };
   }
 
-  /** A record's own part (`"location":…,"routing":…,`, flat) and its scored part. */
+  /** A record's own part (`"location":…,"routing":{…}`) and its scored part. */
   private parts(record: IndexRecord, ctx: V1Context, now: number | undefined): { own: string; scored: ScoredText } {
     const scored = this.scored.get(record, ctx);
-    // One serialization of the record's own fields (not three joined), flattened once
-    // here so a memo hit reaches its characters through one string, not a rope of pieces.
+    // One serialization of the record's own fields (not three joined). Its braces are cut
+    // as a substring sharing the serialization's characters, so a memo hit still reaches
+    // them through one string and a miss copies nothing (the comma after it opens the
+    // scored part: BENCHMARKS.md, "Measured changes in the code").
     const own = JSON.stringify({ location: locationOf(record, now), network: networkOf(record, scored.classification, ctx.rdapOwner ?? null, ctx.scoring.coverage), routing: routingOf(record) });
-    return { own: flatten(`${own.slice(1, -1)},`), scored };
+    return { own: own.slice(1, -1), scored };
   }
 }
 

@@ -59,12 +59,12 @@ export function isLeadOnly(fields: ReadonlySet<string>): boolean {
 /**
  * projectV1Text for `fields` all among LEAD_FIELDS, cut from a body's first
  * two parts as the memo holds them: `prefix` (`{"ip":…,"stack":…,`) and
- * `own` (`"location":…,"routing":{…},`). Neither the scored part (most of
+ * `own` (`"location":…,"routing":{…}`). Neither the scored part (most of
  * the body) nor the two parts joined is ever searched.
  */
 export function projectV1Lead(prefix: string, own: string, fields: ReadonlySet<string>): string {
   const head = cutMembers(prefix, fields, fields.size, 0, OWN_FIRST, 0, prefix.length - 1, '{');
-  const tail = cutMembers(own, fields, fields.size - head.count, OWN_FIRST, LEAD_COUNT, -1, own.length - 1, head.text);
+  const tail = cutMembers(own, fields, fields.size - head.count, OWN_FIRST, LEAD_COUNT, -1, own.length, head.text);
   if (head.count + tail.count !== fields.size) throw new Error('projectV1Text: a requested field is not among the lead fields');
   return tail.text + '}';
 }

@@ -31,11 +31,25 @@ export type V1Field = (typeof V1_FIELDS)[number];
 /** Fields whose values depend on classification (and so on the crawler proof in the scoring context). */
 const SCORED_FIELDS: ReadonlySet<string> = new Set(['network', 'score', 'classification', 'evidence', 'decision', 'scores', 'scenarios', 'explanation']);
 
+/**
+ * The field set last asked about and its answer: a projection's set is one
+ * object per query, kept by the projection memo and never changed, and each
+ * request asks twice (answerer.ts, v1-body.ts), so iterating the set is done
+ * once per distinct set rather than per request. Module-global yet safe: each
+ * thread has its own module.
+ */
+let lastFields: ReadonlySet<string> | null = null;
+let lastNeedsScoring = true;
+
 /** Whether a projection (null: the full object) needs the scoring context at all. */
 export function needsScoring(fields: ReadonlySet<string> | null): boolean {
   if (fields === null) return true;
-  for (const f of fields) if (SCORED_FIELDS.has(f)) return true;
-  return false;
+  if (fields === lastFields) return lastNeedsScoring;
+  let needs = false;
+  for (const f of fields) if (SCORED_FIELDS.has(f)) needs = true;
+  lastFields = fields;
+  lastNeedsScoring = needs;
+  return needs;
 }
 
 /** Caller-independent inputs of one lookup besides the index hit: scoring's (crawler proof, coverage, policy) and the answer's own. */

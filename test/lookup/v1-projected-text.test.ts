@@ -89,14 +89,14 @@ test('fields before the scored part are cut from the body\'s lead alone: every s
       expect({ ip, fields: [...fields], text: v1BodyText(memoOf(reader, c, 64), hit, answerOf(c), fields) }).toEqual({ ip, fields: [...fields], text: want });
       const whole = JSON.stringify(buildV1(hit, c, null));
       const own = whole.indexOf(',"location":') + 1;
-      expect(projectV1Lead(whole.slice(0, own), whole.slice(own, whole.indexOf(',"score":') + 1), fields)).toBe(want);
+      expect(projectV1Lead(whole.slice(0, own), whole.slice(own, whole.indexOf(',"score":')), fields)).toBe(want);
     }
   }
   // A set reaching past the lead is refused by the lead's cut, never answered short.
   const hit = reader.lookup('8.8.8.8')!;
   const whole = JSON.stringify(buildV1(hit, ctx, null));
   const own = whole.indexOf(',"location":') + 1;
-  expect(() => projectV1Lead(whole.slice(0, own), whole.slice(own, whole.indexOf(',"score":') + 1), new Set(['ip', 'score']))).toThrow();
+  expect(() => projectV1Lead(whole.slice(0, own), whole.slice(own, whole.indexOf(',"score":')), new Set(['ip', 'score']))).toThrow();
 });
 
 test('a body that is not a whole v1 object is refused, not cut wrong', () => {

@@ -10,7 +10,13 @@
  *
  *   bun tools/bench/http-ab.ts [--index f] [--rounds 10] [--duration 2] [--connections 64]
  *                              [--a-root dir] [--b-root dir] [--a-env K=V,K=V] [--b-env K=V]
- *                              [--a-index f] [--b-index f] [--route v1|fields|text|json|asn]
+ *                              [--a-index f] [--b-index f] [--route v1|fields|text|json|asn] [--workers n | --limits on|off]
+ *
+ * `--workers n` runs each side as a worker pool of n (IPINTEL_WORKERS=n, the
+ * `ipintel-workers` target); its CPU is the whole process's, every worker's.
+ * `--limits on|off` runs each side with rate limits on or off (memory store,
+ * the `ipintel-limits` target: loopback trusted as proxy) and names one of
+ * 100 000 anonymous callers in X-Forwarded-For per request.
  *
  * `--a-index`/`--b-index` give a side its own index file, for a base that
  * reads an older index format (build it with that checkout's builder).
@@ -23,7 +29,9 @@ import { join } from 'node:path';
 import { fixtureIndexPath } from '../../test/helpers/fixture-index.ts';
 import { SHARED_FEEDS_DIR } from '../../test/helpers/shared-feeds.ts';
 import { median } from './bench-kit.ts';
-import { randomAsnScript, randomIpScript, startTarget, wrk, type Target } from './http-kit.ts';
+import { randomAsnScript, randomIpScript, startTarget, wrk, xffHeaders, type Target } from './http-kit.ts';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 
 interface Side {
   name: string;
@@ -57,13 +65,17 @@ const sides: Side[] = [
   { name: 'B', root: option(argv, '--b-root') ?? here, env: parseEnv(option(argv, '--b-env')), index: option(argv, '--b-index') ?? index },
 ];
 
+const limits = option(argv, '--limits');
+if (limits !== undefined && limits !== 'on' && limits !== 'off') throw new Error(`--limits is on or off, got "${limits}"`);
+// With --limits every request names one of many anonymous callers (each stays under its limit).
+const callers = limits === undefined ? null : xffHeaders(100_000);
 const SCRIPTS: Record<string, () => string> = {
-  v1: () => randomIpScript('/v1/ip/', ''),
-  fields: () => randomIpScript('/v1/ip/', '?fields=ip,location,network'),
+  v1: () => randomIpScript('/v1/ip/', '', callers),
+  fields: () => randomIpScript('/v1/ip/', '?fields=ip,location,network', callers),
   // The legacy one-line text instead of the v1 object.
-  text: () => randomIpScript('/', '?format=text'),
+  text: () => randomIpScript('/', '?format=text', callers),
   // The legacy flat JSON (scored: the operator and its domain).
-  json: () => randomIpScript('/', '?format=json'),
+  json: () => randomIpScript('/', '?format=json', callers),
   asn: randomAsnScript,
 };
 const route = option(argv, '--route') ?? 'v1';
@@ -73,7 +85,12 @@ for (const r of [route, routeB]) if (!(r in SCRIPTS)) throw new Error(`--route a
 const scripts = [SCRIPTS[route](), SCRIPTS[routeB]()];
 const targets: Target[] = [];
 process.on('exit', () => targets.forEach((t) => t.child.kill('SIGTERM')));
-for (const side of sides) targets.push(await startTarget(side.name, ['ipintel', side.index], join(side.root, 'tools/bench/http-target.ts'), side.env));
+const workers = option(argv, '--workers');
+if (limits !== undefined && workers !== undefined) throw new Error('--limits and --workers are not combined (the limits target is one worker)');
+const keysDir = limits === undefined ? '' : mkdtempSync(join(tmpdir(), 'ipintel-ab-keys-'));
+const targetArgs = (side: Side) =>
+  limits !== undefined ? ['ipintel-limits', side.index, limits, join(keysDir, `${side.name}.json`), '0'] : workers === undefined ? ['ipintel', side.index] : ['ipintel-workers', side.index, workers];
+for (const side of sides) targets.push(await startTarget(side.name, targetArgs(side), join(side.root, 'tools/bench/http-target.ts'), side.env));
 
 const url = (t: Target) => `http://127.0.0.1:${t.port}/`;
 // Warm-up: JIT, the page cache of the mapped index, and the body memo filling.
@@ -83,7 +100,7 @@ const cpu: number[][] = [[], []];
 for (let r = 0; r < rounds; r++) {
   targets.forEach((t, i) => cpu[i].push(wrk(url(t), opts, scripts[i], t.child.pid!).cpuUsPerReq));
 }
-console.log(`route ${route === routeB ? route : `A ${route}, B ${routeB}`}; index ${sides.map((s) => s.index).join(' / ')}; ${rounds} alternated rounds of wrk -t1 -c${opts.connections} -d${opts.duration}s; server CPU µs/request`);
+console.log(`route ${route === routeB ? route : `A ${route}, B ${routeB}`}${workers === undefined ? '' : `; ${workers} workers`}${limits === undefined ? '' : `; limits ${limits}, X-Forwarded-For callers`}; index ${sides.map((s) => s.index).join(' / ')}; ${rounds} alternated rounds of wrk -t1 -c${opts.connections} -d${opts.duration}s; server CPU µs/request`);
 sides.forEach((s, i) => {
   const env = Object.entries(s.env).map(([k, v]) => `${k}=${v}`).join(' ');
   console.log(`${s.name} (${s.root}${env ? `, ${env}` : ''}): ${cpu[i].map((x) => x.toFixed(2)).join(' ')}  median ${median(cpu[i]).toFixed(2)}`);
