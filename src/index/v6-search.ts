@@ -57,9 +57,14 @@ export class V6Search {
     const nodes = this.nodes;
     let s = this.nodeBits[h];
     if (s === 0) s = this.nodeBits[h] = nodes[node];
-    const e = nodes[node + 1 + (w1 >>> (32 - s))];
+    const part = w1 >>> (32 - s);
+    const e = nodes[node + 1 + part];
     if (e >= V6_DIRECT_RECORD) return e - V6_DIRECT_RECORD;
-    return this.scanRecord(e, w0, w1, w2, w3);
+    // The next part's entry (usually the same line): when it names an
+    // interval, the address's interval is at most that one, so the scan is
+    // a bounded search rather than a gallop.
+    const next = part + 1 < 2 ** s ? nodes[node + 2 + part] : V6_DIRECT_RECORD;
+    return this.scanRecord(e, next < V6_DIRECT_RECORD ? next : -1, w0, w1, w2, w3);
   }
 
   /** Interval index of an address (first-level table, then the search). */
@@ -69,11 +74,12 @@ export class V6Search {
   }
 
   /**
-   * Record id of the last interval at or after `from` whose start is <= the
-   * address. Half the scans end at `from` or the next interval, so those two
-   * record ids and the next starts are read together with the first test.
+   * Record id of the last interval at or after `from` (and at most `bound`,
+   * when >= 0) whose start is <= the address. Half the scans end at `from`
+   * or the next interval, so those two record ids and the next starts are
+   * read together with the first test.
    */
-  private scanRecord(from: number, w0: number, w1: number, w2: number, w3: number): number {
+  private scanRecord(from: number, bound: number, w0: number, w1: number, w2: number, w3: number): number {
     const recs = this.recs;
     const last = recs.length - 1;
     const r0 = recs[from];
@@ -81,6 +87,7 @@ export class V6Search {
     const r1 = recs[from + 1];
     if (!this.startLE(from + 1, w0, w1, w2, w3)) return r0;
     if (from + 1 === last || !this.startLE(from + 2, w0, w1, w2, w3)) return r1;
+    if (bound >= 0) return recs[this.lastAtOrBelow(from + 2, bound, w0, w1, w2, w3)];
     // Gallop: probes at from+4, +8, +16, ... four at a time, then the search in the last gap.
     let lo = from + 2;
     let step = 2;
