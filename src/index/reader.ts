@@ -177,15 +177,15 @@ export class IndexReader {
     const ref = this.locate(ip);
     if (ref < 0) return null;
     // The interval (for the range text) is searched only when asked (Hit.range).
-    if (ref < EMBEDDED_TAG) return new Hit(this, 4, ip, ref, this.v4RecordId(ref));
-    if (ref < V6_TAG) return new Hit(this, 4, null, ref - EMBEDDED_TAG, this.v4RecordId(ref - EMBEDDED_TAG));
+    if (ref < EMBEDDED_TAG) return new Hit(this, 4, ip, ref, this.v4RecordId(ref), 0, 0, 0);
+    if (ref < V6_TAG) return new Hit(this, 4, null, ref - EMBEDDED_TAG, this.v4RecordId(ref - EMBEDDED_TAG), 0, 0, 0);
     const w0 = parsedWord(0);
     const w1 = parsedWord(1);
     const w2 = parsedWord(2);
     const w3 = parsedWord(3);
     const recordId = this.v6RecordId(w0, w1, w2, w3);
     // Canonical IPv6 text is formatted only when read (it costs as much as the search).
-    return new V6Hit(this, w0, recordId, w1, w2, w3);
+    return new Hit(this, 6, null, w0, recordId, w1, w2, w3);
   }
 
   /** First and last address of an interval, as text (computed on demand). */
@@ -254,12 +254,15 @@ class Hit implements LookupHit {
   private bounds: [string, string] | null = null;
   private decoded: IndexRecord | null = null;
   constructor(
-    protected readonly reader: IndexReader,
+    private readonly reader: IndexReader,
     readonly family: Family,
     private ipText: string | null,
-    /** IPv4: the address; IPv6: its most significant word (V6Hit holds the others). */
-    protected readonly w0: number,
+    /** IPv4: the address; IPv6: its most significant word (w1..w3 follow). */
+    private readonly w0: number,
     readonly recordId: number,
+    private readonly w1: number,
+    private readonly w2: number,
+    private readonly w3: number,
   ) {}
 
   get index(): object {
@@ -271,21 +274,16 @@ class Hit implements LookupHit {
   }
 
   get ip(): string {
-    return (this.ipText ??= this.canonicalText());
-  }
-
-  /** Canonical text of the address (IPv4 here). */
-  protected canonicalText(): string {
-    return formatIPv4(this.w0);
-  }
-
-  /** Index of the address's interval (IPv4 here). */
-  protected interval(): number {
-    return this.reader.findV4(this.w0);
+    if (this.ipText !== null) return this.ipText;
+    if (this.family === 4) return (this.ipText = formatIPv4(this.w0));
+    return (this.ipText = wordsText([this.w0, this.w1, this.w2, this.w3]));
   }
 
   private get range(): [string, string] {
-    return (this.bounds ??= this.reader.intervalText(this.family, this.interval()));
+    if (this.bounds) return this.bounds;
+    const r = this.reader;
+    const i = this.family === 4 ? r.findV4(this.w0) : r.findV6(this.w0, this.w1, this.w2, this.w3);
+    return (this.bounds = r.intervalText(this.family, i));
   }
 
   get rangeStart(): string {
@@ -299,28 +297,6 @@ class Hit implements LookupHit {
   /** Plain data for JSON and logs. */
   toJSON() {
     return { family: this.family, ip: this.ip, rangeStart: this.rangeStart, rangeEnd: this.rangeEnd, recordId: this.recordId, record: this.record };
-  }
-}
-
-/** An IPv6 answer: the three lower words too (an IPv4 hit, the common one, stays three fields smaller). */
-class V6Hit extends Hit {
-  constructor(
-    reader: IndexReader,
-    w0: number,
-    recordId: number,
-    private readonly w1: number,
-    private readonly w2: number,
-    private readonly w3: number,
-  ) {
-    super(reader, 6, null, w0, recordId);
-  }
-
-  protected override canonicalText(): string {
-    return wordsText([this.w0, this.w1, this.w2, this.w3]);
-  }
-
-  protected override interval(): number {
-    return this.reader.findV6(this.w0, this.w1, this.w2, this.w3);
   }
 }
 
