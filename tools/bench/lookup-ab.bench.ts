@@ -18,6 +18,7 @@
 import { IndexReader } from '../../src/index/reader.ts';
 import { median, printTable } from './bench-kit.ts';
 import { lookupAddresses } from './lookup-addresses.ts';
+import { hugePageNote } from './lookup-pages.ts';
 
 const args = process.argv.slice(2);
 const take = (flag: string): string | undefined => {
@@ -35,6 +36,7 @@ const sides: [string, Reader][] = [
   ['base', BaseReader.open(indexPath)],
   ['new', IndexReader.open(indexPath)],
 ];
+console.log(hugePageNote(indexPath));
 const ADDRESSES = 1 << 20;
 const BATCH = 1 << 16;
 const { v4, v6 } = lookupAddresses(IndexReader.open(indexPath), ADDRESSES);
