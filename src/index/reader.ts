@@ -14,13 +14,12 @@ import {
   TableLayout,
   V4_DIRECT_BITS,
   V4_DIRECT_RECORD,
-  V6_DIRECT_RECORD,
-  V6_HASH_MULTIPLIER,
 } from './format.ts';
 import { IndexFileError, mapIndexFile, u32Section, type MappedIndex, type OpenOptions } from './map-index-file.ts';
 import type { AsnDetails, IndexRecord, LookupHit } from './record.ts';
 import { StringReader, TableReader } from './tables.ts';
 import { RecordDecoder } from './record-decoder.ts';
+import { V6Search } from './v6-search.ts';
 
 /**
  * The groups of the IPv6 address being looked up, shared by every reader so
@@ -41,12 +40,8 @@ export class IndexReader {
   private readonly v4BucketBytes: Uint8Array;
   private readonly v6Starts: Uint32Array;
   private readonly v6Recs: Uint32Array;
-  private readonly v6L1: Uint32Array;
-  private readonly v6Hash: Uint32Array;
-  private readonly v6HashShift: number;
-  private readonly v6Nodes: Uint32Array;
+  private readonly v6: V6Search;
   private readonly v4Shift: number;
-  private readonly v6Shift: number;
   private readonly decoder: RecordDecoder;
   private readonly asnTable: TableReader;
 
@@ -60,14 +55,12 @@ export class IndexReader {
     this.v4BucketBytes = new Uint8Array(this.v4Buckets.buffer, this.v4Buckets.byteOffset, this.v4Buckets.byteLength);
     this.v6Starts = u32Section(file, Section.V6_STARTS);
     this.v6Recs = u32Section(file, Section.V6_RECORDS);
-    this.v6L1 = u32Section(file, Section.V6_L1);
-    this.v6Hash = u32Section(file, Section.V6_HASH);
-    const hashBits = Math.log2(this.v6Hash.length / 2);
-    if (!Number.isInteger(hashBits) || hashBits < 1 || hashBits > 30) throw new IndexFileError(file.path, `IPv6 hash of ${this.v6Hash.length} words is not 2 * 2^bits`);
-    this.v6HashShift = 32 - hashBits;
-    this.v6Nodes = u32Section(file, Section.V6_SUB);
+    const v6L1 = u32Section(file, Section.V6_L1);
+    const v6Hash = u32Section(file, Section.V6_HASH);
+    const hashBits = Math.log2(v6Hash.length / 2);
+    if (!Number.isInteger(hashBits) || hashBits < 1 || hashBits > 30) throw new IndexFileError(file.path, `IPv6 hash of ${v6Hash.length} words is not 2 * 2^bits`);
+    this.v6 = new V6Search(this.v6Starts, this.v6Recs, v6L1, l1Bits(file.path, v6L1), v6Hash, hashBits, u32Section(file, Section.V6_SUB));
     this.v4Shift = 32 - l1Bits(file.path, this.v4L1);
-    this.v6Shift = 32 - l1Bits(file.path, this.v6L1);
     this.decoder = new RecordDecoder(file, this.strings);
     this.asnTable = new TableReader(u32Section(file, Section.ASN_DETAILS), TableLayout[Section.ASN_DETAILS], this.strings);
   }
@@ -147,68 +140,12 @@ export class IndexReader {
 
   /** Interval index of an IPv6 address given as four u32 words. */
   findV6(w0: number, w1: number, w2: number, w3: number): number {
-    const top = w0 >>> this.v6Shift;
-    let lo = this.v6L1[top];
-    let hi = this.v6L1[top + 1];
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >>> 1;
-      if (this.v6StartLE(mid, w0, w1, w2, w3)) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
+    return this.v6.find(w0, w1, w2, w3);
   }
 
-  /**
-   * Record id of an IPv6 address given as four u32 words: the /32's hash slot
-   * (a 2 MiB table that stays cached), then one node entry, which is the
-   * record id itself or the interval to scan forward from.
-   */
+  /** Record id of an IPv6 address given as four u32 words (v6-search.ts). */
   v6RecordId(w0: number, w1: number, w2: number, w3: number): number {
-    const hash = this.v6Hash;
-    const mask = (hash.length >>> 1) - 1;
-    let h = Math.imul(w0, V6_HASH_MULTIPLIER) >>> this.v6HashShift;
-    let node = 0;
-    for (;;) {
-      const v = hash[2 * h + 1];
-      // No interval starts in this /32: it lies in the interval holding its first address.
-      if (v === 0) return this.v6Recs[this.findV6(w0, w1, w2, w3)];
-      if (hash[2 * h] === w0) {
-        node = v - 1;
-        break;
-      }
-      h = (h + 1) & mask;
-    }
-    const nodes = this.v6Nodes;
-    const e = nodes[node + 1 + (w1 >>> (32 - nodes[node]))];
-    if (e >= V6_DIRECT_RECORD) return e - V6_DIRECT_RECORD;
-    return this.v6Recs[this.scanV6(e, w0, w1, w2, w3)];
-  }
-
-  /** The last interval at or after `from` whose start is <= the address (galloping, then binary search). */
-  private scanV6(from: number, w0: number, w1: number, w2: number, w3: number): number {
-    const n = this.v6Recs.length;
-    let lo = from;
-    let step = 1;
-    let hi = from + 1;
-    while (hi < n && this.v6StartLE(hi, w0, w1, w2, w3)) {
-      lo = hi;
-      step *= 2;
-      hi = lo + step;
-    }
-    hi = Math.min(hi - 1, n - 1);
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >>> 1;
-      if (this.v6StartLE(mid, w0, w1, w2, w3)) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
-  }
-
-  /** start(i) <= address, compared word by word (most significant first). */
-  private v6StartLE(i: number, w0: number, w1: number, w2: number, w3: number): boolean {
-    const s = this.v6Starts;
-    const b = i * 4;
-    return s[b] < w0 || (s[b] === w0 && (s[b + 1] < w1 || (s[b + 1] === w1 && (s[b + 2] < w2 || (s[b + 2] === w2 && s[b + 3] <= w3)))));
+    return this.v6.recordId(w0, w1, w2, w3);
   }
 
   /** Record id for an address text, or -1 when the text is not an IP. No allocation. */

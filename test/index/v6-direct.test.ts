@@ -25,6 +25,14 @@ beforeAll(() => {
     const start = v6('2001:db8:5::') + (BigInt(i) << 64n);
     c.geo(6, start, start + (1n << 64n) - 1n, { city: `n${i}`, countryCode: 'AA' });
   }
+  // Two dense /48s in adjacent parts of one /32 (2001:dba::/32 gets s = 11 bits: parts of /43): the
+  // scan in the first part is bounded by the second part's entry, which names an interval.
+  for (const at of ['2001:dba:5::', '2001:dba:25::']) {
+    for (let i = 0; i < DENSE / 2; i++) {
+      const start = v6(at) + (BigInt(i) << 64n);
+      c.geo(6, start, start + (1n << 64n) - 1n, { city: `${at}${i}`, countryCode: 'AB' });
+    }
+  }
   // A /32 with one interval starting mid-way (a small node).
   c.geo(6, v6('2400:cb00:8000::'), v6('2400:cb00:ffff:ffff:ffff:ffff:ffff:ffff'), { city: 'upper-half', countryCode: 'BB' });
   // A range spanning many /32s: most of them hold no start (the fallback path).
@@ -54,6 +62,23 @@ describe('IPv6 /32 hash and direct tables', () => {
     expect(city('2001:db8:100::')).toBeNull();
     const hit = reader.lookup('2001:db8:5:7:1::')!;
     expect([hit.rangeStart, hit.rangeEnd]).toEqual(['2001:db8:5:7::', '2001:db8:5:7:ffff:ffff:ffff:ffff']);
+  });
+
+  test('dense neighbouring parts: the scan bounded by the next part, each /64 and its neighbours', () => {
+    for (const at of ['2001:dba:5::', '2001:dba:25::']) {
+      for (let i = 0; i < DENSE / 2; i++) {
+        const start = v6(at) + (BigInt(i) << 64n);
+        for (const x of [start, start + 987654321n, start + (1n << 64n) - 1n]) {
+          const hit = reader.lookup(formatIPv6(x))!;
+          expect(hit.record.geo?.city).toBe(`${at}${i}`);
+          expect(reader.recordIdOf(formatIPv6(x))).toBe(hit.recordId);
+        }
+      }
+      expect(city(formatIPv6(v6(at) + (BigInt(DENSE / 2) << 64n)))).toBeNull();
+      expect(city(formatIPv6(v6(at) - 1n))).toBeNull();
+    }
+    const hit = reader.lookup('2001:dba:25:9:ab::')!;
+    expect([hit.rangeStart, hit.rangeEnd]).toEqual(['2001:dba:25:9::', '2001:dba:25:9:ffff:ffff:ffff:ffff']);
   });
 
   test('a /32 split once, and /32s without any start', () => {

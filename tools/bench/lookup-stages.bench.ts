@@ -17,11 +17,14 @@ import { IndexReader } from '../../src/index/reader.ts';
 import { parseIPv4, parseIPv6Groups } from '../../src/net/ip.ts';
 import { indexPathArg, median, printTable } from './bench-kit.ts';
 import { lookupAddresses } from './lookup-addresses.ts';
+import { hugePageNote } from './lookup-pages.ts';
 
 const args = process.argv.slice(2);
 const roundsAt = args.indexOf('--rounds');
 const ROUNDS = roundsAt >= 0 ? Number(args.splice(roundsAt, 2)[1]) : 15;
-const reader = IndexReader.open(indexPathArg(['', '', ...args]));
+const indexPath = indexPathArg(['', '', ...args]);
+const reader = IndexReader.open(indexPath);
+console.log(hugePageNote(indexPath));
 const ADDRESSES = 1 << 20;
 const BATCH = 1 << 16;
 const { v4, v6 } = lookupAddresses(reader, ADDRESSES);

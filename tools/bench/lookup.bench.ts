@@ -23,6 +23,7 @@ import { Reader as MmdbReader, type Response as MmdbResponse } from 'mmdb-lib';
 import { IndexReader } from '../../src/index/reader.ts';
 import { fileSize, indexPathArg, median, mib, printTable, quantile } from './bench-kit.ts';
 import { lookupAddresses } from './lookup-addresses.ts';
+import { hugePageNote } from './lookup-pages.ts';
 
 const args = process.argv.slice(2);
 const roundsAt = args.indexOf('--rounds');
@@ -205,6 +206,7 @@ function runFamily(label: string, addrs: string[]) {
 }
 
 console.log(`index ${indexPath} (${mib(fileSize(indexPath))}, opened + verified in ${openMs.toFixed(0)} ms; ${reader.intervalCounts.v4.toLocaleString()} IPv4 / ${reader.intervalCounts.v6.toLocaleString()} IPv6 intervals)`);
+console.log(hugePageNote(indexPath));
 console.log(`mmdb-lib ${MMDB_DIR}/dbip-city-ipv{4,6}.mmdb; target: ipintel lookup <= 300 ns median and >= 10x faster than mmdb-lib`);
 runFamily('IPv4 (uniform)', v4);
 runFamily('IPv6 (90% in geolocated intervals, 10% uniform in 2000::/3)', v6);
