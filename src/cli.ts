@@ -134,7 +134,8 @@ async function serve(argv: string[]): Promise<number> {
   // A task that forgot its catch logs a line; the server keeps serving.
   (await import('./host/process-guards.ts')).installProcessGuards();
   const { connectionCapFor, loadConfig, writablePathsOf } = await import('./config.ts');
-  const data = await import('./feeds/default-data.ts');
+  // Not default-data.ts, which loads the builder's face: the first build loads it in its child.
+  const { isCompiledBinary } = await import('./feeds/compiled-binary.ts');
   const descriptors = await import('./net/descriptor-limit.ts');
   let server: { port: number; stop(): Promise<void> };
   let pulling: import('./host/start-pull.ts').PullingIndex | null = null;
@@ -146,7 +147,7 @@ async function serve(argv: string[]): Promise<number> {
     config.maxConnections ??= connectionCapFor(limit.soft);
     const descriptorLine = `${descriptors.describeDescriptorLimit(limit)}; at most ${config.maxConnections} open connections${capSet ? ' (IPINTEL_MAX_CONNECTIONS)' : ''}`;
     // In a child: the build's peak must not become the serving process's footprint.
-    const buildDefault = async () => (await import('./feeds/first-build.ts')).buildDefaultInChild(config.indexPath, config.feedsDir, data.isCompiledBinary());
+    const buildDefault = async () => (await import('./feeds/first-build.ts')).buildDefaultInChild(config.indexPath, config.feedsDir, isCompiledBinary());
     if (config.pull) {
       // A pulling server never builds from feeds; its index comes verified from the publisher.
       pulling = await (await import('./host/start-pull.ts')).startPullingIndex(config, config.pull, buildDefault);

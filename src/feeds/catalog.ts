@@ -129,3 +129,9 @@ export function sourceUrlOf(feed: CatalogFeed, mirror: string | null): string {
   if (!mirror) return feed.url;
   return new URL(feed.path, mirror.endsWith('/') ? mirror : `${mirror}/`).toString();
 }
+
+/** The catalog feeds an operator's manifest names (same file under the manifest's folder). */
+export function manifestFeeds(catalog: CatalogFeed[], manifestDir: string, manifestFiles: string[]): CatalogFeed[] {
+  const named = new Set(manifestFiles.map((p) => resolve(p)));
+  return catalog.filter((f) => named.has(localPathOf(manifestDir, f)));
+}

@@ -11,8 +11,11 @@ import { dirname, join, resolve } from 'node:path';
 import { DATA_PACKAGE_FILES } from '../contract/data-packages.ts';
 import { buildIndex, defaultSources, formatSummary, packageDataDate, packageSources, withFeedsDir, type ResolvedSource } from '../../index-builder/index.ts';
 import { DEFAULT_INDEX_PATH } from '../index/map-index-file.ts';
+import { isCompiledBinary } from './compiled-binary.ts';
 // A macro: the pins are read from bun.lock when the binary is compiled and travel inside it.
 import { pinnedDataPackages } from './data-pins.ts' with { type: 'macro' };
+
+export { isCompiledBinary };
 
 export { DATA_PACKAGE_FILES };
 
@@ -63,10 +66,6 @@ function dataDateIn(pkgDir: string): { date?: string } {
   }
 }
 
-/** Whether this process runs from a `bun build --compile` binary (its modules live in Bun's virtual /$bunfs). */
-export function isCompiledBinary(): boolean {
-  return import.meta.url.includes('$bunfs') || import.meta.url.includes('~BUN');
-}
 
 /**
  * The data-package sources: IPINTEL_DATA_DIR when set (and complete), else the

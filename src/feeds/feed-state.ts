@@ -10,7 +10,7 @@ import { writeFileAtomic } from '../file-io/atomic-file.ts';
 import { resolve } from 'node:path';
 import type { Validators } from './download.ts';
 import type { CopySummary } from './copy-summary.ts';
-import { hasGoodCopy, type FeedOutcome } from './update.ts';
+import { hasGoodCopy, type FeedOutcome } from './feed-outcome.ts';
 
 /**
  * How a feed stands: a good recent copy, an old one, none, a last attempt

@@ -10,7 +10,7 @@
  * index keeps serving.
  */
 import { closeSync, openSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname } from 'node:path';
 import { localPathOf, type CatalogFeed } from './catalog.ts';
 import type { ChildResult } from './refresh-child.ts';
 import { UNREACHABLE, type FeedOutcomeLine, type RefreshEvent, type RefreshRequest, type RoundSettings } from './refresh-round.ts';
@@ -288,12 +288,6 @@ function fileKey(path: string): string {
   } catch {
     return '';
   }
-}
-
-/** The catalog feeds an operator's manifest names (same file under the manifest's folder). */
-export function manifestFeeds(catalog: CatalogFeed[], manifestDir: string, manifestFiles: string[]): CatalogFeed[] {
-  const named = new Set(manifestFiles.map((p) => resolve(p)));
-  return catalog.filter((f) => named.has(localPathOf(manifestDir, f)));
 }
 
 /** A descriptor of the file at `path` (it keeps the file readable after a rename over it), or null when it cannot be opened. */

@@ -2,6 +2,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { AccountsOptions, AccountStore } from '../accounts/store.ts';
+import { isCompiledBinary } from '../feeds/compiled-binary.ts';
 
 /**
  * Opens the accounts database (a SQLite path or a postgres:// URL). From the
@@ -11,8 +12,7 @@ import type { AccountsOptions, AccountStore } from '../accounts/store.ts';
  */
 export async function openAccountStore(dbPath: string, options: AccountsOptions = {}): Promise<AccountStore> {
   const store = await import('../accounts/store.ts');
-  const data = await import('../feeds/default-data.ts');
-  if (!data.isCompiledBinary()) return store.openAccounts(dbPath, options);
+  if (!isCompiledBinary()) return store.openAccounts(dbPath, options);
   // A worker thread's Bun.main is its own module: the primary passes the root it found.
   const root = options.migrationsRoot ?? embeddedMigrationsRoot();
   if (!existsSync(join(root, 'sqlite', 'meta', '_journal.json'))) {

@@ -15,10 +15,9 @@ import { CALLER_BUDGET_BUCKETS } from '../../http/ratelimit/caller-budget.ts';
 import { allocateSharedBuckets, type SharedBucketsMemory } from '../../http/ratelimit/index.ts';
 import type { ReloadBody } from '../../contract/service.ts';
 import { embeddedMigrationsRoot, openAccountStore } from '../open-accounts.ts';
-import { isCompiledBinary } from '../../feeds/default-data.ts';
+import { isCompiledBinary } from '../../feeds/compiled-binary.ts';
 import { createRadarFromConfig } from '../../http/radar-from-config.ts';
 import { OverridesHolder, type OverridesLoad } from '../../lookup/overrides/holder.ts';
-import { hostMetricsText } from './host-metrics.ts';
 import { HostState } from './host-state.ts';
 import { RemoteError, Rpc } from './rpc.ts';
 import { workerEntry, type StartedThread } from './threads.ts';
@@ -128,6 +127,8 @@ export async function startWorkerPool(
         case 'metrics-all': {
           const perWorker = await Promise.all(live().map((s) => s.rpc.call<unknown[]>('metrics', null, CALL_TIMEOUT_MS)));
           const serving = slots.filter((_, i) => state.generationOf(i) !== 0).length;
+          // prom-client's aggregation loads on the first /metrics, not before the workers listen.
+          const { hostMetricsText } = await import('./host-metrics.ts');
           return hostMetricsText(perWorker, { workers: count, serving, crashes: state.crashes });
         }
         case 'reveal': {

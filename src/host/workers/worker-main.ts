@@ -13,7 +13,7 @@ import { OverridesHolder, type OverridesLoad, type PublishedOverrides } from '..
 import type { ReloadBody } from '../../contract/service.ts';
 import { prepareServer, type PreparedServer, type RunningServer } from '../start-server.ts';
 import { openAccountStore } from '../open-accounts.ts';
-import { feedsStatusView } from '../../feeds/start.ts';
+import { feedsStatusView } from '../../feeds/worker-view.ts';
 import type { RadarClient } from '../../lookup/radar.ts';
 import { HostState } from './host-state.ts';
 import { installProcessGuards } from '../process-guards.ts';
