@@ -5,6 +5,7 @@ import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { recordHistoryJob } from '../../src/index/history/job-runner.ts';
+import { deferRecording } from '../../src/index/history/deferred-recording.ts';
 import { recordServedIndexes } from '../../src/index/history/recorder.ts';
 import { IndexHolder } from '../../src/index/holder.ts';
 import { HistoryJobs } from '../../src/index/history/jobs.ts';
@@ -99,6 +100,27 @@ describe('history store', () => {
     linkSync(a, link);
     expect(recordHistoryJob({ op: 'record', dir, path: link, servedFromMs: 2, nowMs: 2, retentionMs: DAY })).toBeNull();
     expect(existsSync(link)).toBe(false);
+  }, 60_000);
+
+  test("a version a running puller deferred is left by the server's recorder; the puller's own recording, and a deferral a dead process left, record it", async () => {
+    const dir = join(root, 'h-deferred');
+    const a = await build('df1.idx', cidrs(10), '2026-11-01T00:00:00Z');
+    const id = new Bun.CryptoHasher('sha256').update(readFileSync(a)).digest('hex');
+    const link = join(root, 'df1-link.idx');
+    const job = (servedFromMs: number, unlessDeferred?: boolean) => {
+      linkSync(a, link);
+      return recordHistoryJob({ op: 'record', dir, path: link, servedFromMs, nowMs: servedFromMs, retentionMs: DAY, unlessDeferred });
+    };
+    deferRecording(dir, id, 1);
+    expect(job(1, true)).toMatchObject({ recorded: false, deferred: true, bytesWritten: 0 });
+    expect(readCatalog(dir).versions).toEqual([]);
+    expect(job(1)).toMatchObject({ recorded: true });
+    // A deferral by a process that is gone: the recorder records (here the next moment of another history).
+    const other = join(root, 'h-deferred-dead');
+    deferRecording(other, id, 1);
+    writeFileSync(join(other, 'deferred-recording.json'), JSON.stringify({ sha256: id, servedFromMs: 1, pid: 999_999_999 }));
+    linkSync(a, link);
+    expect(recordHistoryJob({ op: 'record', dir: other, path: link, servedFromMs: 2, nowMs: 2, retentionMs: DAY, unlessDeferred: true })).toMatchObject({ recorded: true });
   }, 60_000);
 
   test('the recorder records the index it starts with, and sweeps links a dead process left in incoming/', async () => {

@@ -20,7 +20,9 @@ import { pack as msgpack, unpack } from 'msgpackr';
 import { loadConfig } from '../../src/config.ts';
 import { prepareServer, type RunningServer } from '../../src/host/start-server.ts';
 import { HistoryJobs } from '../../src/index/history/jobs.ts';
-import { recordPublishedIndex } from '../../src/index/history/recorder.ts';
+import { recordPublishedIndex, recordServedIndexes } from '../../src/index/history/recorder.ts';
+import type { RecordOutcome } from '../../src/index/history/job-runner.ts';
+import { IndexHolder } from '../../src/index/holder.ts';
 import type { HistoryManifest } from '../../src/index/history/history-manifest.ts';
 import { IndexPuller } from '../../src/index/pull/index-puller.ts';
 import { readPullStatus } from '../../src/index/pull/pull-status-file.ts';
@@ -102,8 +104,8 @@ describe.if(run)("a puller fetching its publisher's history", () => {
     rmSync(work, { recursive: true, force: true });
   }, 120_000);
 
-  /** A puller of /<folder>/ into servers/<id>/, with a 30-day history there unless `history` is false. */
-  const pullerOf = (folder: string, id: string, history = true) => {
+  /** A puller of /<folder>/ into servers/<id>/, with a 30-day history there unless `history` is false; `swap` as the host's. */
+  const pullerOf = (folder: string, id: string, history = true, swap: (path: string) => Promise<void> = async () => {}) => {
     const dir = join(work, 'servers', id);
     mkdirSync(dir, { recursive: true });
     const logs: string[] = [];
@@ -114,7 +116,7 @@ describe.if(run)("a puller fetching its publisher's history", () => {
       localPath: join(dir, 'ipintel.idx'),
       pollMs: 3_600_000,
       maxAgeMs: 30 * DAY,
-      swap: async () => {},
+      swap,
       log: (l) => logs.push(l),
       xdelta3: null,
       writeStatus: true,
@@ -149,16 +151,44 @@ describe.if(run)("a puller fetching its publisher's history", () => {
   const historyOf = (m: PublishedManifest): HistoryManifest => JSON.parse(readFileSync(join(root, 'pub', m.history!.file), 'utf8'));
   const sumPacks = (h: HistoryManifest) => Object.entries(h.files).reduce((s, [n, f]) => s + (n.endsWith('.pack') ? f.size : 0), 0);
 
-  let follower: ReturnType<typeof pullerOf>;
+  /**
+   * A puller whose swaps go to an index holder with the server's recorder on
+   * it (what a pulling server's recording worker does): each swap waits for
+   * the recording it starts, as a recorder quicker than the publisher's
+   * history would. `outcomes` are what the recorder wrote.
+   */
+  const recordingPullerOf = (folder: string, id: string) => {
+    const outcomes: RecordOutcome[] = [];
+    const failures: string[] = [];
+    const jobs = new HistoryJobs();
+    recorderJobs.push(jobs);
+    let holder: IndexHolder | null = null;
+    let recorded = async () => {};
+    const p = pullerOf(folder, id, true, async (path) => {
+      if (holder) holder.reload(path);
+      else {
+        holder = IndexHolder.open(path);
+        recorded = recordServedIndexes(holder, { dir: join(work, 'servers', id, 'history'), retentionMs: 30 * DAY }, jobs, Date.now, { recorded: (o) => void outcomes.push(o), failed: (m) => void failures.push(m) });
+      }
+      await recorded();
+    });
+    return { ...p, outcomes, failures };
+  };
+  const recorderJobs: HistoryJobs[] = [];
+  afterAll(() => recorderJobs.forEach((j) => j.close()));
+
+  let follower: ReturnType<typeof recordingPullerOf>;
   let fresh: ReturnType<typeof pullerOf>;
 
   test('the publisher lists every version it published, at the moment of its publish, under the second signature', async () => {
     manifests.v1 = await publish('v1', join(root, 'pub'), T1);
     manifests.v2 = await publish('v2', join(root, 'pub'), T2);
     // A puller following from v2 holds v1 and v2's history before v3 is published.
-    follower = pullerOf('pub', 'follower');
+    follower = recordingPullerOf('pub', 'follower');
     expect(await follower.puller.poll()).toBe('updated');
     expect(follower.puller.status.history?.versions).toBe(2);
+    // Kept for a puller whose next history is refused (below).
+    cpSync(follower.historyDir, join(work, 'follower-history-at-v2'), { recursive: true });
     manifests.v3 = await publish('v3', join(root, 'pub'), T3);
     const h = historyOf(manifests.v3);
     expect(h.versions.map((v) => [v.sha256, v.published_from])).toEqual([
@@ -181,6 +211,11 @@ describe.if(run)("a puller fetching its publisher's history", () => {
     const v3 = h.versions[2];
     expect(got.sort()).toEqual([manifests.v3.history!.file, `history/${v3.recipe}`, ...v3.packs.filter((p) => p.startsWith(v3.sha256.slice(0, 32))).map((p) => `history/${p}.pack`)].map((f) => `GET /pub/${f} 200`).sort());
     expect(follower.puller.status.history).toMatchObject({ adopted_sha256: manifests.v3.history!.sha256, versions: 3, last_error: null });
+    // The server's recorder wrote nothing of its own for v2 or v3 (the publisher's history holds them), and the folder holds only the publisher's files.
+    expect(follower.failures).toEqual([]);
+    expect(follower.outcomes.map((o) => [o?.recorded, o?.bytesWritten])).toEqual([[false, 0], [false, 0]]);
+    expect(readdirSync(follower.historyDir).filter((n) => n.endsWith('.pack') || n.endsWith('.recipe')).sort()).toEqual(Object.keys(h.files).sort());
+    expect(existsSync(join(follower.historyDir, 'deferred-recording.json'))).toBe(false);
 
     fresh = pullerOf('pub', 'fresh');
     expect(await fresh.puller.poll()).toBe('updated');
@@ -264,6 +299,21 @@ describe.if(run)("a puller fetching its publisher's history", () => {
     expect(status.history.error).toMatch(/^the publisher's history was refused \(the previous history stays\): history file .*\.pack sha256 differs/);
     expect(status.index.built_at).toBe(manifests.v3!.built_at);
     expect((await ask(`/v1/ip/${IPS[2]}`)).status).toBe(200);
+  }, 120_000);
+
+  test('a puller whose publisher history is refused records the version it pulled itself (its recorder left it to the history)', async () => {
+    const p = recordingPullerOf('tampered-pack', 'refused-records-own');
+    cpSync(join(work, 'follower-history-at-v2'), p.historyDir, { recursive: true });
+    rmSync(join(p.historyDir, 'publisher-history.json'));
+    const before = Date.now();
+    expect(await p.puller.poll()).toBe('updated');
+    expect(p.puller.status.history?.last_error).toMatch(/sha256 differs from its signed manifest/);
+    expect(p.outcomes.map((o) => [o?.recorded, o?.bytesWritten])).toEqual([[false, 0]]);
+    const catalog = JSON.parse(readFileSync(join(p.historyDir, 'catalog.json'), 'utf8')) as { versions: { id: string; servedFromMs: number }[] };
+    expect(catalog.versions.map((v) => v.id)).toEqual([manifests.v1!.sha256, manifests.v2!.sha256, manifests.v3!.sha256]);
+    expect(catalog.versions[2].servedFromMs).toBeGreaterThanOrEqual(before);
+    expect(p.logs.some((l) => l.includes('recorded it into this server\'s history'))).toBe(true);
+    expect(existsSync(join(p.historyDir, 'deferred-recording.json'))).toBe(false);
   }, 120_000);
 
   test('a pack larger than declared is refused as it streams', async () => {

@@ -220,8 +220,10 @@ class PackWriter {
 
 /** What recording one index did. */
 export interface RecordResult {
-  /** false: the newest version already is this index (a restart); nothing was written. */
+  /** false: the newest version already is this index (a restart), or its recording was deferred; nothing was written. */
   recorded: boolean;
+  /** true: a puller deferred this version (the `deferred` test passed to recordVersion). */
+  deferred?: boolean;
   version: HistoryVersion;
   keyframe: boolean;
   /** Bytes written (pack, recipe, chunk list). */
@@ -230,11 +232,11 @@ export interface RecordResult {
 
 /**
  * Records the index file at `path` (verified first) as served from
- * `servedFromMs`. The newest version being the same file records nothing.
- * Throws IndexFileError for a refused file, HistoryError for a history
+ * `servedFromMs`. The newest version being the same file, or `deferred`
+ * saying yes for its sha256, records nothing. Throws IndexFileError for a refused file, HistoryError for a history
  * that cannot be written.
  */
-export function recordVersion(dir: string, path: string, servedFromMs: number): RecordResult {
+export function recordVersion(dir: string, path: string, servedFromMs: number, deferred?: (id: string) => boolean): RecordResult {
   mkdirSync(dir, { recursive: true });
   const data = Bun.mmap(path, { shared: false });
   const index = parseIndexBytes(path, data);
@@ -243,6 +245,7 @@ export function recordVersion(dir: string, path: string, servedFromMs: number): 
   const newest = catalog.versions.at(-1);
   const version: HistoryVersion = { id, builtAt: new Date(index.builtAtMs).toISOString(), builtAtMs: index.builtAtMs, servedFromMs, sizeBytes: data.length, xxh3: xxh3Of(data) };
   if (newest?.id === id) return { recorded: false, version: newest, keyframe: false, bytesWritten: 0 };
+  if (deferred?.(id)) return { recorded: false, deferred: true, version, keyframe: false, bytesWritten: 0 };
   if (newest && servedFromMs < newest.servedFromMs) throw new HistoryError(`cannot record a version served from ${new Date(servedFromMs).toISOString()}, before the newest (${new Date(newest.servedFromMs).toISOString()})`);
 
   const ends = chunkEnds(data);
