@@ -50,6 +50,23 @@ describe('history store', () => {
     }
   }, 60_000);
 
+  test('versions recorded at the same millisecond get packs of their own names (a second pack of one version and moment replaced the first, which other versions read)', async () => {
+    const dir = join(root, 'h-same-ms');
+    const a = await build('sm-a.idx', cidrs(20_000), '2026-11-01T00:00:00Z');
+    const b = await build('sm-b.idx', cidrs(20_000, 7_000), '2026-11-02T00:00:00Z');
+    const c = await build('sm-c.idx', cidrs(20_000, 12_000), '2026-11-03T00:00:00Z');
+    // a, b, then a again, then c: all served from the same moment (a test clock, or a revert within one millisecond).
+    for (const f of [a, b, a, c]) expect(recordVersion(dir, f, 5_000).recorded).toBe(true);
+    const catalog = readCatalog(dir);
+    expect(Object.keys(catalog.packs).length).toBe(new Set(Object.keys(catalog.packs)).size);
+    expect(readdirSync(dir).filter((n) => n.endsWith('.pack')).length).toBe(Object.keys(catalog.packs).length);
+    for (const [i, original] of [a, b, a, c].entries()) {
+      const out = join(root, `sm-rebuilt-${i}.idx`);
+      rebuildVersion(dir, catalog, catalog.versions[i], out);
+      expect(Buffer.compare(readFileSync(out), readFileSync(original))).toBe(0);
+    }
+  }, 60_000);
+
   test('pruning drops versions whose service ended before the retention, and the files only they needed', async () => {
     const dir = join(root, 'h2');
     const t = Date.parse('2026-10-01T00:00:00Z');

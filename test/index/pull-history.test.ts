@@ -22,6 +22,8 @@ import { prepareServer, type RunningServer } from '../../src/host/start-server.t
 import { HistoryJobs } from '../../src/index/history/jobs.ts';
 import { recordPublishedIndex, recordServedIndexes } from '../../src/index/history/recorder.ts';
 import type { RecordOutcome } from '../../src/index/history/job-runner.ts';
+import { rebuildVersion } from '../../src/index/history/rebuild.ts';
+import { readCatalog, recordVersion } from '../../src/index/history/store.ts';
 import { IndexHolder } from '../../src/index/holder.ts';
 import type { HistoryManifest } from '../../src/index/history/history-manifest.ts';
 import { IndexPuller } from '../../src/index/pull/index-puller.ts';
@@ -47,6 +49,8 @@ const LISTS = {
   v1: ['203.0.113.0/24', '198.51.100.0/24', '192.0.2.0/24'],
   v2: ['203.0.113.0/24', '198.51.100.0/24', '192.0.2.0/24', '100.64.0.0/24'],
   v3: ['203.0.113.0/24', '192.0.2.0/24', '100.64.0.0/24', '233.252.0.0/24'],
+  /** Never published: a version a puller serves before its publisher's history holds it. */
+  v4: ['203.0.113.0/24', '192.0.2.0/24', '100.64.0.0/24', '233.252.0.0/24', '198.18.0.0/24'],
 };
 const IPS = ['198.51.100.7', '100.64.0.7', '233.252.0.7'];
 /** A moment inside each version's publish period, and the version then published. */
@@ -94,6 +98,7 @@ describe.if(run)("a puller fetching its publisher's history", () => {
     builds.v1 = await datacenterIndex(work, 'v1', LISTS.v1, iso(T1 - HOUR));
     builds.v2 = await datacenterIndex(work, 'v2', LISTS.v2, iso(T2 - HOUR));
     builds.v3 = await datacenterIndex(work, 'v3', LISTS.v3, iso(T3 - HOUR));
+    builds.v4 = await datacenterIndex(work, 'v4', LISTS.v4, iso(T3));
     nginx = await startNginx(root, join(work, 'nginx'));
   }, 180_000);
   afterAll(async () => {
@@ -314,6 +319,27 @@ describe.if(run)("a puller fetching its publisher's history", () => {
     expect(catalog.versions[2].servedFromMs).toBeGreaterThanOrEqual(before);
     expect(p.logs.some((l) => l.includes('recorded it into this server\'s history'))).toBe(true);
     expect(existsSync(join(p.historyDir, 'deferred-recording.json'))).toBe(false);
+  }, 120_000);
+
+  test('a pack this server recorded under the name of one it then fetches (the same version at the same millisecond) is set aside: its own later version still rebuilds', async () => {
+    const p = pullerOf('pub', 'same-pack-name');
+    cpSync(join(work, 'follower-history-at-v2'), p.historyDir, { recursive: true });
+    // This server recorded v3 at the millisecond the publisher published it, then v4 (never published), drawing on v3's pack.
+    recordVersion(p.historyDir, builds.v3!, T3);
+    recordVersion(p.historyDir, builds.v4!, T3 + HOUR);
+    const v3Pack = `${manifests.v3!.sha256.slice(0, 32)}-${T3}`;
+    expect(historyOf(manifests.v3!).versions[2].packs).toContain(v3Pack);
+    expect(readCatalog(p.historyDir).packs[v3Pack]).toBeDefined();
+    expect(await p.puller.poll()).toBe('updated');
+    expect(p.puller.status.history).toMatchObject({ adopted_sha256: manifests.v3!.history!.sha256, versions: 3, last_error: null });
+    const catalog = readCatalog(p.historyDir);
+    const v4Sha = new Bun.CryptoHasher('sha256').update(readFileSync(builds.v4!)).digest('hex');
+    expect(catalog.versions.map((v) => v.id)).toEqual([manifests.v1!.sha256, manifests.v2!.sha256, manifests.v3!.sha256, v4Sha]);
+    for (const [i, v] of (['v1', 'v2', 'v3', 'v4'] as const).entries()) {
+      const out = join(work, `same-pack-name-${v}.idx`);
+      rebuildVersion(p.historyDir, catalog, catalog.versions[i], out);
+      expect(Buffer.compare(readFileSync(out), readFileSync(builds[v]!))).toBe(0);
+    }
   }, 120_000);
 
   test('a pack larger than declared is refused as it streams', async () => {

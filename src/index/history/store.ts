@@ -81,7 +81,7 @@ export interface Recipe {
 }
 
 /** Where the newest version's chunks live (latest.chunks). */
-interface LatestChunks {
+export interface LatestChunks {
   id: string;
   packs: string[];
   hashes: bigint[];
@@ -163,7 +163,8 @@ export function readPacked<T>(path: string): T {
   }
 }
 
-function writePacked(path: string, value: unknown): void {
+/** Writes a zstd-compressed msgpack history file atomically. */
+export function writePacked(path: string, value: unknown): void {
   writeTextAtomically(path, Bun.zstdCompressSync(msgpack(value), { level: 3 }));
 }
 
@@ -270,7 +271,7 @@ export function recordVersion(dir: string, path: string, servedFromMs: number, d
   const keyframe = !previous || newBytes > data.length * KEYFRAME_NEW_SHARE || drawn.size + 1 > MAX_PACKS_PER_VERSION || drawnRaw + newBytes > data.length * MAX_PACK_OVERHEAD;
 
   // Pass 2: the new pack and the runs.
-  const packName = `${id.slice(0, 32)}-${servedFromMs}`;
+  const packName = freePackName(dir, catalog, id, servedFromMs);
   const writer = new PackWriter(join(dir, `${packName}.pack`));
   const recipe: Recipe = { packs: [], runs: [] };
   const packIndex = new Map<string, number>();
@@ -315,6 +316,19 @@ export function recordVersion(dir: string, path: string, servedFromMs: number, d
   writeCatalog(dir, catalog);
   const packBytes = writer.frames.reduce((s, f) => s + f[1], 0);
   return { recorded: true, version, keyframe, bytesWritten: packBytes + statSync(recipePath).size + statSync(join(dir, LATEST_CHUNKS)).size };
+}
+
+/**
+ * A pack name `<id>-<n>` no pack of the catalog or file of the folder has:
+ * n is the moment, or the next free number after it. The same version at
+ * the same millisecond (recorded twice, or fetched from a publisher and
+ * recorded here) would otherwise replace a pack other versions read.
+ */
+export function freePackName(dir: string, catalog: HistoryCatalog, id: string, ms: number): string {
+  for (let n = ms; ; n++) {
+    const name = `${id.slice(0, 32)}-${n}`;
+    if (!catalog.packs[name] && !existsSync(join(dir, `${name}.pack`))) return name;
+  }
 }
 
 /** The newest version's chunk list when it is the one named (else none: the next recording is whole). */
