@@ -11,7 +11,9 @@ import { IndexHolder } from '../../src/index/holder.ts';
 import { HistoryJobs } from '../../src/index/history/jobs.ts';
 import { MAX_PENDING_REBUILDS, PastIndexes } from '../../src/index/history/past-indexes.ts';
 import { rebuildVersion } from '../../src/index/history/rebuild.ts';
-import { historySizeBytes, pruneHistory, readCatalog, recordVersion } from '../../src/index/history/store.ts';
+import { FRAME_BYTES, historySizeBytes, pruneHistory, readCatalog, readPacked, recipeName, recordVersion, writeCatalog, writePacked, xxh3Of, type Recipe } from '../../src/index/history/store.ts';
+import { TransformKind, transformSections, transformsWellFormed, untransformingEmitter } from '../../src/index/history/section-transforms.ts';
+import { parseIndexBytes } from '../../src/index/map-index-file.ts';
 import { ApiError } from '../../src/api-error.ts';
 import { parseAt, versionForAt } from '../../src/lookup/past-moment.ts';
 import { buildFromTexts } from '../helpers/small-build.ts';
@@ -188,4 +190,93 @@ describe('history store', () => {
       expect(() => parseAt(bad)).toThrow(ApiError);
     }
   });
+});
+
+describe('history store: interval tables stored as differences', () => {
+  /** Bytes of section `tag` of the index at `path` that `recipe`'s runs take from pack `own` (what the recording had to store anew). */
+  const newBytesIn = (path: string, recipe: Recipe, own: string, tag: string) => {
+    const s = parseIndexBytes(path, Bun.mmap(path, { shared: false })).sections.get(tag)!;
+    let at = 0;
+    let n = 0;
+    for (const [p, , len] of recipe.runs) {
+      if (recipe.packs[p] === own) n += Math.max(0, Math.min(at + len, s.offset + s.length) - Math.max(at, s.offset));
+      at += len;
+    }
+    return n;
+  };
+
+  test('an interval inserted early stores a few chunks of V4L1, not every entry after it; both versions rebuild byte for byte', async () => {
+    const dir = join(root, 't1');
+    const a = await build('t-a.idx', cidrs(20_000), '2026-11-01T00:00:00Z');
+    const b = await build('t-b.idx', cidrs(20_000, 300), '2026-11-02T00:00:00Z');
+    recordVersion(dir, a, 1_000);
+    const second = recordVersion(dir, b, 2_000);
+    expect(second.keyframe).toBe(false);
+    const recipe = readPacked<Recipe>(join(dir, recipeName(second.version.id)));
+    expect(recipe.transforms?.map((t) => t[2])).toEqual([TransformKind.Delta32, TransformKind.Delta32, TransformKind.Delta32, TransformKind.V6Nodes]);
+    const own = recipe.packs.find((p) => p.startsWith(second.version.id.slice(0, 32)))!;
+    // Every V4L1 entry after 10.1.44.0/24 moved by two intervals: 4 MiB stored as they are, a few chunks as differences.
+    expect(newBytesIn(b, recipe, own, 'V4L1')).toBeLessThan(64 * 1024);
+    const catalog = readCatalog(dir);
+    for (const [i, original] of [a, b].entries()) {
+      const out = join(root, `t-rebuilt-${i}.idx`);
+      rebuildVersion(dir, catalog, catalog.versions[i], out);
+      expect(Buffer.compare(readFileSync(out), readFileSync(original))).toBe(0);
+    }
+  }, 60_000);
+
+  test('the untransforming stream gives the file back whatever the pieces it is handed; malformed ranges are refused', async () => {
+    const path = await build('t-c.idx', cidrs(3_000, 5), '2026-11-01T00:00:00Z');
+    const original = readFileSync(path);
+    const data = Bun.mmap(path, { shared: false });
+    const transforms = transformSections(parseIndexBytes(path, data), data);
+    expect(transforms.length).toBe(4);
+    expect(Buffer.compare(data, original)).not.toBe(0);
+    expect(Buffer.compare(readFileSync(path), original)).toBe(0); // the file itself is untouched
+    const parts: Uint8Array[] = [];
+    const out = untransformingEmitter(transforms, (b) => void parts.push(b.slice()));
+    let seed = 7;
+    for (let at = 0; at < data.length; ) {
+      seed = (seed * 1103515245 + 12345) >>> 0;
+      const n = Math.min(data.length - at, 1 + (seed % 9_999));
+      out.emit(data.subarray(at, at + n));
+      at += n;
+    }
+    out.finish();
+    expect(Buffer.compare(Buffer.concat(parts), original)).toBe(0);
+    const cut = untransformingEmitter(transforms, () => {});
+    cut.emit(data.subarray(0, transforms[0][0] + 6));
+    expect(() => cut.finish()).toThrow(/inside or before a transformed range/);
+    expect(transformsWellFormed(transforms)).toBe(true);
+    for (const bad of [[[8, 4, 3]], [[6, 4, 1]], [[8, 6, 1]], [[64, 8, 1], [32, 8, 1]], [[0, 8, 1], [4, 8, 1]], 'x', Array(17).fill([0, 4, 1])]) expect(transformsWellFormed(bad)).toBe(false);
+  }, 60_000);
+
+  test('a history written before transforms (recipes without them) still rebuilds, and the next recording goes on from it', async () => {
+    const dir = join(root, 't-old');
+    mkdirSync(dir, { recursive: true });
+    const a = await build('t-old-a.idx', cidrs(2_000), '2026-11-01T00:00:00Z');
+    const b = await build('t-old-b.idx', cidrs(2_000, 50), '2026-11-02T00:00:00Z');
+    // Version a as the earlier code stored it: its bytes as they are, in 4 MiB zstd frames, one run.
+    const bytes = readFileSync(a);
+    const id = new Bun.CryptoHasher('sha256').update(bytes).digest('hex');
+    const name = `${id.slice(0, 32)}-1000`;
+    const frames: [number, number][] = [];
+    const stored: Uint8Array[] = [];
+    for (let at = 0; at < bytes.length; at += FRAME_BYTES) {
+      const z = Bun.zstdCompressSync(bytes.subarray(at, at + FRAME_BYTES));
+      frames.push([Math.min(FRAME_BYTES, bytes.length - at), z.length]);
+      stored.push(z);
+    }
+    writeFileSync(join(dir, `${name}.pack`), Buffer.concat(stored));
+    writePacked(join(dir, recipeName(id)), { packs: [name], runs: [[0, 0, bytes.length]] });
+    const builtAtMs = Date.parse('2026-11-01T00:00:00Z');
+    writeCatalog(dir, { format: 1, versions: [{ id, builtAt: new Date(builtAtMs).toISOString(), builtAtMs, servedFromMs: 1_000, sizeBytes: bytes.length, xxh3: xxh3Of(bytes) }], packs: { [name]: { frames } } });
+    expect(recordVersion(dir, b, 2_000)).toMatchObject({ recorded: true, keyframe: true }); // no chunk list: whole
+    const catalog = readCatalog(dir);
+    for (const [i, original] of [a, b].entries()) {
+      const out = join(root, `t-old-rebuilt-${i}.idx`);
+      rebuildVersion(dir, catalog, catalog.versions[i], out);
+      expect(Buffer.compare(readFileSync(out), readFileSync(original))).toBe(0);
+    }
+  }, 60_000);
 });

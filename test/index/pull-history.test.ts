@@ -25,7 +25,7 @@ import type { RecordOutcome } from '../../src/index/history/job-runner.ts';
 import { rebuildVersion } from '../../src/index/history/rebuild.ts';
 import { readCatalog, recordVersion } from '../../src/index/history/store.ts';
 import { IndexHolder } from '../../src/index/holder.ts';
-import type { HistoryManifest } from '../../src/index/history/history-manifest.ts';
+import { parseHistoryManifest, type HistoryManifest } from '../../src/index/history/history-manifest.ts';
 import { IndexPuller } from '../../src/index/pull/index-puller.ts';
 import { readPullStatus } from '../../src/index/pull/pull-status-file.ts';
 import { PUBLISHED_INDEX, PUBLISHED_MANIFEST, publishIndex } from '../../src/index/publish/publish.ts';
@@ -203,6 +203,11 @@ describe.if(run)("a puller fetching its publisher's history", () => {
     ]);
     expect(h.versions.map((v) => v.built_at)).toEqual([manifests.v1.built_at, manifests.v2.built_at, manifests.v3.built_at]);
     expect(manifests.v3.history?.format).toBe('ipintel-history-1');
+    // Format 2: recipes list transformed ranges, which a puller of format 1 refuses by the number (saying so) instead of rebuilding wrong bytes and refusing them by their sha256.
+    expect(h.format).toBe(2);
+    const text = readFileSync(join(root, 'pub', manifests.v3.history!.file), 'utf8');
+    expect(parseHistoryManifest(text.replace('"format":2', '"format":1'), Date.now()).versions).toHaveLength(3); // an older publisher's
+    expect(() => parseHistoryManifest(text.replace('"format":2', '"format":3'), Date.now())).toThrow('the history manifest is not format 1 or 2');
     expect(typeof manifests.v3.signature_all_fields).toBe('string');
     // The published folder holds exactly the files the history manifest names (the earlier manifest's went when this one was in place).
     expect(readdirSync(join(root, 'pub', 'history')).sort()).toEqual([manifests.v3.history!.file.slice('history/'.length), ...Object.keys(h.files)].sort());

@@ -17,6 +17,7 @@ import { zstdDecompressSync } from 'node:zlib';
 import { writeTextAtomically } from '../../file-io/atomic-text.ts';
 import { catalogVersionOf, HistoryRefusal, type HistoryManifest } from './history-manifest.ts';
 import { boundedDecompress, emitRecipe } from './rebuild.ts';
+import { transformsWellFormed } from './section-transforms.ts';
 import { takeRecordingLock } from './recording-lock.ts';
 import { CATALOG_FORMAT, freePackName, HistoryError, LATEST_CHUNKS, pruneHistory, readCatalog, readPacked, recipeName, writeCatalog, writePacked, type HistoryCatalog, type HistoryVersion, type LatestChunks, type Recipe } from './store.ts';
 
@@ -133,6 +134,7 @@ function fetchedRecipe(path: string, signedPacks: string[]): Recipe {
     Array.isArray(recipe.runs) &&
     recipe.runs.every((r) => Array.isArray(r) && r.length === 3 && Number.isSafeInteger(r[0]) && r[0] >= 0 && r[0] < signedPacks.length && Number.isSafeInteger(r[1]) && r[1] >= 0 && Number.isSafeInteger(r[2]) && r[2] > 0);
   const packsOk = Array.isArray(recipe?.packs) && recipe.packs.length === signedPacks.length && recipe.packs.every((p, i) => p === signedPacks[i]);
+  if (recipe?.transforms !== undefined && !transformsWellFormed(recipe.transforms)) throw new HistoryRefusal(`history recipe ${path} lists malformed transformed ranges`);
   if (!runsOk || !packsOk) throw new HistoryRefusal(`history recipe ${path} is malformed or draws on packs its signed list does not name`);
   return recipe;
 }

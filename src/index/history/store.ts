@@ -26,6 +26,7 @@ import { writeTextAtomically } from '../../file-io/atomic-text.ts';
 import { fsyncPath } from '../../file-io/fsync-path.ts';
 import { parseIndexBytes } from '../map-index-file.ts';
 import { chunkEnds } from './chunks.ts';
+import { transformSections, type SectionTransform } from './section-transforms.ts';
 
 /** Raw bytes per zstd frame of a pack: what one read of a pack decompresses. */
 export const FRAME_BYTES = 4 << 20;
@@ -74,10 +75,11 @@ export interface HistoryCatalog {
   packs: Record<string, HistoryPack>;
 }
 
-/** How a version is put together: runs [pack index, raw offset, length] of `packs`. */
+/** How a version is put together: runs [pack index, raw offset, length] of `packs`, then the ranges to untransform (section-transforms.ts; absent in recipes written before them). */
 export interface Recipe {
   packs: string[];
   runs: [number, number, number][];
+  transforms?: SectionTransform[];
 }
 
 /** Where the newest version's chunks live (latest.chunks). */
@@ -249,6 +251,8 @@ export function recordVersion(dir: string, path: string, servedFromMs: number, d
   if (deferred?.(id)) return { recorded: false, deferred: true, version, keyframe: false, bytesWritten: 0 };
   if (newest && servedFromMs < newest.servedFromMs) throw new HistoryError(`cannot record a version served from ${new Date(servedFromMs).toISOString()}, before the newest (${new Date(newest.servedFromMs).toISOString()})`);
 
+  // The id and XXH3 above are the file's; what is chunked and stored is the file with its interval tables transformed.
+  const transforms = transformSections(index, data);
   const ends = chunkEnds(data);
   const hashes = ends.map((end, i) => Bun.hash.xxHash3(data.subarray(i === 0 ? 0 : ends[i - 1], end)) as bigint);
   const previous = newest ? latestChunksOf(dir, newest.id) : null;
@@ -273,7 +277,7 @@ export function recordVersion(dir: string, path: string, servedFromMs: number, d
   // Pass 2: the new pack and the runs.
   const packName = freePackName(dir, catalog, id, servedFromMs);
   const writer = new PackWriter(join(dir, `${packName}.pack`));
-  const recipe: Recipe = { packs: [], runs: [] };
+  const recipe: Recipe = { packs: [], runs: [], ...(transforms.length > 0 ? { transforms } : {}) };
   const packIndex = new Map<string, number>();
   const indexOfPack = (name: string) => {
     let k = packIndex.get(name);
