@@ -11,6 +11,7 @@
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeTextAtomically } from '../../file-io/atomic-text.ts';
+import { processAlive } from '../../file-io/atomic-file.ts';
 
 const DEFERRED = 'deferred-recording.json';
 
@@ -43,20 +44,10 @@ export function deferredRecording(dir: string): DeferredRecording | null {
 /** Whether the recording of version `id` is left to a puller that is still running. */
 export function isDeferred(dir: string, id: string): boolean {
   const d = deferredRecording(dir);
-  return d !== null && d.sha256 === id && alive(d.pid);
+  return d !== null && d.sha256 === id && processAlive(d.pid);
 }
 
 /** Clears the deferral when it names `sha256`. */
 export function clearDeferred(dir: string, sha256: string): void {
   if (deferredRecording(dir)?.sha256 === sha256) rmSync(join(dir, DEFERRED), { force: true });
-}
-
-/** Whether process `pid` runs (EPERM: it does, as another user). */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -13,7 +13,7 @@ import type { IndexReader } from '../reader.ts';
 import type { RecordOutcome } from './job-runner.ts';
 import type { HistoryJobs } from './jobs.ts';
 import type { HistoryConfig } from './past-indexes.ts';
-import { alive } from './deferred-recording.ts';
+import { processAlive } from '../../file-io/atomic-file.ts';
 
 /** Where a recording went: logged, and failures reported to the status. */
 export interface RecorderEvents {
@@ -92,7 +92,7 @@ function sweepIncoming(incoming: string): void {
   }
   for (const name of names) {
     const pid = Number(/-(\d+)\.idx$/.exec(name)?.[1]);
-    if (pid === process.pid || (Number.isInteger(pid) && alive(pid))) continue;
+    if (pid === process.pid || (Number.isInteger(pid) && processAlive(pid))) continue;
     rmSync(join(incoming, name), { force: true });
   }
 }
