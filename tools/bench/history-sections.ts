@@ -5,12 +5,12 @@
  *
  * Cuts both files into the store's content-defined chunks, with their
  * interval tables transformed as the store stores them (section-transforms.ts;
- * `--untransformed`: as they are), and per section of NEW reports the bytes
+ * `--untransformed`: as they are, and the whole file chunked as one), and per section of NEW reports the bytes
  * of chunks OLD does not have and their size at the store's zstd level.
  */
 import { parseArgs } from 'node:util';
 import { chunkEnds } from '../../src/index/history/chunks.ts';
-import { transformSections } from '../../src/index/history/section-transforms.ts';
+import { storedSegments } from '../../src/index/history/section-transforms.ts';
 import { parseIndexBytes } from '../../src/index/map-index-file.ts';
 import { printTable } from './bench-kit.ts';
 
@@ -23,12 +23,17 @@ const mib = (n: number) => (n / 1048576).toFixed(2);
 
 /** The file as the store chunks it (a private mapping: the file is not written). */
 function stored(path: string) {
-  const data = Bun.mmap(path, { shared: false });
-  const index = parseIndexBytes(path, data);
-  if (!values.untransformed) transformSections(index, data);
-  const ends = chunkEnds(data);
-  const chunks = ends.map((end, i) => ({ start: i === 0 ? 0 : ends[i - 1], end, hash: Bun.hash.xxHash3(data.subarray(i === 0 ? 0 : ends[i - 1], end)) as bigint }));
-  return { data, index, chunks };
+  const file = Bun.mmap(path, { shared: false });
+  const index = parseIndexBytes(path, file);
+  const segments = values.untransformed ? [{ start: 0, bytes: file }] : storedSegments(index, file).segments;
+  const chunks = segments.flatMap((s) => {
+    const ends = chunkEnds(s.bytes);
+    return ends.map((end, i) => {
+      const bytes = s.bytes.subarray(i === 0 ? 0 : ends[i - 1], end);
+      return { start: s.start + (i === 0 ? 0 : ends[i - 1]), bytes, hash: Bun.hash.xxHash3(bytes) as bigint };
+    });
+  });
+  return { index, chunks };
 }
 
 const before = stored(positionals[0]);
@@ -41,8 +46,8 @@ for (const c of after.chunks) {
   if (known.has(c.hash)) continue;
   for (const s of sections) {
     const lo = Math.max(c.start, s.offset);
-    const hi = Math.min(c.end, s.offset + s.length);
-    if (hi > lo) (fresh.get(s.tag) ?? fresh.set(s.tag, []).get(s.tag)!).push(after.data.subarray(lo, hi));
+    const hi = Math.min(c.start + c.bytes.length, s.offset + s.length);
+    if (hi > lo) (fresh.get(s.tag) ?? fresh.set(s.tag, []).get(s.tag)!).push(c.bytes.subarray(lo - c.start, hi - c.start));
   }
 }
 const rows = [...fresh].map(([tag, parts]) => {

@@ -112,24 +112,40 @@ function roundTrips(encoded: Uint32Array, original: Uint32Array, kind: Transform
   return true;
 }
 
+/** A stretch of the file as the store chunks and stores it: an encoded copy of a transformed section, or a view of the file. */
+export interface StoredSegment {
+  start: number;
+  bytes: Uint8Array;
+}
+
 /**
- * Transforms the sections of `index` in place in `data` (a private,
- * copy-on-write mapping of its file: the file is not written) and returns
- * the ranges transformed. A section is transformed only when its decoding
- * gives it back exactly.
+ * The file `data` (of `index`) as the store chunks it: its transformable
+ * sections encoded (in copies: the file and its mapping are not written),
+ * the rest as views, in file order; and the ranges transformed. A section is
+ * transformed only when its decoding gives it back exactly.
  */
-export function transformSections(index: MappedIndex, data: Uint8Array): SectionTransform[] {
-  const done: SectionTransform[] = [];
+export function storedSegments(index: MappedIndex, data: Uint8Array): { transforms: SectionTransform[]; segments: StoredSegment[] } {
+  const transforms: SectionTransform[] = [];
+  const encoded = new Map<number, Uint8Array>();
   for (const [tag, kind] of TRANSFORMED) {
     const s = index.sections.get(tag);
     if (!s || s.length === 0 || s.length % 4 !== 0 || (data.byteOffset + s.offset) % 4 !== 0) continue;
     const words = new Uint32Array(data.buffer, data.byteOffset + s.offset, s.length / 4);
-    const encoded = encode(words, kind);
-    if (!encoded || !roundTrips(encoded, words, kind)) continue;
-    words.set(encoded);
-    done.push([s.offset, s.length, kind]);
+    const out = encode(words, kind);
+    if (!out || !roundTrips(out, words, kind)) continue;
+    transforms.push([s.offset, s.length, kind]);
+    encoded.set(s.offset, new Uint8Array(out.buffer));
   }
-  return done.sort((a, b) => a[0] - b[0]);
+  transforms.sort((a, b) => a[0] - b[0]);
+  const segments: StoredSegment[] = [];
+  let at = 0;
+  for (const [offset, length] of transforms) {
+    if (offset > at) segments.push({ start: at, bytes: data.subarray(at, offset) });
+    segments.push({ start: offset, bytes: encoded.get(offset)! });
+    at = offset + length;
+  }
+  if (at < data.length) segments.push({ start: at, bytes: data.subarray(at) });
+  return { transforms, segments };
 }
 
 /** Whether a recipe's transforms (from a publisher: hostile until its rebuild checks) are well formed: known kinds, word-aligned, ascending, apart. */

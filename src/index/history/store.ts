@@ -26,7 +26,7 @@ import { writeTextAtomically } from '../../file-io/atomic-text.ts';
 import { fsyncPath } from '../../file-io/fsync-path.ts';
 import { parseIndexBytes } from '../map-index-file.ts';
 import { chunkEnds } from './chunks.ts';
-import { transformSections, type SectionTransform } from './section-transforms.ts';
+import { storedSegments, type SectionTransform } from './section-transforms.ts';
 
 /** Raw bytes per zstd frame of a pack: what one read of a pack decompresses. */
 export const FRAME_BYTES = 4 << 20;
@@ -251,10 +251,17 @@ export function recordVersion(dir: string, path: string, servedFromMs: number, d
   if (deferred?.(id)) return { recorded: false, deferred: true, version, keyframe: false, bytesWritten: 0 };
   if (newest && servedFromMs < newest.servedFromMs) throw new HistoryError(`cannot record a version served from ${new Date(servedFromMs).toISOString()}, before the newest (${new Date(newest.servedFromMs).toISOString()})`);
 
-  // The id and XXH3 above are the file's; what is chunked and stored is the file with its interval tables transformed.
-  const transforms = transformSections(index, data);
-  const ends = chunkEnds(data);
-  const hashes = ends.map((end, i) => Bun.hash.xxHash3(data.subarray(i === 0 ? 0 : ends[i - 1], end)) as bigint);
+  // The id and XXH3 above are the file's; what is chunked and stored is the file with its interval tables transformed (no chunk spans two segments).
+  const { transforms, segments } = storedSegments(index, data);
+  const ends = segments.flatMap((seg) => chunkEnds(seg.bytes).map((end) => seg.start + end));
+  let seg = 0;
+  /** Stored bytes [start, end) of one chunk; chunks are asked for in file order. */
+  const stored = (start: number, end: number) => {
+    if (start === 0) seg = 0;
+    while (segments[seg].start + segments[seg].bytes.length <= start) seg++;
+    return segments[seg].bytes.subarray(start - segments[seg].start, end - segments[seg].start);
+  };
+  const hashes = ends.map((end, i) => Bun.hash.xxHash3(stored(i === 0 ? 0 : ends[i - 1], end)) as bigint);
   const previous = newest ? latestChunksOf(dir, newest.id) : null;
   const known = new Map<bigint, number>();
   if (previous) previous.hashes.forEach((h, i) => known.set(h, i));
@@ -296,7 +303,7 @@ export function recordVersion(dir: string, path: string, servedFromMs: number, d
         p = indexOfPack(previous!.packs[previous!.pack[j]]);
         off = previous!.offsets[j];
       } else {
-        off = writer.add(data.subarray(start, ends[i]));
+        off = writer.add(stored(start, ends[i]));
         p = indexOfPack(packName);
       }
       latest.lengths.push(len);
