@@ -53,7 +53,7 @@ function v6NodesDecoder(): Decoder {
       const e = words[i];
       if (remaining === 0) {
         // A header out of range (bytes not this encoder's) passes as it is: the rebuilt file's hash refuses it.
-        if (e >= 1 && e <= NODE_MAX_BITS) remaining = 2 ** e;
+        if (e >= 1 && e <= NODE_MAX_BITS) remaining = 1 << e;
       } else {
         if ((e & HIGH) === 0) words[i] = last = (e + last) & LOW31;
         remaining--;
@@ -81,7 +81,7 @@ function encode(words: Uint32Array, kind: TransformKind): Uint32Array | null {
     const w = words[i];
     if (remaining === 0) {
       if (w < 1 || w > NODE_MAX_BITS) return null;
-      remaining = 2 ** w;
+      remaining = 1 << w;
       out[i] = w;
     } else {
       if ((w & HIGH) === 0) {
