@@ -20,8 +20,12 @@ import { pack as msgpack, unpack } from 'msgpackr';
 import { loadConfig } from '../../src/config.ts';
 import { prepareServer, type RunningServer } from '../../src/host/start-server.ts';
 import { HistoryJobs } from '../../src/index/history/jobs.ts';
-import { recordPublishedIndex } from '../../src/index/history/recorder.ts';
-import type { HistoryManifest } from '../../src/index/history/history-manifest.ts';
+import { recordPublishedIndex, recordServedIndexes } from '../../src/index/history/recorder.ts';
+import type { RecordOutcome } from '../../src/index/history/job-runner.ts';
+import { rebuildVersion } from '../../src/index/history/rebuild.ts';
+import { readCatalog, recordVersion } from '../../src/index/history/store.ts';
+import { IndexHolder } from '../../src/index/holder.ts';
+import { parseHistoryManifest, type HistoryManifest } from '../../src/index/history/history-manifest.ts';
 import { IndexPuller } from '../../src/index/pull/index-puller.ts';
 import { readPullStatus } from '../../src/index/pull/pull-status-file.ts';
 import { PUBLISHED_INDEX, PUBLISHED_MANIFEST, publishIndex } from '../../src/index/publish/publish.ts';
@@ -45,6 +49,8 @@ const LISTS = {
   v1: ['203.0.113.0/24', '198.51.100.0/24', '192.0.2.0/24'],
   v2: ['203.0.113.0/24', '198.51.100.0/24', '192.0.2.0/24', '100.64.0.0/24'],
   v3: ['203.0.113.0/24', '192.0.2.0/24', '100.64.0.0/24', '233.252.0.0/24'],
+  /** Never published: a version a puller serves before its publisher's history holds it. */
+  v4: ['203.0.113.0/24', '192.0.2.0/24', '100.64.0.0/24', '233.252.0.0/24', '198.18.0.0/24'],
 };
 const IPS = ['198.51.100.7', '100.64.0.7', '233.252.0.7'];
 /** A moment inside each version's publish period, and the version then published. */
@@ -92,6 +98,7 @@ describe.if(run)("a puller fetching its publisher's history", () => {
     builds.v1 = await datacenterIndex(work, 'v1', LISTS.v1, iso(T1 - HOUR));
     builds.v2 = await datacenterIndex(work, 'v2', LISTS.v2, iso(T2 - HOUR));
     builds.v3 = await datacenterIndex(work, 'v3', LISTS.v3, iso(T3 - HOUR));
+    builds.v4 = await datacenterIndex(work, 'v4', LISTS.v4, iso(T3));
     nginx = await startNginx(root, join(work, 'nginx'));
   }, 180_000);
   afterAll(async () => {
@@ -102,8 +109,8 @@ describe.if(run)("a puller fetching its publisher's history", () => {
     rmSync(work, { recursive: true, force: true });
   }, 120_000);
 
-  /** A puller of /<folder>/ into servers/<id>/, with a 30-day history there unless `history` is false. */
-  const pullerOf = (folder: string, id: string, history = true) => {
+  /** A puller of /<folder>/ into servers/<id>/, with a 30-day history there unless `history` is false; `swap` as the host's. */
+  const pullerOf = (folder: string, id: string, history = true, swap: (path: string) => Promise<void> = async () => {}) => {
     const dir = join(work, 'servers', id);
     mkdirSync(dir, { recursive: true });
     const logs: string[] = [];
@@ -114,7 +121,7 @@ describe.if(run)("a puller fetching its publisher's history", () => {
       localPath: join(dir, 'ipintel.idx'),
       pollMs: 3_600_000,
       maxAgeMs: 30 * DAY,
-      swap: async () => {},
+      swap,
       log: (l) => logs.push(l),
       xdelta3: null,
       writeStatus: true,
@@ -149,16 +156,44 @@ describe.if(run)("a puller fetching its publisher's history", () => {
   const historyOf = (m: PublishedManifest): HistoryManifest => JSON.parse(readFileSync(join(root, 'pub', m.history!.file), 'utf8'));
   const sumPacks = (h: HistoryManifest) => Object.entries(h.files).reduce((s, [n, f]) => s + (n.endsWith('.pack') ? f.size : 0), 0);
 
-  let follower: ReturnType<typeof pullerOf>;
+  /**
+   * A puller whose swaps go to an index holder with the server's recorder on
+   * it (what a pulling server's recording worker does): each swap waits for
+   * the recording it starts, as a recorder quicker than the publisher's
+   * history would. `outcomes` are what the recorder wrote.
+   */
+  const recordingPullerOf = (folder: string, id: string) => {
+    const outcomes: RecordOutcome[] = [];
+    const failures: string[] = [];
+    const jobs = new HistoryJobs();
+    recorderJobs.push(jobs);
+    let holder: IndexHolder | null = null;
+    let recorded = async () => {};
+    const p = pullerOf(folder, id, true, async (path) => {
+      if (holder) holder.reload(path);
+      else {
+        holder = IndexHolder.open(path);
+        recorded = recordServedIndexes(holder, { dir: join(work, 'servers', id, 'history'), retentionMs: 30 * DAY }, jobs, Date.now, { recorded: (o) => void outcomes.push(o), failed: (m) => void failures.push(m) });
+      }
+      await recorded();
+    });
+    return { ...p, outcomes, failures };
+  };
+  const recorderJobs: HistoryJobs[] = [];
+  afterAll(() => recorderJobs.forEach((j) => j.close()));
+
+  let follower: ReturnType<typeof recordingPullerOf>;
   let fresh: ReturnType<typeof pullerOf>;
 
   test('the publisher lists every version it published, at the moment of its publish, under the second signature', async () => {
     manifests.v1 = await publish('v1', join(root, 'pub'), T1);
     manifests.v2 = await publish('v2', join(root, 'pub'), T2);
     // A puller following from v2 holds v1 and v2's history before v3 is published.
-    follower = pullerOf('pub', 'follower');
+    follower = recordingPullerOf('pub', 'follower');
     expect(await follower.puller.poll()).toBe('updated');
     expect(follower.puller.status.history?.versions).toBe(2);
+    // Kept for a puller whose next history is refused (below).
+    cpSync(follower.historyDir, join(work, 'follower-history-at-v2'), { recursive: true });
     manifests.v3 = await publish('v3', join(root, 'pub'), T3);
     const h = historyOf(manifests.v3);
     expect(h.versions.map((v) => [v.sha256, v.published_from])).toEqual([
@@ -168,6 +203,11 @@ describe.if(run)("a puller fetching its publisher's history", () => {
     ]);
     expect(h.versions.map((v) => v.built_at)).toEqual([manifests.v1.built_at, manifests.v2.built_at, manifests.v3.built_at]);
     expect(manifests.v3.history?.format).toBe('ipintel-history-1');
+    // Format 2: recipes list transformed ranges, which a puller of format 1 refuses by the number (saying so) instead of rebuilding wrong bytes and refusing them by their sha256.
+    expect(h.format).toBe(2);
+    const text = readFileSync(join(root, 'pub', manifests.v3.history!.file), 'utf8');
+    expect(parseHistoryManifest(text.replace('"format":2', '"format":1'), Date.now()).versions).toHaveLength(3); // an older publisher's
+    expect(() => parseHistoryManifest(text.replace('"format":2', '"format":3'), Date.now())).toThrow('the history manifest is not format 1 or 2');
     expect(typeof manifests.v3.signature_all_fields).toBe('string');
     // The published folder holds exactly the files the history manifest names (the earlier manifest's went when this one was in place).
     expect(readdirSync(join(root, 'pub', 'history')).sort()).toEqual([manifests.v3.history!.file.slice('history/'.length), ...Object.keys(h.files)].sort());
@@ -181,6 +221,11 @@ describe.if(run)("a puller fetching its publisher's history", () => {
     const v3 = h.versions[2];
     expect(got.sort()).toEqual([manifests.v3.history!.file, `history/${v3.recipe}`, ...v3.packs.filter((p) => p.startsWith(v3.sha256.slice(0, 32))).map((p) => `history/${p}.pack`)].map((f) => `GET /pub/${f} 200`).sort());
     expect(follower.puller.status.history).toMatchObject({ adopted_sha256: manifests.v3.history!.sha256, versions: 3, last_error: null });
+    // The server's recorder wrote nothing of its own for v2 or v3 (the publisher's history holds them), and the folder holds only the publisher's files.
+    expect(follower.failures).toEqual([]);
+    expect(follower.outcomes.map((o) => [o?.recorded, o?.bytesWritten])).toEqual([[false, 0], [false, 0]]);
+    expect(readdirSync(follower.historyDir).filter((n) => n.endsWith('.pack') || n.endsWith('.recipe')).sort()).toEqual(Object.keys(h.files).sort());
+    expect(existsSync(join(follower.historyDir, 'deferred-recording.json'))).toBe(false);
 
     fresh = pullerOf('pub', 'fresh');
     expect(await fresh.puller.poll()).toBe('updated');
@@ -264,6 +309,42 @@ describe.if(run)("a puller fetching its publisher's history", () => {
     expect(status.history.error).toMatch(/^the publisher's history was refused \(the previous history stays\): history file .*\.pack sha256 differs/);
     expect(status.index.built_at).toBe(manifests.v3!.built_at);
     expect((await ask(`/v1/ip/${IPS[2]}`)).status).toBe(200);
+  }, 120_000);
+
+  test('a puller whose publisher history is refused records the version it pulled itself (its recorder left it to the history)', async () => {
+    const p = recordingPullerOf('tampered-pack', 'refused-records-own');
+    cpSync(join(work, 'follower-history-at-v2'), p.historyDir, { recursive: true });
+    rmSync(join(p.historyDir, 'publisher-history.json'));
+    const before = Date.now();
+    expect(await p.puller.poll()).toBe('updated');
+    expect(p.puller.status.history?.last_error).toMatch(/sha256 differs from its signed manifest/);
+    expect(p.outcomes.map((o) => [o?.recorded, o?.bytesWritten])).toEqual([[false, 0]]);
+    const catalog = JSON.parse(readFileSync(join(p.historyDir, 'catalog.json'), 'utf8')) as { versions: { id: string; servedFromMs: number }[] };
+    expect(catalog.versions.map((v) => v.id)).toEqual([manifests.v1!.sha256, manifests.v2!.sha256, manifests.v3!.sha256]);
+    expect(catalog.versions[2].servedFromMs).toBeGreaterThanOrEqual(before);
+    expect(p.logs.some((l) => l.includes('recorded it into this server\'s history'))).toBe(true);
+    expect(existsSync(join(p.historyDir, 'deferred-recording.json'))).toBe(false);
+  }, 120_000);
+
+  test('a pack this server recorded under the name of one it then fetches (the same version at the same millisecond) is set aside: its own later version still rebuilds', async () => {
+    const p = pullerOf('pub', 'same-pack-name');
+    cpSync(join(work, 'follower-history-at-v2'), p.historyDir, { recursive: true });
+    // This server recorded v3 at the millisecond the publisher published it, then v4 (never published), drawing on v3's pack.
+    recordVersion(p.historyDir, builds.v3!, T3);
+    recordVersion(p.historyDir, builds.v4!, T3 + HOUR);
+    const v3Pack = `${manifests.v3!.sha256.slice(0, 32)}-${T3}`;
+    expect(historyOf(manifests.v3!).versions[2].packs).toContain(v3Pack);
+    expect(readCatalog(p.historyDir).packs[v3Pack]).toBeDefined();
+    expect(await p.puller.poll()).toBe('updated');
+    expect(p.puller.status.history).toMatchObject({ adopted_sha256: manifests.v3!.history!.sha256, versions: 3, last_error: null });
+    const catalog = readCatalog(p.historyDir);
+    const v4Sha = new Bun.CryptoHasher('sha256').update(readFileSync(builds.v4!)).digest('hex');
+    expect(catalog.versions.map((v) => v.id)).toEqual([manifests.v1!.sha256, manifests.v2!.sha256, manifests.v3!.sha256, v4Sha]);
+    for (const [i, v] of (['v1', 'v2', 'v3', 'v4'] as const).entries()) {
+      const out = join(work, `same-pack-name-${v}.idx`);
+      rebuildVersion(p.historyDir, catalog, catalog.versions[i], out);
+      expect(Buffer.compare(readFileSync(out), readFileSync(builds[v]!))).toBe(0);
+    }
   }, 120_000);
 
   test('a pack larger than declared is refused as it streams', async () => {

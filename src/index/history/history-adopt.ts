@@ -9,15 +9,17 @@
  * published), followed by the puller's own recordings of versions newer than
  * the publisher's newest. A refusal changes nothing in the history folder.
  */
-import { existsSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, linkSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { sha256OfFile } from '../file-sha256.ts';
 import { join } from 'node:path';
 import { unpack } from 'msgpackr';
 import { zstdDecompressSync } from 'node:zlib';
 import { writeTextAtomically } from '../../file-io/atomic-text.ts';
 import { catalogVersionOf, HistoryRefusal, type HistoryManifest } from './history-manifest.ts';
 import { boundedDecompress, emitRecipe } from './rebuild.ts';
+import { transformsWellFormed } from './section-transforms.ts';
 import { takeRecordingLock } from './recording-lock.ts';
-import { CATALOG_FORMAT, HistoryError, LATEST_CHUNKS, pruneHistory, readCatalog, readPacked, recipeName, writeCatalog, type HistoryCatalog, type HistoryVersion, type Recipe } from './store.ts';
+import { CATALOG_FORMAT, freePackName, HistoryError, LATEST_CHUNKS, pruneHistory, readCatalog, readPacked, recipeName, writeCatalog, writePacked, type HistoryCatalog, type HistoryVersion, type LatestChunks, type Recipe } from './store.ts';
 
 /** The publisher's history last adopted (what the puller holds of it), in the history folder. */
 export const ADOPTED_MANIFEST = 'publisher-history.json';
@@ -59,6 +61,7 @@ export function adoptHistoryJob(job: AdoptJob): AdoptOutcome {
   const release = takeRecordingLock(job.dir, LOCK_WAIT_MS);
   if (!release) throw new HistoryError(`history ${job.dir} is being recorded by another process; the publisher's history is adopted at a later poll`);
   try {
+    setOwnPacksAside(job.dir, job.manifest, job.fetched);
     // Packs before recipes: a recipe moved in finds its packs there.
     const order = [...fetched].sort((a, b) => Number(a.endsWith('.recipe')) - Number(b.endsWith('.recipe')));
     for (const name of order) renameSync(join(job.staging, name), join(job.dir, name));
@@ -69,6 +72,52 @@ export function adoptHistoryJob(job: AdoptJob): AdoptOutcome {
     release();
   }
   return { versions: job.manifest.versions.length, checked };
+}
+
+/**
+ * A fetched pack whose name a pack of this folder's catalog has with other
+ * bytes (this server recorded the same version at the same millisecond the
+ * publisher published it) would replace bytes other versions read: that pack
+ * is linked to a free name, the catalog lists both, then every recipe and the
+ * chunk list point at the new name (a crash midway leaves both names readable).
+ */
+function setOwnPacksAside(dir: string, manifest: HistoryManifest, fetched: string[]): void {
+  let catalog: HistoryCatalog;
+  try {
+    catalog = readCatalog(dir);
+  } catch {
+    return; // an unreadable catalog is replaced whole
+  }
+  const renamed = new Map<string, string>();
+  for (const file of fetched) {
+    const pack = file.slice(0, -'.pack'.length);
+    const path = join(dir, file);
+    if (!file.endsWith('.pack') || !catalog.packs[pack] || !existsSync(path) || sha256OfFile(path) === manifest.files[file]?.sha256) continue;
+    const aside = freePackName(dir, catalog, pack.slice(0, 32), Number(pack.slice(33)));
+    linkSync(path, join(dir, `${aside}.pack`));
+    catalog.packs[aside] = catalog.packs[pack];
+    renamed.set(pack, aside);
+  }
+  if (renamed.size === 0) return;
+  writeCatalog(dir, catalog);
+  const repoint = (packs: string[]) => packs.map((p) => renamed.get(p) ?? p);
+  for (const name of new Set(catalog.versions.map((v) => recipeName(v.id)))) {
+    const path = join(dir, name);
+    let recipe: Recipe;
+    try {
+      recipe = readPacked<Recipe>(path);
+    } catch {
+      continue; // a missing recipe: that version is dropped by the timeline
+    }
+    if (recipe.packs.some((p) => renamed.has(p))) writePacked(path, { ...recipe, packs: repoint(recipe.packs) });
+  }
+  const latestPath = join(dir, LATEST_CHUNKS);
+  try {
+    const latest = readPacked<LatestChunks>(latestPath);
+    if (latest.packs.some((p) => renamed.has(p))) writePacked(latestPath, { ...latest, packs: repoint(latest.packs) });
+  } catch {
+    rmSync(latestPath, { force: true }); // none, or damaged: the next recording is whole
+  }
 }
 
 /** A fetched recipe, decompressed within MAX_RECIPE_BYTES and checked: it draws on the packs the signed list names, its runs well formed. */
@@ -85,6 +134,7 @@ function fetchedRecipe(path: string, signedPacks: string[]): Recipe {
     Array.isArray(recipe.runs) &&
     recipe.runs.every((r) => Array.isArray(r) && r.length === 3 && Number.isSafeInteger(r[0]) && r[0] >= 0 && r[0] < signedPacks.length && Number.isSafeInteger(r[1]) && r[1] >= 0 && Number.isSafeInteger(r[2]) && r[2] > 0);
   const packsOk = Array.isArray(recipe?.packs) && recipe.packs.length === signedPacks.length && recipe.packs.every((p, i) => p === signedPacks[i]);
+  if (recipe?.transforms !== undefined && !transformsWellFormed(recipe.transforms)) throw new HistoryRefusal(`history recipe ${path} lists malformed transformed ranges`);
   if (!runsOk || !packsOk) throw new HistoryRefusal(`history recipe ${path} is malformed or draws on packs its signed list does not name`);
   return recipe;
 }

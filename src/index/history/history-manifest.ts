@@ -14,7 +14,14 @@ import { FRAME_BYTES, recipeName, type HistoryCatalog, type HistoryVersion } fro
 export const MAX_HISTORY_MANIFEST_BYTES = 16 * 1024 * 1024;
 /** Versions a history manifest may list. */
 const MAX_VERSIONS = 50_000;
-const HISTORY_FORMAT = 1;
+/**
+ * 2: recipes may list transformed ranges (section-transforms.ts), which a
+ * puller of format 1 would rebuild untransformed and refuse by their sha256;
+ * it refuses format 2 at once, saying so, and keeps its index and history.
+ */
+const HISTORY_FORMAT = 2;
+/** Formats this puller reads: 1 (an older publisher: no transformed ranges) and 2. */
+const READABLE_FORMATS = new Set([1, HISTORY_FORMAT]);
 
 /** One published version. */
 export interface PublishedVersion {
@@ -85,7 +92,7 @@ export function parseHistoryManifest(text: string, nowMs: number): HistoryManife
   } catch {
     throw new HistoryRefusal('the history manifest is not JSON');
   }
-  if (doc === null || typeof doc !== 'object' || doc.format !== HISTORY_FORMAT) throw new HistoryRefusal(`the history manifest is not format ${HISTORY_FORMAT}`);
+  if (doc === null || typeof doc !== 'object' || !READABLE_FORMATS.has(doc.format)) throw new HistoryRefusal(`the history manifest is not format 1 or ${HISTORY_FORMAT}`);
   if (!Array.isArray(doc.versions) || doc.versions.length === 0 || doc.versions.length > MAX_VERSIONS || doc.files === null || typeof doc.files !== 'object') throw new HistoryRefusal('the history manifest has no versions or files list');
   for (const [name, f] of Object.entries(doc.files)) {
     const pack = name.endsWith('.pack') && PACK.test(name.slice(0, -5));

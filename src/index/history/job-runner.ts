@@ -6,6 +6,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { isDeferred } from './deferred-recording.ts';
 import { adoptHistoryJob, type AdoptJob, type AdoptOutcome } from './history-adopt.ts';
 import { rebuildVersion } from './rebuild.ts';
 import { takeRecordingLock } from './recording-lock.ts';
@@ -16,7 +17,8 @@ export const CACHED_REBUILDS = 2;
 
 /** A job for the history thread. */
 export type HistoryJob =
-  | { op: 'record'; dir: string; path: string; servedFromMs: number; nowMs: number; retentionMs: number }
+  /** `unlessDeferred`: nothing is written when a running puller deferred this version (deferred-recording.ts). */
+  | { op: 'record'; dir: string; path: string; servedFromMs: number; nowMs: number; retentionMs: number; unlessDeferred?: boolean }
   | { op: 'rebuild'; dir: string; id: string; out: string }
   | AdoptJob;
 
@@ -37,7 +39,7 @@ export function recordHistoryJob(job: Extract<HistoryJob, { op: 'record' }>): Re
     const release = takeRecordingLock(job.dir);
     if (!release) return null;
     try {
-      const result = recordVersion(job.dir, job.path, job.servedFromMs);
+      const result = recordVersion(job.dir, job.path, job.servedFromMs, job.unlessDeferred ? (id) => isDeferred(job.dir, id) : undefined);
       return { ...result, pruned: pruneHistory(job.dir, job.nowMs, job.retentionMs) };
     } finally {
       release();

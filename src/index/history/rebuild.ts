@@ -7,6 +7,7 @@
 import { closeSync, openSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { zstdDecompressSync } from 'node:zlib';
+import { untransformingEmitter } from './section-transforms.ts';
 import { HistoryError, readPacked, recipeName, xxh3Of, type HistoryCatalog, type HistoryVersion, type Recipe } from './store.ts';
 
 /** Bun's zstd: twice node:zlib's speed here, for packs this server wrote or has checked (a cold rebuild is on a request's path). */
@@ -16,7 +17,8 @@ const trustedDecompress = (stored: Uint8Array) => Bun.zstdDecompressSync(stored)
 export const boundedDecompress = (stored: Uint8Array, rawLen: number) => zstdDecompressSync(stored, { maxOutputLength: rawLen });
 
 /**
- * Hands `emit` the bytes of `recipe`'s runs in order, reading each pack at
+ * Hands `emit` the bytes of `recipe`'s runs in order (its transformed ranges
+ * decoded: section-transforms.ts), reading each pack at
  * `locate(name)` (a pack's frames from `packs`). Reads only the frames the
  * runs need, one decompressed at a time (bounded memory), by `decompress`.
  * Throws HistoryError naming a missing or corrupt file.
@@ -74,6 +76,7 @@ export function emitRecipe(
     frameCache.set(key, raw);
     return raw;
   };
+  const out = recipe.transforms?.length ? untransformingEmitter(recipe.transforms, emit) : { emit, finish: () => {} };
   try {
     for (const [pi, offset, length] of recipe.runs) {
       const name = recipe.packs[pi];
@@ -88,9 +91,14 @@ export function emitRecipe(
         const from = at - p.starts[k];
         const take = Math.min(end - at, raw.length - from);
         if (take <= 0) throw new HistoryError(`history file ${p.path} is shorter than its recipe says`);
-        emit(raw.subarray(from, from + take));
+        out.emit(raw.subarray(from, from + take));
         at += take;
       }
+    }
+    try {
+      out.finish();
+    } catch (e) {
+      throw new HistoryError(`history: a recipe's transformed ranges do not fit its runs: ${(e as Error).message}`);
     }
   } finally {
     for (const p of openPacks.values()) closeSync(p.fd);

@@ -13,6 +13,7 @@ import type { IndexReader } from '../reader.ts';
 import type { RecordOutcome } from './job-runner.ts';
 import type { HistoryJobs } from './jobs.ts';
 import type { HistoryConfig } from './past-indexes.ts';
+import { processAlive } from '../../file-io/atomic-file.ts';
 
 /** Where a recording went: logged, and failures reported to the status. */
 export interface RecorderEvents {
@@ -36,7 +37,8 @@ export function recordServedIndexes(holder: IndexHolder, config: HistoryConfig, 
       events.failed(`history: cannot keep ${holder.describe().path}: ${(e as Error).message}`);
       return;
     }
-    const job = jobs.run<RecordOutcome>({ op: 'record', dir: config.dir, path: link, servedFromMs, nowMs: servedFromMs, retentionMs: config.retentionMs });
+    // A version a puller deferred (deferred-recording.ts) is not written here: the publisher's history, or the puller, records it.
+    const job = jobs.run<RecordOutcome>({ op: 'record', dir: config.dir, path: link, servedFromMs, nowMs: servedFromMs, retentionMs: config.retentionMs, unlessDeferred: true });
     queued = queued.then(() =>
       job.then(
         (outcome) => events.recorded?.(outcome),
@@ -55,9 +57,14 @@ export function recordServedIndexes(holder: IndexHolder, config: HistoryConfig, 
  * as served from the moment of its publish, on the history thread; throws
  * when another process holds the recording lock or the history cannot be written.
  */
-export async function recordPublishedIndex(config: HistoryConfig, jobs: HistoryJobs, path: string, publishedFromMs: number): Promise<RecordOutcome> {
-  const link = pinForRecording(config, path, `${publishedFromMs}-publish`);
-  const outcome = await jobs.run<RecordOutcome>({ op: 'record', dir: config.dir, path: link, servedFromMs: publishedFromMs, nowMs: publishedFromMs, retentionMs: config.retentionMs });
+export function recordPublishedIndex(config: HistoryConfig, jobs: HistoryJobs, path: string, publishedFromMs: number): Promise<RecordOutcome> {
+  return recordIndexAt(config, jobs, path, publishedFromMs, 'publish');
+}
+
+/** Records the index at `path` as served from `servedFromMs` (a publish, or a pull whose publisher's history lacks it), tagging its link `tag`; throws as recordPublishedIndex. */
+export async function recordIndexAt(config: HistoryConfig, jobs: HistoryJobs, path: string, servedFromMs: number, tag: string): Promise<RecordOutcome> {
+  const link = pinForRecording(config, path, `${servedFromMs}-${tag}`);
+  const outcome = await jobs.run<RecordOutcome>({ op: 'record', dir: config.dir, path: link, servedFromMs, nowMs: servedFromMs, retentionMs: config.retentionMs });
   if (outcome === null) throw new Error(`another process is recording into ${config.dir}`);
   return outcome;
 }
@@ -85,16 +92,8 @@ function sweepIncoming(incoming: string): void {
   }
   for (const name of names) {
     const pid = Number(/-(\d+)\.idx$/.exec(name)?.[1]);
-    if (pid === process.pid || (Number.isInteger(pid) && alive(pid))) continue;
+    if (pid === process.pid || (Number.isInteger(pid) && processAlive(pid))) continue;
     rmSync(join(incoming, name), { force: true });
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

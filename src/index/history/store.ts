@@ -26,6 +26,7 @@ import { writeTextAtomically } from '../../file-io/atomic-text.ts';
 import { fsyncPath } from '../../file-io/fsync-path.ts';
 import { parseIndexBytes } from '../map-index-file.ts';
 import { chunkEnds } from './chunks.ts';
+import { storedSegments, type SectionTransform } from './section-transforms.ts';
 
 /** Raw bytes per zstd frame of a pack: what one read of a pack decompresses. */
 export const FRAME_BYTES = 4 << 20;
@@ -74,14 +75,15 @@ export interface HistoryCatalog {
   packs: Record<string, HistoryPack>;
 }
 
-/** How a version is put together: runs [pack index, raw offset, length] of `packs`. */
+/** How a version is put together: runs [pack index, raw offset, length] of `packs`, then the ranges to untransform (section-transforms.ts; absent in recipes written before them). */
 export interface Recipe {
   packs: string[];
   runs: [number, number, number][];
+  transforms?: SectionTransform[];
 }
 
 /** Where the newest version's chunks live (latest.chunks). */
-interface LatestChunks {
+export interface LatestChunks {
   id: string;
   packs: string[];
   hashes: bigint[];
@@ -163,7 +165,8 @@ export function readPacked<T>(path: string): T {
   }
 }
 
-function writePacked(path: string, value: unknown): void {
+/** Writes a zstd-compressed msgpack history file atomically. */
+export function writePacked(path: string, value: unknown): void {
   writeTextAtomically(path, Bun.zstdCompressSync(msgpack(value), { level: 3 }));
 }
 
@@ -220,8 +223,10 @@ class PackWriter {
 
 /** What recording one index did. */
 export interface RecordResult {
-  /** false: the newest version already is this index (a restart); nothing was written. */
+  /** false: the newest version already is this index (a restart), or its recording was deferred; nothing was written. */
   recorded: boolean;
+  /** true: a puller deferred this version (the `deferred` test passed to recordVersion). */
+  deferred?: boolean;
   version: HistoryVersion;
   keyframe: boolean;
   /** Bytes written (pack, recipe, chunk list). */
@@ -230,11 +235,11 @@ export interface RecordResult {
 
 /**
  * Records the index file at `path` (verified first) as served from
- * `servedFromMs`. The newest version being the same file records nothing.
- * Throws IndexFileError for a refused file, HistoryError for a history
+ * `servedFromMs`. The newest version being the same file, or `deferred`
+ * saying yes for its sha256, records nothing. Throws IndexFileError for a refused file, HistoryError for a history
  * that cannot be written.
  */
-export function recordVersion(dir: string, path: string, servedFromMs: number): RecordResult {
+export function recordVersion(dir: string, path: string, servedFromMs: number, deferred?: (id: string) => boolean): RecordResult {
   mkdirSync(dir, { recursive: true });
   const data = Bun.mmap(path, { shared: false });
   const index = parseIndexBytes(path, data);
@@ -243,10 +248,20 @@ export function recordVersion(dir: string, path: string, servedFromMs: number): 
   const newest = catalog.versions.at(-1);
   const version: HistoryVersion = { id, builtAt: new Date(index.builtAtMs).toISOString(), builtAtMs: index.builtAtMs, servedFromMs, sizeBytes: data.length, xxh3: xxh3Of(data) };
   if (newest?.id === id) return { recorded: false, version: newest, keyframe: false, bytesWritten: 0 };
+  if (deferred?.(id)) return { recorded: false, deferred: true, version, keyframe: false, bytesWritten: 0 };
   if (newest && servedFromMs < newest.servedFromMs) throw new HistoryError(`cannot record a version served from ${new Date(servedFromMs).toISOString()}, before the newest (${new Date(newest.servedFromMs).toISOString()})`);
 
-  const ends = chunkEnds(data);
-  const hashes = ends.map((end, i) => Bun.hash.xxHash3(data.subarray(i === 0 ? 0 : ends[i - 1], end)) as bigint);
+  // The id and XXH3 above are the file's; what is chunked and stored is the file with its interval tables transformed (no chunk spans two segments).
+  const { transforms, segments } = storedSegments(index, data);
+  const ends = segments.flatMap((seg) => chunkEnds(seg.bytes).map((end) => seg.start + end));
+  let seg = 0;
+  /** Stored bytes [start, end) of one chunk; chunks are asked for in file order. */
+  const stored = (start: number, end: number) => {
+    if (start === 0) seg = 0;
+    while (segments[seg].start + segments[seg].bytes.length <= start) seg++;
+    return segments[seg].bytes.subarray(start - segments[seg].start, end - segments[seg].start);
+  };
+  const hashes = ends.map((end, i) => Bun.hash.xxHash3(stored(i === 0 ? 0 : ends[i - 1], end)) as bigint);
   const previous = newest ? latestChunksOf(dir, newest.id) : null;
   const known = new Map<bigint, number>();
   if (previous) previous.hashes.forEach((h, i) => known.set(h, i));
@@ -267,9 +282,9 @@ export function recordVersion(dir: string, path: string, servedFromMs: number): 
   const keyframe = !previous || newBytes > data.length * KEYFRAME_NEW_SHARE || drawn.size + 1 > MAX_PACKS_PER_VERSION || drawnRaw + newBytes > data.length * MAX_PACK_OVERHEAD;
 
   // Pass 2: the new pack and the runs.
-  const packName = `${id.slice(0, 32)}-${servedFromMs}`;
+  const packName = freePackName(dir, catalog, id, servedFromMs);
   const writer = new PackWriter(join(dir, `${packName}.pack`));
-  const recipe: Recipe = { packs: [], runs: [] };
+  const recipe: Recipe = { packs: [], runs: [], ...(transforms.length > 0 ? { transforms } : {}) };
   const packIndex = new Map<string, number>();
   const indexOfPack = (name: string) => {
     let k = packIndex.get(name);
@@ -288,7 +303,7 @@ export function recordVersion(dir: string, path: string, servedFromMs: number): 
         p = indexOfPack(previous!.packs[previous!.pack[j]]);
         off = previous!.offsets[j];
       } else {
-        off = writer.add(data.subarray(start, ends[i]));
+        off = writer.add(stored(start, ends[i]));
         p = indexOfPack(packName);
       }
       latest.lengths.push(len);
@@ -312,6 +327,19 @@ export function recordVersion(dir: string, path: string, servedFromMs: number): 
   writeCatalog(dir, catalog);
   const packBytes = writer.frames.reduce((s, f) => s + f[1], 0);
   return { recorded: true, version, keyframe, bytesWritten: packBytes + statSync(recipePath).size + statSync(join(dir, LATEST_CHUNKS)).size };
+}
+
+/**
+ * A pack name `<id>-<n>` no pack of the catalog or file of the folder has:
+ * n is the moment, or the next free number after it. The same version at
+ * the same millisecond (recorded twice, or fetched from a publisher and
+ * recorded here) would otherwise replace a pack other versions read.
+ */
+export function freePackName(dir: string, catalog: HistoryCatalog, id: string, ms: number): string {
+  for (let n = ms; ; n++) {
+    const name = `${id.slice(0, 32)}-${n}`;
+    if (!catalog.packs[name] && !existsSync(join(dir, `${name}.pack`))) return name;
+  }
 }
 
 /** The newest version's chunk list when it is the one named (else none: the next recording is whole). */

@@ -15,7 +15,9 @@ import { ADOPTED_MANIFEST, type AdoptOutcome } from '../history/history-adopt.ts
 import { HistoryRefusal, MAX_HISTORY_MANIFEST_BYTES, parseHistoryManifest, type HistoryManifest } from '../history/history-manifest.ts';
 import type { HistoryJobs } from '../history/jobs.ts';
 import type { HistoryConfig } from '../history/past-indexes.ts';
-import { firstRetained } from '../history/store.ts';
+import { firstRetained, readCatalog } from '../history/store.ts';
+import { clearDeferred, deferRecording, deferredRecording } from '../history/deferred-recording.ts';
+import { recordIndexAt } from '../history/recorder.ts';
 import type { HistoryTransfer } from '../publish/signed-manifest.ts';
 import { sha256OfFile } from '../file-sha256.ts';
 import { FREE_SPACE_MARGIN_BYTES, freeBytes } from './free-space.ts';
@@ -139,6 +141,30 @@ export class HistoryFollower {
     private readonly pollMs: number,
     private readonly log: (line: string) => void,
   ) {}
+
+  /** Before a swap to a version whose manifest names a publisher's history: the server's recorder leaves it to that history, or to recordUnlessHeld (deferred-recording.ts). */
+  deferRecording(sha256: string, servedFromMs: number): void {
+    try {
+      deferRecording(this.config.dir, sha256, servedFromMs);
+    } catch (e) {
+      this.log(`index pull: cannot defer recording the pulled index (${(e as Error).message}); the server records it itself`);
+    }
+  }
+
+  /** After follow(): records the served version `sha256` (at `path`) when it was deferred and the history adopted does not hold it (none adopted, refused, or without it); never throws (tried again at the next poll). */
+  async recordUnlessHeld(sha256: string, path: string): Promise<void> {
+    const deferred = deferredRecording(this.config.dir);
+    if (deferred?.sha256 !== sha256) return;
+    try {
+      if (!readCatalog(this.config.dir).versions.some((v) => v.id === sha256)) {
+        const outcome = await recordIndexAt(this.config, this.jobs, path, deferred.servedFromMs, 'pull');
+        if (outcome?.recorded) this.log(`index pull: the publisher's history does not hold the pulled index; recorded it into this server's history (${(outcome.bytesWritten / 1048576).toFixed(1)} MiB)`);
+      }
+      clearDeferred(this.config.dir, sha256);
+    } catch (e) {
+      this.log(`index pull: the pulled index was not recorded into the history (${(e as Error).message}); tried again at the next poll`);
+    }
+  }
 
   /** Adopts the history `transfer` names unless it is the one adopted or a refused one still backed off; never throws (a refusal is reported and logged). */
   async follow(transfer: HistoryTransfer | undefined, manifestUrl: string, indexBytes: number, ctx: TransferContext, nowMs: number): Promise<void> {

@@ -169,7 +169,10 @@ export class IndexPuller {
         // The index's state is shown at once; the publisher's history (minutes, for a fresh server) follows it.
         if (this.options.writeStatus) writePullStatus(this.options.localPath, this.status);
         const served = this.served?.manifest;
-        if (outcome !== 'failed' && served) await this.history?.follow(served.history, `${this.options.indexUrl}.json`, served.size, this.transferContext(), this.now());
+        if (outcome !== 'failed' && served && this.history) {
+          await this.history.follow(served.history, `${this.options.indexUrl}.json`, served.size, this.transferContext(), this.now());
+          await this.history.recordUnlessHeld(served.sha256, this.options.localPath);
+        }
         return outcome;
       })
       .finally(() => {
@@ -312,6 +315,8 @@ export class IndexPuller {
       throw new PullError(`downloaded index refused: ${(e as Error).message}`);
     }
     this.countDownloads(transfer.bytes);
+    // The publisher's history will hold this version: the server's recorder does not write it (an index-sized keyframe the adoption would prune).
+    if (manifest.history) this.history?.deferRecording(manifest.sha256, this.now());
     await this.options.swap(this.options.localPath);
     this.served = { manifest, file: fileIdentity(this.options.localPath) };
     this.validators = validators;
