@@ -88,7 +88,8 @@ export function parseIndexBytes(path: string, data: Uint8Array, options: OpenOpt
   if (count === 0 || count > 256 || headerLen < HEADER_SIZE + count * DIR_ENTRY_SIZE || headerLen > data.length) {
     fail(`truncated or corrupt header (header length ${headerLen}, ${count} sections, file ${data.length} bytes)`);
   }
-  const header = data.slice(0, headerLen);
+  // A copy, whatever `data` is: a Node Buffer's slice() is a view, and zeroing the checksum field in it would write into the caller's bytes.
+  const header = new Uint8Array(data.subarray(0, headerLen));
   new DataView(header.buffer).setUint32(28, 0, true);
   if ((Bun.hash.crc32(header) >>> 0) !== dv.getUint32(28, true)) fail('header checksum mismatch: the file is corrupt');
 

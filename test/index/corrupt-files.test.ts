@@ -51,6 +51,14 @@ describe('index file verification', () => {
     expect(IndexReader.open(good).lookup('8.8.8.8')).not.toBeNull();
   });
 
+  test('a good file read into a Node Buffer verifies, and the Buffer is left as it was', () => {
+    // Buffer.prototype.slice is a view, not a copy: zeroing the header's checksum field for the CRC must not reach the caller's bytes.
+    const buffer = readFileSync(good);
+    const before = Buffer.from(buffer);
+    expect(parseIndexBytes(good, buffer).sizeBytes).toBe(buffer.length);
+    expect(buffer.equals(before)).toBe(true);
+  });
+
   test('wrong magic', () => {
     const b = bytes.slice();
     b.set(new TextEncoder().encode('MMDBXXXX'), 0);
