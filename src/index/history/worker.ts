@@ -16,4 +16,6 @@ self.onmessage = (event: MessageEvent) => {
   } catch (e) {
     self.postMessage({ id, ok: false, message: (e as Error).message });
   }
+  // A job leaves hundreds of MB of frames, copies and mappings for the collector, which may not come for a long while on an idle thread: give them back now.
+  Bun.gc(true);
 };
