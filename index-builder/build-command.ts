@@ -16,10 +16,11 @@ import { loadManifest, ManifestError, type ResolvedSource } from './manifest.ts'
 import type { KeyObject } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { parsePublishKeep, PUBLISHED_INDEX, publishIndex } from '../src/index/publish/publish.ts';
+import { PUBLISHED_INDEX, publishIndex } from '../src/index/publish/publish.ts';
+import { parsePublishKeep } from '../src/index/publish/publish-keep.ts';
 import { MAX_DEAD_SHARE } from './write/previous-index.ts';
 import { readSigningKey } from '../src/index/publish/signing-keys.ts';
-import { DEFAULT_FEEDS_DIR, DEFAULT_INDEX_PATH } from '../src/index/map-index-file.ts';
+import { DEFAULT_FEEDS_DIR, DEFAULT_INDEX_PATH } from '../src/index/default-paths.ts';
 
 /** What publishing needs from the configuration: the signing key file (IPINTEL_INDEX_SIGNING_KEY) and versions kept (IPINTEL_PUBLISH_KEEP). */
 export interface PublishSigning {

@@ -7,8 +7,8 @@ import { dirname, join } from 'node:path';
  */
 import { parseDuration } from './duration.ts';
 import { DEFAULT_DATA_REGISTRY } from './contract/data-packages.ts';
-import { DEFAULT_FEEDS_DIR, DEFAULT_INDEX_PATH } from './index/map-index-file.ts';
-import { parsePublishKeep } from './index/publish/publish.ts';
+import { DEFAULT_FEEDS_DIR, DEFAULT_INDEX_PATH } from './index/default-paths.ts';
+import { parsePublishKeep } from './index/publish/publish-keep.ts';
 import { DEFAULT_INDEX_MAX_AGE } from './index/publish/manifest-window.ts';
 import type { HistoryConfig } from './index/history/past-indexes.ts';
 

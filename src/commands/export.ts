@@ -4,7 +4,8 @@
  */
 import { parseCommandLine } from './command-line.ts';
 import { exportIndexFile } from './export/mmdb.ts';
-import { DEFAULT_INDEX_PATH, IndexFileError } from '../index/map-index-file.ts';
+import { DEFAULT_INDEX_PATH } from '../index/default-paths.ts';
+import { IndexFileError } from '../index/map-index-file.ts';
 import { loadConfig } from '../config.ts';
 import { OverridesHolder } from '../lookup/overrides/holder.ts';
 

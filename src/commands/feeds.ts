@@ -10,7 +10,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { loadConfig, type Config } from '../config.ts';
 import { parseCommandLine } from './command-line.ts';
-import { DEFAULT_INDEX_PATH } from '../index/map-index-file.ts';
+import { DEFAULT_INDEX_PATH } from '../index/default-paths.ts';
 import { buildIndex, FeedError, formatSummary, formatTable, loadManifest, ManifestError } from '../../index-builder/index.ts';
 import { acquireLock, HEARTBEAT_MS } from '../feeds/lock.ts';
 import { CatalogError, loadCatalog, type CatalogFeed } from '../feeds/catalog.ts';

@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { DATA_PACKAGE_FILES } from '../contract/data-packages.ts';
 import { buildIndex, defaultSources, formatSummary, packageDataDate, packageSources, withFeedsDir, type ResolvedSource } from '../../index-builder/index.ts';
-import { DEFAULT_INDEX_PATH } from '../index/map-index-file.ts';
+import { DEFAULT_INDEX_PATH } from '../index/default-paths.ts';
 import { isCompiledBinary } from './compiled-binary.ts';
 // A macro: the pins are read from bun.lock when the binary is compiled and travel inside it.
 import { pinnedDataPackages } from './data-pins.ts' with { type: 'macro' };

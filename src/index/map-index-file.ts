@@ -8,11 +8,6 @@ import { unpack } from 'msgpackr';
 import { mapFileReadOnly } from './map-read-only.ts';
 import { DIR_ENTRY_SIZE, FORMAT_VERSION, HEADER_SIZE, MAGIC, SECTION_ALIGN, Section, type IndexMeta } from './format.ts';
 
-/** Where the index file lives when IPINTEL_INDEX names none (src/config.ts, and the builder run bare). */
-export const DEFAULT_INDEX_PATH = 'data/ipintel.idx';
-/** The feeds folder when IPINTEL_FEEDS_DIR names none. */
-export const DEFAULT_FEEDS_DIR = 'feeds';
-
 /** Why an index file was refused. */
 export class IndexFileError extends Error {
   constructor(

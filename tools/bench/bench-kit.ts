@@ -4,7 +4,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { DEFAULT_INDEX_PATH } from '../../src/index/map-index-file.ts';
+import { DEFAULT_INDEX_PATH } from '../../src/index/default-paths.ts';
 
 /** The index file to measure: argv, then $IPINTEL_INDEX, then the server's default path. */
 export function indexPathArg(argv: string[], at = 2): string {
