@@ -22,6 +22,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IndexReader } from '../../src/index/reader.ts';
+import { hugePageNote } from './lookup-pages.ts';
 import { fileSize, freePort, indexPathArg, median, mib, printTable } from './bench-kit.ts';
 
 const args = process.argv.slice(2);
@@ -205,6 +206,13 @@ printTable([
     s.path === null ? '' : openMs(s.path, false).toFixed(1),
   ]),
 ]);
+
+// How the page cache holds each index decides much of its check's cost at start (2 MiB folios: fewer faults; see BENCHMARKS.md, Start-up).
+for (const p of indexes) {
+  const reader = IndexReader.open(p, { verifyChecksums: true });
+  console.log(`${p}: ${hugePageNote(p)}`);
+  void reader;
+}
 
 const phaseTimes: Record<string, number>[] = [];
 for (const p of indexes) phaseTimes.push(await phases(p, RUNS));
