@@ -8,10 +8,10 @@
  * Unset, every memo keeps its own default size.
  */
 import { MIN_MEMORY_MB } from './config.ts';
-import { DNS_CACHE_SIZE } from './crawlers/verifier.ts';
-import { RADAR_DEFAULTS } from './lookup/radar.ts';
-import { DEFAULT_MEMO_SIZES, type MemoSizes } from './lookup/serving.ts';
-import { RDAP_DEFAULTS } from './rdap/index.ts';
+import { DNS_CACHE_SIZE } from './crawlers/cache-sizes.ts';
+import { RADAR_DEFAULTS } from './lookup/radar-defaults.ts';
+import { DEFAULT_MEMO_SIZES, type MemoSizes } from './lookup/memo-sizes.ts';
+import { RDAP_DEFAULTS } from './rdap/rdap-defaults.ts';
 
 /**
  * Default bound on rate-limit buckets (memory in tools/bench/ratelimit.bench.ts;

@@ -15,6 +15,7 @@ import { createSystemTransport } from './dns/system-transport.ts';
 import { TtlCache } from '../cache/ttl-cache.ts';
 import type { DnsTransport } from './dns/types.ts';
 import { createUdpTransport } from './dns/udp-transport.ts';
+import { DNS_CACHE_SIZE } from './cache-sizes.ts';
 
 /** A proof is re-checked at least daily, whatever TTL the zone publishes. */
 const MAX_PROOF_TTL_SECONDS = 86_400;
@@ -88,8 +89,6 @@ function wantsProof(hit: LookupHit | null): boolean {
   return crawlerFamily(hit?.record.crawler)?.verification === 'reverse_forward_dns' && dnsCanApply(hit);
 }
 
-/** DNS answers and crawler proofs held by default, each (LRU). */
-export const DNS_CACHE_SIZE = 10_000;
 
 /** Builds a verifier from options (see CrawlerVerifierOptions). */
 export function createCrawlerVerifier(options: CrawlerVerifierOptions): CrawlerVerifier {

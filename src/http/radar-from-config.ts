@@ -5,7 +5,8 @@
  * nothing, makes the host's one client without loading the server.
  */
 import type { Config } from '../config.ts';
-import { createRadarClient, RADAR_DEFAULTS, type RadarClient } from '../lookup/radar.ts';
+import { createRadarClient, type RadarClient } from '../lookup/radar.ts';
+import { RADAR_DEFAULTS } from '../lookup/radar-defaults.ts';
 import type { MemoryBudget } from '../memory-budget.ts';
 import { createCallerBudget } from './ratelimit/caller-budget.ts';
 

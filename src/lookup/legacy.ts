@@ -11,6 +11,7 @@ import type { LegacyObjectBody } from '../contract/lookups.ts';
 import { utcOffset } from './timezone.ts';
 import { isHitOf, RecordMemo } from './record-memo.ts';
 import { orgOf } from './v1.ts';
+import { LINE_SLOTS } from './memo-sizes.ts';
 
 /** The legacy object (declared in src/contract/lookups.ts). */
 export type LegacyObject = LegacyObjectBody;
@@ -106,9 +107,6 @@ export class LegacyLines {
     return `${hit.ip}\t${tail}`;
   }
 }
-
-/** As many slots as the v1 body memo's (lines are short strings). */
-export const LINE_SLOTS = 1 << 17;
 
 /**
  * Text for a legacy route. Without detail: one line (the IP on the

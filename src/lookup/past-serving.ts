@@ -12,7 +12,8 @@ import type { HistoryVersion } from '../index/history/store.ts';
 import type { IndexReader } from '../index/reader.ts';
 import { ApiError } from '../api-error.ts';
 import type { PastMoment } from './past-moment.ts';
-import { ServingSnapshot, type MemoSizes, type ServingHolder } from './serving.ts';
+import type { MemoSizes } from './memo-sizes.ts';
+import { ServingSnapshot, type ServingHolder } from './serving.ts';
 
 /** Memo sizes of a past snapshot: past answers are rarer than current ones, and their memory comes out of the same budget. */
 const PAST_MEMO_SIZES: Readonly<MemoSizes> = { v1TailSlots: 1 << 12, scoredViews: 64, legacyLineSlots: 1 << 4 };

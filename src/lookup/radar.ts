@@ -13,23 +13,13 @@
  */
 import { TtlCache } from '../cache/ttl-cache.ts';
 import { readCappedBytes } from '../file-io/read-capped.ts';
+import { RADAR_DEFAULTS } from './radar-defaults.ts';
 
 export interface RadarClient {
   /** Enrichment for an ASN, or null when unset, failing, slow, or past `caller`'s budget of uncached calls. */
   lookup(asn: number, caller: string): Promise<unknown | null>;
 }
 
-/** Defaults of the client's bounds. */
-export const RADAR_DEFAULTS = {
-  timeoutMs: 1500,
-  ttlMs: 3_600_000,
-  failureTtlMs: 60_000,
-  maxEntries: 10_000,
-  maxBytes: 8 << 20,
-  maxBodyBytes: 64 << 10,
-  /** Uncached upstream calls one caller may cause per minute. */
-  callsPerMinute: 10,
-} as const;
 
 export interface RadarOptions {
   url: string | null;

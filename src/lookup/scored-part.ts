@@ -15,6 +15,7 @@
 import type { IndexRecord } from '../index/record.ts';
 import { networkContext, OPERATOR_PLACEHOLDER, scoringKey, scoringView, type Classification } from '../scoring/index.ts';
 import { buildV1, type V1Context } from './v1.ts';
+import { MAX_VIEWS } from './memo-sizes.ts';
 
 /** Top-level fields the scored part holds, in v1 order. */
 export const SCORED_PART_FIELDS: ReadonlySet<string> = new Set(['score', 'classification', 'evidence', 'decision', 'scores', 'scenarios', 'explanation']);
@@ -29,8 +30,6 @@ interface ScoredPart {
   pieces: string[];
 }
 
-/** Above this many views per policy the memo starts over (real indexes have a few hundred). */
-export const MAX_VIEWS = 50_000;
 
 /** Characters JSON.stringify escapes in a string: quote, backslash, controls, lone surrogates. */
 const NEEDS_JSON_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;

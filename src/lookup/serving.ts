@@ -16,11 +16,11 @@ import type { IndexHolder } from '../index/holder.ts';
 import type { IndexReader } from '../index/reader.ts';
 import type { Policy } from '../scoring/index.ts';
 import { SnapshotAnswerer } from './answerer.ts';
-import { LegacyLines, LINE_SLOTS } from './legacy.ts';
+import { LegacyLines } from './legacy.ts';
+import { DEFAULT_MEMO_SIZES, type MemoSizes } from './memo-sizes.ts';
 import type { OverridesHolder } from './overrides/holder.ts';
 import type { OverrideLookup } from './overrides/layered.ts';
-import { MAX_VIEWS } from './scored-part.ts';
-import { TAIL_SLOTS, V1BodyCache } from './v1-body.ts';
+import { V1BodyCache } from './v1-body.ts';
 
 /** The decision policy in force, swappable by /reload. */
 export interface PolicyHolder {
@@ -29,18 +29,6 @@ export interface PolicyHolder {
   path: string | null;
 }
 
-/** Sizes of a snapshot's memos (src/memory-budget.ts). */
-export interface MemoSizes {
-  /** Slots of the v1 body memo (a power of two). */
-  v1TailSlots: number;
-  /** Scoring views held before the scored memo starts over. */
-  scoredViews: number;
-  /** Slots of the legacy one-line memo (a power of two). */
-  legacyLineSlots: number;
-}
-
-/** Each memo's own default size. */
-export const DEFAULT_MEMO_SIZES: Readonly<MemoSizes> = { v1TailSlots: TAIL_SLOTS, scoredViews: MAX_VIEWS, legacyLineSlots: LINE_SLOTS };
 
 /** What every answer made under one snapshot shares, and the memos of those answers. */
 export class ServingSnapshot {

@@ -14,18 +14,12 @@
  */
 import type { IndexRecord, LookupHit } from '../index/record.ts';
 import type { Coverage, Policy, ScoringContext } from '../scoring/index.ts';
+import { TAIL_SLOTS } from './memo-sizes.ts';
 import { isHitOf, RecordMemo } from './record-memo.ts';
 import { ScoredPartCache, type ScoredText } from './scored-part.ts';
 import { QUARTER_HOUR } from './timezone.ts';
 import { buildV1, needsScoring, locationOf, networkOf, routingOf, type V1Context } from './v1.ts';
 import { isLeadOnly, projectV1Lead, projectV1Text } from './v1-projected-text.ts';
-
-/**
- * Slots of the per-record memo (each holds one record's own JSON; the scored
- * text is shared). Chosen where more slots stop paying for their memory on
- * random traffic (BENCHMARKS.md, "Measured changes in the code").
- */
-export const TAIL_SLOTS = 1 << 17;
 
 /**
  * What a memo slot holds: the body after `"stack":…,` is the concatenation

@@ -13,6 +13,7 @@ import { shippedBootstrap, type RdapBootstrap } from './bootstrap.ts';
 import { normalizeRdapNetwork } from './normalize.ts';
 import { publicRdap } from './redact.ts';
 import { unavailableRdap, type RdapResult } from './types.ts';
+import { RDAP_DEFAULTS } from './rdap-defaults.ts';
 
 /** Why a lookup gave `available: false` (no response content, safe to count or log). */
 export interface RdapFailure {
@@ -59,16 +60,6 @@ export interface RdapClient {
   peek(address: string | LookupHit): RdapResult | null;
 }
 
-/** Defaults of the client options: short timeout, generous cache for answers, brief one for failures. */
-export const RDAP_DEFAULTS = {
-  timeoutMs: 2500,
-  cacheSize: 10_000,
-  cacheMaxBytes: 64 << 20,
-  cacheTtlMs: 6 * 60 * 60 * 1000,
-  negativeTtlMs: 60 * 1000,
-  maxRedirects: 3,
-  maxBodyBytes: 1 << 20,
-} as const;
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 

@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
 setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
-import { createRadarClient, RADAR_DEFAULTS } from '../../src/lookup/radar.ts';
+import { createRadarClient } from '../../src/lookup/radar.ts';
+import { RADAR_DEFAULTS } from '../../src/lookup/radar-defaults.ts';
 
 interface Seen {
   path: string;

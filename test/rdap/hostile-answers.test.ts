@@ -7,7 +7,8 @@
  */
 import { afterEach, expect, test, setDefaultTimeout } from 'bun:test';
 setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
-import { createRdapClient, RDAP_DEFAULTS } from '../../src/rdap/client.ts';
+import { createRdapClient } from '../../src/rdap/client.ts';
+import { RDAP_DEFAULTS } from '../../src/rdap/rdap-defaults.ts';
 import { MAX_CARD_VALUES } from '../../src/rdap/jcard.ts';
 import { startMockRdap, type MockRdapServer } from './rdap-feeds.ts';
 
