@@ -7,7 +7,7 @@
  * client pick its own IP through whichever one its proxy passes through.
  */
 import type { TrustProxyHeader } from '../config.ts';
-import { canonicalAddress, parseCidr, parseIp, plainAddress, type Cidr } from '../net/ip.ts';
+import { canonicalAddress, parseCidr, parseIp, parseIPv4, plainAddress, type Cidr } from '../net/ip.ts';
 
 /** Parsed trusted-proxy list. */
 export class TrustedProxies {
@@ -40,6 +40,16 @@ export class TrustedProxies {
     if (!parsed) return false;
     const p = plainAddress(parsed);
     return this.cidrs.some((c) => c.family === p.family && p.value >= c.start && p.value <= c.end);
+  }
+
+  /** Whether an IPv4 address (as a number) is inside a trusted range: `trusts` without a parse or an allocation. */
+  trustsIPv4(v: number): boolean {
+    const cidrs = this.cidrs;
+    for (let i = 0; i < cidrs.length; i++) {
+      const c = cidrs[i];
+      if (c.family === 4 && v >= (c.start as number) && v <= (c.end as number)) return true;
+    }
+    return false;
   }
 }
 
@@ -76,9 +86,12 @@ export const MAX_HOP_CHARS = 256;
  * was written by whoever sent the request.
  */
 export function clientIp(socketAddress: string | null | undefined, headers: Headers, trusted: TrustedProxies): string | null {
-  const peer = socketAddress ? canonicalAddress(socketAddress) : null;
+  if (!socketAddress) return null;
+  // Plain IPv4 text that parses is already canonical (parseIPv4 takes no leading zeros): no second parse, no new string.
+  const peerV4 = parseIPv4(socketAddress);
+  const peer = peerV4 >= 0 ? socketAddress : canonicalAddress(socketAddress);
   if (!peer) return null;
-  if (trusted.empty || !trusted.trusts(peer)) return peer;
+  if (trusted.empty || !(peerV4 >= 0 ? trusted.trustsIPv4(peerV4) : trusted.trusts(peer))) return peer;
   const value = headers.get(trusted.header);
   if (value === null) return peer;
   let end = value.length;
@@ -88,11 +101,18 @@ export function clientIp(socketAddress: string | null | undefined, headers: Head
     if (end - comma - 1 > MAX_HOP_CHARS) return null;
     const element = value.slice(comma + 1, end).trim();
     if (element !== '') {
-      const node = trusted.header === 'forwarded' ? forwardedFor(element) : nodeAddress(element);
-      const ip = node === null ? null : canonicalAddress(node);
-      if (!ip) return null; // a garbled hop: do not guess past it
-      if (!trusted.trusts(ip)) return ip;
-      leftmost = ip;
+      // A plain IPv4 hop is its own node and canonical form (as the peer above).
+      const hopV4 = trusted.header === 'forwarded' ? -1 : parseIPv4(element);
+      if (hopV4 >= 0) {
+        if (!trusted.trustsIPv4(hopV4)) return element;
+        leftmost = element;
+      } else {
+        const node = trusted.header === 'forwarded' ? forwardedFor(element) : nodeAddress(element);
+        const ip = node === null ? null : canonicalAddress(node);
+        if (!ip) return null; // a garbled hop: do not guess past it
+        if (!trusted.trusts(ip)) return ip;
+        leftmost = ip;
+      }
     }
     if (comma < 0) return leftmost ?? peer; // every hop is a trusted proxy: the leftmost is the best we know
     end = comma;

@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
 setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import type { RunningServer } from '../../src/host/start-server.ts';
-import { MAX_FORWARDED_HOPS, MAX_HOP_CHARS } from '../../src/http/client-ip.ts';
+import { MAX_FORWARDED_HOPS, MAX_HOP_CHARS, TrustedProxies } from '../../src/http/client-ip.ts';
+import { parseIPv4 } from '../../src/net/ip.ts';
 import { startTestServer } from '../helpers/test-server.ts';
 import { call, expectError, NO_LIMITS } from './support.ts';
 
@@ -49,6 +50,10 @@ describe('a trusted peer (loopback), X-Forwarded-For (the default header)', () =
     // (nginx's usual setup) must not let the client name itself in Forwarded.
     [{ forwarded: 'for=198.51.100.1', 'x-forwarded-for': '198.51.100.1, 203.0.113.5' }, '203.0.113.5'],
     [{ forwarded: 'for=198.51.100.17' }, '127.0.0.1'], // the other header is ignored: the peer itself
+    // Plain IPv4 hops take the parse-once path (client-ip.ts): trusted ones are walked past, the leftmost kept.
+    [{ 'x-forwarded-for': '127.0.0.9, 127.0.0.1' }, '127.0.0.9'],
+    [{ 'x-forwarded-for': '8.8.8.8,127.0.0.1' }, '8.8.8.8'],
+    [{ 'x-forwarded-for': '"8.8.8.8"' }, '8.8.8.8'],
   ];
   for (const [headers, ip] of cases) {
     test(`${JSON.stringify(headers)} -> ${ip}`, async () => {
@@ -101,6 +106,8 @@ describe('NO_CLIENT_IP when the forwarded client cannot be determined', () => {
   const unusable: Array<[() => RunningServer, Record<string, string>]> = [
     [() => trusting, { 'x-forwarded-for': 'garbage' }],
     [() => trusting, { 'x-forwarded-for': '8.8.8.8, nonsense' }],
+    [() => trusting, { 'x-forwarded-for': '08.8.8.8' }], // a leading zero (octal to some parsers) is no address
+    [() => trusting, { 'x-forwarded-for': '8.8.8.256' }],
     [() => trustingForwarded, { forwarded: 'for=unknown' }],
     [() => trustingForwarded, { forwarded: 'for=_hidden' }],
     [() => trustingForwarded, { forwarded: 'for=8.8.8.8, proto=https' }], // the nearest hop names no client
@@ -130,4 +137,13 @@ describe('an untrusted peer: forwarding headers are ignored', () => {
       expect(await callerIp(server(), { 'x-forwarded-for': 'garbage' })).toBe('127.0.0.1');
     });
   }
+});
+
+describe('TrustedProxies.trustsIPv4', () => {
+  test('agrees with trusts() on the edges of every range', () => {
+    const trusted = new TrustedProxies(['loopback', '10.0.0.0/8', '192.168.1.0/24', '2001:db8::/32', '203.0.113.7']);
+    const texts = ['127.0.0.0', '127.255.255.255', '126.255.255.255', '128.0.0.0', '9.255.255.255', '10.0.0.0', '10.255.255.255', '11.0.0.0', '192.168.0.255', '192.168.1.0', '192.168.1.255', '192.168.2.0', '203.0.113.6', '203.0.113.7', '203.0.113.8', '0.0.0.0', '255.255.255.255'];
+    for (const t of texts) expect({ t, trusted: trusted.trustsIPv4(parseIPv4(t)) }).toEqual({ t, trusted: trusted.trusts(t) });
+    expect(new TrustedProxies([]).trustsIPv4(parseIPv4('127.0.0.1'))).toBe(false);
+  });
 });

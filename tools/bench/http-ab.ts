@@ -10,13 +10,17 @@
  *
  *   bun tools/bench/http-ab.ts [--index f] [--rounds 10] [--duration 2] [--connections 64]
  *                              [--a-root dir] [--b-root dir] [--a-env K=V,K=V] [--b-env K=V]
- *                              [--a-index f] [--b-index f] [--route v1|fields|text|json|asn] [--workers n | --limits on|off]
+ *                              [--a-index f] [--b-index f] [--route v1|fields|text|json|asn]
+ *                              [--workers n | --limits on|off [--b-limits on|off] [--keys n]]
  *
  * `--workers n` runs each side as a worker pool of n (IPINTEL_WORKERS=n, the
  * `ipintel-workers` target); its CPU is the whole process's, every worker's.
  * `--limits on|off` runs each side with rate limits on or off (memory store,
  * the `ipintel-limits` target: loopback trusted as proxy) and names one of
- * 100 000 anonymous callers in X-Forwarded-For per request.
+ * 100 000 anonymous callers in X-Forwarded-For per request; `--b-limits`
+ * gives B its own setting (limits on against off in one run, one tree), and
+ * `--keys n` sends one of n pro keys per side in X-API-Key, round-robin,
+ * instead (keyed callers; the v1 route).
  *
  * `--a-index`/`--b-index` give a side its own index file, for a base that
  * reads an older index format (build it with that checkout's builder).
@@ -29,8 +33,8 @@ import { join } from 'node:path';
 import { fixtureIndexPath } from '../../test/helpers/fixture-index.ts';
 import { SHARED_FEEDS_DIR } from '../../test/helpers/shared-feeds.ts';
 import { median } from './bench-kit.ts';
-import { randomAsnScript, randomIpScript, startTarget, wrk, xffHeaders, type Target } from './http-kit.ts';
-import { mkdtempSync } from 'node:fs';
+import { apiKeyHeaders, randomAsnScript, randomIpScript, startTarget, wrk, xffHeaders, type Target } from './http-kit.ts';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
 interface Side {
@@ -66,7 +70,11 @@ const sides: Side[] = [
 ];
 
 const limits = option(argv, '--limits');
-if (limits !== undefined && limits !== 'on' && limits !== 'off') throw new Error(`--limits is on or off, got "${limits}"`);
+const limitsB = option(argv, '--b-limits') ?? limits;
+for (const l of [limits, limitsB]) if (l !== undefined && l !== 'on' && l !== 'off') throw new Error(`--limits and --b-limits are on or off, got "${l}"`);
+if (limitsB !== undefined && limits === undefined) throw new Error('--b-limits needs --limits');
+const keyCount = Number(option(argv, '--keys') ?? 0);
+if (keyCount > 0 && (limits === undefined || (option(argv, '--route') ?? 'v1') !== 'v1')) throw new Error('--keys needs --limits and the v1 route');
 // With --limits every request names one of many anonymous callers (each stays under its limit).
 const callers = limits === undefined ? null : xffHeaders(100_000);
 const SCRIPTS: Record<string, () => string> = {
@@ -82,28 +90,37 @@ const route = option(argv, '--route') ?? 'v1';
 // B may ask another route of the same code: two routes compared in one run (`--route v1 --b-route fields`).
 const routeB = option(argv, '--b-route') ?? route;
 for (const r of [route, routeB]) if (!(r in SCRIPTS)) throw new Error(`--route and --b-route are one of ${Object.keys(SCRIPTS).join(', ')}, got "${r}"`);
-const scripts = [SCRIPTS[route](), SCRIPTS[routeB]()];
+let scripts = [SCRIPTS[route](), SCRIPTS[routeB]()];
 const targets: Target[] = [];
 process.on('exit', () => targets.forEach((t) => t.child.kill('SIGTERM')));
 const workers = option(argv, '--workers');
 if (limits !== undefined && workers !== undefined) throw new Error('--limits and --workers are not combined (the limits target is one worker)');
 const keysDir = limits === undefined ? '' : mkdtempSync(join(tmpdir(), 'ipintel-ab-keys-'));
-const targetArgs = (side: Side) =>
-  limits !== undefined ? ['ipintel-limits', side.index, limits, join(keysDir, `${side.name}.json`), '0'] : workers === undefined ? ['ipintel', side.index] : ['ipintel-workers', side.index, workers];
-for (const side of sides) targets.push(await startTarget(side.name, targetArgs(side), join(side.root, 'tools/bench/http-target.ts'), side.env));
+const keysFile = (side: Side) => join(keysDir, `${side.name}.json`);
+const targetArgs = (side: Side, i: number) =>
+  limits !== undefined ? ['ipintel-limits', side.index, i === 0 ? limits : limitsB!, keysFile(side), String(keyCount)] : workers === undefined ? ['ipintel', side.index] : ['ipintel-workers', side.index, workers];
+for (const [i, side] of sides.entries()) targets.push(await startTarget(side.name, targetArgs(side, i), join(side.root, 'tools/bench/http-target.ts'), side.env));
+// Keys live in each server's own database: each side is asked with its own.
+if (keyCount > 0) scripts = sides.map((side) => randomIpScript('/v1/ip/', '', apiKeyHeaders(JSON.parse(readFileSync(keysFile(side), 'utf8')) as string[])));
 
 const url = (t: Target) => `http://127.0.0.1:${t.port}/`;
 // Warm-up: JIT, the page cache of the mapped index, and the body memo filling.
 targets.forEach((t, i) => wrk(url(t), { ...opts, duration: 5 }, scripts[i], t.child.pid!));
 
 const cpu: number[][] = [[], []];
+// Answers other than 2xx (a 429 would be a cheaper answer): named when any, so such a run is not believed.
+const non2xx = [0, 0];
 for (let r = 0; r < rounds; r++) {
-  targets.forEach((t, i) => cpu[i].push(wrk(url(t), opts, scripts[i], t.child.pid!).cpuUsPerReq));
+  targets.forEach((t, i) => {
+    const run = wrk(url(t), opts, scripts[i], t.child.pid!);
+    cpu[i].push(run.cpuUsPerReq);
+    non2xx[i] += run.non2xx;
+  });
 }
-console.log(`route ${route === routeB ? route : `A ${route}, B ${routeB}`}${workers === undefined ? '' : `; ${workers} workers`}${limits === undefined ? '' : `; limits ${limits}, X-Forwarded-For callers`}; index ${sides.map((s) => s.index).join(' / ')}; ${rounds} alternated rounds of wrk -t1 -c${opts.connections} -d${opts.duration}s; server CPU µs/request`);
+console.log(`route ${route === routeB ? route : `A ${route}, B ${routeB}`}${workers === undefined ? '' : `; ${workers} workers`}${limits === undefined ? '' : `; limits ${limits === limitsB ? limits : `A ${limits}, B ${limitsB}`}, ${keyCount > 0 ? `${keyCount} pro keys` : 'X-Forwarded-For callers'}`}; index ${sides.map((s) => s.index).join(' / ')}; ${rounds} alternated rounds of wrk -t1 -c${opts.connections} -d${opts.duration}s; server CPU µs/request`);
 sides.forEach((s, i) => {
   const env = Object.entries(s.env).map(([k, v]) => `${k}=${v}`).join(' ');
-  console.log(`${s.name} (${s.root}${env ? `, ${env}` : ''}): ${cpu[i].map((x) => x.toFixed(2)).join(' ')}  median ${median(cpu[i]).toFixed(2)}`);
+  console.log(`${s.name} (${s.root}${env ? `, ${env}` : ''}): ${cpu[i].map((x) => x.toFixed(2)).join(' ')}  median ${median(cpu[i]).toFixed(2)}${non2xx[i] > 0 ? `  (${non2xx[i]} non-2xx answers)` : ''}`);
 });
 const [a, b] = cpu.map(median);
 const wins = cpu[1].filter((x, i) => x < cpu[0][i]).length;
