@@ -91,6 +91,32 @@ describe('SQLite only', () => {
     await store.close();
   });
 
+  test('a flush that fails halfway through its statements rolls back, and the reused statements write every count after', async () => {
+    const path = join(dir, 'flushhalfway.sqlite');
+    const { store } = await clockedStore(path);
+    const { user, firstKey } = await store.signIn(profile('h', 'h@example.test'));
+    const id = firstKey!.key.id;
+    store.recordUsage(id);
+    await store.flush(); // the flush's statements are prepared now
+    store.recordUsage(id);
+    store.recordUsage(id);
+    // The minute row is written, then the day row is refused: the whole batch must roll back.
+    const other = new Database(path);
+    other.exec("CREATE TRIGGER refuse_day BEFORE INSERT ON usage_days BEGIN SELECT RAISE(ABORT, 'refused'); END");
+    other.exec("CREATE TRIGGER refuse_day_update BEFORE UPDATE ON usage_days BEGIN SELECT RAISE(ABORT, 'refused'); END");
+    await expect(store.flush()).rejects.toThrow('refused');
+    const peek = () => (other.query('SELECT sum(count) AS n FROM usage_minutes').get() as { n: number }).n;
+    expect(peek()).toBe(1);
+    other.exec('DROP TRIGGER refuse_day');
+    other.exec('DROP TRIGGER refuse_day_update');
+    await store.flush();
+    expect(peek()).toBe(3);
+    expect((other.query('SELECT sum(count) AS n FROM usage_days').get() as { n: number }).n).toBe(3);
+    other.close();
+    expect((await store.usageReport(user.id)).totals.last_hour).toBe(3);
+    await store.close();
+  });
+
   test('a database made before the key change counter existed upgrades in place and keeps its keys', async () => {
     // drizzle/sqlite as it was before 0001: only the first migration.
     const oldRoot = join(dir, 'old-migrations');

@@ -17,8 +17,33 @@ const keyColumns = {
   revokedAt: apiKeys.revokedAt,
 };
 
+/** The usage flush's three statements, with placeholders for each row's values. */
+function prepareUsageWrites(db: SqliteAccountsDb) {
+  return {
+    minute: db
+      .insert(usageMinutes)
+      .values({ keyId: sql.placeholder('keyId'), minute: sql.placeholder('minute'), count: sql.placeholder('count') })
+      .onConflictDoUpdate({ target: [usageMinutes.keyId, usageMinutes.minute], set: { count: sql`${usageMinutes.count} + excluded.count` } })
+      .prepare(),
+    day: db
+      .insert(usageDays)
+      .values({ keyId: sql.placeholder('keyId'), day: sql.placeholder('day'), count: sql.placeholder('count') })
+      .onConflictDoUpdate({ target: [usageDays.keyId, usageDays.day], set: { count: sql`${usageDays.count} + excluded.count` } })
+      .prepare(),
+    lastUsed: db
+      .update(apiKeys)
+      .set({ lastUsedAt: sql`max(coalesce(${apiKeys.lastUsedAt}, 0), ${sql.placeholder('at')})` })
+      .where(eq(apiKeys.id, sql.placeholder('keyId')))
+      .prepare(),
+  };
+}
+type UsageWrites = ReturnType<typeof prepareUsageWrites>;
+
 /** Row operations on one SQLite connection (transactions are opened around them by SqliteBackend). */
 export class SqliteRows implements AccountRows {
+  /** The usage flush's statements, prepared at the first flush. */
+  private usageWrites: UsageWrites | null = null;
+
   constructor(private readonly db: SqliteAccountsDb) {}
 
   async userById(userId: string): Promise<UserRecord | null> {
@@ -130,29 +155,13 @@ export class SqliteRows implements AccountRows {
   }
 
   async writeUsageBatch(batch: UsageBatch): Promise<void> {
-    // One statement per row: in-process SQLite makes that cheap, and it stays
-    // far from SQLite's limit on bound parameters per statement.
-    for (const m of batch.minutes) {
-      this.db
-        .insert(usageMinutes)
-        .values(m)
-        .onConflictDoUpdate({ target: [usageMinutes.keyId, usageMinutes.minute], set: { count: sql`${usageMinutes.count} + excluded.count` } })
-        .run();
-    }
-    for (const d of batch.days) {
-      this.db
-        .insert(usageDays)
-        .values(d)
-        .onConflictDoUpdate({ target: [usageDays.keyId, usageDays.day], set: { count: sql`${usageDays.count} + excluded.count` } })
-        .run();
-    }
-    for (const u of batch.lastUsed) {
-      this.db
-        .update(apiKeys)
-        .set({ lastUsedAt: sql`max(coalesce(${apiKeys.lastUsedAt}, 0), ${u.at})` })
-        .where(eq(apiKeys.id, u.keyId))
-        .run();
-    }
+    // One statement per row, far from SQLite's limit on bound parameters per
+    // statement; prepared once per connection, since building and preparing
+    // each row's statement anew held the serving thread for most of a flush.
+    const write = (this.usageWrites ??= prepareUsageWrites(this.db));
+    for (const m of batch.minutes) write.minute.run(m);
+    for (const d of batch.days) write.day.run(d);
+    for (const u of batch.lastUsed) write.lastUsed.run(u);
   }
 
   async pruneMinutes(before: number): Promise<void> {
