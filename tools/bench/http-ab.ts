@@ -60,6 +60,12 @@ function option(argv: string[], name: string): string | undefined {
 }
 
 const argv = process.argv.slice(2);
+if (argv.includes('--help') || argv.includes('-h')) {
+  // The usage is this file's header comment, printed rather than running a benchmark.
+  const header = readFileSync(import.meta.path, 'utf8').split('*/')[0];
+  console.log(header.replace(/^\/\*\*\n?/, '').replace(/^ \* ?/gm, ''));
+  process.exit(0);
+}
 const here = join(import.meta.dir, '..', '..');
 const index = option(argv, '--index') ?? (await fixtureIndexPath(SHARED_FEEDS_DIR));
 const rounds = Number(option(argv, '--rounds') ?? 10);
