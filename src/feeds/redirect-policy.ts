@@ -8,13 +8,11 @@
  * mirror's) is the one exception: a redirect back to that exact origin is
  * followed as the first request was, whatever its scheme and address.
  */
-import { lookup } from 'node:dns/promises';
-import { isPublicAddress, parseIp } from '../net/ip.ts';
+import { isPublicAddress } from '../net/ip.ts';
+import { resolveHost, type ResolveOptions } from '../net/resolve-host.ts';
 
 /** Most redirects one download follows. */
 export const MAX_REDIRECTS = 5;
-/** Longest wait for the lookup of a redirect's host. */
-const LOOKUP_TIMEOUT_MS = 10_000;
 
 /** What a download may be redirected to. */
 export interface RedirectScope {
@@ -43,21 +41,13 @@ export function redirectVerdict(from: URL, to: URL, scope: RedirectScope): Redir
 }
 
 /** Resolves a host name; the reason it may not be connected to, or null when every address it resolves to is public. */
-export async function addressVerdict(hostname: string): Promise<string | null> {
-  const bare = hostname.replace(/^\[|\]$/g, '');
+export async function addressVerdict(hostname: string, resolve: ResolveOptions = {}): Promise<string | null> {
   let addresses: string[];
-  if (parseIp(bare) !== null) addresses = [bare];
-  else {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    try {
-      // The resolver's own retries can take long; a redirect target that does not resolve promptly is refused.
-      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('lookup timed out')), LOOKUP_TIMEOUT_MS)));
-      addresses = (await Promise.race([lookup(bare, { all: true, verbatim: true }), late])).map((a) => a.address);
-    } catch {
-      return 'redirect refused: the host does not resolve';
-    } finally {
-      clearTimeout(timer);
-    }
+  try {
+    // A redirect target that does not resolve promptly is refused.
+    addresses = await resolveHost(hostname, resolve);
+  } catch {
+    return 'redirect refused: the host does not resolve';
   }
   if (addresses.length === 0) return 'redirect refused: the host does not resolve';
   // Every address: the connection may use any of them.

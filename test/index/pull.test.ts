@@ -293,4 +293,12 @@ describe('which URLs may be pulled from', () => {
     await expect(checkPullUrl('http://169.254.169.254/ipintel.idx')).rejects.toThrow(/only to loopback and private/);
     await expect(checkPullUrl('ftp://127.0.0.1/ipintel.idx')).rejects.toThrow(/not a pull protocol/);
   });
+
+  test('a host name is checked on every address it resolves to, and one that does not answer in time is refused, not waited on', async () => {
+    const answers = (addresses: string[]) => async () => addresses.map((address) => ({ address }));
+    await expect(checkPullUrl('http://publisher.internal/ipintel.idx', { lookup: answers(['10.0.0.7', 'fd00::7']) })).resolves.toBeUndefined();
+    await expect(checkPullUrl('http://publisher.internal/ipintel.idx', { lookup: answers(['10.0.0.7', '8.8.8.8']) })).rejects.toThrow(/8\.8\.8\.8 \(use https\)/);
+    const hangs = () => new Promise<never>(() => {});
+    await expect(checkPullUrl('http://publisher.internal/ipintel.idx', { lookup: hangs, timeoutMs: 50 })).rejects.toThrow(/does not resolve \(no answer within 50 ms\)/);
+  });
 });

@@ -3,11 +3,11 @@
  * where every address the host resolves to is loopback, private or
  * unique-local (a publisher inside the operator's own network).
  */
-import { lookup } from 'node:dns/promises';
-import { isInsideAddress, parseIp } from '../../net/ip.ts';
+import { isInsideAddress } from '../../net/ip.ts';
+import { resolveHost, type ResolveOptions } from '../../net/resolve-host.ts';
 
-/** Throws an Error saying why `url` may not be pulled from; resolves when it may. */
-export async function checkPullUrl(url: string): Promise<void> {
+/** Throws an Error saying why `url` may not be pulled from; resolves when it may (a host that does not resolve within `resolve`'s timeout may not). */
+export async function checkPullUrl(url: string, resolve: ResolveOptions = {}): Promise<void> {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -19,9 +19,9 @@ export async function checkPullUrl(url: string): Promise<void> {
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
   let addresses: string[];
   try {
-    addresses = parseIp(host) !== null ? [host] : (await lookup(host, { all: true })).map((a) => a.address);
-  } catch {
-    throw new Error(`${host} does not resolve`);
+    addresses = await resolveHost(host, resolve);
+  } catch (e) {
+    throw new Error(`${host} does not resolve (${(e as Error).message.slice(0, 120)})`);
   }
   const outside = addresses.find((a) => !isInsideAddress(a));
   if (addresses.length === 0 || outside !== undefined) {
