@@ -10,13 +10,12 @@
  * is reported; polls back off while they fail.
  */
 import type { KeyObject } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { FREE_SPACE_MARGIN_BYTES, freeBytes } from './free-space.ts';
 import { basename, dirname, join } from 'node:path';
 import { MAX_MANIFEST_BYTES, ManifestRefusal, type PublishedManifest } from '../publish/signed-manifest.ts';
 import { expiresAt } from '../publish/manifest-window.ts';
 import { acceptManifest, verifyIndexFile, type ManifestRules } from '../publish/verify-index-file.ts';
-import { writeTextAtomically } from '../../file-io/atomic-text.ts';
 import { readCappedBytes } from '../../file-io/read-capped.ts';
 import { writePullStatus, type PollOutcome, type PullStatus } from './pull-status-file.ts';
 import { TransferError, transferIndex, type TransferResult } from './index-transfer.ts';
@@ -24,6 +23,7 @@ import { xdelta3Path, XDELTA3_MISSING } from '../publish/index-delta.ts';
 
 export type { PollOutcome, PullStatus };
 import { checkPullUrl } from './pull-url.ts';
+import { fileIdentity, sidecarPath, writeSidecar, type FileIdentity } from './pulled-file.ts';
 import { HistoryFollower } from './history-pull.ts';
 import type { HistoryConfig } from '../history/past-indexes.ts';
 import type { HistoryJobs } from '../history/jobs.ts';
@@ -66,7 +66,7 @@ const MAX_BACKOFF_FACTOR = 12;
 /** The verified index in place and the identity of its file when it was verified. */
 interface Served {
   manifest: PublishedManifest;
-  file: { ino: number; size: number; mtimeMs: number };
+  file: FileIdentity;
 }
 
 /** Polls a published index and swaps in each new verified version. */
@@ -373,26 +373,6 @@ export class IndexPuller {
 }
 
 const mib = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MiB`;
-
-/** Where the manifest of the pulled file is kept, so a restarted server can check the file it finds against it. */
-function sidecarPath(localPath: string): string {
-  return `${localPath}.pulled.json`;
-}
-
-/** Writes the served manifest beside the pulled file (atomically). */
-function writeSidecar(localPath: string, manifest: PublishedManifest): void {
-  writeTextAtomically(sidecarPath(localPath), JSON.stringify(manifest));
-}
-
-/** What tells a file replaced or edited since it was verified; zeros when it cannot be read (which never matches). */
-function fileIdentity(path: string): Served['file'] {
-  try {
-    const s = statSync(path);
-    return { ino: s.ino, size: s.size, mtimeMs: s.mtimeMs };
-  } catch {
-    return { ino: 0, size: -1, mtimeMs: 0 };
-  }
-}
 
 /** Refuses a download the folder has no room for (with the margin), so a pull never fills the disk the server writes to. */
 function checkFreeSpace(dir: string, bytes: number): void {
