@@ -16,7 +16,7 @@ import { PARSERS } from './parsers/index.ts';
 import { peakRssBytes } from './peak-memory.ts';
 import { createProgress } from './progress.ts';
 import type { BuildSummary } from './summary.ts';
-import { encodeL1, encodeRecords, encodeV4Direct, encodeV6Direct, SUB_TABLE_COUNT, subTableEncoders } from './write/tables.ts';
+import { encodeGeoRows, encodeL1, encodeRecords, encodeV4Direct, encodeV6Direct, SUB_TABLE_COUNT, subTableEncoders } from './write/tables.ts';
 import { bytesOf, IndexFileWriter } from './write/index-file-writer.ts';
 import { verifySectionChecksums } from './write/verify-file.ts';
 import { PreviousIndex } from './write/previous-index.ts';
@@ -190,9 +190,10 @@ export function writeCollected(collector: Collector, metas: SourceMeta[], opts: 
       progress.phase('sub-tables at the previous ids');
       const placed = placeSubTables(encoders, previous);
       placed.columnIds.set(RecordCol.CRAWLER, crawlerIds!);
+      const geo = encodeGeoRows(collector, merged.strings);
       collector.release();
       progress.phase('records at the previous ids');
-      const ids = assignRecordIds(merged.records, merged.recordCount, placed.columnIds, previous);
+      const ids = assignRecordIds(merged.records, merged.recordCount, geo, placed.columnIds, previous);
       Bun.gc(true);
       const buckets = { bucketWords: 0, deadBucketWords: 0 };
       for (const iv of waiting!.families()) {
@@ -208,7 +209,7 @@ export function writeCollected(collector: Collector, metas: SourceMeta[], opts: 
       }
       Bun.gc(true);
       progress.phase('records');
-      file.add(Section.RECORDS, bytesOf(placeRecords(merged.records, merged.recordCount, placed.columnIds, ids, previous)));
+      file.add(Section.RECORDS, bytesOf(placeRecords(merged.records, merged.recordCount, geo, placed.columnIds, ids, previous)));
       const deadStrings = merged.strings.deadSeeded();
       result.records = ids.count;
       result.deadIds = {
@@ -231,7 +232,8 @@ export function writeCollected(collector: Collector, metas: SourceMeta[], opts: 
       }
       Bun.gc(true);
       progress.phase('records');
-      file.add(Section.RECORDS, bytesOf(encodeRecords(merged.records, merged.recordCount)));
+      // Geo strings are interned after the sub-tables' and before the string table is encoded.
+      file.add(Section.RECORDS, bytesOf(encodeRecords(merged.records, merged.recordCount, encodeGeoRows(collector, merged.strings))));
     }
     merged.records = new Uint32Array(0);
     if (overrides) file.add(Section.OVERRIDES, overrides);

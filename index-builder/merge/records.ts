@@ -29,9 +29,9 @@ export interface Combined {
 }
 
 /**
- * Rows while building: the file's columns up to GEO (the geo value id, which
- * is the location's row in TGEO); the file's reserved columns after it are
- * not held, so deduplication keys stay short.
+ * Rows while building: the file's columns up to FLAGS, then the geo value id
+ * in column RecordCol.GEO. The writer expands that id into the inline
+ * geolocation columns (encodeRecords), so deduplication keys stay short.
  */
 export const BUILD_RECORD_WIDTH = RecordCol.GEO + 1;
 

@@ -18,7 +18,6 @@ const COLUMN_OF: Record<string, number> = {
   [Section.THREAT_LIST]: RecordCol.THREAT_LIST,
   [Section.THREAT_FEED]: RecordCol.THREAT_FEED,
   [Section.SPECIAL_USE]: RecordCol.SPECIAL_USE,
-  [Section.GEO]: RecordCol.GEO,
 };
 
 /** Sub-tables placed at stable ids, in the encoders' order, and what records need to follow them. */
@@ -63,22 +62,24 @@ export function placeSubTables(encoders: [tag: string, encode: () => Uint32Array
 }
 
 /** Assigns each build record its file id: its file-layout row matched against the previous file's RECS. */
-export function assignRecordIds(buildRows: Uint32Array, count: number, columnIds: ColumnIds, previous: PreviousIndex): IdAssignment {
+export function assignRecordIds(buildRows: Uint32Array, count: number, geo: Uint32Array, columnIds: ColumnIds, previous: PreviousIndex): IdAssignment {
   const beforeRows = previous.rowCount(Section.RECORDS, RECORD_WIDTH);
   const index = new PreviousRows(RECORD_WIDTH, beforeRows);
   previous.forEachChunk(Section.RECORDS, RECORD_WIDTH, (words, first, rows) => {
     for (let k = 0; k < rows; k++) if (first + k > 0) index.add(words, k * RECORD_WIDTH, first + k);
   });
   const row = new Uint32Array(RECORD_WIDTH);
+  const f32 = new Float32Array(row.buffer);
   return assignIds(count, beforeRows, (r) => {
-    encodeRecordRow(buildRows, r, row, 0, columnIds);
+    encodeRecordRow(buildRows, r, geo, row, f32, 0, columnIds);
     return index.find(row, 0);
   });
 }
 
 /** The file's RECS: each build record at its assigned id, previous rows no record took kept as they were. */
-export function placeRecords(buildRows: Uint32Array, count: number, columnIds: ColumnIds, a: IdAssignment, previous: PreviousIndex): Uint32Array {
+export function placeRecords(buildRows: Uint32Array, count: number, geo: Uint32Array, columnIds: ColumnIds, a: IdAssignment, previous: PreviousIndex): Uint32Array {
   const out = new Uint32Array(a.count * RECORD_WIDTH);
+  const f32 = new Float32Array(out.buffer);
   if (a.dead > 0) {
     previous.forEachChunk(Section.RECORDS, RECORD_WIDTH, (words, first, rows) => {
       for (let k = 0; k < rows; k++) {
@@ -87,6 +88,6 @@ export function placeRecords(buildRows: Uint32Array, count: number, columnIds: C
       }
     });
   }
-  for (let r = 0; r < count; r++) encodeRecordRow(buildRows, r, out, a.ids[r] * RECORD_WIDTH, columnIds);
+  for (let r = 0; r < count; r++) encodeRecordRow(buildRows, r, geo, out, f32, a.ids[r] * RECORD_WIDTH, columnIds);
   return out;
 }

@@ -7,6 +7,8 @@ import { formatCidr, formatIp } from '../../src/net/ip.ts';
 import {
   ASN_CATEGORY_BITS,
   ASN_DETAIL_DROP,
+  GEO_LAYOUT,
+  GEO_PRESENT,
   RECORD_WIDTH,
   RecordCol,
   RPKI_CODES,
@@ -237,12 +239,14 @@ export function encodeV6Direct(iv: FamilyIntervals): { hash: Uint32Array; nodes:
 }
 
 /**
- * Record rows in the file layout: the build rows' columns (the location's id
- * into TGEO in column GEO), the reserved columns after it zero.
+ * Record rows in the file layout: the build rows' columns with the geo value
+ * id replaced by the geolocation itself (GEO_LAYOUT), so a lookup reads one
+ * row instead of a row and then a geo row.
  */
-export function encodeRecords(buildRows: Uint32Array, count: number): Uint32Array {
+export function encodeRecords(buildRows: Uint32Array, count: number, geo: Uint32Array): Uint32Array {
   const out = new Uint32Array(count * RECORD_WIDTH);
-  for (let r = 0; r < count; r++) encodeRecordRow(buildRows, r, out, r * RECORD_WIDTH);
+  const f32 = new Float32Array(out.buffer);
+  for (let r = 0; r < count; r++) encodeRecordRow(buildRows, r, geo, out, f32, r * RECORD_WIDTH);
   return out;
 }
 
@@ -250,16 +254,27 @@ export function encodeRecords(buildRows: Uint32Array, count: number): Uint32Arra
 export type ColumnIds = ReadonlyMap<number, Uint32Array>;
 
 /**
- * Writes build record `r` in the file layout into `out` at word `to` (the
- * reserved columns are left as they are: zero in a fresh array); `columnIds`
- * renumbers the sub-table columns it names.
+ * Writes build record `r` in the file layout into `out` (and its float view)
+ * at word `to`; `columnIds` renumbers the sub-table columns it names.
  */
-export function encodeRecordRow(buildRows: Uint32Array, r: number, out: Uint32Array, to: number, columnIds?: ColumnIds): void {
+export function encodeRecordRow(buildRows: Uint32Array, r: number, geo: Uint32Array, out: Uint32Array, f32: Float32Array, to: number, columnIds?: ColumnIds): void {
+  const g = GEO_LAYOUT.length;
   const from = r * BUILD_RECORD_WIDTH;
-  for (let c = 0; c < BUILD_RECORD_WIDTH; c++) {
+  for (let c = 0; c < RecordCol.GEO; c++) {
     const ids = columnIds?.get(c);
     out[to + c] = ids ? ids[buildRows[from + c]] : buildRows[from + c];
   }
+  const geoId = buildRows[from + RecordCol.GEO];
+  if (geoId === 0) {
+    // No location: string ids 0, coordinates NaN, no presence bit.
+    for (let c = 0; c < g; c++) {
+      if (GEO_LAYOUT[c][0] === 'f') f32[to + RecordCol.GEO + c] = NaN;
+      else out[to + RecordCol.GEO + c] = 0;
+    }
+    return;
+  }
+  for (let c = 0; c < g; c++) out[to + RecordCol.GEO + c] = geo[geoId * g + c];
+  out[to + RecordCol.GEO] = (out[to + RecordCol.GEO] | GEO_PRESENT) >>> 0;
 }
 
 /**
@@ -278,9 +293,13 @@ function blockCidr(family: Family, start: Addr, end: Addr): string | null {
   return formatCidr(6, start, 128 - (size.toString(2).length - 1));
 }
 
+/** The geo values as GEO_LAYOUT rows (row 0 unused), for encodeRecords. */
+export function encodeGeoRows(collector: Collector, strings: StringIds): Uint32Array {
+  return collector.geoValues.encode(strings);
+}
 
 /** How many sub-tables subTableEncoders yields (the file's directory is sized before the sweep). */
-export const SUB_TABLE_COUNT = 9;
+export const SUB_TABLE_COUNT = 8;
 
 /**
  * Every sub-table's section tag and its encoder, in the order they are
@@ -335,8 +354,6 @@ export function subTableEncoders(collector: Collector, merged: MergedIndex): [ta
     ['TTHF', () => table(TableLayout.TTHF, collector.threatFeedValues.values, (t) => [t.malware, t.firstSeen, t.lastSeen, t.port, t.status])],
     ['TSPC', () => table(TableLayout.TSPC, collector.specialUseValues.values, (v) => [v.name, v.cidr, v.rfc, v.kind, v.global ? 1 : 0])],
     ['ASND', () => asnDetails(collector, merged, s)],
-    // Last: the locations' strings are interned after every other table's (the order of version 5).
-    ['TGEO', () => collector.geoValues.encode(s)],
   ];
 }
 

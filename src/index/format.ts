@@ -9,9 +9,6 @@ import type { NetworkType } from './record.ts';
 /** First 8 bytes of every index file. */
 export const MAGIC = 'IPINTIDX';
 /**
- * 6: locations deduplicated into a TGEO sub-table (GEO_LAYOUT rows) and the
- * record row's GEO column holding a location id, so a reader keeps one
- * decoded location per id while hot instead of five string reads per lookup.
  * 5: the FLAGS column carries the announcing ASN's network type code in
  * bits NETWORK_TYPE_SHIFT.. (NETWORK_TYPE_CODES).
  * 4: IPv6 lookups through a hash of the /32s that hold interval starts and a
@@ -20,7 +17,7 @@ export const MAGIC = 'IPINTIDX';
  * dependent memory reads per lookup), sections on 64-byte boundaries.
  * 2: sections checked by XXH3-64 instead of CRC-32 (faster to verify at start-up).
  */
-export const FORMAT_VERSION = 6;
+export const FORMAT_VERSION = 5;
 /** Fixed header size before the section directory. */
 export const HEADER_SIZE = 64;
 /** Size of one section directory entry. */
@@ -73,8 +70,7 @@ export const Section = {
   V6_L1: 'V6L1', // u32[2^bits + 1] (addresses in /32s without starts; range text)
   V6_HASH: 'V6HT', // u32[2 * 2^h]: (/32 word, V6SB node offset + 1) pairs, 0 = empty slot
   V6_SUB: 'V6SB', // per-/32 nodes: [bits s, 2^s entries]
-  RECORDS: 'RECS', // u32[RECORD_WIDTH * nrec]
-  GEO: 'TGEO', // deduplicated locations, GEO_LAYOUT rows (version 6)
+  RECORDS: 'RECS', // u32[RECORD_WIDTH * nrec], geolocation inline
   ASN: 'TASN',
   ALLOCATION: 'TALC',
   ROUTE: 'TRTE',
@@ -88,7 +84,8 @@ export const Section = {
 
 /**
  * Columns of a record row (u32 each). 0 means "none" for every id column.
- * Columns after GEO are reserved (zero): a row stays 64 bytes, one cache line.
+ * The geolocation sits in the row itself (GEO_LAYOUT from column GEO on):
+ * one cache line holds everything a location lookup reads.
  */
 export const RecordCol = {
   ASN: 0,
@@ -100,14 +97,14 @@ export const RecordCol = {
   THREAT_FEED: 6,
   SPECIAL_USE: 7,
   FLAGS: 8, // Flag bits below NETWORK_TYPE_SHIFT, the network type code above
-  GEO: 9, // location row id (TGEO)
+  GEO: 9, // first of the GEO_LAYOUT columns
 } as const;
 export const RECORD_WIDTH = 16;
 
 /**
  * The FLAGS column holds the record's Flag bits (src/index/record.ts) below
  * this bit and the network type code (index into NETWORK_TYPE_CODES, 0 none)
- * in the 4 bits from it.
+ * in the 4 bits from it: the 64-byte row has no free column.
  */
 export const NETWORK_TYPE_SHIFT = 24;
 export const NETWORK_TYPE_MASK = 0xf;
@@ -127,8 +124,10 @@ export const NETWORK_TYPE_CODES: readonly (NetworkType | null)[] = [
   'route_collector',
 ];
 
-/** The columns of a location row (TGEO). */
+/** The inline geolocation columns of a record row, from RecordCol.GEO on. */
 export const GEO_LAYOUT = ['s:countryCode', 's:region', 's:city', 's:postalCode', 'f:latitude', 'f:longitude', 's:timezone'] as const;
+/** Set in the countryCode column when the record has a location (a location may have no country). */
+export const GEO_PRESENT = 0x80000000;
 
 /** Column layouts of the sub-tables: s = string id, u = u32, f = f32 (NaN = none). */
 export const TableLayout = {
@@ -139,7 +138,6 @@ export const TableLayout = {
   [Section.THREAT_LIST]: ['s:list', 's:reference'],
   [Section.THREAT_FEED]: ['s:malware', 's:firstSeen', 's:lastSeen', 'u:port', 's:status'],
   [Section.SPECIAL_USE]: ['s:name', 's:cidr', 's:rfc', 's:kind', 'u:globallyReachable'],
-  [Section.GEO]: GEO_LAYOUT,
   [Section.ASN_DETAILS]: [
     'u:asn',
     's:name',

@@ -6,6 +6,7 @@
  */
 import {
   FLAG_BITS_MASK,
+  GEO_PRESENT,
   NETWORK_TYPE_CODES,
   NETWORK_TYPE_MASK,
   NETWORK_TYPE_SHIFT,
@@ -69,7 +70,7 @@ function coord(v: number): number | null {
 /** Decodes records of a mapped index. */
 export class RecordDecoder {
   private readonly records: Uint32Array;
-  private readonly geo: SubTable<GeoInfo>;
+  private readonly recordsF32: Float32Array;
   private readonly asn: SubTable<AsnInfo>;
   private readonly allocation: SubTable<AllocationInfo>;
   private readonly route: SubTable<RouteInfo>;
@@ -80,24 +81,8 @@ export class RecordDecoder {
 
   constructor(file: MappedIndex, private readonly s: StringReader) {
     this.records = u32Section(file, Section.RECORDS);
+    this.recordsF32 = new Float32Array(this.records.buffer, this.records.byteOffset, this.records.length);
     const str = (t: { u32: Uint32Array }, i: number) => s.get(t.u32[i]);
-    // One object per location while hot, shared by every record there (frozen: no reader may change
-    // another's answer). 2^14 slots: on random addresses the locations' weight is concentrated (BENCHMARKS.md).
-    this.geo = new SubTable(
-      file,
-      Section.GEO,
-      (t, b) =>
-        Object.freeze({
-          countryCode: str(t, b),
-          region: str(t, b + 1),
-          city: str(t, b + 2),
-          postalCode: str(t, b + 3),
-          latitude: coord(t.f32[b + 4]),
-          longitude: coord(t.f32[b + 5]),
-          timezone: str(t, b + 6),
-        }),
-      16,
-    );
     this.asn = new SubTable(file, Section.ASN, (t, b) => ({ asn: t.u32[b], name: str(t, b + 1) }));
     this.allocation = new SubTable(file, Section.ALLOCATION, (t, b) => ({
       cidr: str(t, b),
@@ -160,9 +145,22 @@ export class RecordDecoder {
   cell(base: number, col: number): number {
     return this.records[base + col];
   }
-  /** The location of a record row: its TGEO row, decoded once while hot. */
+  /** The inline geolocation of a record row (no sub-table read: it is in the row's cache line). */
   geoOf(base: number): GeoInfo | null {
-    return this.geo.get(this.records[base + RecordCol.GEO]);
+    const r = this.records;
+    const b = base + RecordCol.GEO;
+    const cc = r[b];
+    if (cc < GEO_PRESENT) return null;
+    const s = this.s;
+    return {
+      countryCode: s.get(cc - GEO_PRESENT),
+      region: s.get(r[b + 1]),
+      city: s.get(r[b + 2]),
+      postalCode: s.get(r[b + 3]),
+      latitude: coord(this.recordsF32[b + 4]),
+      longitude: coord(this.recordsF32[b + 5]),
+      timezone: s.get(r[b + 6]),
+    };
   }
   asnOf(base: number) {
     return this.asn.get(this.records[base + RecordCol.ASN]);
@@ -193,12 +191,14 @@ export class RecordDecoder {
 /**
  * A view of one record row: the flags are read at once (the row's cache line
  * is fetched for them, and every answer reads them), each part only when
- * read, from its sub-table's bounded cache (the same object again while hot;
- * the location too since format 6). Four fields: a lookup allocates little.
+ * read. Only the location is kept in the view: it is the one part built per
+ * read, while sub-table rows come from their own bounded caches (the same
+ * object again while hot). Five fields: a lookup allocates little.
  */
 class LazyRecord implements IndexRecord {
   readonly flags: number;
   readonly networkType: NetworkType | null;
+  private geoValue: GeoInfo | null | undefined = undefined;
 
   constructor(
     private readonly decoder: RecordDecoder,
@@ -210,7 +210,7 @@ class LazyRecord implements IndexRecord {
   }
 
   get geo() {
-    return this.decoder.geoOf(this.base);
+    return this.geoValue === undefined ? (this.geoValue = this.decoder.geoOf(this.base)) : this.geoValue;
   }
   get asn() {
     return this.decoder.asnOf(this.base);

@@ -71,12 +71,6 @@ describe('index file verification', () => {
     expect(refusal('version.idx', b)).toMatch(/^unsupported format version 99/);
   });
 
-  test('a version 5 file (the geolocation inline in record rows) is refused by its number, with what to do', () => {
-    const b = bytes.slice();
-    new DataView(b.buffer).setUint32(8, 5, true);
-    expect(refusal('version5.idx', b)).toBe('unsupported format version 5 (this server reads version 6); rebuild the index');
-  });
-
   test('truncated file', () => {
     expect(refusal('truncated.idx', bytes.slice(0, bytes.length - 1000))).toMatch(/^truncated: section \w{4} ends at/);
     expect(refusal('tiny.idx', bytes.slice(0, 20))).toMatch(/^truncated: 20 bytes/);

@@ -11,7 +11,7 @@
  * on an out-of-order CPU (the next address's misses start before this one's
  * end), so the differences are marginal costs, not latencies.
  */
-import { RECORD_WIDTH, RecordCol, Section, TableLayout } from '../../src/index/format.ts';
+import { GEO_PRESENT, RECORD_WIDTH, RecordCol, Section } from '../../src/index/format.ts';
 import { u32Section } from '../../src/index/map-index-file.ts';
 import { IndexReader } from '../../src/index/reader.ts';
 import { parseIPv4, parseIPv6Groups } from '../../src/net/ip.ts';
@@ -29,8 +29,6 @@ const ADDRESSES = 1 << 20;
 const BATCH = 1 << 16;
 const { v4, v6 } = lookupAddresses(reader, ADDRESSES);
 const records = u32Section(reader.file, Section.RECORDS);
-const locations = u32Section(reader.file, Section.GEO);
-const GEO_WIDTH = TableLayout[Section.GEO].length;
 const groups = new Uint16Array(8);
 
 type Op = (ip: string) => number;
@@ -40,9 +38,9 @@ const STAGES: [string, Op][] = [
   ['+ parse (net/ip.ts)', (ip) => (ip.indexOf(':') < 0 ? parseIPv4(ip) : parseIPv6Groups(ip, groups) ? groups[7] : -1)],
   ['+ search: recordIdOf', (ip) => reader.recordIdOf(ip)],
   ['+ record row read (raw flags cell)', (ip) => records[reader.recordIdOf(ip) * RECORD_WIDTH + RecordCol.FLAGS]],
-  ['+ location row read raw (TGEO: cc, city ids, lat bits)', (ip) => {
-    const g = records[reader.recordIdOf(ip) * RECORD_WIDTH + RecordCol.GEO] * GEO_WIDTH;
-    return g === 0 ? 0 : locations[g] + locations[g + 2] + locations[g + 4];
+  ['+ geo columns read raw (cc, city ids, lat bits)', (ip) => {
+    const b = reader.recordIdOf(ip) * RECORD_WIDTH + RecordCol.GEO;
+    return records[b] >= GEO_PRESENT ? records[b] + records[b + 2] + records[b + 4] : 0;
   }],
   ['+ record view: record(id).flags', (ip) => reader.record(reader.recordIdOf(ip)).flags],
   ['+ geo object: record(id).geo', (ip) => (reader.record(reader.recordIdOf(ip)).geo === null ? 0 : 1)],

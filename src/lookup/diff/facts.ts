@@ -9,7 +9,7 @@
  * bounded amount of memory.
  */
 import { DIFF_FIELDS, type DiffField } from '../../contract/diff.ts';
-import { RECORD_WIDTH, RecordCol, RouteFlag, Section, TableLayout } from '../../index/format.ts';
+import { GEO_PRESENT, RECORD_WIDTH, RecordCol, RouteFlag, Section, TableLayout } from '../../index/format.ts';
 import { u32Section } from '../../index/map-index-file.ts';
 import { DirectMappedCache } from '../../index/tables.ts';
 import type { IndexReader } from '../../index/reader.ts';
@@ -58,7 +58,6 @@ export class RecordFacts {
   private readonly asn: Uint32Array;
   private readonly allocation: Uint32Array;
   private readonly route: Uint32Array;
-  private readonly geo: Uint32Array;
   /** The facts of no record (space the index does not cover). */
   static readonly NONE: readonly FactValue[] = Object.freeze(DIFF_FIELDS.map(() => null));
 
@@ -69,7 +68,6 @@ export class RecordFacts {
     this.asn = u32Section(reader.file, Section.ASN);
     this.allocation = u32Section(reader.file, Section.ALLOCATION);
     this.route = u32Section(reader.file, Section.ROUTE);
-    this.geo = u32Section(reader.file, Section.GEO);
   }
 
   /**
@@ -91,15 +89,16 @@ export class RecordFacts {
     const r = this.rows;
     const base = id * RECORD_WIDTH;
     const str = this.reader.strings;
-    const geoRow = r[base + RecordCol.GEO] * GEO_WIDTH;
+    const cc = r[base + RecordCol.GEO];
+    const hasGeo = cc >= GEO_PRESENT;
     const asnRow = r[base + RecordCol.ASN] * ASN_WIDTH;
     const routeId = r[base + RecordCol.ROUTE];
     const routeRow = routeId * ROUTE_WIDTH;
     const routeFlags = routeId === 0 ? 0 : this.route[routeRow + 3];
     const origins = routeId === 0 ? null : (str.get(this.route[routeRow + 1]) ?? '');
     const s = this.scoredOf(id, base, routeId, routeRow, routeFlags, origins);
-    out[F.country] = geoRow === 0 ? null : str.get(this.geo[geoRow]);
-    out[F.city] = geoRow === 0 ? null : str.get(this.geo[geoRow + 2]);
+    out[F.country] = hasGeo ? str.get(cc - GEO_PRESENT) : null;
+    out[F.city] = hasGeo ? str.get(r[base + RecordCol.GEO + 2]) : null;
     out[F.asn] = asnRow === 0 ? null : this.asn[asnRow];
     out[F.org] = asnRow === 0 ? null : str.get(this.asn[asnRow + 1]);
     out[F.allocation] = this.allocationText(r[base + RecordCol.ALLOCATION]);
@@ -136,7 +135,7 @@ export class RecordFacts {
     const asnName = asnId === 0 ? 0 : nameState(this.reader.strings.get(this.asn[asnId * ASN_WIDTH + 1]));
     const routeCode = routeId === 0 ? 0 : 1 + this.route[routeRow + 2] * 2 + (routeFlags & 3) * 8 + (origins === '' ? 32 : 0);
     const bits =
-      (r[base + RecordCol.GEO] !== 0 ? 1 : 0) |
+      (r[base + RecordCol.GEO] >= GEO_PRESENT ? 1 : 0) |
       (r[base + RecordCol.ALLOCATION] !== 0 ? 2 : 0) |
       (r[base + RecordCol.CRAWLER] !== 0 ? 4 : 0) |
       (r[base + RecordCol.THREAT_LIST] !== 0 ? 8 : 0) |
@@ -182,4 +181,3 @@ const F = FIELD_INDEX;
 const ASN_WIDTH = TableLayout[Section.ASN].length;
 const ALLOCATION_WIDTH = TableLayout[Section.ALLOCATION].length;
 const ROUTE_WIDTH = TableLayout[Section.ROUTE].length;
-const GEO_WIDTH = TableLayout[Section.GEO].length;
