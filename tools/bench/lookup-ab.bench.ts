@@ -6,7 +6,10 @@
  * machine differ by 2x from run to run; within a round the two readers differ
  * only by their code.
  *
- *   bun tools/bench/lookup-ab.bench.ts INDEX --base /path/to/other/tree [--rounds N]
+ *   bun tools/bench/lookup-ab.bench.ts INDEX --base /path/to/other/tree [--base-index FILE] [--rounds N]
+ *
+ * `--base-index`: the base reader opens its own file (a format change: each
+ * tree reads the file its own builder wrote from the same data).
  *
  * Operations (as lookup.bench.ts): `lookup(ip).record.geo` reading country
  * code, city, latitude and longitude, and `recordIdOf` (parse + search).
@@ -27,16 +30,18 @@ const take = (flag: string): string | undefined => {
 };
 const ROUNDS = Number(take('--rounds') ?? 21);
 const baseTree = take('--base');
+const baseIndex = take('--base-index');
 const indexPath = args[0];
 if (!baseTree || !indexPath) throw new Error('usage: lookup-ab.bench.ts INDEX --base TREE [--rounds N]');
 
 type Reader = Pick<IndexReader, 'lookup' | 'recordIdOf'>;
 const BaseReader = (await import(`${baseTree}/src/index/reader.ts`)).IndexReader as { open(path: string): Reader };
 const sides: [string, Reader][] = [
-  ['base', BaseReader.open(indexPath)],
+  ['base', BaseReader.open(baseIndex ?? indexPath)],
   ['new', IndexReader.open(indexPath)],
 ];
 console.log(hugePageNote(indexPath));
+if (baseIndex) console.log(`base: ${hugePageNote(baseIndex)}`);
 const ADDRESSES = 1 << 20;
 const BATCH = 1 << 16;
 const { v4, v6 } = lookupAddresses(IndexReader.open(indexPath), ADDRESSES);
