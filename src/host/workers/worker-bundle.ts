@@ -121,9 +121,13 @@ export async function buildWorkerBundle(root = SOURCE_ROOT): Promise<BundleOutco
     temp = join(cache, `.tmp-${key}-${process.pid}`);
     rmSync(temp, { recursive: true, force: true });
     // CommonJS: Bun writes bytecode for ESM only with --compile. import.meta.url/dir become the source file's own.
-    const built = await Bun.build({ entrypoints: entriesOf(root), outdir: temp, target: 'bun', format: 'cjs', bytecode: true, metafile: true });
+    const { NATIVE_EXTRACT_NAMESPACE, nativeExtractPlugin } = await import('./bundle-native-extract.ts');
+    const plugins = [nativeExtractPlugin(root)].filter((plugin) => plugin !== null);
+    const built = await Bun.build({ entrypoints: entriesOf(root), outdir: temp, target: 'bun', format: 'cjs', bytecode: true, metafile: true, plugins });
     if (!built.success) return { kind: 'failed', message: built.logs.map(String).join('\n') };
-    const inputs = Object.keys(built.metafile?.inputs ?? {}).map((input) => relative(root, resolve(input)));
+    const inputs = Object.keys(built.metafile?.inputs ?? {})
+      .filter((input) => !input.startsWith(`${NATIVE_EXTRACT_NAMESPACE}:`))
+      .map((input) => relative(root, resolve(input)));
     const unhashed = inputs.filter((input) => !input.includes('node_modules/') && !HASHED_FOLDERS.some((dir) => input.startsWith(`${dir}/`)));
     if (unhashed.length > 0 || !built.metafile) return { kind: 'failed', message: `inputs outside ${HASHED_FOLDERS.join(', ')} (the key would not cover them): ${unhashed.join(', ')}` };
     if (bundleKey(root) !== key) return { kind: 'failed', message: 'the sources changed while building' };
