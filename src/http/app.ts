@@ -5,8 +5,6 @@
  * redirects, HTML). The request path (server.ts) routes every request
  * through the table; only a MOUNTED route reaches Elysia.
  */
-import { Elysia } from 'elysia';
-import { dashboardRoutes } from './routes/dashboard.ts';
 import { ApiError } from '../api-error.ts';
 import { failureResponse, NOT_FOUND } from './error-response.ts';
 import type { AppServices } from './services.ts';
@@ -44,8 +42,16 @@ function signInRoutes(): typeof import('./routes/auth.ts') {
   return require('./routes/auth.ts');
 }
 
-/** The Elysia app of the sign-in and dashboard routes; its failures rendered by the one error renderer. */
-function mountedApp(services: AppServices) {
+/**
+ * The Elysia app of the sign-in and dashboard routes; its failures rendered by the one error renderer.
+ * Where sign-in is configured it is built with the app, before any request; where it is off (the
+ * dashboard then only says so) it is built on the first request to the dashboard: no lookup route needs
+ * Elysia, and every worker building it before it listens cost each start's CPU. (From the worker bundle
+ * this `require` reads no file; from the source it does, once.)
+ */
+function mountedApp(services: AppServices): App['mounted'] {
+  const { Elysia } = require('elysia') as typeof import('elysia');
+  const { dashboardRoutes } = require('./routes/dashboard.ts') as typeof import('./routes/dashboard.ts');
   const deps = { config: services.config, accounts: services.accounts, now: services.now };
   return (
     // Elysia's default finds the path by searching for "/" from the 11th
@@ -61,16 +67,22 @@ function mountedApp(services: AppServices) {
 
 /** Builds the application over its services. */
 export function createApp(services: AppServices): App {
-  const mounted = mountedApp(services);
+  let mounted: App['mounted'] | null = oauthEnabled(services.config.oauth) ? mountedApp(services) : null;
+  const mountedOnce = () => (mounted ??= mountedApp(services));
   // The mounted routes read the caller (tier, IP) from the request, as resolved by the request path.
   const mountedHandler: RouteHandler = (request, _path, _hasQuery, caller) => {
     setCaller(request, caller);
-    return mounted.handle(request);
+    return mountedOnce().handle(request);
   };
   const bind = (route: DeclaredRoute): RouteDeclaration<RouteHandler> => ({
     ...route,
     handlers: Object.fromEntries(Object.entries(route.handlers).map(([method, make]) => [method, make === MOUNTED ? mountedHandler : make(services)])),
   });
   const declarations = routeDeclarations(oauthEnabled(services.config.oauth));
-  return { table: new RouteTable(declarations.map(bind), NOT_ADDRESSES), mounted };
+  return {
+    table: new RouteTable(declarations.map(bind), NOT_ADDRESSES),
+    get mounted() {
+      return mountedOnce();
+    },
+  };
 }
