@@ -26,7 +26,7 @@ test('sign-in off: Elysia is loaded on the dashboard\'s first request, which it 
     console.log(JSON.stringify({ afterApp, afterRequest: loaded(), status: res.status, html: body.includes('<html') || body.includes('<!doctype') || body.includes('<!DOCTYPE') }));
     process.exit(0);
   `;
-  const env = { ...process.env, IPINTEL_INDEX: await fixtureIndexPath() };
+  const env: Record<string, string | undefined> = { ...process.env, IPINTEL_INDEX: await fixtureIndexPath() };
   for (const name of Object.keys(env)) if (name.startsWith('IPINTEL_OAUTH_')) delete env[name];
   const run = Bun.spawnSync(['bun', '-e', script], { cwd: ROOT, env });
   if (run.exitCode !== 0) throw new Error(`child failed: ${run.stderr.toString()}`);
