@@ -16,7 +16,7 @@
  *   healthcheck  exit 0 when the local server answers /health (container HEALTHCHECK)
  */
 import { existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+// node:util (parseArgs) is imported by the two commands that take options: `serve`'s path to its threads does not wait for it.
 import packageJson from '../package.json' with { type: 'json' };
 import { signalStopper } from './host/process-guards.ts';
 
@@ -95,7 +95,7 @@ async function fetchDataCommand(argv: string[]): Promise<number> {
   let args;
   let config;
   try {
-    args = parseArgs({ args: argv, strict: true, options: { dir: { type: 'string' }, help: { type: 'boolean' } } }).values;
+    args = (await import('node:util')).parseArgs({ args: argv, strict: true, options: { dir: { type: 'string' }, help: { type: 'boolean' } } }).values;
     config = (await import('./config.ts')).loadConfig();
   } catch (e) {
     console.error(`${(e as Error).message}\n${usage}`);
@@ -183,7 +183,7 @@ async function serve(argv: string[]): Promise<number> {
 async function healthcheck(argv: string[]): Promise<number> {
   let args;
   try {
-    args = parseArgs({ args: argv, strict: true, options: { url: { type: 'string' }, timeout: { type: 'string' } } }).values;
+    args = (await import('node:util')).parseArgs({ args: argv, strict: true, options: { url: { type: 'string' }, timeout: { type: 'string' } } }).values;
   } catch (e) {
     console.error(`${(e as Error).message}\nusage: ipintel healthcheck [--url <url>] [--timeout <seconds>]`);
     return 2;

@@ -85,9 +85,10 @@ const bool: Check = (v) => {
   const b = typeof v === 'string' ? BOOLEAN_TEXT[v.toLowerCase()] : undefined;
   return b === undefined ? new Error('must be true or false') : b;
 };
-const zones = new Set(Intl.supportedValuesOf('timeZone'));
-const zone: Check = (v) => (typeof v === 'string' && (zones.has(v) || v === 'UTC') ? v : new Error('must be an IANA time zone name'));
-const regions = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
+// Intl's tables made on the first file read, not when the module loads: every serving thread loads it, few read a file.
+let zones: Set<string> | null = null;
+const zone: Check = (v) => (typeof v === 'string' && ((zones ??= new Set(Intl.supportedValuesOf('timeZone'))).has(v) || v === 'UTC') ? v : new Error('must be an IANA time zone name'));
+let regions: Intl.DisplayNames | null = null;
 /** Codes already checked (at most 26 * 26): a million lines ask Intl a few hundred times. */
 const knownCountry = new Map<string, boolean>();
 const country: Check = (v) => {
@@ -95,7 +96,7 @@ const country: Check = (v) => {
   let known = knownCountry.get(v);
   if (known === undefined) {
     try {
-      known = regions.of(v) !== undefined;
+      known = (regions ??= new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' })).of(v) !== undefined;
     } catch {
       known = false;
     }

@@ -54,16 +54,14 @@ export async function startHost(
   // The worker threads start loading their code first; the primary then loads the pool's.
   const early = await import('./workers/threads.ts');
   const threads = early.startThreads(config.workers);
-  // The index is verified on a thread of its own meanwhile, not by the primary after loading the pool's code.
-  const indexChecked = early.startIndexCheck(config.indexPath);
   const bundledPool = early.bundledPoolModule();
   const { startWorkerPool } = bundledPool !== null ? ((await import(bundledPool)) as typeof import('./workers/pool.ts')) : await import('./workers/pool.ts');
-  // Migrations run here once, not in every worker at the same moment; the workers load their code meanwhile.
-  const migrated = openAccountStore(config.dbPath, { flushIntervalMs: 0, syncIntervalMs: 0 }).then((store) => store.close());
   // The primary serves nothing: it does not load the server's code (the workers do, each in its own thread, and
   // loading it here first made the start slower, not the workers faster). Its refresher's code loads once they serve:
   // the primary's own work (migrations, verifying the index) is what the workers wait for.
-  const pool = await startWorkerPool(config, undefined, migrated, threads, indexChecked);
+  // Migrations and the index's check run once, in the pool's code (the bundle's bytecode: the source's accounts store
+  // and drizzle cost the primary ~0.1 s of CPU more), not in every worker; the workers load their code meanwhile.
+  const pool = await startWorkerPool(config, undefined, null, threads);
   const { startFeedRefresher } = await import('../feeds/start.ts');
   // One refresher per host, here in the primary: it swaps every worker at once (the workers only report its state).
   const swapAll = async () => {

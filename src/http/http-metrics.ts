@@ -12,10 +12,9 @@
  * can fail when descriptors run out (EMFILE) and take /metrics down with it.
  * Its registry is built on the first scrape.
  */
-import * as promClient from 'prom-client';
+import type { Counter, Gauge, Registry } from 'prom-client';
 import { registerSwapMetrics } from '../feeds/swap-metrics.ts';
 import { swapSummariesPath } from '../feeds/swap-summary.ts';
-import type { Registry } from 'prom-client';
 import type { IndexHolder } from '../index/holder.ts';
 import { registerFeedMetrics } from '../feeds/feed-metrics.ts';
 import { registerPullMetrics } from '../index/pull/pull-metrics.ts';
@@ -25,6 +24,18 @@ import type { FeedsStatus } from '../feeds/status-view.ts';
 import { limiterMetrics } from './ratelimit/index.ts';
 
 type Prom = typeof import('prom-client');
+
+/**
+ * The three classes the registry is built from, from their own files: the
+ * package's index also loads its push gateway (node:http, https, zlib), its
+ * cluster aggregator and default process metrics, in every worker at start.
+ * The helpers this registry is passed to destructure only these three.
+ */
+const promClient = {
+  Counter: require('prom-client/lib/counter') as typeof Counter,
+  Gauge: require('prom-client/lib/gauge') as typeof Gauge,
+  Registry: require('prom-client/lib/registry') as typeof Registry,
+} as Prom;
 
 /** Upper bounds (seconds) of the latency histogram's buckets. */
 export const LATENCY_BUCKETS: readonly number[] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];

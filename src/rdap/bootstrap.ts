@@ -98,5 +98,14 @@ export function createBootstrap(data: BootstrapData): RdapBootstrap {
   };
 }
 
+let shipped: RdapBootstrap | null = null;
+/** The shipped table, built on its first question rather than when the module loads (every serving thread loads it; few ask RDAP). */
+const shippedTable = (): RdapBootstrap => (shipped ??= createBootstrap(shippedData as BootstrapData));
+
 /** The table shipped in bootstrap-data.json (IANA bootstrap; refresh with tools/refresh-rdap-bootstrap.ts). */
-export const shippedBootstrap: RdapBootstrap = createBootstrap(shippedData as BootstrapData);
+export const shippedBootstrap: RdapBootstrap = {
+  serverForIp: (ip) => shippedTable().serverForIp(ip),
+  serverForAsn: (asn) => shippedTable().serverForAsn(asn),
+  registryForUrl: (url) => shippedTable().registryForUrl(url),
+  baseUrls: () => shippedTable().baseUrls(),
+};

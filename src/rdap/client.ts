@@ -108,7 +108,9 @@ export function createRdapClient(options: RdapClientOptions = {}): RdapClient {
   });
   const inflight = new Map<string, Promise<RdapResult>>();
   // Redirects may only lead to a registry of the table, or stay on the configured mirror.
-  const allowedHosts = new Set((base ? [base] : bootstrap.baseUrls()).map((u) => new URL(u).host));
+  // Made on the first redirect (the shipped table is built on its first question, not when a server starts).
+  let allowed: Set<string> | null = null;
+  const allowedHosts = () => (allowed ??= new Set((base ? [base] : bootstrap.baseUrls()).map((u) => new URL(u).host)));
 
   function firstQuery(ip: string): { url: string; registry: string | null } | null {
     if (base) return { url: `${base}ip/${ip}`, registry: bootstrap.registryForUrl(base) };
@@ -132,7 +134,7 @@ export function createRdapClient(options: RdapClientOptions = {}): RdapClient {
         const location = res.headers.get('location');
         if (hop >= maxRedirects || !location) throw new LookupFailure('redirect', res.status);
         const next = new URL(location, url);
-        if (!/^https?:$/.test(next.protocol) || !allowedHosts.has(next.host)) throw new LookupFailure('redirect', res.status);
+        if (!/^https?:$/.test(next.protocol) || !allowedHosts().has(next.host)) throw new LookupFailure('redirect', res.status);
         url = next.href;
         continue;
       }

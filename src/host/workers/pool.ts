@@ -69,16 +69,13 @@ interface Slot {
  * started by startThreads); they open the database only once `before`
  * resolves (the host's migrations; without it the pool runs them here first:
  * workers migrating one fresh file at once fail on each other's tables), so
- * both overlap. `indexChecked`: the
- * index being verified on its own thread (startIndexCheck); without it the
- * primary verifies it here.
+ * both overlap. The index is verified here, in the primary, once for all.
  */
 export async function startWorkerPool(
   config: Config,
   log: (line: string) => void = (l) => console.error(l),
   before: Promise<unknown> | null = null,
   threads: StartedThread[] = [],
-  indexChecked: Promise<VerifiedIndex | null> | null = null,
 ): Promise<WorkerPool> {
   const count = config.workers;
   const migrationsRoot = isCompiledBinary() ? embeddedMigrationsRoot() : null;
@@ -290,9 +287,9 @@ export async function startWorkerPool(
     // Every worker loads its code and opens its services at once, none listening yet: a flood from the
     // moment the port accepts finds every worker's code loaded (no module read competes for descriptors).
     // The index is verified here once, after the workers have begun loading (the next timer tick), while they load:
-    // not by every worker, each hashing the whole file on the same cores at the same moment.
-    // (A host's `serve` verifies it on a thread of its own started with the workers: `indexChecked`.)
-    const indexVerified = (indexChecked ?? Bun.sleep(0).then(() => verifyForWorkers(config.indexPath))).then((file) => {
+    // not by every worker, each hashing the whole file on the same cores at the same moment. Not on a thread of
+    // its own either: on two cores the start is CPU-bound, and a thread costs its own runtime and code (~55 ms of CPU).
+    const indexVerified = Bun.sleep(0).then(() => verifyForWorkers(config.indexPath)).then((file) => {
       verified = file;
     });
     const startAfter = Promise.all([migrated, overridesRead, indexVerified]);

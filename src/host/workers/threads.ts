@@ -5,8 +5,7 @@
  * purpose: what it imports is loaded before any thread starts.
  */
 
-import { bundledPool, bundledVerifyThread, freshWorkerBundle } from './worker-bundle.ts';
-import type { VerifiedIndex } from './verified-index.ts';
+import { bundledPool, freshWorkerBundle } from './worker-bundle.ts';
 
 /** Whether this runs from a compiled binary (its modules under Bun's virtual root). */
 const COMPILED = import.meta.url.includes('$bunfs') || import.meta.url.includes('~BUN');
@@ -59,31 +58,4 @@ export function startThreads(count: number): StartedThread[] {
 /** A thread module beside this one: in a compiled binary, an entry point under its virtual root (named from src/). */
 function besideThis(name: string): string {
   return new URL(COMPILED ? `./host/workers/${name}` : `./${name}`, import.meta.url).href;
-}
-
-/**
- * Verifies the index at `path` on a thread of its own, started now beside the
- * workers (verified-index.ts verifyForWorkers). Resolves with the file it
- * verified, or null when it did not verify or the thread failed: then each
- * worker verifies the file itself, as when the primary could not.
- */
-export function startIndexCheck(path: string): Promise<VerifiedIndex | null> {
-  return new Promise((resolve) => {
-    let thread: Worker;
-    try {
-      workerEntry(); // decides whether the bundle is the current one
-      // From the bundle when the workers load one: its bytecode loads the index reader in a fraction of the source's time.
-      thread = new Worker(bundled !== null ? bundledVerifyThread(bundled) : besideThis('verify-thread.ts'));
-    } catch {
-      return resolve(null);
-    }
-    const done = (verified: VerifiedIndex | null) => {
-      resolve(verified);
-      thread.terminate(); // its mapping of the file goes with it
-    };
-    thread.onmessage = (event: MessageEvent) => done(event.data as VerifiedIndex | null);
-    thread.addEventListener('error', () => done(null));
-    thread.addEventListener('close', () => done(null));
-    thread.postMessage(path);
-  });
 }

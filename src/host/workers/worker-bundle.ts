@@ -1,6 +1,6 @@
 /**
- * The worker thread's code, the pool's the primary loads meanwhile and the
- * index-checking thread's, as prebuilt bytecode bundles for starts from the source tree: each loads in
+ * The worker thread's code and the pool's the primary loads meanwhile, as
+ * prebuilt bytecode bundles for starts from the source tree: each loads in
  * about half the time its hundreds of modules take one by one (BENCHMARKS.md,
  * start-up).
  *
@@ -27,14 +27,13 @@ export const SOURCE_ROOT = resolve(import.meta.dir, '..', '..', '..');
 export function bundleCache(root: string): string {
   return join(root, 'node_modules', '.cache', 'ipintel-worker-bundle');
 }
-/** The bundle's entry points in a tree: the worker's module, the pool the primary loads meanwhile, and the thread that verifies the index meanwhile. */
+/** The bundle's entry points in a tree: the worker's module and the pool the primary loads meanwhile. */
 function entriesOf(root: string): string[] {
-  return ['worker-main.ts', 'pool.ts', 'verify-thread.ts'].map((name) => join(root, 'src', 'host', 'workers', name));
+  return ['worker-main.ts', 'pool.ts'].map((name) => join(root, 'src', 'host', 'workers', name));
 }
 /** Their names in a bundle's folder. */
 const BUNDLED_ENTRY = 'worker-main.js';
 const BUNDLED_POOL = 'pool.js';
-const BUNDLED_VERIFY = 'verify-thread.js';
 /** The tree's folders the bundle's own inputs come from (a build that reads from another fails: see buildWorkerBundle). */
 const HASHED_FOLDERS = ['src', 'index-builder', 'feeds'];
 /** Bundles kept beside the current one (a server still running an older one may restart a worker from it). */
@@ -89,17 +88,12 @@ export function freshWorkerBundle(root = SOURCE_ROOT): string | null {
 
 /** Whether a bundle's folder holds every entry point. */
 function complete(folder: string): boolean {
-  return [BUNDLED_ENTRY, BUNDLED_POOL, BUNDLED_VERIFY].every((name) => existsSync(join(folder, name)));
+  return [BUNDLED_ENTRY, BUNDLED_POOL].every((name) => existsSync(join(folder, name)));
 }
 
 /** The pool's module of the bundle whose worker entry is `entry` (what freshWorkerBundle returned). */
 export function bundledPool(entry: string): string {
   return join(dirname(entry), BUNDLED_POOL);
-}
-
-/** The index-checking thread's module of the bundle whose worker entry is `entry`. */
-export function bundledVerifyThread(entry: string): string {
-  return join(dirname(entry), BUNDLED_VERIFY);
 }
 
 /** What buildWorkerBundle did. */
@@ -121,9 +115,13 @@ export async function buildWorkerBundle(root = SOURCE_ROOT): Promise<BundleOutco
     temp = join(cache, `.tmp-${key}-${process.pid}`);
     rmSync(temp, { recursive: true, force: true });
     // CommonJS: Bun writes bytecode for ESM only with --compile. import.meta.url/dir become the source file's own.
-    const built = await Bun.build({ entrypoints: entriesOf(root), outdir: temp, target: 'bun', format: 'cjs', bytecode: true, metafile: true });
+    const { NATIVE_EXTRACT_NAMESPACE, nativeExtractPlugin } = await import('./bundle-native-extract.ts');
+    const plugins = [nativeExtractPlugin(root)].filter((plugin) => plugin !== null);
+    const built = await Bun.build({ entrypoints: entriesOf(root), outdir: temp, target: 'bun', format: 'cjs', bytecode: true, metafile: true, plugins });
     if (!built.success) return { kind: 'failed', message: built.logs.map(String).join('\n') };
-    const inputs = Object.keys(built.metafile?.inputs ?? {}).map((input) => relative(root, resolve(input)));
+    const inputs = Object.keys(built.metafile?.inputs ?? {})
+      .filter((input) => !input.startsWith(`${NATIVE_EXTRACT_NAMESPACE}:`))
+      .map((input) => relative(root, resolve(input)));
     const unhashed = inputs.filter((input) => !input.includes('node_modules/') && !HASHED_FOLDERS.some((dir) => input.startsWith(`${dir}/`)));
     if (unhashed.length > 0 || !built.metafile) return { kind: 'failed', message: `inputs outside ${HASHED_FOLDERS.join(', ')} (the key would not cover them): ${unhashed.join(', ')}` };
     if (bundleKey(root) !== key) return { kind: 'failed', message: 'the sources changed while building' };
