@@ -12,24 +12,46 @@ import type { Tier } from '../tiers.ts';
 /** Distinct (query, tier) projections kept; past it the memo starts over, so a client cycling through field sets cannot grow it. */
 const MAX_PROJECTIONS = 256;
 
+/** `?` */
+const QUESTION_MARK = 63;
+
 /** A bounded memo of parseProjection. */
 export class ProjectionMemo {
   private readonly kept = new Map<string, Projection>();
-  /** The query text (from its `?`) and tier last answered, and their projection: a client repeats its query. */
+  /** The query text (from its `?`) and tier last kept by `ofUrl`, and their projection: a client repeats its query. */
   private lastQuery = '';
   private lastTier: Tier | null = null;
   private lastProjection: Projection | null = null;
 
-  /** The projection of a request URL's `names` parameters (`fields`, `include`) for a tier (throws parseProjection's errors). */
-  ofUrl(url: string, names: readonly [string, string], tier: Tier): Projection {
-    const at = url.indexOf('?');
-    const query = at < 0 ? '' : url.slice(at);
-    if (query === this.lastQuery && tier === this.lastTier && this.lastProjection !== null) return this.lastProjection;
+  /**
+   * The projection `ofUrl` last kept, when `url`'s query (from its first
+   * `?`) is the same text and the tier the same; else null. Compared in
+   * place, so a repeated query costs no slice and no parse.
+   */
+  lastOf(url: string, tier: Tier): Projection | null {
+    const projection = this.lastProjection;
+    if (projection === null || tier !== this.lastTier) return null;
+    const query = this.lastQuery;
+    const at = url.length - query.length;
+    return at >= 0 && url.charCodeAt(at) === QUESTION_MARK && url.indexOf('?') === at && url.startsWith(query, at) ? projection : null;
+  }
+
+  /**
+   * The projection of a request URL's `names` parameters (`fields`,
+   * `include`) for a tier (throws parseProjection's errors); kept as the
+   * last one for `lastOf` unless `keepAsLast` is false.
+   */
+  ofUrl(url: string, names: readonly [string, string], tier: Tier, keepAsLast = true): Projection {
+    const last = this.lastOf(url, tier);
+    if (last !== null) return last;
     const [fields, include] = queryValues(url, names);
     const projection = this.of(fields, include, tier);
-    this.lastQuery = query;
-    this.lastTier = tier;
-    this.lastProjection = projection;
+    if (keepAsLast) {
+      const at = url.indexOf('?');
+      this.lastQuery = at < 0 ? '' : url.slice(at);
+      this.lastTier = tier;
+      this.lastProjection = projection;
+    }
     return projection;
   }
 

@@ -18,6 +18,7 @@ import { CORS_RESPONSE_HEADERS } from './cors.ts';
 import { JSON_TYPE } from './error-response.ts';
 import { atOf, pastMomentOf, pastResponse } from './past-answer.ts';
 import { ProjectionMemo } from './projection-memo.ts';
+import type { Projection } from '../lookup/projection.ts';
 import type { AppServices } from './services.ts';
 
 /** The query parameters of a lookup (spec 4.1). */
@@ -59,17 +60,26 @@ export class V1Pipeline {
    * Throws the spec's errors (INVALID_IP, INVALID_FIELDS, …) as ApiError.
    */
   answer(request: Request, ipText: string, hasQuery: boolean, tier: Tier, current: boolean): Response | Promise<Response> {
+    let url = '';
+    let projection: Projection | null = null;
     if (hasQuery) {
-      const at = atOf(request.url);
-      if (at !== null) return this.past(request, ipText, at, tier, current);
+      url = request.url;
+      // The caller's last query again is neither scanned for `at` nor parsed: only a current
+      // answer's query is kept as the last (ProjectionMemo.lastOf), and `at` depends on the query alone.
+      projection = this.projections.lastOf(url, tier);
+      if (projection === null) {
+        const at = atOf(url);
+        if (at !== null) return this.past(request, ipText, at, tier, current);
+      }
     }
     const snapshot = this.services.serving.snapshot;
+    // The address is refused (INVALID_IP) before the fields are (INVALID_FIELDS).
     const hit = lookupOrThrow(this.services, ipText, snapshot);
     let body: string | Promise<string>;
     let headers = current ? NOT_CACHEABLE_HEADERS : CACHEABLE_HEADERS;
     if (!hasQuery) body = snapshot.answers.v1(hit, null, false, this.live);
     else {
-      const projection = this.projections.ofUrl(request.url, V1_QUERY_KEYS, tier);
+      projection ??= this.projections.ofUrl(url, V1_QUERY_KEYS, tier);
       if (projection.rdap) headers = NOT_CACHEABLE_HEADERS;
       body = snapshot.answers.v1(hit, projection.fields, projection.rdap && (projection.fields === null || projection.fields.has('rdap')), this.live);
     }
@@ -86,7 +96,8 @@ export class V1Pipeline {
 
   private pastAnswer(request: Request, ipText: string, moment: PastMoment, tier: Tier, current: boolean): Response {
     const hit = lookupOrThrow(this.services, ipText, moment.snapshot);
-    const projection = this.projections.ofUrl(request.url, V1_QUERY_KEYS, tier);
+    // Not kept as the last query: `lastOf` answers only queries without `at`.
+    const projection = this.projections.ofUrl(request.url, V1_QUERY_KEYS, tier, false);
     if (projection.rdap) throw new ApiError('INVALID_INCLUDE', 'include=rdap_contacts is a live registry lookup: it has no answer as of a past moment', { include: ['rdap_contacts'], parameter: 'at' });
     const body = moment.snapshot.answers.v1WithoutLiveParts(hit, projection.fields, moment.atMs);
     return pastResponse(request, withAsOf(body, moment), moment, !current);

@@ -213,6 +213,10 @@ describe('answers as of a past moment', () => {
     const parsed = JSON.parse(a.text);
     expect(Object.keys(parsed)).toEqual(['ip', 'classification', 'as_of']);
     expect(parsed.classification.is_vpn).toBe(false);
+    // The same query again is still a past answer: only a current answer's query is kept as the
+    // last one, which the pipeline answers without looking for `at` (ProjectionMemo.lastOf).
+    const again = JSON.parse((await past(`/v1/ip/${VPN_IP}?fields=ip,classification&at=${iso(T0 + 1000)}`)).text);
+    expect(again).toEqual(parsed);
   });
 
   test('/v1/assessment?at= answers from the index of that moment', async () => {

@@ -62,3 +62,22 @@ test('by URL: a URL without a query is the projection of no parameters, not of i
   expect(memo.ofUrl('http://h/v1/ip/1.1.1.1', names, 'free')).toEqual(parseProjection({}, 'free'));
   expect(memo.ofUrl('http://h/v1/ip/1.1.1.p', names, 'free')).toEqual(parseProjection({}, 'free'));
 });
+
+test('lastOf: the last kept projection for the same query text and tier only; a past answer\'s query is never kept', () => {
+  const memo = new ProjectionMemo();
+  const names: readonly [string, string] = ['fields', 'include'];
+  expect(memo.lastOf('http://h/v1/ip/1.1.1.1?fields=ip', 'free')).toBeNull();
+  const kept = memo.ofUrl('http://h/v1/ip/1.1.1.1?fields=ip', names, 'free');
+  // Another address, the same query: the same projection object, without a parse.
+  expect(memo.lastOf('http://h/v1/ip/9.9.9.9?fields=ip', 'free')).toBe(kept);
+  expect(memo.lastOf('http://h/v1/ip/9.9.9.9?fields=ip', 'pro')).toBeNull();
+  expect(memo.lastOf('http://h/v1/ip/9.9.9.9?fields=ipx', 'free')).toBeNull();
+  expect(memo.lastOf('http://h/v1/ip/9.9.9.9?xfields=ip', 'free')).toBeNull();
+  expect(memo.lastOf('http://h/v1/ip/9.9.9.9', 'free')).toBeNull();
+  // The same text after an earlier `?` is another query ("?a?fields=ip"), not the kept one.
+  expect(memo.lastOf('http://h/v1/ip/9.9.9.9?a?fields=ip', 'free')).toBeNull();
+  // Parsed but not kept as the last (a past answer's query): the kept one stays.
+  expect(memo.ofUrl('http://h/v1/ip/1.1.1.1?fields=ip&at=2026-01-01', names, 'free', false)).toEqual(parseProjection({ fields: ['ip'] }, 'free'));
+  expect(memo.lastOf('http://h/v1/ip/1.1.1.1?fields=ip&at=2026-01-01', 'free')).toBeNull();
+  expect(memo.lastOf('http://h/v1/ip/1.1.1.1?fields=ip', 'free')).toBe(kept);
+});
