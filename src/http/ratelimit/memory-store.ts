@@ -24,6 +24,7 @@ import { describe, limitOf, step, type RateDecision } from './gcra.ts';
 import { limiterMetrics } from './limiter-metrics.ts';
 import type { Tier } from '../../tiers.ts';
 import { DEFAULT_MAX_BUCKETS } from '../../memory-budget.ts';
+import type { BucketKey } from './bucket-key.ts';
 
 /** How often consume() walks the head of the list for idle buckets (ms of the limiter's clock). */
 export const SWEEP_INTERVAL_MS = 10_000;
@@ -35,8 +36,9 @@ const NONE = -1;
 
 /** A bounded, LRU-ordered set of token buckets. */
 export class MemoryBuckets {
-  private readonly slotOf = new Map<string, number>();
-  private readonly keys: (string | undefined)[];
+  // Keys are text or, for IPv4 callers, int32 numbers (bucket-key.ts): one Map holds both, and they never collide.
+  private readonly slotOf = new Map<BucketKey, number>();
+  private readonly keys: (BucketKey | undefined)[];
   private readonly tats: Float64Array;
   private readonly prev: Int32Array;
   private readonly next: Int32Array;
@@ -60,7 +62,7 @@ export class MemoryBuckets {
   }
 
   /** Takes one token from `key`'s bucket at time `now` (ms) and reports the outcome; `limit` per minute (default: the tier's). */
-  consume(key: string, tier: Tier, now: number, limit = limitOf(tier)): RateDecision {
+  consume(key: BucketKey, tier: Tier, now: number, limit = limitOf(tier)): RateDecision {
     if (now >= this.nextSweepAt) {
       this.sweepIdle(now);
       this.nextSweepAt = now + SWEEP_INTERVAL_MS;
@@ -96,7 +98,7 @@ export class MemoryBuckets {
   }
 
   /** The stored tat of a key (for tests and diagnostics). */
-  peek(key: string): number | undefined {
+  peek(key: BucketKey): number | undefined {
     const slot = this.slotOf.get(key);
     return slot === undefined ? undefined : this.tats[slot];
   }
