@@ -19,12 +19,21 @@
  *    caller gets a fresh bucket early; counted in `evictedActiveBuckets`). A
  *    caller that keeps sending stays recent, so a flood must bring
  *    `maxBuckets` new callers between two of its requests to reset it.
+ *
+ * IPv4 callers (numeric keys, bucket-key.ts) are kept apart, in a
+ * set-associative table of `maxBuckets` slots (shared-store.ts, here owned by
+ * this thread alone, made at the first such caller): one cache line of ids
+ * and one of tats per request instead of a Map entry and the list's links,
+ * 16 bytes a bucket. Its bound and its one weakness are the worker pool's:
+ * a full group drops its bucket nearest to full, which can only admit a
+ * request early, never refuse one.
  */
 import { describe, limitOf, step, type RateDecision } from './gcra.ts';
 import { limiterMetrics } from './limiter-metrics.ts';
 import type { Tier } from '../../tiers.ts';
 import { DEFAULT_MAX_BUCKETS } from '../../memory-budget.ts';
 import type { BucketKey } from './bucket-key.ts';
+import { allocateSharedBuckets, SharedBuckets } from './shared-store.ts';
 
 /** How often consume() walks the head of the list for idle buckets (ms of the limiter's clock). */
 export const SWEEP_INTERVAL_MS = 10_000;
@@ -36,9 +45,8 @@ const NONE = -1;
 
 /** A bounded, LRU-ordered set of token buckets. */
 export class MemoryBuckets {
-  // Keys are text or, for IPv4 callers, int32 numbers (bucket-key.ts): one Map holds both, and they never collide.
-  private readonly slotOf = new Map<BucketKey, number>();
-  private readonly keys: (BucketKey | undefined)[];
+  private readonly slotOf = new Map<string, number>();
+  private readonly keys: (string | undefined)[];
   private readonly tats: Float64Array;
   private readonly prev: Int32Array;
   private readonly next: Int32Array;
@@ -47,6 +55,8 @@ export class MemoryBuckets {
   private freeSlots: number[] = [];
   private used = 0; // slots ever handed out (0..maxBuckets)
   private nextSweepAt = -Infinity;
+  /** The IPv4 callers' table (see above), made on first use: most stores here only ever see text keys. */
+  private v4: SharedBuckets | null = null;
 
   constructor(readonly maxBuckets: number = DEFAULT_MAX_BUCKETS) {
     if (!Number.isInteger(maxBuckets) || maxBuckets < 1) throw new Error(`maxBuckets must be a positive integer (got ${maxBuckets})`);
@@ -58,11 +68,12 @@ export class MemoryBuckets {
 
   /** Number of buckets held. */
   get size(): number {
-    return this.slotOf.size;
+    return this.slotOf.size + (this.v4 === null ? 0 : this.v4.size);
   }
 
   /** Takes one token from `key`'s bucket at time `now` (ms) and reports the outcome; `limit` per minute (default: the tier's). */
   consume(key: BucketKey, tier: Tier, now: number, limit = limitOf(tier)): RateDecision {
+    if (typeof key === 'number') return (this.v4 ??= new SharedBuckets(allocateSharedBuckets(this.maxBuckets))).consume(key, tier, now, limit);
     if (now >= this.nextSweepAt) {
       this.sweepIdle(now);
       this.nextSweepAt = now + SWEEP_INTERVAL_MS;
@@ -98,7 +109,7 @@ export class MemoryBuckets {
   }
 
   /** The stored tat of a key (for tests and diagnostics). */
-  peek(key: BucketKey): number | undefined {
+  peek(key: string): number | undefined {
     const slot = this.slotOf.get(key);
     return slot === undefined ? undefined : this.tats[slot];
   }
