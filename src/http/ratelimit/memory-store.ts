@@ -21,8 +21,9 @@
  *    `maxBuckets` new callers between two of its requests to reset it.
  *
  * IPv4 callers (numeric keys, bucket-key.ts) are kept apart, in a
- * set-associative table of `maxBuckets` slots (shared-store.ts, here owned by
- * this thread alone, made at the first such caller): one cache line of ids
+ * set-associative table of `maxBuckets` slots, a bound of its own beside the
+ * Map's (shared-store.ts, here owned by this thread alone, made at the first
+ * such caller): one cache line of ids
  * and one of tats per request instead of a Map entry and the list's links,
  * 16 bytes a bucket. Its bound and its one weakness are the worker pool's:
  * a full group drops its bucket nearest to full, which can only admit a
