@@ -2,11 +2,11 @@
  * AccountStore: the one service the HTTP routes, the app's key resolver
  * and the keys script share, over SQLite or PostgreSQL (backend.ts). The
  * database is touched only off the hot path: key resolution reads an
- * in-memory cache, usage is counted in memory and flushed in batches inside
- * one transaction. Methods that reach the database are async because
+ * in-memory cache, usage is counted in memory and flushed in batches, each
+ * key's counts in one transaction (usage-flush.ts). Methods that reach the database are async because
  * PostgreSQL is a network round trip; the two hot-path methods stay sync.
  */
-import type { AccountsBackend } from './backend.ts';
+import type { AccountRows, AccountsBackend } from './backend.ts';
 import { KeyCache, type ResolvedKey } from './key-cache.ts';
 import { parseDbLocation, redactDbLocation } from './location.ts';
 import { DEFAULT_MIGRATIONS_ROOT, migrationsFolder } from './migrations.ts';
@@ -17,6 +17,7 @@ import { openSqliteBackend } from './sqlite/backend.ts';
 import type { CreatedKey, KeyRecord, KeyTier, ProviderProfile, SessionRecord, SignInResult, UserRecord } from './types.ts';
 import { DAY_MS, UsageCounter, dayOf } from './usage-counter.ts';
 import { buildUsageReport, type UsageReport } from './usage-report.ts';
+import { writeUsageInChunks } from './usage-flush.ts';
 import { tierRank } from './validation.ts';
 
 export type { ResolvedKey } from './key-cache.ts';
@@ -395,7 +396,7 @@ export class AccountStore {
     });
   }
 
-  /** Writes pending usage in one transaction; on failure the counts are kept for the next try. */
+  /** Writes pending usage, a few keys per transaction (usage-flush.ts); on failure the unwritten counts are kept for the next try. */
   flush(): Promise<void> {
     return this.usageTurns.run(() => this.flushNow());
   }
@@ -469,20 +470,13 @@ export class AccountStore {
     const now = this.now();
     const prune = now - this.lastPruneAt > 3_600_000;
     if (this.usage.isEmpty() && !prune) return;
-    const batch = this.usage.drain();
-    try {
-      await this.backend.transaction(async (rows) => {
-        await rows.writeUsageBatch(batch);
-        if (prune) {
-          await rows.pruneMinutes(now - this.minuteRetentionMs);
-          await rows.purgeExpiredSessions(now);
-        }
-      });
-      if (prune) this.lastPruneAt = now;
-    } catch (err) {
-      this.usage.restore(batch);
-      throw err;
-    }
+    const pruning = async (rows: AccountRows) => {
+      await rows.pruneMinutes(now - this.minuteRetentionMs);
+      await rows.purgeExpiredSessions(now);
+    };
+    // In transactions of a few keys each, the event loop turning between them (usage-flush.ts).
+    await writeUsageInChunks(this.backend, this.usage.drain(), this.usage, prune ? pruning : null);
+    if (prune) this.lastPruneAt = now;
   }
 
   /** Fills the cache with every active key; the counter is read first so no later change is skipped. */

@@ -96,3 +96,22 @@ export function toBatch(pending: ReadonlyMap<string, ReadonlyMap<number, number>
     lastUsed: [...lastUsed].map(([keyId, at]) => ({ keyId, at })),
   };
 }
+
+/** Pure: a batch cut into batches of at most `maxKeys` keys each, every key's rows in one of them (at least one batch, maybe empty). */
+export function splitBatch(batch: UsageBatch, maxKeys: number): UsageBatch[] {
+  const chunkOf = new Map<string, number>();
+  const chunks: UsageBatch[] = [];
+  const chunkFor = (keyId: string): UsageBatch => {
+    let c = chunkOf.get(keyId);
+    if (c === undefined) {
+      c = Math.floor(chunkOf.size / maxKeys);
+      chunkOf.set(keyId, c);
+      if (c === chunks.length) chunks.push({ minutes: [], days: [], lastUsed: [] });
+    }
+    return chunks[c];
+  };
+  for (const m of batch.minutes) chunkFor(m.keyId).minutes.push(m);
+  for (const d of batch.days) chunkFor(d.keyId).days.push(d);
+  for (const u of batch.lastUsed) chunkFor(u.keyId).lastUsed.push(u);
+  return chunks.length > 0 ? chunks : [{ minutes: [], days: [], lastUsed: [] }];
+}

@@ -15,7 +15,7 @@ import { clientIp } from './client-ip.ts';
 import { requestWantsText } from './negotiation.ts';
 import { ApiError } from '../api-error.ts';
 import { errorResponse, failureResponse, NOT_FOUND } from './error-response.ts';
-import { adminBudgetExceeded, applyRateLimitHeaders, bucketKeyFor, rateLimitedError, upgradeUrlFor } from './ratelimit/index.ts';
+import { adminBudgetExceeded, applyRateLimitHeaders, bucketKeyFor, limiterKeyFor, rateLimitedError, upgradeUrlFor } from './ratelimit/index.ts';
 import { isAdmin } from './admin.ts';
 import type { RateDecision } from './ratelimit/index.ts';
 import { addCorsHeaders, preflightResponse } from './cors.ts';
@@ -218,7 +218,7 @@ export function createFetchHandler(services: AppServices, app: App, pacer: { tic
     };
     let decision: RateDecision | Promise<RateDecision>;
     try {
-      decision = limiter.consume(bucketKeyFor(caller), caller.tier);
+      decision = limiter.consume(limiterKeyFor(caller), caller.tier);
     } catch (e) {
       return seal(failure(e, request, entry), null);
     }

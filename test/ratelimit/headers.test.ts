@@ -115,3 +115,11 @@ test('exempt routes: preflight, operator, docs, browser files; everything else c
     expect({ method, path, exempt: isExemptFromRateLimit(method, path) }).toEqual({ method, path, exempt: false });
   }
 });
+
+test('the verdict on one Cache-Control value never leaks into the next', () => {
+  const values: Array<[string | null, boolean]> = [
+    ['public, max-age=86400', true], ['no-store', false], ['public, max-age=86400', true], ['public, no-store', false],
+    ['PUBLIC', true], [null, false], ['private, s-maxage=5', false], ['s-maxage=5', true], ['s-maxage=5', true], ['max-age=60', false],
+  ];
+  for (let round = 0; round < 3; round++) for (const [value, shared] of values) expect(isSharedCacheable(value)).toBe(shared);
+});

@@ -81,3 +81,19 @@ test('a refused request refreshes its bucket in LRU order', () => {
 test('a non-positive bound is refused', () => {
   expect(() => new MemoryBuckets(0)).toThrow();
 });
+
+test('IPv4 callers as numbers: the same decisions as their text keys, bounded by maxBuckets, and a flood cannot refuse anyone', () => {
+  const numeric = new MemoryBuckets(4096);
+  const text = new MemoryBuckets(4096);
+  let now = T0;
+  for (let i = 0; i < 20_000; i++) {
+    now += i % 7;
+    const v4 = (0xc0000200 + (i % 40)) | 0; // 192.0.2.0–39, past 2^31 as int32
+    expect(numeric.consume(v4, 'anonymous', now)).toEqual(text.consume(`ip:192.0.2.${i % 40}`, 'anonymous', now));
+  }
+  const flood = new MemoryBuckets(1000);
+  for (let i = 0; i < 100_000; i++) expect(flood.consume((0x0a000000 + i) | 0, 'anonymous', T0).allowed).toBe(true);
+  expect(flood.size).toBeLessThanOrEqual(1024); // the table rounds its slots up to whole groups
+  flood.consume('key:k1', 'pro', T0);
+  expect(flood.size).toBeLessThanOrEqual(1025);
+});

@@ -96,6 +96,22 @@ describeRedis('Lua token bucket (injected clock)', () => {
       client.close();
     }
   });
+
+  test('an IPv4 caller taken as a number is stored under its text name, shared with processes that name it so', async () => {
+    const limiter = createRateLimiter({ store: redis.url, now: () => Date.now(), redisTimeoutMs: PATIENT_MS });
+    const client = new RedisClient(redis.url);
+    try {
+      // 198.51.100.x, a fresh last octet per run (the test's Redis may have served earlier runs).
+      const v4 = (0xc6336400 + Math.floor(Math.random() * 256)) | 0;
+      await limiter.consume(v4, 'anonymous');
+      const text = `ipintel:rl:ip:198.51.100.${v4 & 255}`;
+      expect(Number(await client.send('PTTL', [text]))).toBeGreaterThan(0);
+      expect(Number(await client.send('EXISTS', [`ipintel:rl:${v4}`]))).toBe(0);
+    } finally {
+      limiter.close();
+      client.close();
+    }
+  });
 });
 
 describeRedis('atomicity (Redis TIME clock)', () => {

@@ -4,6 +4,7 @@ setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig
 import { MemoryBuckets } from '../../src/http/ratelimit/memory-store.ts';
 import { allocateSharedBuckets, SharedBuckets } from '../../src/http/ratelimit/shared-store.ts';
 import { prng } from '../helpers/prng.ts';
+import { bucketKeyText } from '../../src/http/ratelimit/bucket-key.ts';
 
 describe('SharedBuckets', () => {
   test('decides a random sequence exactly as the in-process buckets do', () => {
@@ -26,6 +27,25 @@ describe('SharedBuckets', () => {
     let admitted = 0;
     for (let i = 0; i < 100; i++) if ((i % 2 ? a : b).consume('ip:1.2.3.4', 'anonymous', 1_000).allowed) admitted++;
     expect(admitted).toBe(60);
+  });
+
+  test('numeric IPv4 keys decide as the in-process buckets do on their text, one bucket per address', () => {
+    const shared = new SharedBuckets(allocateSharedBuckets(4096));
+    const memory = new MemoryBuckets(4096);
+    const rand = prng(21);
+    let now = 1_700_000_000_000;
+    for (let i = 0; i < 20_000; i++) {
+      now += Math.floor(rand() * 40);
+      // Thirty addresses on both sides of 2^31 (as int32: negative and positive).
+      const key = ((0x7ffffff0 + Math.floor(rand() * 30)) | 0) as number;
+      expect(shared.consume(key, 'anonymous', now)).toEqual(memory.consume(bucketKeyText(key), 'anonymous', now));
+    }
+    // A numeric key is not the bucket of any text key: a fresh address is admitted with a full bucket.
+    const other = new SharedBuckets(allocateSharedBuckets(64));
+    for (let i = 0; i < 60; i++) other.consume(0x0a000001, 'anonymous', 1_000);
+    expect(other.consume(0x0a000001, 'anonymous', 1_000).allowed).toBe(false);
+    expect(other.consume(0x0a000002, 'anonymous', 1_000).remaining).toBe(59);
+    expect(other.consume('ip:10.0.0.1', 'anonymous', 1_000).remaining).toBe(59);
   });
 
   test('holds at most its slots however many callers come, and a flood cannot refuse anyone', () => {

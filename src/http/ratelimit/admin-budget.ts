@@ -9,7 +9,7 @@
  */
 import { ApiError } from '../../api-error.ts';
 import { parseIPv6Groups } from '../../net/ip.ts';
-import { ipv6BucketKey, UNKNOWN_IP_BUCKET } from './bucket-key.ts';
+import { bucketKeyText, ipv6BucketKey, UNKNOWN_IP_BUCKET } from './bucket-key.ts';
 import { CALLER_BUDGET_BUCKETS } from './caller-budget.ts';
 import type { RateDecision } from './gcra.ts';
 import { rateLimitHeaders } from './headers.ts';
@@ -40,7 +40,7 @@ export function adminScopes(ip: string | null): Scope[] {
   const host: Scope = { key: 'admin:host', perMinute: ADMIN_FAILURES_HOST_PER_MINUTE };
   if (ip === null || ip === '') return [{ key: UNKNOWN_IP_BUCKET, perMinute: ADMIN_FAILURES_PER_MINUTE }, host];
   if (ip.indexOf(':') < 0) return [{ key: 'ip:' + ip, perMinute: ADMIN_FAILURES_PER_MINUTE }, host];
-  const own = ipv6BucketKey(ip);
+  const own = bucketKeyText(ipv6BucketKey(ip));
   const pct = ip.indexOf('%');
   if (!own.startsWith('ip6:') || !parseIPv6Groups(pct < 0 ? ip : ip.slice(0, pct), groups)) return [{ key: own, perMinute: ADMIN_FAILURES_PER_MINUTE }, host];
   return [

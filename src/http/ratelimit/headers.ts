@@ -22,6 +22,19 @@ export function rateLimitHeaders(decision: RateDecision): Record<string, string>
  */
 export function isSharedCacheable(cacheControl: string | null): boolean {
   if (cacheControl === null) return false;
+  // Answers carry a handful of prebuilt values: the last one's verdict is kept, so a request does not split and lower-case it again.
+  if (cacheControl === lastCacheControl) return lastShared;
+  const shared = parseSharedCacheable(cacheControl);
+  lastCacheControl = cacheControl;
+  lastShared = shared;
+  return shared;
+}
+
+let lastCacheControl: string | null = null;
+let lastShared = false;
+
+/** isSharedCacheable's reading of one value, unremembered. */
+function parseSharedCacheable(cacheControl: string): boolean {
   let shared = false;
   for (const part of cacheControl.toLowerCase().split(',')) {
     const eq = part.indexOf('=');
@@ -47,6 +60,9 @@ export function shouldSendRateLimitHeaders(status: number, cacheControl: string 
 /** Adds the four headers to a response's headers when spec 8 says they belong there (reads its Cache-Control). */
 export function applyRateLimitHeaders(headers: Headers, decision: RateDecision, status: number): void {
   if (!shouldSendRateLimitHeaders(status, headers.get('cache-control'))) return;
-  const h = rateLimitHeaders(decision);
-  for (const name in h) headers.set(name, h[name]);
+  // Set one by one: no intermediate object per answer (the names and values are rateLimitHeaders').
+  headers.set('X-RateLimit-Limit', String(decision.limit));
+  headers.set('X-RateLimit-Remaining', String(decision.remaining));
+  headers.set('X-RateLimit-Reset', String(decision.resetAt));
+  headers.set('X-RateLimit-Tier', decision.tier);
 }

@@ -3,7 +3,7 @@
  * See docs/rate-limits.md for the order of calls.
  */
 export { createRateLimiter, createRateLimiterFromConfig, isRedisUrl, type RateLimiter, type RateLimiterOptions } from './limiter.ts';
-export { bucketKeyFor } from './bucket-key.ts';
+export { bucketKeyFor, limiterKeyFor, type BucketKey } from './bucket-key.ts';
 export { applyRateLimitHeaders, isSharedCacheable, rateLimitHeaders, shouldSendRateLimitHeaders } from './headers.ts';
 export { rateLimitedError, upgradeUrlFor } from './rate-limited-error.ts';
 export { limiterMetrics, type LimiterMetrics } from './limiter-metrics.ts';

@@ -17,6 +17,7 @@ import { RedisBuckets, DEFAULT_REDIS_TIMEOUT_MS } from './redis-store.ts';
 import { SharedBuckets, type SharedBucketsMemory } from './shared-store.ts';
 import { limiterMetrics } from './limiter-metrics.ts';
 import type { RateDecision } from './gcra.ts';
+import { bucketKeyText, type BucketKey } from './bucket-key.ts';
 import type { Tier } from '../../tiers.ts';
 import type { Config } from '../../config.ts';
 
@@ -53,7 +54,7 @@ export interface RateLimiterOptions {
 
 /** A store of buckets in this host's memory (this thread's own, or shared by its workers). */
 interface LocalBuckets {
-  consume(key: string, tier: Tier, now: number): RateDecision;
+  consume(key: BucketKey, tier: Tier, now: number): RateDecision;
   readonly size: number;
 }
 
@@ -61,8 +62,8 @@ interface LocalBuckets {
 export interface RateLimiter {
   /** Which store decides: `memory`, or `redis` (with local fallback). */
   readonly store: 'memory' | 'redis';
-  /** Takes one token from a bucket. Synchronous for memory (and while Redis is bypassed), a Promise for Redis. */
-  consume(bucketKey: string, tier: Tier): RateDecision | Promise<RateDecision>;
+  /** Takes one token from a bucket (bucket-key.ts limiterKeyFor). Synchronous for memory (and while Redis is bypassed), a Promise for Redis. */
+  consume(bucketKey: BucketKey, tier: Tier): RateDecision | Promise<RateDecision>;
   /** Buckets held in this process (memory store or Redis fallback). */
   bucketCount(): number;
   /** Releases the Redis connection; the limiter must not be used afterwards. */
@@ -117,7 +118,7 @@ function redisLimiter(url: string, fallback: LocalBuckets, clock: () => number, 
   let degraded = false;
   let probeAt = 0;
 
-  const decideLocally = (key: string, tier: Tier): RateDecision => {
+  const decideLocally = (key: BucketKey, tier: Tier): RateDecision => {
     limiterMetrics.fallbackDecisions++;
     return count(fallback.consume(key, tier, clock()));
   };
@@ -131,7 +132,8 @@ function redisLimiter(url: string, fallback: LocalBuckets, clock: () => number, 
         // This request probes Redis; the others keep deciding locally until it answers or fails.
         probeAt = now + fallbackMs;
       }
-      return redis.consume(key, tier, injected ? clock() : null).then(
+      // Redis keys stay text, as every process sharing the store names them.
+      return redis.consume(bucketKeyText(key), tier, injected ? clock() : null).then(
         (d) => {
           if (degraded) {
             degraded = false;

@@ -19,11 +19,22 @@
  *    caller gets a fresh bucket early; counted in `evictedActiveBuckets`). A
  *    caller that keeps sending stays recent, so a flood must bring
  *    `maxBuckets` new callers between two of its requests to reset it.
+ *
+ * IPv4 callers (numeric keys, bucket-key.ts) are kept apart, in a
+ * set-associative table of `maxBuckets` slots, a bound of its own beside the
+ * Map's (shared-store.ts, here owned by this thread alone, made at the first
+ * such caller): one cache line of ids
+ * and one of tats per request instead of a Map entry and the list's links,
+ * 16 bytes a bucket. Its bound and its one weakness are the worker pool's:
+ * a full group drops its bucket nearest to full, which can only admit a
+ * request early, never refuse one.
  */
 import { describe, limitOf, step, type RateDecision } from './gcra.ts';
 import { limiterMetrics } from './limiter-metrics.ts';
 import type { Tier } from '../../tiers.ts';
 import { DEFAULT_MAX_BUCKETS } from '../../memory-budget.ts';
+import type { BucketKey } from './bucket-key.ts';
+import { allocateSharedBuckets, SharedBuckets } from './shared-store.ts';
 
 /** How often consume() walks the head of the list for idle buckets (ms of the limiter's clock). */
 export const SWEEP_INTERVAL_MS = 10_000;
@@ -45,6 +56,8 @@ export class MemoryBuckets {
   private freeSlots: number[] = [];
   private used = 0; // slots ever handed out (0..maxBuckets)
   private nextSweepAt = -Infinity;
+  /** The IPv4 callers' table (see above), made on first use: most stores here only ever see text keys. */
+  private v4: SharedBuckets | null = null;
 
   constructor(readonly maxBuckets: number = DEFAULT_MAX_BUCKETS) {
     if (!Number.isInteger(maxBuckets) || maxBuckets < 1) throw new Error(`maxBuckets must be a positive integer (got ${maxBuckets})`);
@@ -56,11 +69,12 @@ export class MemoryBuckets {
 
   /** Number of buckets held. */
   get size(): number {
-    return this.slotOf.size;
+    return this.slotOf.size + (this.v4 === null ? 0 : this.v4.size);
   }
 
   /** Takes one token from `key`'s bucket at time `now` (ms) and reports the outcome; `limit` per minute (default: the tier's). */
-  consume(key: string, tier: Tier, now: number, limit = limitOf(tier)): RateDecision {
+  consume(key: BucketKey, tier: Tier, now: number, limit = limitOf(tier)): RateDecision {
+    if (typeof key === 'number') return (this.v4 ??= new SharedBuckets(allocateSharedBuckets(this.maxBuckets))).consume(key, tier, now, limit);
     if (now >= this.nextSweepAt) {
       this.sweepIdle(now);
       this.nextSweepAt = now + SWEEP_INTERVAL_MS;

@@ -19,6 +19,7 @@
 import { describe, limitOf, step, type RateDecision } from './gcra.ts';
 import { limiterMetrics } from './limiter-metrics.ts';
 import type { Tier } from '../../tiers.ts';
+import type { BucketKey } from './bucket-key.ts';
 
 /** Slots per group (one lock, scanned whole per request). */
 const WAYS = 8;
@@ -71,15 +72,23 @@ export class SharedBuckets {
   }
 
   /** Takes one token from `key`'s bucket at time `now` (ms) and reports the outcome; `limit` per minute (default: the tier's). */
-  consume(key: string, tier: Tier, now: number, limit = limitOf(tier)): RateDecision {
-    // Two independent 32-bit hashes in one pass over the key (JS: cheaper here than a native hash's call and encoding).
-    let a = 0x811c9dc5;
-    let b = 0x9e3779b9;
-    for (let i = 0; i < key.length; i++) {
-      const c = key.charCodeAt(i);
-      a = Math.imul(a ^ c, 0x01000193);
-      b = Math.imul(b ^ c, 0x5bd1e995);
-      b ^= b >>> 15;
+  consume(key: BucketKey, tier: Tier, now: number, limit = limitOf(tier)): RateDecision {
+    let a: number;
+    let b: number;
+    if (typeof key === 'number') {
+      // An IPv4 caller (bucket-key.ts): two bijective mixes of the address, so two addresses never share an identity.
+      a = fmix32(key ^ 0x7f4a7c15);
+      b = fmix32(key ^ 0x2545f491);
+    } else {
+      // Two independent 32-bit hashes in one pass over the key (JS: cheaper here than a native hash's call and encoding).
+      a = 0x811c9dc5;
+      b = 0x9e3779b9;
+      for (let i = 0; i < key.length; i++) {
+        const c = key.charCodeAt(i);
+        a = Math.imul(a ^ c, 0x01000193);
+        b = Math.imul(b ^ c, 0x5bd1e995);
+        b ^= b >>> 15;
+      }
     }
     // 0/0 marks an empty slot.
     if (b === 0) b = 1;
@@ -141,4 +150,13 @@ export class SharedBuckets {
       }
     }
   }
+}
+
+/** MurmurHash3's 32-bit finalizer: a bijection on 32-bit integers that spreads every input bit. */
+function fmix32(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return h ^ (h >>> 16);
 }
