@@ -9,6 +9,7 @@
  */
 import type { Caller } from './caller.ts';
 import type { OperationName } from './openapi/operations.ts';
+import type { RateDecision } from './ratelimit/index.ts';
 
 /** The label of every path that is no route: one label for all of them keeps metrics bounded. */
 export const OTHER_ROUTE = 'other';
@@ -24,7 +25,11 @@ export type RouteMethod = 'GET' | 'POST' | 'DELETE' | 'ALL';
  * `hasQuery` whether the URL has a query string, `caller` who is asking.
  * Throws ApiError for the spec's errors.
  */
-export type RouteHandler = (request: Request, path: string, hasQuery: boolean, caller: Caller) => Response | Promise<Response>;
+/**
+ * A route's handler. `limit`: the admitted caller's rate decision (null when
+ * none was taken), for a route that adds its own rate-limit headers.
+ */
+export type RouteHandler = (request: Request, path: string, hasQuery: boolean, caller: Caller, limit: RateDecision | null) => Response | Promise<Response>;
 
 /** One route as declared: the handlers by method and everything derived from it. */
 export interface RouteDeclaration<H> {
@@ -47,6 +52,13 @@ export interface RouteDeclaration<H> {
    * answer's headers costs more than the rest of the request path.
    */
   readonly prebuiltHeaders?: boolean;
+  /**
+   * With `prebuiltHeaders`: the handler also puts the rate-limit headers
+   * (spec 8) into the answers it builds from the decision it is passed, so
+   * the request path never reads back an answer's headers (only errors it
+   * throws are completed by the request path).
+   */
+  readonly ratesItself?: boolean;
   /** The OpenAPI operation of each method (openapi/operations.ts); absent: undocumented. */
   readonly operations?: Readonly<Partial<Record<'get' | 'post' | 'delete', OperationName>>>;
 }
@@ -65,6 +77,7 @@ export interface RouteEntry<H = RouteHandler> {
   readonly publisher: boolean;
   readonly textErrors: boolean;
   readonly prebuiltHeaders: boolean;
+  readonly ratesItself: boolean;
 }
 
 /** A pattern segment: static text, a parameter, or a wildcard (the rest of the path). One shape for all kinds keeps matching monomorphic. */
@@ -126,6 +139,7 @@ export class RouteTable<H = RouteHandler> {
         publisher: d.publisher === true,
         textErrors: d.textErrors === true,
         prebuiltHeaders: d.prebuiltHeaders === true,
+        ratesItself: d.prebuiltHeaders === true && d.ratesItself === true,
       };
       return { entry, segments: segmentsOf(d.path), notRoutes: [] };
     });

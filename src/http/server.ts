@@ -186,9 +186,9 @@ export function createFetchHandler(services: AppServices, app: App, pacer: { tic
       else if (method === 'OPTIONS') response = preflightResponse(request);
       else if (handler === undefined) response = failure(unrouted(entry, method), request, entry);
       else {
-        response = handler(request, path, hasQuery, caller);
-        // A route whose answers carry their own header sets needs nothing here unless a limit was taken.
-        if (decision === null && entry!.prebuiltHeaders) return response instanceof Promise ? response.catch((e: unknown) => seal(failure(e, request, entry), null)) : response;
+        response = handler(request, path, hasQuery, caller, decision);
+        // A route whose answers carry their own header sets needs nothing here unless a limit was taken and it does not add its headers itself.
+        if (entry!.prebuiltHeaders && (decision === null || entry!.ratesItself)) return response instanceof Promise ? response.catch((e: unknown) => seal(failure(e, request, entry), decision)) : response;
       }
     } catch (e) {
       response = failure(e, request, entry);

@@ -20,6 +20,7 @@ import { atOf, pastMomentOf, pastResponse } from './past-answer.ts';
 import { ProjectionMemo } from './projection-memo.ts';
 import type { Projection } from '../lookup/projection.ts';
 import type { AppServices } from './services.ts';
+import { applyRateLimitHeaders, rateLimitHeaders, shouldSendRateLimitHeaders, type RateDecision } from './ratelimit/index.ts';
 
 /** The query parameters of a lookup (spec 4.1). */
 const V1_QUERY_KEYS: readonly [string, string] = ['fields', 'include'];
@@ -35,9 +36,23 @@ const NOT_CACHEABLE = 'no-store';
  * (so adding rate-limit headers to one answer never touches it), and copying
  * a Headers costs less than building one from a plain object each time.
  */
-const headersWith = (cacheControl: string) => new Headers({ ...CORS_RESPONSE_HEADERS, 'content-type': JSON_TYPE, 'cache-control': cacheControl });
-const CACHEABLE_HEADERS = headersWith(CACHEABLE);
-const NOT_CACHEABLE_HEADERS = headersWith(NOT_CACHEABLE);
+const headersWith = (cacheControl: string) => ({ ...CORS_RESPONSE_HEADERS, 'content-type': JSON_TYPE, 'cache-control': cacheControl });
+const CACHEABLE_HEADERS = new Headers(headersWith(CACHEABLE));
+const NOT_CACHEABLE_HEADERS = new Headers(headersWith(NOT_CACHEABLE));
+/** Whether a 200 with each Cache-Control carries the rate-limit headers (spec 8, ratelimit/headers.ts decides). */
+const CACHEABLE_RATED = shouldSendRateLimitHeaders(200, CACHEABLE);
+const NOT_CACHEABLE_RATED = shouldSendRateLimitHeaders(200, NOT_CACHEABLE);
+
+/**
+ * A 200 with a body: the prebuilt header set, or with `limit` (an admitted
+ * caller's decision) and an answer that carries them, that set and the four
+ * rate-limit headers after it, in one header object: the request path never
+ * reads an answer's headers back to add them (the route's `ratesItself`).
+ */
+function answerOf(body: string, cacheable: boolean, limit: RateDecision | null): Response {
+  if (limit === null || !(cacheable ? CACHEABLE_RATED : NOT_CACHEABLE_RATED)) return new Response(body, { headers: cacheable ? CACHEABLE_HEADERS : NOT_CACHEABLE_HEADERS });
+  return new Response(body, { headers: { ...headersWith(cacheable ? CACHEABLE : NOT_CACHEABLE), ...rateLimitHeaders(limit) } });
+}
 
 /**
  * The lookup pipeline of a set of services, for every entrance. It reads the
@@ -57,9 +72,11 @@ export class V1Pipeline {
    * The answer for an address text (as the path or the caller gives it).
    * `hasQuery`: the URL has a query string (read only then); `tier`: the
    * caller's; `current`: the caller's own address (never shared-cached).
+   * `limit`: the caller's admitted rate decision, whose headers the answer
+   * carries where spec 8 says (null: none taken).
    * Throws the spec's errors (INVALID_IP, INVALID_FIELDS, …) as ApiError.
    */
-  answer(request: Request, ipText: string, hasQuery: boolean, tier: Tier, current: boolean): Response | Promise<Response> {
+  answer(request: Request, ipText: string, hasQuery: boolean, tier: Tier, current: boolean, limit: RateDecision | null): Response | Promise<Response> {
     let url = '';
     let projection: Projection | null = null;
     if (hasQuery) {
@@ -69,22 +86,28 @@ export class V1Pipeline {
       projection = this.projections.lastOf(url, tier);
       if (projection === null) {
         const at = atOf(url);
-        if (at !== null) return this.past(request, ipText, at, tier, current);
+        if (at !== null) {
+          if (limit === null) return this.past(request, ipText, at, tier, current);
+          // Rare: a past answer's headers are read back to add the rate-limit headers.
+          const rated = (r: Response) => (applyRateLimitHeaders(r.headers, limit, r.status), r);
+          const past = this.past(request, ipText, at, tier, current);
+          return past instanceof Promise ? past.then(rated) : rated(past);
+        }
       }
     }
     const snapshot = this.services.serving.snapshot;
     // The address is refused (INVALID_IP) before the fields are (INVALID_FIELDS).
     const hit = lookupOrThrow(this.services, ipText, snapshot);
     let body: string | Promise<string>;
-    let headers = current ? NOT_CACHEABLE_HEADERS : CACHEABLE_HEADERS;
+    let cacheable = !current;
     if (!hasQuery) body = snapshot.answers.v1(hit, null, false, this.live);
     else {
       projection ??= this.projections.ofUrl(url, V1_QUERY_KEYS, tier);
-      if (projection.rdap) headers = NOT_CACHEABLE_HEADERS;
+      if (projection.rdap) cacheable = false;
       body = snapshot.answers.v1(hit, projection.fields, projection.rdap && (projection.fields === null || projection.fields.has('rdap')), this.live);
     }
-    if (typeof body === 'string') return new Response(body, { headers });
-    return body.then((text) => new Response(text, { headers }));
+    if (typeof body === 'string') return answerOf(body, cacheable, limit);
+    return body.then((text) => answerOf(text, cacheable, limit));
   }
 
   /** The answer as of a past moment (`?at=`): from the index served then, with no live part (past-answer.ts). */

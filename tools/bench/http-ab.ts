@@ -12,7 +12,11 @@
  *                              [--a-root dir] [--b-root dir] [--a-env K=V,K=V] [--b-env K=V]
  *                              [--a-index f] [--b-index f] [--route v1|fields|text|json|asn]
  *                              [--workers n | --limits on|off [--b-limits on|off] [--keys n]]
+ *                              [--server-cpus list] [--wrk-cpus list]
  *
+ * `--server-cpus 0 --wrk-cpus 1` pins both servers and wrk with taskset (1
+ * worker): unpinned, a round's CPU per request jumps between two levels as
+ * the scheduler puts wrk on the server's core or not.
  * `--workers n` runs each side as a worker pool of n (IPINTEL_WORKERS=n, the
  * `ipintel-workers` target); its CPU is the whole process's, every worker's.
  * `--limits on|off` runs each side with rate limits on or off (memory store,
@@ -69,7 +73,10 @@ if (argv.includes('--help') || argv.includes('-h')) {
 const here = join(import.meta.dir, '..', '..');
 const index = option(argv, '--index') ?? (await fixtureIndexPath(SHARED_FEEDS_DIR));
 const rounds = Number(option(argv, '--rounds') ?? 10);
-const opts = { connections: Number(option(argv, '--connections') ?? 64), duration: Number(option(argv, '--duration') ?? 2) };
+// --server-cpus / --wrk-cpus (taskset lists, e.g. 0 and 1): without them the scheduler sometimes puts wrk on the
+// server's core and sometimes not, and a round's CPU per request jumps between two levels.
+const serverCpus = option(argv, '--server-cpus') ?? null;
+const opts = { connections: Number(option(argv, '--connections') ?? 64), duration: Number(option(argv, '--duration') ?? 2), cpus: option(argv, '--wrk-cpus') ?? null };
 const sides: Side[] = [
   { name: 'A', root: option(argv, '--a-root') ?? here, env: parseEnv(option(argv, '--a-env')), index: option(argv, '--a-index') ?? index },
   { name: 'B', root: option(argv, '--b-root') ?? here, env: parseEnv(option(argv, '--b-env')), index: option(argv, '--b-index') ?? index },
@@ -105,7 +112,7 @@ const keysDir = limits === undefined ? '' : mkdtempSync(join(tmpdir(), 'ipintel-
 const keysFile = (side: Side) => join(keysDir, `${side.name}.json`);
 const targetArgs = (side: Side, i: number) =>
   limits !== undefined ? ['ipintel-limits', side.index, i === 0 ? limits : limitsB!, keysFile(side), String(keyCount)] : workers === undefined ? ['ipintel', side.index] : ['ipintel-workers', side.index, workers];
-for (const [i, side] of sides.entries()) targets.push(await startTarget(side.name, targetArgs(side, i), join(side.root, 'tools/bench/http-target.ts'), side.env));
+for (const [i, side] of sides.entries()) targets.push(await startTarget(side.name, targetArgs(side, i), join(side.root, 'tools/bench/http-target.ts'), side.env, serverCpus));
 // Keys live in each server's own database: each side is asked with its own.
 if (keyCount > 0) scripts = sides.map((side) => randomIpScript('/v1/ip/', '', apiKeyHeaders(JSON.parse(readFileSync(keysFile(side), 'utf8')) as string[])));
 

@@ -62,8 +62,8 @@ const authDisabled: RouteFactory = (services) => {
 
 /** The API's own routes (the order is the OpenAPI document's). */
 const API: readonly DeclaredRoute[] = [
-  { path: '/v1/ip/current', handlers: { GET: lookupCurrentIp }, prebuiltHeaders: true, operations: { get: 'lookupCurrentIp' } },
-  { path: '/v1/ip/{ip}', handlers: { GET: lookupIp }, prebuiltHeaders: true, operations: { get: 'lookupIp' } },
+  { path: '/v1/ip/current', handlers: { GET: lookupCurrentIp }, prebuiltHeaders: true, ratesItself: true, operations: { get: 'lookupCurrentIp' } },
+  { path: '/v1/ip/{ip}', handlers: { GET: lookupIp }, prebuiltHeaders: true, ratesItself: true, operations: { get: 'lookupIp' } },
   { path: '/v1/assessment', handlers: { GET: assessment }, operations: { get: 'assessment' } },
   { path: '/v1/asn/{asn}', handlers: { GET: asnDetails }, operations: { get: 'asnDetails' } },
   { path: '/asn/{asn}', handlers: { GET: asnDetails }, operations: { get: 'asnDetailsLegacy' } },
