@@ -65,6 +65,10 @@ describe('no-store answers carry the headers', () => {
   test('errors (no-store) on counted routes', async () => {
     expectHeaders(await call(server.url, '/v1/ip/not-an-ip'), 'anonymous', 60);
     expectHeaders(await call(server.url, '/v1/ip/8.8.8.8?include=rdap_contacts'), 'anonymous', 60);
+    // A past moment's refusal: the lookup route adds its own headers to answers, not to what it throws.
+    const past = await call(server.url, '/v1/ip/8.8.8.8?at=1999-01-01T00:00:00Z');
+    expect(past.status).toBeGreaterThanOrEqual(400);
+    expectHeaders(past, 'anonymous', 60);
   });
 });
 
