@@ -9,17 +9,21 @@
  *            X-API-Key, and answers with ipintel's headers (CORS, JSON type,
  *            caching) and a fresh body string per request of the same mean
  *            size with the address spliced in.
+ *   - floor-peer: the floor, plus the caller's socket address read per
+ *            request (`server.requestIP`), which an anonymous rate limit
+ *            cannot do without: what limits on force at least (peer-cost.bench.ts).
  */
+import type { Server } from 'bun';
 import { CORS_RESPONSE_HEADERS } from '../../src/http/cors.ts';
 
-export type BaselineKind = 'bare' | 'floor';
+export type BaselineKind = 'bare' | 'floor' | 'floor-peer';
 
 const PATH = '/v1/ip/';
 /** Mean length of the random IPv4 addresses the bench asks for ("a.b.c.d", a and d not 0): the floor's body averages `size`. */
 const MEAN_IP_LENGTH = 13;
 
 /** The fetch handler of a baseline whose body is `size` bytes (on average). */
-export function baselineHandler(kind: BaselineKind, size: number): (req: Request) => Response {
+export function baselineHandler(kind: BaselineKind, size: number): (req: Request, server: Server<unknown>) => Response {
   if (kind === 'bare') {
     const body = JSON.stringify({ pad: 'x'.repeat(Math.max(0, size - '{"pad":""}'.length)) });
     const headers = { 'content-type': 'application/json;charset=utf-8', 'cache-control': 'public, max-age=86400' };
@@ -29,7 +33,10 @@ export function baselineHandler(kind: BaselineKind, size: number): (req: Request
   const tail = `","pad":"${'x'.repeat(Math.max(0, size - MEAN_IP_LENGTH - '{"ip":"","pad":""}'.length))}"}`;
   // One Headers copied by each Response, as ipintel's lookup answers do (src/http/v1-pipeline.ts).
   const headers = new Headers({ ...CORS_RESPONSE_HEADERS, 'content-type': 'application/json;charset=utf-8', 'cache-control': 'public, max-age=86400' });
-  return (req) => {
+  const peer = kind === 'floor-peer';
+  return (req, server) => {
+    // A limiter keys the caller's bucket by this address; without one it could not answer.
+    if (peer && server.requestIP(req) === null) return new Response(null, { status: 400 });
     const url = req.url;
     const at = url.indexOf(PATH);
     const query = url.indexOf('?', at);

@@ -4,6 +4,8 @@
  *   bun tools/bench/http-target.ts ipintel <index>   the real server (limits off)
  *   bun tools/bench/http-target.ts bare <bytes>      Bun.serve answering a fixed JSON body of that size
  *   bun tools/bench/http-target.ts floor <bytes>     Bun.serve doing what the spec forces per lookup (baseline-servers.ts)
+ *   bun tools/bench/http-target.ts floor-peer <bytes>
+ *                                                    the floor, reading the caller's socket address per request
  *   bun tools/bench/http-target.ts direct <index>    Bun.serve + index lookup + full v1 body (V1BodyCache), no framework
  *                                                    (a diagnostic: how much of the gap is the work itself)
  *   bun tools/bench/http-target.ts bare-reuse|floor-reuse <bytes> <threads>
@@ -24,7 +26,7 @@ const [mode, arg] = process.argv.slice(2);
 // `BUN_OPTIONS=--cpu-prof` write its profile (BENCHMARKS.md, "Where a request's time goes under load").
 process.on('SIGTERM', () => process.exit(0));
 
-if (mode === 'bare' || mode === 'floor') {
+if (mode === 'bare' || mode === 'floor' || mode === 'floor-peer') {
   const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: baselineHandler(mode, Number(arg)) });
   console.log(server.port);
 } else if (mode === 'direct') {
