@@ -12,11 +12,13 @@ import { parseDbLocation, redactDbLocation } from './location.ts';
 import { DEFAULT_MIGRATIONS_ROOT, migrationsFolder } from './migrations.ts';
 import { newKey, newSession, newUser } from './records.ts';
 import { hashSecret, isApiKeyShaped } from './secrets.ts';
+import { FirstKeyReveals, type HeldSecret, type RevealChange } from './first-key-reveal.ts';
+import { KeySync } from './key-sync.ts';
 import { Serial } from './serial.ts';
 import { openSqliteBackend } from './sqlite/backend.ts';
 import type { CreatedKey, KeyRecord, KeyTier, ProviderProfile, SessionRecord, SignInResult, UserRecord } from './types.ts';
 import { DAY_MS, UsageCounter, dayOf } from './usage-counter.ts';
-import { buildUsageReport, type UsageReport } from './usage-report.ts';
+import { buildUsageReport, usageCounts, type UsageReport } from './usage-report.ts';
 import { writeUsageInChunks } from './usage-flush.ts';
 import { tierRank } from './validation.ts';
 
@@ -61,7 +63,7 @@ export interface AccountsOptions {
    * or forgotten (`held` null): the other worker threads of a host mirror it
    * (mirrorReveal), since that view may reach any of them.
    */
-  onRevealChange?: (sessionHash: string, held: { secret: string; until: number } | null) => Promise<void>;
+  onRevealChange?: RevealChange;
   /** Folder holding drizzle/sqlite and drizzle/postgres (default the repository's drizzle/; a compiled binary passes its embedded copy). */
   migrationsRoot?: string;
 }
@@ -70,8 +72,6 @@ export interface AccountsOptions {
 export const FIRST_KEY_NAME = 'Default key';
 /** How long a rotated-out session id keeps working, for requests already in flight. */
 const ROTATION_GRACE_MS = 60_000;
-/** How long a first key waits in memory for the dashboard to show it. */
-const REVEAL_TTL_MS = 10 * 60_000;
 
 /**
  * Opens the accounts database named by IPINTEL_DB: a SQLite file path
@@ -104,42 +104,30 @@ export async function openAccounts(location: string, options: AccountsOptions = 
 export class AccountStore {
   private readonly now: () => number;
   private readonly onKeyRevoked: (() => Promise<void>) | undefined;
-  private readonly onRevealChange: AccountsOptions['onRevealChange'];
   private readonly cache = new KeyCache();
+  private readonly keySync: KeySync;
+  private readonly reveals: FirstKeyReveals;
   private readonly usage = new UsageCounter();
   /** Flushes and usage reports take turns, so a report never counts a batch both in memory and in the database. */
   private readonly usageTurns = new Serial();
-  /** Key cache syncs never overlap. */
-  private readonly syncTurns = new Serial();
-  /** Session id hash -> secret of the first key, awaiting its one showing. */
-  private readonly reveals = new Map<string, { secret: string; until: number }>();
   private readonly timers: ReturnType<typeof setInterval>[] = [];
   private readonly sessionTtlMs: number;
   private readonly sessionRotateMs: number;
   private readonly minuteRetentionMs: number;
-  /** The sync queued for cache misses, until it starts: misses arriving before then share it. */
-  private missSync: Promise<void> | null = null;
-  /** The last miss sync failed (logged once per run of failures, not once per request). */
-  private missSyncFailing = false;
-  /** The key change counter up to which the cache is known to be current. */
-  private seenKeySeq = 0;
   private lastPruneAt = 0;
   private closed = false;
   private timerFlushRunning = false;
-  private syncRunning = false;
-  /** A notification came while a sync was running: that sync may have read the counter too early, so run another. */
-  private syncAgain = false;
   private stopWatching: (() => Promise<void>) | null = null;
 
   /** Loads the key cache from `backend`, subscribes to key change notifications where the database has them, and starts the flush and sync timers. */
   static async start(backend: AccountsBackend, options: AccountsOptions = {}): Promise<AccountStore> {
     const store = new AccountStore(backend, options);
-    await store.loadKeys();
+    await store.keySync.load();
     const syncing = (options.syncIntervalMs ?? 1_000) > 0;
     if ((options.keyChangeNotifications ?? syncing) && backend.watchKeyChanges) {
       // Writes committed since loadKeys are caught by the sync that the
       // first subscription triggers.
-      store.stopWatching = await backend.watchKeyChanges(() => store.requestSync(true));
+      store.stopWatching = await backend.watchKeyChanges(() => store.keySync.request(true));
     }
     // Last, so a failure above leaves no timer running on a closed database.
     store.startTimers(options);
@@ -152,7 +140,8 @@ export class AccountStore {
   ) {
     this.now = options.now ?? Date.now;
     this.onKeyRevoked = options.onKeyRevoked;
-    this.onRevealChange = options.onRevealChange;
+    this.keySync = new KeySync(backend, this.cache, () => this.closed);
+    this.reveals = new FirstKeyReveals(this.now, options.onRevealChange);
     this.sessionTtlMs = options.sessionTtlMs ?? 30 * DAY_MS;
     this.sessionRotateMs = options.sessionRotateMs ?? DAY_MS;
     this.minuteRetentionMs = options.minuteRetentionMs ?? 2 * DAY_MS;
@@ -184,7 +173,7 @@ export class AccountStore {
   resolveApiKeyNow(rawKey: string): ResolvedKey | null | Promise<ResolvedKey | null> {
     const hit = this.resolveApiKey(rawKey);
     if (hit !== null || this.closed || !isApiKeyShaped(rawKey)) return hit;
-    return this.syncForMiss().then(() => this.resolveApiKey(rawKey));
+    return this.keySync.forMiss().then(() => this.resolveApiKey(rawKey));
   }
 
   /** Counts one request made with a key (memory only; written at the next flush). */
@@ -343,34 +332,23 @@ export class AccountStore {
   /** Ends the session of a cookie token (no-op when unknown). */
   async deleteSession(token: string): Promise<void> {
     const idHash = hashSecret(token);
-    if (this.reveals.delete(idHash)) void this.onRevealChange?.(idHash, null);
+    this.reveals.forgetSession(idHash);
     await this.backend.transaction((rows) => rows.deleteSessionByHash(idHash));
   }
 
   /** Keeps a first key's secret in memory only (never on disk) until the session's next dashboard view; resolves once every worker holds it. */
-  async holdKeyForReveal(sessionToken: string, secret: string): Promise<void> {
-    const now = this.now();
-    for (const [h, r] of this.reveals) if (r.until <= now) this.reveals.delete(h);
-    const held = { secret, until: now + REVEAL_TTL_MS };
-    this.reveals.set(hashSecret(sessionToken), held);
-    await this.onRevealChange?.(hashSecret(sessionToken), held);
+  holdKeyForReveal(sessionToken: string, secret: string): Promise<void> {
+    return this.reveals.hold(sessionToken, secret);
   }
 
   /** Applies a reveal held or forgotten by another worker thread of this host (see onRevealChange). */
-  mirrorReveal(sessionHash: string, held: { secret: string; until: number } | null): void {
-    if (held === null) this.reveals.delete(sessionHash);
-    else if (held.until > this.now()) this.reveals.set(sessionHash, held);
+  mirrorReveal(sessionHash: string, held: HeldSecret | null): void {
+    this.reveals.mirror(sessionHash, held);
   }
 
   /** Takes (and forgets, on every worker before resolving) the secret held for a session: shown once. */
-  async takeKeyForReveal(sessionToken: string): Promise<string | null> {
-    const idHash = hashSecret(sessionToken);
-    const r = this.reveals.get(idHash);
-    if (r) {
-      this.reveals.delete(idHash);
-      await this.onRevealChange?.(idHash, null);
-    }
-    return r && r.until > this.now() ? r.secret : null;
+  takeKeyForReveal(sessionToken: string): Promise<string | null> {
+    return this.reveals.take(sessionToken);
   }
 
   // ---- usage ----------------------------------------------------------
@@ -384,14 +362,7 @@ export class AccountStore {
       const [minuteList, dayList] = await this.backend.read((rows) =>
         Promise.all([rows.minuteRows(ids, now - DAY_MS - 3_600_000), rows.dayRows(ids, dayOf(now) - 30 * DAY_MS)]),
       );
-      const minutes = groupCounts(minuteList.map((r) => [r.keyId, r.minute, r.count]));
-      const days = groupCounts(dayList.map((r) => [r.keyId, r.day, r.count]));
-      for (const id of ids) {
-        for (const [minute, count] of this.usage.pendingOf(id)) {
-          addCount(minutes, id, minute, count);
-          addCount(days, id, dayOf(minute), count);
-        }
-      }
+      const { minutes, days } = usageCounts(minuteList, dayList, ids, (id) => this.usage.pendingOf(id));
       return buildUsageReport(keys, minutes, days, now);
     });
   }
@@ -403,7 +374,7 @@ export class AccountStore {
 
   /** Applies keys created or revoked by other processes (the keys script, other servers) to the cache. */
   syncKeys(): Promise<void> {
-    return this.syncTurns.run(() => this.syncNow());
+    return this.keySync.sync();
   }
 
   /** Flushes pending usage, stops timers and closes the database. */
@@ -421,48 +392,9 @@ export class AccountStore {
     } finally {
       this.closed = true;
       // Let a sync already under way finish before its connection goes.
-      await this.syncTurns.run(async () => {});
+      await this.keySync.settled();
       await this.backend.close();
     }
-  }
-
-  /** One sync step; run only inside syncTurns. */
-  private async syncNow(): Promise<void> {
-    if (this.closed) return;
-    // Counter first, rows second: every write numbered up to `seq` has
-    // committed, so the rows read next include all of them.
-    const seq = await this.backend.read((rows) => rows.keyChangeSeq());
-    if (seq === this.seenKeySeq) return;
-    const changed = await this.backend.read((rows) => rows.keysChangedSince(this.seenKeySeq));
-    this.cache.apply(changed);
-    this.seenKeySeq = seq;
-  }
-
-  /**
-   * A sync that reads the change counter after this call, for a cache miss.
-   * A sync already reading may have read the counter before the key's commit,
-   * so the miss waits for the next one, which every miss until it starts shares.
-   * Never rejects: a failing database answers the miss as unknown.
-   */
-  private syncForMiss(): Promise<void> {
-    if (this.missSync !== null) return this.missSync;
-    const sync: Promise<void> = this.syncTurns
-      .run(() => {
-        // From here on the counter may be read before a newer commit: later misses need a later sync.
-        if (this.missSync === sync) this.missSync = null;
-        return this.syncNow();
-      })
-      .then(
-        () => {
-          this.missSyncFailing = false;
-        },
-        (err: unknown) => {
-          if (!this.missSyncFailing) console.error(`accounts: key lookup for a cache miss failed: ${(err as Error).message}`);
-          this.missSyncFailing = true;
-        },
-      );
-    this.missSync = sync;
-    return sync;
   }
 
   private async flushNow(): Promise<void> {
@@ -479,18 +411,11 @@ export class AccountStore {
     if (prune) this.lastPruneAt = now;
   }
 
-  /** Fills the cache with every active key; the counter is read first so no later change is skipped. */
-  private async loadKeys(): Promise<void> {
-    const seq = await this.backend.read((rows) => rows.keyChangeSeq());
-    this.cache.replaceAll(await this.backend.read((rows) => rows.activeKeyHashes()));
-    this.seenKeySeq = seq;
-  }
-
   private startTimers(options: AccountsOptions): void {
     const flushMs = options.flushIntervalMs ?? 5_000;
     const syncMs = options.syncIntervalMs ?? 1_000;
     if (flushMs > 0) this.timers.push(setInterval(() => void this.flushQuietly(), flushMs));
-    if (syncMs > 0) this.timers.push(setInterval(() => this.requestSync(false), syncMs));
+    if (syncMs > 0) this.timers.push(setInterval(() => this.keySync.request(false), syncMs));
     // Timers must not keep a finished process (the keys script, tests) alive.
     for (const t of this.timers) (t as { unref?: () => void }).unref?.();
   }
@@ -514,51 +439,9 @@ export class AccountStore {
       this.timerFlushRunning = false;
     }
   }
-
-  /**
-   * Starts a sync unless one is running. A timer tick then skips (the next
-   * tick comes soon); a notification instead asks for one more sync after
-   * the running one, which may have read the counter before that write.
-   */
-  private requestSync(notified: boolean): void {
-    if (this.closed) return;
-    if (this.syncRunning) {
-      if (notified) this.syncAgain = true;
-      return;
-    }
-    this.syncRunning = true;
-    void (async () => {
-      try {
-        do {
-          this.syncAgain = false;
-          try {
-            await this.syncKeys();
-          } catch (err) {
-            console.error(`accounts: key cache sync failed: ${(err as Error).message}`);
-          }
-        } while (this.syncAgain && !this.closed);
-      } finally {
-        this.syncRunning = false;
-      }
-    })();
-  }
 }
 
 /** Drops the hash from an internal created-key record. */
 function stripHash(c: CreatedKey & { secretHash: string }): CreatedKey {
   return { key: c.key, secret: c.secret };
-}
-
-/** Groups [keyId, bucket, count] triples into nested maps. */
-function groupCounts(rows: [string, number, number][]): Map<string, Map<number, number>> {
-  const out = new Map<string, Map<number, number>>();
-  for (const [id, bucket, count] of rows) addCount(out, id, bucket, count);
-  return out;
-}
-
-/** Adds a count into nested maps. */
-function addCount(into: Map<string, Map<number, number>>, id: string, bucket: number, count: number): void {
-  let m = into.get(id);
-  if (!m) into.set(id, (m = new Map()));
-  m.set(bucket, (m.get(bucket) ?? 0) + count);
 }

@@ -26,6 +26,39 @@ function series(counts: ReadonlyMap<number, number>, now: number, size: number, 
   return out;
 }
 
+/** Counts per key and bucket start (minute or day). */
+export type BucketCounts = Map<string, Map<number, number>>;
+
+/**
+ * The counts a report is built from: the database's minute and day rows,
+ * plus the counts of `ids` not flushed yet (`pendingOf`: per minute).
+ */
+export function usageCounts(
+  minuteRows: readonly { keyId: string; minute: number; count: number }[],
+  dayRows: readonly { keyId: string; day: number; count: number }[],
+  ids: readonly string[],
+  pendingOf: (keyId: string) => ReadonlyMap<number, number>,
+): { minutes: BucketCounts; days: BucketCounts } {
+  const minutes: BucketCounts = new Map();
+  const days: BucketCounts = new Map();
+  for (const r of minuteRows) addCount(minutes, r.keyId, r.minute, r.count);
+  for (const r of dayRows) addCount(days, r.keyId, r.day, r.count);
+  for (const id of ids) {
+    for (const [minute, count] of pendingOf(id)) {
+      addCount(minutes, id, minute, count);
+      addCount(days, id, dayOf(minute), count);
+    }
+  }
+  return { minutes, days };
+}
+
+/** Adds a count into nested maps. */
+function addCount(into: BucketCounts, id: string, bucket: number, count: number): void {
+  let m = into.get(id);
+  if (!m) into.set(id, (m = new Map()));
+  m.set(bucket, (m.get(bucket) ?? 0) + count);
+}
+
 /** Sum of a bucket series. */
 const sum = (buckets: UsageBucket[]): number => buckets.reduce((a, b) => a + b.count, 0);
 
