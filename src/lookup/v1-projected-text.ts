@@ -81,11 +81,24 @@ export function projectV1Lead(ip: string, stack: string, own: string, fields: Re
     while (last + 1 < LEAD_COUNT && (mask >>> (last + 1)) & 1) last++;
     const starts = i === OWN_FIRST ? 0 : memberStart(own, i, 0);
     // The run's last member ends at the comma before the next field's name, or at the end.
-    const ends = last + 1 < LEAD_COUNT ? memberStart(own, last + 1, starts) - 1 : own.length;
+    const ends = last + 1 < LEAD_COUNT ? (last + 2 === LEAD_COUNT ? lastMemberStart(own, starts) : memberStart(own, last + 1, starts)) - 1 : own.length;
     out += out.length === 1 ? own.slice(starts, ends) : `,${own.slice(starts, ends)}`;
     i = last + 1; // unwanted, or past the lead
   }
   return out + '}';
+}
+
+/** Characters of `own`'s end searched first for `routing`, its last member (its median length is ~115 on the fixture). */
+const ROUTING_TAIL = 256;
+
+/**
+ * memberStart of `own`'s last member (`routing`), searched first in the tail
+ * alone: the marker is in `own` once (a top-level member), so a match there
+ * is the one; when routing is longer, the whole text is searched.
+ */
+function lastMemberStart(own: string, from: number): number {
+  const tail = own.indexOf(MARKERS[LEAD_COUNT - 1], Math.max(from, own.length - ROUTING_TAIL));
+  return tail >= 0 ? tail + 1 : memberStart(own, LEAD_COUNT - 1, from);
 }
 
 /** Set bits of a mask. */

@@ -110,6 +110,17 @@ test('fields before the scored part are cut from the body\'s lead alone: every s
   }
 });
 
+test('the lead cut finds routing whether it fits the searched tail or is longer', () => {
+  // network longer than the tail searched first (v1-projected-text.ts), routing shorter, then longer.
+  const network = `{"asn":1,"org":"A, \\"routing\\": B","owner":"${'x'.repeat(400)}"}`;
+  for (const routing of ['{"prefix":"1.2.3.0/24"}', `{"prefix":"1.2.3.0/24","origin_asns":[${Array.from({ length: 80 }, (_, i) => 64_000 + i).join(',')}]}`]) {
+    const own = `"location":null,"network":${network},"routing":${routing}`;
+    expect(projectV1Lead('1.2.3.4', 'ipv4', own, new Set(['ip', 'location', 'network']))).toBe(`{"ip":"1.2.3.4","location":null,"network":${network}}`);
+    expect(projectV1Lead('1.2.3.4', 'ipv4', own, new Set(['network', 'stack']))).toBe(`{"stack":"ipv4","network":${network}}`);
+    expect(projectV1Lead('1.2.3.4', 'ipv4', own, new Set(['location', 'routing']))).toBe(`{"location":null,"routing":${routing}}`);
+  }
+});
+
 test('a body that is not a whole v1 object is refused, not cut wrong', () => {
   expect(() => projectV1Text('{"ip":"1.1.1.1","stack":"ipv4"}', new Set(['stack']))).toThrow();
 });
