@@ -121,7 +121,7 @@ export class V1BodyCache {
    * The whole body in three parts: `prefix` (`{"ip":…,"stack":…,`), the
    * record's `own` part (`"location":…,"routing":{…}`), then `scored` from
    * the comma before `"score":` to the closing brace. A projection of the
-   * first five fields reads the first two alone (v1-projected-text.ts).
+   * first five fields alone reads only the record's part (`lead`).
    */
   bodyParts(hit: LookupHit, answer: AnswerFacts): BodyParts {
     // A crawler proof changes classification for this address alone: never shared.
