@@ -45,6 +45,11 @@ export interface BodyParts {
   scored: string;
 }
 
+/** The `stack` member's value of a hit. */
+function stackOf(hit: LookupHit): string {
+  return hit.family === 4 ? 'ipv4' : 'ipv6';
+}
+
 /** A whole body's text split as bodyParts splits it: before `location`, at the comma before `score` (top-level markers: v1-projected-text.ts). */
 function splitWhole(whole: string): BodyParts {
   const own = whole.indexOf(',"location":') + 1;
@@ -116,43 +121,71 @@ export class V1BodyCache {
    * The whole body in three parts: `prefix` (`{"ip":…,"stack":…,`), the
    * record's `own` part (`"location":…,"routing":{…}`), then `scored` from
    * the comma before `"score":` to the closing brace. A projection of the
-   * first five fields reads the first two alone (v1-projected-text.ts).
+   * first five fields alone reads only the record's part (`lead`).
    */
   bodyParts(hit: LookupHit, answer: AnswerFacts): BodyParts {
     // A crawler proof changes classification for this address alone: never shared.
     if (answer.verifiedCrawler !== null) return splitWhole(JSON.stringify(buildV1(hit, this.context(answer), null)));
     // Canonical address text (digits, hex, '.' and ':') needs no JSON escaping.
-    const prefix = `{"ip":"${hit.ip}","stack":"${hit.family === 4 ? 'ipv4' : 'ipv6'}",`;
-    // An RDAP owner is known for few addresses (it replaces network.owner): not memoised;
-    // nor is a hit this memo cannot key by record id (isHitOf).
-    if (!isHitOf(hit, this.facts.reader) || answer.rdapOwner != null) {
-      const p = this.parts(hit.record, this.context(answer), answer.now);
-      return { prefix, own: p.own, scored: `${p.scored.head}${p.scored.operator}${p.scored.rest}` };
+    const prefix = `{"ip":"${hit.ip}","stack":"${stackOf(hit)}",`;
+    const at = this.heldAt(hit, answer);
+    if (at >= 0) {
+      const tails = this.tails!;
+      return { prefix, own: tails.value(at, OWN)!, scored: `${tails.value(at, HEAD)}${tails.value(at, OPERATOR)}${tails.value(at, REST)}` };
     }
+    const { own, scored } = this.made(hit, answer);
+    return { prefix, own, scored: `${scored.head}${scored.operator}${scored.rest}` };
+  }
+
+  /**
+   * projectV1Lead of this hit's body for `fields` all among the lead fields:
+   * it reads the record's own part alone, so a memo hit joins no scored text.
+   */
+  lead(hit: LookupHit, answer: AnswerFacts, fields: ReadonlySet<string>): string {
+    let own: string;
+    if (answer.verifiedCrawler !== null) own = splitWhole(JSON.stringify(buildV1(hit, this.context(answer), null))).own;
+    else {
+      const at = this.heldAt(hit, answer);
+      own = at >= 0 ? this.tails!.value(at, OWN)! : this.made(hit, answer).own;
+    }
+    return projectV1Lead(hit.ip, stackOf(hit), own, fields);
+  }
+
+  /**
+   * The memo slot holding this hit's body tail, valid now (same quarter hour
+   * for a record with a time zone), or -1; counts the ask (TinyLFU). A hit
+   * of another index or an answer naming an RDAP owner (known for few
+   * addresses: it replaces network.owner) is never memoised: -1.
+   */
+  private heldAt(hit: LookupHit, answer: AnswerFacts): number {
+    if (!isHitOf(hit, this.facts.reader) || answer.rdapOwner != null) return -1;
     let tails = this.tails;
     if (tails === null) tails = this.tails = new RecordMemo<string>(this.tailSlots, PARTS);
     const id = hit.recordId;
     tails.touch(id);
-    const now = answer.now ?? Date.now();
-    const quarter = Math.floor(now / QUARTER_HOUR);
-    let at = tails.find(id);
-    if (at >= 0) {
-      const stamp = tails.stamp(at);
-      // Same snapshot and record id: the same facts; same quarter hour: the same zone offset.
-      if (stamp === TIMELESS || stamp === quarter) {
-        return { prefix, own: tails.value(at, OWN)!, scored: `${tails.value(at, HEAD)}${tails.value(at, OPERATOR)}${tails.value(at, REST)}` };
-      }
-    }
+    const at = tails.find(id);
+    if (at < 0) return -1;
+    const stamp = tails.stamp(at);
+    // Same snapshot and record id: the same facts; same quarter hour: the same zone offset.
+    return stamp === TIMELESS || stamp === Math.floor((answer.now ?? Date.now()) / QUARTER_HOUR) ? at : -1;
+  }
+
+  /** The tail of a body heldAt found no slot for, made, and kept when memoisable and admitted. */
+  private made(hit: LookupHit, answer: AnswerFacts): { own: string; scored: ScoredText } {
     const record = hit.record;
-    const { own, scored } = this.parts(record, this.context(answer), now);
-    at = tails.admit(id, record.geo?.timezone ? quarter : TIMELESS);
+    if (!isHitOf(hit, this.facts.reader) || answer.rdapOwner != null) return this.parts(record, this.context(answer), answer.now);
+    // The clock read once: the parts and their stamp agree on the quarter hour.
+    const now = answer.now ?? Date.now();
+    const made = this.parts(record, this.context(answer), now);
+    const at = this.tails!.admit(hit.recordId, record.geo?.timezone ? Math.floor(now / QUARTER_HOUR) : TIMELESS);
     if (at >= 0) {
-      tails.set(at, OWN, own);
-      tails.set(at, HEAD, scored.head);
-      tails.set(at, OPERATOR, scored.operator);
-      tails.set(at, REST, scored.rest);
+      const tails = this.tails!;
+      tails.set(at, OWN, made.own);
+      tails.set(at, HEAD, made.scored.head);
+      tails.set(at, OPERATOR, made.scored.operator);
+      tails.set(at, REST, made.scored.rest);
     }
-    return { prefix, own, scored: `${scored.head}${scored.operator}${scored.rest}` };
+    return made;
   }
 
   /** A record's own part (`"location":…,"routing":{…}`) and its scored part. */
@@ -176,8 +209,9 @@ export function v1BodyText(bodies: V1BodyCache, hit: LookupHit, answer: AnswerFa
   if (fields === null && rdap === null) return bodies.body(hit, answer);
   // Scored fields are cut from the memoised whole body (same facts, so the same members).
   if (rdap === null && fields !== null && needsScoring(fields)) {
+    if (isLeadOnly(fields)) return bodies.lead(hit, answer, fields);
     const parts = bodies.bodyParts(hit, answer);
-    return isLeadOnly(fields) ? projectV1Lead(parts.prefix, parts.own, fields) : projectV1Text(`${parts.prefix}${parts.own}${parts.scored}`, fields);
+    return projectV1Text(`${parts.prefix}${parts.own}${parts.scored}`, fields);
   }
   const body = buildV1(hit, bodies.context(answer), fields);
   if (rdap !== null) body.rdap = rdap;

@@ -86,17 +86,39 @@ test('fields before the scored part are cut from the body\'s lead alone: every s
     const fields = new Set<string>(['network', ...others.filter((_, k) => (i >> k) & 1)]);
     for (const c of i % 8 === 7 ? [ctx, proven] : [ctx]) {
       const want = JSON.stringify(buildV1(hit, c, fields));
-      expect({ ip, fields: [...fields], text: v1BodyText(memoOf(reader, c, 64), hit, answerOf(c), fields) }).toEqual({ ip, fields: [...fields], text: want });
+      // Asked twice of one memo: made on the first, read from its slot on the second.
+      const memo = memoOf(reader, c, 64);
+      for (let k = 0; k < 2; k++) expect({ ip, k, fields: [...fields], text: v1BodyText(memo, hit, answerOf(c), fields) }).toEqual({ ip, k, fields: [...fields], text: want });
       const whole = JSON.stringify(buildV1(hit, c, null));
       const own = whole.indexOf(',"location":') + 1;
-      expect(projectV1Lead(whole.slice(0, own), whole.slice(own, whole.indexOf(',"score":')), fields)).toBe(want);
+      expect(projectV1Lead(hit.ip, 'ipv4', whole.slice(own, whole.indexOf(',"score":')), fields)).toBe(want);
     }
   }
   // A set reaching past the lead is refused by the lead's cut, never answered short.
   const hit = reader.lookup('8.8.8.8')!;
   const whole = JSON.stringify(buildV1(hit, ctx, null));
   const own = whole.indexOf(',"location":') + 1;
-  expect(() => projectV1Lead(whole.slice(0, own), whole.slice(own, whole.indexOf(',"score":')), new Set(['ip', 'score']))).toThrow();
+  expect(() => projectV1Lead(hit.ip, 'ipv4', whole.slice(own, whole.indexOf(',"score":')), new Set(['ip', 'score']))).toThrow();
+  // A name the body does not hold is refused too, never dropped.
+  expect(() => projectV1Lead(hit.ip, 'ipv4', whole.slice(own, whole.indexOf(',"score":')), new Set(['ip', 'rdap']))).toThrow();
+  // An IPv6 address's lead, its memo slot read on the second ask.
+  const six = reader.lookup('2001:4860:4860::8888')!;
+  const memo = memoOf(reader, ctx, 64);
+  for (const fields of [new Set(['ip', 'stack', 'network']), new Set(['location', 'network', 'routing', 'stack'])]) {
+    const want = JSON.stringify(buildV1(six, ctx, fields));
+    for (let k = 0; k < 2; k++) expect(v1BodyText(memo, six, answerOf(ctx), fields)).toBe(want);
+  }
+});
+
+test('the lead cut finds routing whether it fits the searched tail or is longer', () => {
+  // network longer than the tail searched first (v1-projected-text.ts), routing shorter, then longer.
+  const network = `{"asn":1,"org":"A, \\"routing\\": B","owner":"${'x'.repeat(400)}"}`;
+  for (const routing of ['{"prefix":"1.2.3.0/24"}', `{"prefix":"1.2.3.0/24","origin_asns":[${Array.from({ length: 80 }, (_, i) => 64_000 + i).join(',')}]}`]) {
+    const own = `"location":null,"network":${network},"routing":${routing}`;
+    expect(projectV1Lead('1.2.3.4', 'ipv4', own, new Set(['ip', 'location', 'network']))).toBe(`{"ip":"1.2.3.4","location":null,"network":${network}}`);
+    expect(projectV1Lead('1.2.3.4', 'ipv4', own, new Set(['network', 'stack']))).toBe(`{"stack":"ipv4","network":${network}}`);
+    expect(projectV1Lead('1.2.3.4', 'ipv4', own, new Set(['location', 'routing']))).toBe(`{"location":null,"routing":${routing}}`);
+  }
 });
 
 test('a body that is not a whole v1 object is refused, not cut wrong', () => {
