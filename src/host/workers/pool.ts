@@ -21,7 +21,7 @@ import { OverridesHolder, type OverridesLoad } from '../../lookup/overrides/hold
 import { HostState } from './host-state.ts';
 import { RemoteError, Rpc } from './rpc.ts';
 import { workerEntry, type StartedThread } from './threads.ts';
-import { verifyForWorkers, type VerifiedIndex } from './verified-index.ts';
+import { releaseVerifyMappings, verifyForWorkers, type VerifiedIndex } from './verified-index.ts';
 import type { WorkerListening, WorkerStart, WorkerStarted } from './worker-main.ts';
 
 /** A running pool. */
@@ -308,10 +308,12 @@ export async function startWorkerPool(
     // Every listening socket is open and the primary is idle: the descriptors now are the host's own.
     fixConnectionBaseline(connections, openDescriptorCount());
   } catch (e) {
+    releaseVerifyMappings();
     await stopAll();
     throw e;
   }
   started = true;
+  releaseVerifyMappings();
   // A worker that failed to start is retried in the background; the host serves with the others meanwhile.
   for (const { slot, why } of failed) {
     const worker = slots[slot]?.worker;
