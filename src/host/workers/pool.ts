@@ -22,7 +22,7 @@ import { HostState } from './host-state.ts';
 import { RemoteError, Rpc } from './rpc.ts';
 import { workerEntry, type StartedThread } from './threads.ts';
 import { releaseVerifyMappings, verifyForWorkers, type VerifiedIndex } from './verified-index.ts';
-import type { WorkerListening, WorkerStart, WorkerStarted } from './worker-main.ts';
+import type { WorkerListening, WorkerOpen, WorkerStart, WorkerStarted } from './worker-main.ts';
 
 /** A running pool. */
 export interface WorkerPool {
@@ -218,12 +218,13 @@ export async function startWorkerPool(
       if (stopping || !started) return;
       restartLater(slot, 'exited unasked');
     });
-    // The thread loads its code now; it is told to open its services once `startAfter` resolves.
+    // The thread loads its code now, then opens what needs only the configuration; the rest once `startAfter` resolves.
+    const start: WorkerStart = { kind: 'start', slot, config: { ...config, port }, buckets, adminBuckets, connections, host: state.buffer, generation, migrationsRoot, listen: listenAtOnce };
+    worker.postMessage(start);
     startAfter.then(
       () => {
         if (s.worker !== worker) return;
-        const start: WorkerStart = { kind: 'start', slot, config: { ...config, port }, buckets, adminBuckets, connections, host: state.buffer, generation, migrationsRoot, overrides: overrides?.published ?? null, index: verified, listen: listenAtOnce };
-        worker.postMessage(start);
+        worker.postMessage({ kind: 'open', overrides: overrides?.published ?? null, index: verified } satisfies WorkerOpen);
       },
       (e: unknown) => failStart?.(e as Error),
     );
