@@ -16,8 +16,8 @@ import { allocateSharedBuckets, type SharedBucketsMemory } from '../../http/rate
 import type { ReloadBody } from '../../contract/service.ts';
 import { embeddedMigrationsRoot, openAccountStore } from '../open-accounts.ts';
 import { isCompiledBinary } from '../../feeds/compiled-binary.ts';
-import { createRadarFromConfig } from '../../http/radar-from-config.ts';
-import { OverridesHolder, type OverridesLoad } from '../../lookup/overrides/holder.ts';
+import type { OverridesHolder, OverridesLoad } from '../../lookup/overrides/holder.ts';
+import type { RadarClient } from '../../lookup/radar.ts';
 import { HostState } from './host-state.ts';
 import { RemoteError, Rpc } from './rpc.ts';
 import { workerEntry, type StartedThread } from './threads.ts';
@@ -86,13 +86,15 @@ export async function startWorkerPool(
   const adminBuckets = allocateSharedBuckets(CALLER_BUDGET_BUCKETS);
   const connections = allocateConnectionCount();
   // One radar client for the host: its cache and per-caller budgets serve every worker (the upstream quota is the operator's).
-  const radar = createRadarFromConfig(config, memory);
+  // Made on the first radar call, not on the primary's path to the workers' start.
+  let radar: Promise<RadarClient> | null = null;
   // The overrides file is read once per host, here, off every serving thread (while the workers load); each worker gets the table's shared memory.
   let overrides: OverridesHolder | null = null;
   const overridesRead =
     config.overridesPath === null
       ? Promise.resolve()
-      : OverridesHolder.start(config.overridesPath, log, { maxTableBytes: memory.overridesBytes }).then((holder) => {
+      : // Its code loads only where a file is named: off the primary's path to the workers' start otherwise.
+        import('../../lookup/overrides/holder.ts').then(({ OverridesHolder }) => OverridesHolder.start(config.overridesPath!, log, { maxTableBytes: memory.overridesBytes })).then((holder) => {
           overrides = holder;
           if (stopping) return;
           // A new table goes to every worker before any later call (a reload's answer names it).
@@ -136,7 +138,8 @@ export async function startWorkerPool(
         }
         case 'radar': {
           const { asn, caller } = args as { asn: number; caller: string };
-          return radar.lookup(asn, caller);
+          radar ??= import('../../http/radar-from-config.ts').then(({ createRadarFromConfig }) => createRadarFromConfig(config, memory));
+          return (await radar).lookup(asn, caller);
         }
         case 'keys-changed': {
           const others = live().filter((s) => s !== slots[from]);
