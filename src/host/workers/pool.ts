@@ -67,12 +67,9 @@ interface Slot {
  * Starts `config.workers` workers; rejects (stopping those started) when none
  * can start. The workers load their code at once (or already do: `threads`,
  * started by startThreads); they open the database only once `before`
- * resolves (the host's migrations: workers migrating one fresh file at once
- * fail on each other's tables). Without it the first worker runs them as
- * soon as its code has loaded, while the others load and the primary checks
- * the index (the primary then never loads the accounts' code), and the pool
- * runs them here only when that worker failed before. The index is verified
- * here, in the primary, once for all.
+ * resolves (the host's migrations; without it the pool runs them here first:
+ * workers migrating one fresh file at once fail on each other's tables), so
+ * both overlap. The index is verified here, in the primary, once for all.
  */
 export async function startWorkerPool(
   config: Config,
@@ -82,13 +79,7 @@ export async function startWorkerPool(
 ): Promise<WorkerPool> {
   const count = config.workers;
   const migrationsRoot = isCompiledBinary() ? embeddedMigrationsRoot() : null;
-  /** Settles once the migrating worker has run the host's migrations (true), or failed before (false). */
-  let migratedByWorker: (ran: boolean) => void = () => {};
-  const migrated =
-    before ??
-    new Promise<boolean>((resolve) => (migratedByWorker = resolve)).then((ran) =>
-      ran ? undefined : openAccountStore(config.dbPath, { flushIntervalMs: 0, syncIntervalMs: 0 }).then((store) => store.close()),
-    );
+  const migrated = before ?? openAccountStore(config.dbPath, { flushIntervalMs: 0, syncIntervalMs: 0 }).then((store) => store.close());
   const state = HostState.create(count);
   const memory = memoryBudget(config.memoryMb);
   const buckets: SharedBucketsMemory | null = config.rateLimits ? allocateSharedBuckets(memory.rateLimitBuckets) : null;
@@ -187,7 +178,7 @@ export async function startWorkerPool(
    * restart), or once it has loaded its code and opened its services
    * without listening (a host starting: listenOn follows).
    */
-  function spawn(slot: number, listenAtOnce = true, startAfter: Promise<unknown> = Promise.resolve(), early: StartedThread | null = null, migrate = false): Promise<void> {
+  function spawn(slot: number, listenAtOnce = true, startAfter: Promise<unknown> = Promise.resolve(), early: StartedThread | null = null): Promise<void> {
     // A thread started early that already exited is replaced (its exit was before any listener below).
     if (early?.closed) log(`[primary] worker ${slot} exited while loading${early.error ? `: ${early.error}` : ''}; starting it again`);
     const worker = early && !early.closed ? early.worker : new Worker(workerEntry());
@@ -195,7 +186,7 @@ export async function startWorkerPool(
     slots[slot] = s;
     s.worker = worker;
     s.startedAt = Date.now();
-    const rpc = new Rpc(worker, serveCall(slot), (op) => op === 'migrated' && migrate && migratedByWorker(true));
+    const rpc = new Rpc(worker, serveCall(slot));
     let failStart: ((e: Error) => void) | null = null;
     s.ready = new Promise<void>((resolve, reject) => {
       failStart = reject;
@@ -205,10 +196,7 @@ export async function startWorkerPool(
         const first = event.data as WorkerStarted;
         clearTimeout(timer);
         failStart = null;
-        if (first.kind === 'failed') {
-          if (migrate) migratedByWorker(false);
-          return reject(new Error(first.message));
-        }
+        if (first.kind === 'failed') return reject(new Error(first.message));
         if (first.kind === 'ready') {
           port = first.port;
           managedBy = first.managedBy;
@@ -224,7 +212,6 @@ export async function startWorkerPool(
     });
     worker.addEventListener('close', () => {
       rpc.abandon(`worker ${slot} exited`);
-      if (migrate) migratedByWorker(false); // no-op once it ran them
       failStart?.(new Error(`worker ${slot} exited before serving${lastError ? `: ${lastError}` : ''}`));
       if (s.worker !== worker) return;
       s.worker = null;
@@ -235,7 +222,7 @@ export async function startWorkerPool(
       restartLater(slot, 'exited unasked');
     });
     // The thread loads its code now, then opens what needs only the configuration; the rest once `startAfter` resolves.
-    const start: WorkerStart = { kind: 'start', slot, config: { ...config, port }, buckets, adminBuckets, connections, host: state.buffer, generation, migrationsRoot, migrate, listen: listenAtOnce };
+    const start: WorkerStart = { kind: 'start', slot, config: { ...config, port }, buckets, adminBuckets, connections, host: state.buffer, generation, migrationsRoot, listen: listenAtOnce };
     worker.postMessage(start);
     startAfter.then(
       () => {
@@ -310,7 +297,7 @@ export async function startWorkerPool(
       verified = file;
     });
     const startAfter = Promise.all([migrated, overridesRead, indexVerified]);
-    const prepared = await Promise.allSettled(Array.from({ length: count }, (_, i) => spawn(i, false, startAfter, threads[i] ?? null, before === null && i === 0)));
+    const prepared = await Promise.allSettled(Array.from({ length: count }, (_, i) => spawn(i, false, startAfter, threads[i] ?? null)));
     const ok: number[] = [];
     prepared.forEach((r, slot) => (r.status === 'fulfilled' ? ok.push(slot) : failed.push({ slot, why: (r.reason as Error).message })));
     // None could start: the cause is the host's (its index, its database), not a worker's bad luck.

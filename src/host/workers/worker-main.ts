@@ -36,8 +36,6 @@ export interface WorkerStart {
   generation: number;
   /** The compiled binary's embedded migrations (null from the source tree). */
   migrationsRoot: string | null;
-  /** Run the host's migrations (open the database) at once and note `migrated` to the primary: the first worker of a starting pool. */
-  migrate: boolean;
   /** Listen once prepared (a restarted worker); else report `prepared` and wait for the primary's `listen` call (a host starting: no worker accepts before every worker has loaded its code). */
   listen: boolean;
 }
@@ -159,19 +157,7 @@ async function begin(start: WorkerStart): Promise<void> {
     keysChanged: () => rpc.call<void>('keys-changed', null, KEYS_TIMEOUT_MS),
   };
   try {
-    const openAccounts = () =>
-      openAccountStore(start.config.dbPath, {
-        migrationsRoot: start.migrationsRoot ?? undefined,
-        onRevealChange: (sessionHash, held) =>
-          rpc
-            .call<void>('reveal', { sessionHash, held }, KEYS_TIMEOUT_MS)
-            .catch((e) => console.error(`first key not held by every worker: ${(e as Error).message}`)),
-        onKeyRevoked: () => host.keysChanged().catch((e) => console.error(`key revocation not confirmed by every worker: ${(e as Error).message}`)),
-      });
-    // The first worker migrates the database at once, while the others load their code and the primary checks the index.
-    const migrated = start.migrate ? await openAccounts() : null;
-    if (migrated) rpc.note('migrated', null);
-    // What needs only the configuration opens now, while the primary still checks the index.
+    // What needs only the configuration opens now, while the primary still migrates and checks the index.
     const limiter = createRateLimiterFromConfig(start.config, start.buckets ?? undefined);
     // Radar answers come from the host's one client (pool.ts), so its cache and per-caller budgets are the host's.
     const radar: RadarClient | undefined = start.config.radarUrl
@@ -179,7 +165,14 @@ async function begin(start: WorkerStart): Promise<void> {
       : undefined;
     const early = await createConfigServices(start.config, { limiter, radar, adminFailures: createAdminFailureBudget(start.adminBuckets) });
     const { overrides: published, index: verified } = await open;
-    const accounts = migrated ?? (await openAccounts());
+    const accounts = await openAccountStore(start.config.dbPath, {
+      migrationsRoot: start.migrationsRoot ?? undefined,
+      onRevealChange: (sessionHash, held) =>
+        rpc
+          .call<void>('reveal', { sessionHash, held }, KEYS_TIMEOUT_MS)
+          .catch((e) => console.error(`first key not held by every worker: ${(e as Error).message}`)),
+      onKeyRevoked: () => host.keysChanged().catch((e) => console.error(`key revocation not confirmed by every worker: ${(e as Error).message}`)),
+    });
     // The primary reads and watches the overrides file; this worker only takes its tables.
     const overrides = new OverridesHolder(start.config.overridesPath);
     if (published !== null) overrides.apply(published);
