@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 
 /**
@@ -6,11 +5,14 @@ import { dirname, join } from 'node:path';
  * docs/interface.md). Read once at start-up; pure over `env`.
  */
 import { parseDuration } from './duration.ts';
+import { workerCount } from './config-workers.ts';
 import { DEFAULT_DATA_REGISTRY } from './contract/data-packages.ts';
 import { DEFAULT_FEEDS_DIR, DEFAULT_INDEX_PATH } from './index/default-paths.ts';
 import { parsePublishKeep } from './index/publish/publish-keep.ts';
 import { DEFAULT_INDEX_MAX_AGE } from './index/publish/manifest-window.ts';
 import type { HistoryConfig } from './index/history/past-indexes.ts';
+
+export { MAX_WORKERS } from './config-workers.ts';
 
 /** How long past indexes stay answerable when IPINTEL_HISTORY is unset: a month, a few times one index on disk (docs/deployment.md, History). */
 export const DEFAULT_HISTORY = '30d';
@@ -156,18 +158,6 @@ export function writablePathsOf(config: Config): string[] {
   if (config.publish) paths.push(`${config.publish.dir} (published indexes)`);
   if (config.history) paths.push(`${config.history.dir} (the history of served indexes, IPINTEL_HISTORY)`);
   return paths;
-}
-
-/** Upper bound on IPINTEL_WORKERS: each worker holds its own heap and caches. */
-export const MAX_WORKERS = 256;
-
-/** IPINTEL_WORKERS: a whole number 1..MAX_WORKERS; unset or blank: the CPUs this process may use. */
-function workerCount(v: string | undefined): number {
-  const text = str(v);
-  if (text === null) return Math.max(1, Math.min(MAX_WORKERS, availableParallelism()));
-  const n = Number(text);
-  if (!/^[0-9]+$/.test(text) || n < 1 || n > MAX_WORKERS) throw new Error(`IPINTEL_WORKERS must be a whole number 1..${MAX_WORKERS} (got "${v}")`);
-  return n;
 }
 
 /** IPINTEL_MAX_CONNECTIONS: a whole number of at least 1; unset or blank: null (derived from the descriptor limit). */

@@ -33,7 +33,10 @@ export async function startHost(
     console.error(`IPINTEL_DB=:memory: is one database per thread, not shareable by ${config.workers} workers: serving with 1`);
     config.workers = 1;
   }
+  // Threads src/main.ts started before the configuration was read: the pool's, or stopped.
+  const { takeEarlyThreads } = await import('./workers/early-threads.ts');
   if (config.workers === 1) {
+    takeEarlyThreads(0);
     const [{ startServer }, { reloadServer }, { holderTarget, startFeedRefresher }] = await Promise.all([import('./start-server.ts'), import('../http/reload-server.ts'), import('../feeds/start.ts')]);
     const single = await startServer(config, { accounts: await openAccountStore(config.dbPath) });
     // Serving alone, this thread refreshes.
@@ -51,9 +54,9 @@ export async function startHost(
       },
     };
   }
-  // The worker threads start loading their code first; the primary then loads the pool's.
+  // The worker threads start loading their code first (src/main.ts started them already when it could); the primary then loads the pool's.
   const early = await import('./workers/threads.ts');
-  const threads = early.startThreads(config.workers);
+  const threads = early.startThreads(config.workers, takeEarlyThreads(config.workers));
   const bundledPool = early.bundledPoolModule();
   const { startWorkerPool } = bundledPool !== null ? ((await import(bundledPool)) as typeof import('./workers/pool.ts')) : await import('./workers/pool.ts');
   // The primary serves nothing: it does not load the server's code (the workers do, each in its own thread, and

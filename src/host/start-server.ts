@@ -47,32 +47,44 @@ export interface PrepareOptions {
   recordsHistory?: boolean;
 }
 
-/** Creates every service of the app from a configuration. */
-export async function createServices(config: Config, overrides: Partial<AppServices> = {}): Promise<AppServices> {
-  const index = overrides.index ?? IndexHolder.open(config.indexPath, overrides.now ?? Date.now);
+/** The services that need only the configuration, not the index, the overrides or the accounts. */
+export type ConfigServices = Pick<AppServices, 'policy' | 'crawlers' | 'limiter' | 'adminFailures' | 'rdap' | 'radar' | 'trusted'>;
+
+/** Opens the services that need only the configuration: a pool's worker opens them while its primary still checks the index. */
+export async function createConfigServices(config: Config, overrides: Partial<AppServices> = {}): Promise<ConfigServices> {
   const policyPath = config.policyPath;
   const budget = memoryBudget(config.memoryMb);
-  const overridesHolder = overrides.overrides ?? (await watchedOverrides(config.overridesPath, budget.overridesBytes));
-  const policy = overrides.policy ?? { current: await loadPolicy(policyPath ?? undefined), path: policyPath };
-  const services: AppServices = {
-    config,
-    index,
-    overrides: overridesHolder,
-    policy,
-    serving: overrides.serving ?? new ServingHolder(index, policy, overridesHolder, budget),
+  return {
+    policy: overrides.policy ?? { current: await loadPolicy(policyPath ?? undefined), path: policyPath },
     crawlers: overrides.crawlers ?? createCrawlerVerifier({ dnsServers: config.dnsServers, cacheSize: budget.dnsEntries }),
-    accounts: overrides.accounts ?? (await openAccounts(config.dbPath)),
     limiter: overrides.limiter !== undefined ? overrides.limiter : createRateLimiterFromConfig(config, undefined, budget.rateLimitBuckets),
     adminFailures: overrides.adminFailures ?? createAdminFailureBudget(),
     rdap: overrides.rdap ?? createRdapClient({ base: config.rdapBase, cacheSize: budget.rdapEntries, cacheMaxBytes: budget.rdapBytes }),
     radar: overrides.radar ?? createRadarFromConfig(config, budget),
+    trusted: overrides.trusted ?? new TrustedProxies(config.trustProxy, config.trustProxyHeader),
+  };
+}
+
+/** Creates every service of the app from a configuration. */
+export async function createServices(config: Config, overrides: Partial<AppServices> = {}): Promise<AppServices> {
+  const index = overrides.index ?? IndexHolder.open(config.indexPath, overrides.now ?? Date.now);
+  const budget = memoryBudget(config.memoryMb);
+  const overridesHolder = overrides.overrides ?? (await watchedOverrides(config.overridesPath, budget.overridesBytes));
+  const accounts = overrides.accounts ?? (await openAccounts(config.dbPath));
+  const early = await createConfigServices(config, overrides);
+  const services: AppServices = {
+    config,
+    index,
+    overrides: overridesHolder,
+    ...early,
+    serving: overrides.serving ?? new ServingHolder(index, early.policy, overridesHolder, budget),
+    accounts,
     metrics: overrides.metrics ?? new HttpMetrics(
         index,
         () => services.feeds,
         config.pull ? () => readPullStatus(resolve(config.indexPath)) : undefined,
         config.publish ? () => readPublishFigures(resolve(config.publish!.dir)) : undefined,
       ),
-    trusted: overrides.trusted ?? new TrustedProxies(config.trustProxy, config.trustProxyHeader),
     now: overrides.now ?? Date.now,
     host: overrides.host,
   };

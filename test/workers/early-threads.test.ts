@@ -38,3 +38,20 @@ test('threads started early: the pool takes them over; one that exited meanwhile
   const answers = await Promise.all(Array.from({ length: 8 }, () => fetch(`${pool!.url}/health`, { headers: { connection: 'close' } })));
   expect(answers.map((r) => r.status)).toEqual(Array(8).fill(200));
 }, 120_000);
+
+test('threads held from before the configuration: the host takes as many as it serves with, stops the others, and starts any missing', async () => {
+  const { holdEarlyThreads, takeEarlyThreads } = await import('../../src/host/workers/early-threads.ts');
+  const early = startThreads(3);
+  holdEarlyThreads(early);
+  const taken = takeEarlyThreads(2);
+  expect(taken).toEqual(early.slice(0, 2));
+  const deadline = Date.now() + 30_000;
+  while (!early[2]!.closed && Date.now() < deadline) await Bun.sleep(10);
+  expect(early[2]!.closed).toBe(true);
+  // Taken once: a second host (none in a process; a test) finds none.
+  expect(takeEarlyThreads(2)).toEqual([]);
+  const pool = startThreads(3, taken);
+  expect(pool.length).toBe(3);
+  expect(pool.slice(0, 2)).toEqual(taken);
+  for (const thread of pool) thread.worker.terminate();
+}, 120_000);

@@ -16,13 +16,13 @@ import { allocateSharedBuckets, type SharedBucketsMemory } from '../../http/rate
 import type { ReloadBody } from '../../contract/service.ts';
 import { embeddedMigrationsRoot, openAccountStore } from '../open-accounts.ts';
 import { isCompiledBinary } from '../../feeds/compiled-binary.ts';
-import { createRadarFromConfig } from '../../http/radar-from-config.ts';
-import { OverridesHolder, type OverridesLoad } from '../../lookup/overrides/holder.ts';
+import type { OverridesHolder, OverridesLoad } from '../../lookup/overrides/holder.ts';
+import type { RadarClient } from '../../lookup/radar.ts';
 import { HostState } from './host-state.ts';
 import { RemoteError, Rpc } from './rpc.ts';
 import { workerEntry, type StartedThread } from './threads.ts';
-import { verifyForWorkers, type VerifiedIndex } from './verified-index.ts';
-import type { WorkerListening, WorkerStart, WorkerStarted } from './worker-main.ts';
+import { releaseVerifyMappings, verifyForWorkers, type VerifiedIndex } from './verified-index.ts';
+import type { WorkerListening, WorkerOpen, WorkerStart, WorkerStarted } from './worker-main.ts';
 
 /** A running pool. */
 export interface WorkerPool {
@@ -86,13 +86,15 @@ export async function startWorkerPool(
   const adminBuckets = allocateSharedBuckets(CALLER_BUDGET_BUCKETS);
   const connections = allocateConnectionCount();
   // One radar client for the host: its cache and per-caller budgets serve every worker (the upstream quota is the operator's).
-  const radar = createRadarFromConfig(config, memory);
+  // Made on the first radar call, not on the primary's path to the workers' start.
+  let radar: Promise<RadarClient> | null = null;
   // The overrides file is read once per host, here, off every serving thread (while the workers load); each worker gets the table's shared memory.
   let overrides: OverridesHolder | null = null;
   const overridesRead =
     config.overridesPath === null
       ? Promise.resolve()
-      : OverridesHolder.start(config.overridesPath, log, { maxTableBytes: memory.overridesBytes }).then((holder) => {
+      : // Its code loads only where a file is named: off the primary's path to the workers' start otherwise.
+        import('../../lookup/overrides/holder.ts').then(({ OverridesHolder }) => OverridesHolder.start(config.overridesPath!, log, { maxTableBytes: memory.overridesBytes })).then((holder) => {
           overrides = holder;
           if (stopping) return;
           // A new table goes to every worker before any later call (a reload's answer names it).
@@ -136,7 +138,8 @@ export async function startWorkerPool(
         }
         case 'radar': {
           const { asn, caller } = args as { asn: number; caller: string };
-          return radar.lookup(asn, caller);
+          radar ??= import('../../http/radar-from-config.ts').then(({ createRadarFromConfig }) => createRadarFromConfig(config, memory));
+          return (await radar).lookup(asn, caller);
         }
         case 'keys-changed': {
           const others = live().filter((s) => s !== slots[from]);
@@ -218,12 +221,13 @@ export async function startWorkerPool(
       if (stopping || !started) return;
       restartLater(slot, 'exited unasked');
     });
-    // The thread loads its code now; it is told to open its services once `startAfter` resolves.
+    // The thread loads its code now, then opens what needs only the configuration; the rest once `startAfter` resolves.
+    const start: WorkerStart = { kind: 'start', slot, config: { ...config, port }, buckets, adminBuckets, connections, host: state.buffer, generation, migrationsRoot, listen: listenAtOnce };
+    worker.postMessage(start);
     startAfter.then(
       () => {
         if (s.worker !== worker) return;
-        const start: WorkerStart = { kind: 'start', slot, config: { ...config, port }, buckets, adminBuckets, connections, host: state.buffer, generation, migrationsRoot, overrides: overrides?.published ?? null, index: verified, listen: listenAtOnce };
-        worker.postMessage(start);
+        worker.postMessage({ kind: 'open', overrides: overrides?.published ?? null, index: verified } satisfies WorkerOpen);
       },
       (e: unknown) => failStart?.(e as Error),
     );
@@ -308,10 +312,12 @@ export async function startWorkerPool(
     // Every listening socket is open and the primary is idle: the descriptors now are the host's own.
     fixConnectionBaseline(connections, openDescriptorCount());
   } catch (e) {
+    releaseVerifyMappings();
     await stopAll();
     throw e;
   }
   started = true;
+  releaseVerifyMappings();
   // A worker that failed to start is retried in the background; the host serves with the others meanwhile.
   for (const { slot, why } of failed) {
     const worker = slots[slot]?.worker;

@@ -45,9 +45,14 @@ export interface StartedThread {
   error: string;
 }
 
-/** Starts `count` worker threads loading their code now; startWorkerPool takes them over. */
-export function startThreads(count: number): StartedThread[] {
-  return Array.from({ length: count }, () => {
+/** Starts worker threads loading their code now, `count` with those already started (`early`); startWorkerPool takes them over. */
+export function startThreads(count: number, early: StartedThread[] = []): StartedThread[] {
+  return [...early.slice(0, count), ...startNew(count - early.length)];
+}
+
+/** Starts `count` threads (none when not positive). */
+function startNew(count: number): StartedThread[] {
+  return Array.from({ length: Math.max(0, count) }, () => {
     const thread: StartedThread = { worker: new Worker(workerEntry()), closed: false, error: '' };
     thread.worker.addEventListener('error', (event) => (thread.error = (event as ErrorEvent).message ?? String(event)));
     thread.worker.addEventListener('close', () => (thread.closed = true));

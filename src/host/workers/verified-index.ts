@@ -37,8 +37,9 @@ function same(a: VerifiedIndex | null, b: VerifiedIndex | null): boolean {
 /**
  * Verifies the index at `path` in this thread and returns its identity; null
  * when it does not verify or changed meanwhile (each worker then verifies,
- * and refuses, on its own, with the message it always gave). The mapping is
- * dropped at once, so the primary does not keep the file resident.
+ * and refuses, on its own, with the message it always gave). The mapping
+ * goes with the caller's next full collection (releaseVerifyMappings): not
+ * here, where a full collection of the primary's heap would delay the start.
  */
 export function verifyForWorkers(path: string): VerifiedIndex | null {
   const before = identityOf(path);
@@ -48,8 +49,6 @@ export function verifyForWorkers(path: string): VerifiedIndex | null {
   } catch {
     return null;
   }
-  // Bun unmaps a mapping when it is collected: without this the primary would hold the whole file until its next collection.
-  Bun.gc(true);
   return same(before, identityOf(path)) ? before : null;
 }
 
@@ -65,4 +64,14 @@ export function openVerifiedIndex(path: string, verified: VerifiedIndex | null):
     if (same(verified, identityOf(path))) return new IndexHolder(reader, path);
   }
   return IndexHolder.open(path);
+}
+
+/**
+ * Drops the mappings verifyForWorkers left for the collector, a second from
+ * now (once the workers serve): Bun unmaps a mapping when it is collected,
+ * and without a full collection the primary, which allocates little, would
+ * keep the whole file mapped.
+ */
+export function releaseVerifyMappings(): void {
+  setTimeout(() => Bun.gc(true), 1000).unref();
 }

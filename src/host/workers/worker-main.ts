@@ -11,7 +11,7 @@ import { createAdminFailureBudget, createRateLimiterFromConfig, type SharedBucke
 import { reloadLocally } from '../../http/reload-server.ts';
 import { OverridesHolder, type OverridesLoad, type PublishedOverrides } from '../../lookup/overrides/holder.ts';
 import type { ReloadBody } from '../../contract/service.ts';
-import { prepareServer, type PreparedServer, type RunningServer } from '../start-server.ts';
+import { createConfigServices, prepareServer, type PreparedServer, type RunningServer } from '../start-server.ts';
 import { openAccountStore } from '../open-accounts.ts';
 import { feedsStatusView } from '../../feeds/worker-view.ts';
 import type { RadarClient } from '../../lookup/radar.ts';
@@ -22,7 +22,7 @@ import { openVerifiedIndex, type VerifiedIndex } from './verified-index.ts';
 
 declare const self: Worker;
 
-/** The primary's first message to a worker. */
+/** The primary's first message to a worker, as soon as its code has loaded: it opens what needs only the configuration. */
 export interface WorkerStart {
   kind: 'start';
   slot: number;
@@ -36,12 +36,17 @@ export interface WorkerStart {
   generation: number;
   /** The compiled binary's embedded migrations (null from the source tree). */
   migrationsRoot: string | null;
+  /** Listen once prepared (a restarted worker); else report `prepared` and wait for the primary's `listen` call (a host starting: no worker accepts before every worker has loaded its code). */
+  listen: boolean;
+}
+
+/** The primary's second message, once the host's migrations ran, its overrides were read and its index checked: the worker opens the rest. */
+export interface WorkerOpen {
+  kind: 'open';
   /** The overrides table the primary read (null: none, or none applied yet). */
   overrides: PublishedOverrides | null;
   /** The index file the primary verified (null: this worker verifies it). */
   index: VerifiedIndex | null;
-  /** Listen once prepared (a restarted worker); else report `prepared` and wait for the primary's `listen` call (a host starting: no worker accepts before every worker has loaded its code). */
-  listen: boolean;
 }
 
 /** Where a worker listens, and whose index it serves. */
@@ -127,10 +132,15 @@ const rpc = new Rpc(self, async (op, args) => {
   }
 });
 
+/** Resolves with the primary's `open` message. */
+let opened: (open: WorkerOpen) => void = () => {};
+const open = new Promise<WorkerOpen>((resolve) => (opened = resolve));
+
 self.onmessage = (event: MessageEvent) => {
   if (rpc.receive(event.data)) return;
-  const start = event.data as WorkerStart;
-  if (start?.kind === 'start') void begin(start);
+  const message = event.data as WorkerStart | WorkerOpen;
+  if (message?.kind === 'start') void begin(message);
+  else if (message?.kind === 'open') opened(message);
 };
 
 async function begin(start: WorkerStart): Promise<void> {
@@ -147,6 +157,14 @@ async function begin(start: WorkerStart): Promise<void> {
     keysChanged: () => rpc.call<void>('keys-changed', null, KEYS_TIMEOUT_MS),
   };
   try {
+    // What needs only the configuration opens now, while the primary still migrates and checks the index.
+    const limiter = createRateLimiterFromConfig(start.config, start.buckets ?? undefined);
+    // Radar answers come from the host's one client (pool.ts), so its cache and per-caller budgets are the host's.
+    const radar: RadarClient | undefined = start.config.radarUrl
+      ? { lookup: (asn, caller) => rpc.call<unknown>('radar', { asn, caller }, RADAR_TIMEOUT_MS).catch(() => null) }
+      : undefined;
+    const early = await createConfigServices(start.config, { limiter, radar, adminFailures: createAdminFailureBudget(start.adminBuckets) });
+    const { overrides: published, index: verified } = await open;
     const accounts = await openAccountStore(start.config.dbPath, {
       migrationsRoot: start.migrationsRoot ?? undefined,
       onRevealChange: (sessionHash, held) =>
@@ -155,16 +173,11 @@ async function begin(start: WorkerStart): Promise<void> {
           .catch((e) => console.error(`first key not held by every worker: ${(e as Error).message}`)),
       onKeyRevoked: () => host.keysChanged().catch((e) => console.error(`key revocation not confirmed by every worker: ${(e as Error).message}`)),
     });
-    const limiter = createRateLimiterFromConfig(start.config, start.buckets ?? undefined);
-    // Radar answers come from the host's one client (pool.ts), so its cache and per-caller budgets are the host's.
-    const radar: RadarClient | undefined = start.config.radarUrl
-      ? { lookup: (asn, caller) => rpc.call<unknown>('radar', { asn, caller }, RADAR_TIMEOUT_MS).catch(() => null) }
-      : undefined;
     // The primary reads and watches the overrides file; this worker only takes its tables.
     const overrides = new OverridesHolder(start.config.overridesPath);
-    if (start.overrides !== null) overrides.apply(start.overrides);
-    const index = openVerifiedIndex(start.config.indexPath, start.index);
-    const ready = await prepareServer(start.config, { index, accounts, limiter, host, radar, overrides, adminFailures: createAdminFailureBudget(start.adminBuckets) }, { recordsHistory: start.slot === 0 });
+    if (published !== null) overrides.apply(published);
+    const index = openVerifiedIndex(start.config.indexPath, verified);
+    const ready = await prepareServer(start.config, { ...early, index, accounts, host, overrides }, { recordsHistory: start.slot === 0 });
     ready.services.index.generation = start.generation;
     // The primary refreshes (src/cli.ts) and swaps every worker; a worker only reports the shared state files.
     ready.services.feeds = feedsStatusView(start.config, ready.services.index);
