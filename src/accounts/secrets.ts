@@ -1,8 +1,9 @@
 /**
  * Secret material: API keys and session ids. Pure helpers; only hashes
- * of secrets ever reach the database.
+ * of secrets ever reach the database. Web Crypto and Bun's hashes only:
+ * node:crypto is a costly module to load in every worker thread at start
+ * (BENCHMARKS.md, Start-up).
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** Recognisable prefix of every API key (helps secret scanners). */
 export const API_KEY_PREFIX = 'ipi_';
@@ -13,12 +14,17 @@ const API_KEY_PATTERN = /^ipi_[A-Za-z0-9_-]{43}$/;
 
 /** A fresh API key: `ipi_` + 32 random bytes, base64url. */
 export function generateApiKey(): string {
-  return API_KEY_PREFIX + randomBytes(32).toString('base64url');
+  return API_KEY_PREFIX + randomBase64url(32);
 }
 
 /** A fresh session id: 32 random bytes, base64url. */
 export function generateSessionId(): string {
-  return randomBytes(32).toString('base64url');
+  return randomBase64url(32);
+}
+
+/** `n` bytes from the system's CSPRNG, base64url. */
+function randomBase64url(n: number): string {
+  return Buffer.from(crypto.getRandomValues(new Uint8Array(n))).toString('base64url');
 }
 
 /** Whether a string has the shape of an API key (cheap pre-check before hashing). */
@@ -36,9 +42,10 @@ export function hashSecret(secret: string): string {
   return Bun.SHA256.hash(secret, 'hex');
 }
 
-/** Constant-time string equality (length is not secret here). */
+/** Constant-time string equality (length is not secret here): every code unit is compared, whatever differs first. */
 export function secretsEqual(a: string, b: string): boolean {
-  const ab = Buffer.from(a);
-  const bb = Buffer.from(b);
-  return ab.length === bb.length && timingSafeEqual(ab, bb);
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
 }

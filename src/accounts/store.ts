@@ -66,6 +66,12 @@ export interface AccountsOptions {
   onRevealChange?: RevealChange;
   /** Folder holding drizzle/sqlite and drizzle/postgres (default the repository's drizzle/; a compiled binary passes its embedded copy). */
   migrationsRoot?: string;
+  /**
+   * The host has applied the migrations to this database already (a pool's
+   * worker opens the file the primary migrated): open it without reading
+   * them, or loading the migrator. Default false.
+   */
+  migrated?: boolean;
 }
 
 /** Default name of the key made at first sign-in. */
@@ -86,8 +92,8 @@ export async function openAccounts(location: string, options: AccountsOptions = 
     backend =
       loc.dialect === 'postgres'
         ? // Loaded only when used: the PostgreSQL driver and schema add to every start-up otherwise.
-          await (await import('./postgres/backend.ts')).openPostgresBackend(loc.url, migrationsFolder(root, 'postgres'))
-        : openSqliteBackend(loc.path, migrationsFolder(root, 'sqlite'));
+          await (await import('./postgres/backend.ts')).openPostgresBackend(loc.url, options.migrated ? null : migrationsFolder(root, 'postgres'))
+        : await openSqliteBackend(loc.path, options.migrated ? null : migrationsFolder(root, 'sqlite'));
   } catch (err) {
     // The URL may carry a password: name the database without it.
     throw new Error(`accounts database ${redactDbLocation(location)}: ${(err as Error).message}`, { cause: err });

@@ -1,15 +1,13 @@
 /** Admin access (`/reload`, `/metrics`): `Authorization: Bearer <IPINTEL_ADMIN_TOKEN>`, compared in constant time. */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hashSecret, secretsEqual } from '../accounts/secrets.ts';
 import { ApiError } from '../api-error.ts';
-
-const digest = (s: string) => createHash('sha256').update(s).digest();
 
 /** Whether the request carries the admin token (never when none is configured). */
 export function isAdmin(request: Request, adminToken: string | null): boolean {
   const header = request.headers.get('authorization') ?? '';
   const m = /^Bearer\s+(.+)$/i.exec(header.trim());
   // Hashing first makes the comparison length-independent.
-  return adminToken !== null && m !== null && timingSafeEqual(digest(m[1]), digest(adminToken));
+  return adminToken !== null && m !== null && secretsEqual(hashSecret(m[1]), hashSecret(adminToken));
 }
 
 /** Throws FORBIDDEN unless the request carries the admin token (always when none is configured). */

@@ -71,8 +71,8 @@ describe('a key created by another process works at once', () => {
 });
 
 /** A SQLite backend that counts change-counter reads (one per sync), and can be made to fail them. */
-function countingBackend(path: string): { backend: AccountsBackend; counterReads: () => number; failReads: (fail: boolean) => void } {
-  const inner = openSqliteBackend(path, migrationsFolder(DEFAULT_MIGRATIONS_ROOT, 'sqlite'));
+async function countingBackend(path: string): Promise<{ backend: AccountsBackend; counterReads: () => number; failReads: (fail: boolean) => void }> {
+  const inner = await openSqliteBackend(path, migrationsFolder(DEFAULT_MIGRATIONS_ROOT, 'sqlite'));
   let reads = 0;
   let failing = false;
   const counting = (rows: AccountRows): AccountRows =>
@@ -98,7 +98,7 @@ function countingBackend(path: string): { backend: AccountsBackend; counterReads
 describe('cache misses share syncs', () => {
   test('500 concurrent unknown keys cost at most two change-counter reads, and a key created before they arrive is found', async () => {
     const path = join(dir, 'misses.sqlite');
-    const { backend, counterReads } = countingBackend(path);
+    const { backend, counterReads } = await countingBackend(path);
     const store = await AccountStore.start(backend, { flushIntervalMs: 0, syncIntervalMs: 0 });
     const writer = await openAccounts(path, { flushIntervalMs: 0, syncIntervalMs: 0 });
     try {
@@ -142,7 +142,7 @@ describe('cache misses share syncs', () => {
 describe('a failing database', () => {
   test('a miss is answered as unknown (never a crash), logged once per run of failures, and cached keys still resolve', async () => {
     const path = join(dir, 'failing.sqlite');
-    const { backend, failReads } = countingBackend(path);
+    const { backend, failReads } = await countingBackend(path);
     const store = await AccountStore.start(backend, { flushIntervalMs: 0, syncIntervalMs: 0 });
     const lines: string[] = [];
     const original = console.error;

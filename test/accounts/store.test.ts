@@ -26,9 +26,9 @@ const profile = (sub: string, email: string | null, emailVerified = true) => ({ 
 describe('SQLite: shared store behaviour', () => {
   const path = join(dir, 'behaviour.sqlite');
   let peek: Database;
-  beforeAll(() => {
+  beforeAll(async () => {
     // Creates and migrates the file, so the read-only peek below can open it.
-    openSqlite(path, join(root, 'drizzle/sqlite')).sqlite.close();
+    (await openSqlite(path, join(root, 'drizzle/sqlite'))).sqlite.close();
     peek = new Database(path, { readonly: true });
   });
   afterAll(() => peek.close());
@@ -126,7 +126,7 @@ describe('SQLite only', () => {
     journal.entries = journal.entries.slice(0, 1);
     writeFileSync(journalPath, JSON.stringify(journal));
     const path = join(dir, 'upgrade.sqlite');
-    const old = openSqlite(path, join(oldRoot, 'sqlite')).sqlite;
+    const old = (await openSqlite(path, join(oldRoot, 'sqlite'))).sqlite;
     const secret = generateApiKey();
     old.run("INSERT INTO users (id, email, name, tier, created_at) VALUES ('u1', 'old@example.test', NULL, 'pro', 1)");
     old.run("INSERT INTO api_keys (id, user_id, tier, name, prefix, secret_hash, created_at) VALUES ('k1', 'u1', 'pro', 'old', ?, ?, 1)", [secret.slice(0, 12), hashSecret(secret)]);
@@ -143,5 +143,22 @@ describe('SQLite only', () => {
       await store.close();
       await other.close();
     }
+  });
+});
+
+describe('SQLite: a database the host migrated (a pool worker)', () => {
+  test('opens without reading the migrations; without `migrated` the same missing folder is an error', async () => {
+    const path = join(dir, 'host-migrated.sqlite');
+    const { store: host } = await clockedStore(path);
+    const { created } = await host.grantKeyByEmail('worker@example.test', 'pro', 'k');
+    await host.close();
+    const nowhere = join(dir, 'no-migrations-here');
+    const { store: worker } = await clockedStore(path, { migrationsRoot: nowhere, migrated: true });
+    try {
+      expect(worker.resolveApiKey(created.secret)?.tier).toBe('pro');
+    } finally {
+      await worker.close();
+    }
+    await expect(clockedStore(path, { migrationsRoot: nowhere })).rejects.toThrow();
   });
 });

@@ -21,7 +21,7 @@ const T0 = Date.UTC(2026, 0, 10, 12, 0, 0);
 /** A SQLite store whose transactions are counted, and the `failAt`-th of them (1-based, 0: none) refused. */
 async function countedStore(name: string) {
   const path = join(dir, name);
-  const inner = openSqliteBackend(path, migrationsFolder(DEFAULT_MIGRATIONS_ROOT, 'sqlite'));
+  const inner = await openSqliteBackend(path, migrationsFolder(DEFAULT_MIGRATIONS_ROOT, 'sqlite'));
   const state = { transactions: 0, failAt: 0 };
   const backend: AccountsBackend = {
     dialect: inner.dialect,

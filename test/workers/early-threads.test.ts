@@ -29,7 +29,8 @@ test('threads started early: the pool takes them over; one that exited meanwhile
   while (!threads[1]!.closed && Date.now() < deadline) await Bun.sleep(10);
   expect(threads[1]!.closed).toBe(true);
   const lines: string[] = [];
-  pool = await startWorkerPool(config, (line) => lines.push(line), Promise.resolve(), threads);
+  // null: the pool runs the migrations itself (`before` would say the host ran them).
+  pool = await startWorkerPool(config, (line) => lines.push(line), null, threads);
   expect(pool.worker(0)).toBe(kept);
   expect(pool.worker(1)).not.toBe(threads[1]!.worker);
   expect(lines.some((l) => l.includes('worker 1 exited while loading'))).toBe(true);

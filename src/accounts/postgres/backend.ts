@@ -20,11 +20,11 @@ const RETRYABLE = new Set(['23505', '40001', '40P01']);
 /** Attempts per transaction before the error is reported. */
 const MAX_ATTEMPTS = 3;
 
-/** Connects to `url` (postgres://…), applies the migrations in `migrationsDir` and returns the backend. */
-export async function openPostgresBackend(url: string, migrationsDir: string, options: { maxConnections?: number } = {}): Promise<PostgresBackend> {
+/** Connects to `url` (postgres://…), applies the migrations in `migrationsDir` (null: already applied by the host) and returns the backend. */
+export async function openPostgresBackend(url: string, migrationsDir: string | null, options: { maxConnections?: number } = {}): Promise<PostgresBackend> {
   const client = new SQL({ url, max: options.maxConnections ?? 10, idleTimeout: 30, connectionTimeout: 10 });
   try {
-    await migrateLocked(client, migrationsDir);
+    if (migrationsDir !== null) await migrateLocked(client, migrationsDir);
     return new PostgresBackend(client);
   } catch (err) {
     await client.close();

@@ -11,9 +11,9 @@ import { Serial } from '../serial.ts';
 import { openSqlite, type SqliteAccountsDb } from './db.ts';
 import { SqliteRows } from './rows.ts';
 
-/** Opens the database file at `path` (`:memory:` allowed) with the migrations in `migrationsDir` applied. */
-export function openSqliteBackend(path: string, migrationsDir: string): SqliteBackend {
-  return new SqliteBackend(openSqlite(path, migrationsDir));
+/** Opens the database file at `path` (`:memory:` allowed) with the migrations in `migrationsDir` applied (null: already applied by the host). */
+export async function openSqliteBackend(path: string, migrationsDir: string | null): Promise<SqliteBackend> {
+  return new SqliteBackend(await openSqlite(path, migrationsDir));
 }
 
 /** AccountsBackend over one Bun SQLite connection. */

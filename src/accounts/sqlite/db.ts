@@ -6,13 +6,16 @@ import { Database } from 'bun:sqlite';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite';
-import { migrate } from 'drizzle-orm/bun-sqlite/migrator';
 import * as schema from './schema.ts';
 
 export type SqliteAccountsDb = BunSQLiteDatabase<typeof schema>;
 
-/** Opens (creating when needed) the database at `path` (`:memory:` allowed) and applies the migrations in `migrationsDir`. */
-export function openSqlite(path: string, migrationsDir: string): { sqlite: Database; db: SqliteAccountsDb } {
+/**
+ * Opens (creating when needed) the database at `path` (`:memory:` allowed) and
+ * applies the migrations in `migrationsDir`; null: the host applied them (a
+ * pool's worker), and the migrator (with node:crypto) is not even loaded.
+ */
+export async function openSqlite(path: string, migrationsDir: string | null): Promise<{ sqlite: Database; db: SqliteAccountsDb }> {
   if (path !== ':memory:' && !path.startsWith('file:')) mkdirSync(dirname(resolve(path)), { recursive: true });
   const sqlite = new Database(path, { create: true, strict: true });
   try {
@@ -25,7 +28,10 @@ export function openSqlite(path: string, migrationsDir: string): { sqlite: Datab
     sqlite.exec('PRAGMA synchronous = NORMAL');
     sqlite.exec('PRAGMA foreign_keys = ON');
     const db = drizzle(sqlite, { schema });
-    migrate(db, { migrationsFolder: migrationsDir });
+    if (migrationsDir !== null) {
+      const { migrate } = await import('drizzle-orm/bun-sqlite/migrator');
+      migrate(db, { migrationsFolder: migrationsDir });
+    }
     return { sqlite, db };
   } catch (err) {
     sqlite.close();

@@ -3,7 +3,6 @@
  * datagram, servers tried in order, each with its own timeout.
  */
 import dgram from 'node:dgram';
-import { randomInt } from 'node:crypto';
 import * as dnsPacket from 'dns-packet';
 import { canonicalAddress } from '../../net/ip.ts';
 import { normalizeHostname } from '../matching.ts';
@@ -18,7 +17,8 @@ const RCODE_NXDOMAIN = 3;
 function exchange(server: DnsServerAddress, name: string, type: QueryType, timeoutMs: number): Promise<dnsPacket.DecodedPacket> {
   return new Promise((resolve, reject) => {
     // A random id and a fresh socket per query: replies are matched by id and question (spoofing resistance).
-    const id = randomInt(0, 0x10000);
+    // Web Crypto's CSPRNG: node:crypto is a costly module for every worker thread to load at start.
+    const id = crypto.getRandomValues(new Uint16Array(1))[0];
     const socket = dgram.createSocket(server.family === 4 ? 'udp4' : 'udp6');
     let settled = false;
     const finish = (error: Error | null, packet?: dnsPacket.DecodedPacket) => {

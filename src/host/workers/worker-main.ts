@@ -167,6 +167,8 @@ async function begin(start: WorkerStart): Promise<void> {
     const { overrides: published, index: verified } = await open;
     const accounts = await openAccountStore(start.config.dbPath, {
       migrationsRoot: start.migrationsRoot ?? undefined,
+      // The primary migrated this file before its `open` message; an in-memory database is this thread's own.
+      migrated: start.config.dbPath !== ':memory:',
       onRevealChange: (sessionHash, held) =>
         rpc
           .call<void>('reveal', { sessionHash, held }, KEYS_TIMEOUT_MS)
