@@ -40,14 +40,14 @@ RUN apt-get update \
 COPY --from=build /stage/ipintel /usr/local/bin/ipintel
 COPY --from=build /stage/data /opt/ipintel/data
 COPY --from=build --chown=ipintel:ipintel /stage/ipintel.idx /var/lib/ipintel/ipintel.idx
-# MIMALLOC_PURGE_DELAY: Bun's allocator keeps freed memory for 1 s instead of 10 ms
-# before returning it to the OS (docs/http.md, Performance notes).
+# MIMALLOC_PURGE_DELAY=-1: Bun's allocator keeps the memory it freed for its own next
+# allocations instead of returning it to the OS after 10 ms (docs/http.md, Performance notes).
 # IPINTEL_WORKERS (unset here) defaults to the CPUs the container may run on, which
 # a --cpus quota does not change: with `docker run --cpus N` pass -e IPINTEL_WORKERS=N
 # (docs/deployment.md, Workers).
 ENV PORT=8080 \
     HOST=0.0.0.0 \
-    MIMALLOC_PURGE_DELAY=1000 \
+    MIMALLOC_PURGE_DELAY=-1 \
     IPINTEL_INDEX=/var/lib/ipintel/ipintel.idx \
     IPINTEL_DB=/var/lib/ipintel/ipintel.sqlite \
     IPINTEL_FEEDS_DIR=/var/lib/ipintel/feeds \

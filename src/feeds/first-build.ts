@@ -7,6 +7,7 @@
  * its progress bar and summary show as they would run by hand.
  */
 import { join } from 'node:path';
+import { buildChildEnv } from './build-child-env.ts';
 
 /** The child's command line: `bun src/cli.ts build-index --default ...`, or the compiled binary's. */
 function firstBuildCommand(out: string, feedsDir: string, compiled: boolean): string[] {
@@ -20,7 +21,7 @@ function firstBuildCommand(out: string, feedsDir: string, compiled: boolean): st
  * the exit, when the build fails (its own error was printed above).
  */
 export async function buildDefaultInChild(out: string, feedsDir: string, compiled: boolean, log: (line: string) => void = (l) => console.error(l)): Promise<void> {
-  const child = Bun.spawn(firstBuildCommand(out, feedsDir, compiled), { stdin: 'ignore', stdout: 'ignore', stderr: 'inherit', env: process.env });
+  const child = Bun.spawn(firstBuildCommand(out, feedsDir, compiled), { stdin: 'ignore', stdout: 'ignore', stderr: 'inherit', env: buildChildEnv(process.env) });
   log(`building in child process ${child.pid} (the server starts once it is done)`);
   const code = await child.exited;
   if (code === 0) return;

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { readLines, readTail } from '../file-io/read-lines.ts';
 import type { RunOutcome } from './feed-state.ts';
 import type { RefreshEvent, RefreshRequest } from './refresh-round.ts';
+import { buildChildEnv } from './build-child-env.ts';
 
 /** How the parent runs the child. */
 export interface ChildLimits {
@@ -74,7 +75,7 @@ export async function runRefreshChild(
   if (opts.signal?.aborted) return { outcome: 'failed', detail: 'not started: stopping', seconds: 0, peakRssBytes: null, pid: null };
   let child: Bun.Subprocess<'pipe', 'pipe', 'pipe'>;
   try {
-    child = Bun.spawn(childCommand(opts.compiled), { stdin: 'pipe', stdout: 'pipe', stderr: 'pipe', env: process.env });
+    child = Bun.spawn(childCommand(opts.compiled), { stdin: 'pipe', stdout: 'pipe', stderr: 'pipe', env: buildChildEnv(process.env) });
   } catch (e) {
     // Out of descriptors or processes: nothing started.
     return { outcome: 'failed', detail: `cannot start the refresh child: ${(e as Error).message}`, seconds: 0, peakRssBytes: null, pid: null };

@@ -10,6 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { startScriptDefaults, withStartDefaults } from '../../tools/start-env.ts';
+import { BUILD_PURGE_DELAY, buildChildEnv } from '../../src/feeds/build-child-env.ts';
 
 const REPO = resolve(import.meta.dir, '../..');
 const startScript: string = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).scripts.start;
@@ -31,12 +32,12 @@ async function startEnvSeen(env: Record<string, string>): Promise<string> {
 
 describe('MIMALLOC_PURGE_DELAY', () => {
   test('the start script names it with a default the tools read back', () => {
-    expect(startScriptDefaults()).toEqual({ MIMALLOC_PURGE_DELAY: '1000' });
+    expect(startScriptDefaults()).toEqual({ MIMALLOC_PURGE_DELAY: '-1' });
     expect(withStartDefaults({ MIMALLOC_PURGE_DELAY: '5', PORT: undefined })).toEqual({ MIMALLOC_PURGE_DELAY: '5' });
   });
 
   test('`bun run start` sets it when the environment does not', async () => {
-    expect(await startEnvSeen({})).toBe('1000');
+    expect(await startEnvSeen({})).toBe('-1');
   });
 
   test('an operator value wins', async () => {
@@ -46,7 +47,21 @@ describe('MIMALLOC_PURGE_DELAY', () => {
   test('the container image and the systemd example set the same value', () => {
     const dockerfile = readFileSync(join(REPO, 'Dockerfile'), 'utf8');
     const runtime = dockerfile.slice(dockerfile.indexOf('AS runtime'));
-    expect(runtime).toMatch(/^\s+MIMALLOC_PURGE_DELAY=1000 \\$/m);
-    expect(readFileSync(join(REPO, 'docs/deployment.md'), 'utf8')).toMatch(/^Environment=.*\bMIMALLOC_PURGE_DELAY=1000\b/m);
+    expect(runtime).toMatch(/^\s+MIMALLOC_PURGE_DELAY=-1 \\$/m);
+    expect(readFileSync(join(REPO, 'docs/deployment.md'), 'utf8')).toMatch(/^Environment=.*\bMIMALLOC_PURGE_DELAY=-1(\s|$)/m);
+  });
+});
+
+describe("a build child's purge delay", () => {
+  test('a server that never purges starts its build children with the delay builds were measured with', () => {
+    expect(buildChildEnv({ MIMALLOC_PURGE_DELAY: '-1', PORT: '8080' })).toEqual({ MIMALLOC_PURGE_DELAY: BUILD_PURGE_DELAY, PORT: '8080' });
+    expect(BUILD_PURGE_DELAY).toBe('1000');
+  });
+
+  test('any other setting, or none, is passed on as it is', () => {
+    expect(buildChildEnv({ MIMALLOC_PURGE_DELAY: '250' }).MIMALLOC_PURGE_DELAY).toBe('250');
+    expect(buildChildEnv({ MIMALLOC_PURGE_DELAY: '0' }).MIMALLOC_PURGE_DELAY).toBe('0');
+    const unset = { PORT: '1' };
+    expect(buildChildEnv(unset)).toBe(unset);
   });
 });

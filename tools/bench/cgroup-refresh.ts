@@ -23,6 +23,7 @@ import { loadCatalog, manifestEntryOf } from '../../src/feeds/catalog.ts';
 import { fixtureIndexPath } from '../../test/helpers/fixture-index.ts';
 import { FEEDS_DIR } from '../../test/helpers/recording-sink.ts';
 import { mib, printTable } from './bench-kit.ts';
+import { startScriptDefaults } from '../start-env.ts';
 
 function option(argv: string[], name: string): string | undefined {
   const at = argv.indexOf(name);
@@ -92,7 +93,7 @@ const env: Record<string, string> = {
   ...(workers === 'unset' ? {} : { IPINTEL_WORKERS: workers }),
   ...(memoryMb === 'unset' ? {} : { IPINTEL_MEMORY_MB: memoryMb }),
   IPINTEL_FEEDS_DIR: join(tmp, 'feeds'),
-  MIMALLOC_PURGE_DELAY: process.env.MIMALLOC_PURGE_DELAY ?? '1000',
+  MIMALLOC_PURGE_DELAY: process.env.MIMALLOC_PURGE_DELAY ?? startScriptDefaults().MIMALLOC_PURGE_DELAY,
 };
 let mirror: ReturnType<typeof Bun.serve> | null = null;
 let feedCount = 0;

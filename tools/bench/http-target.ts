@@ -86,6 +86,7 @@ if (mode === 'bare' || mode === 'floor' || mode === 'floor-peer') {
     IPINTEL_RATE_LIMITS: 'off',
     IPINTEL_DNS_SERVERS: '127.0.0.1:9',
     IPINTEL_WORKERS: process.argv[4] ?? '2',
+    IPINTEL_MEMORY_MB: process.env.IPINTEL_MEMORY_MB,
   });
   const pool = await startWorkerPool(config);
   console.log(pool.port);
