@@ -7,7 +7,7 @@
  * and final RssAnon (heap and caches: what the budget bounds), the peak
  * RssFile (the mapped index, page cache the kernel may drop), and throughput.
  *
- *   bun tools/bench/serving-memory.bench.ts [--index <file>] [--budgets 256,512] [--duration 15] [--rounds 1] [--connections 64]
+ *   bun tools/bench/serving-memory.bench.ts [--index <file>] [--budgets 256,512] [--no-unset] [--duration 15] [--rounds 1] [--connections 64]
  *
  * Without --index it uses the fixture index built from the real snapshots
  * (as http.bench.ts). Needs wrk (apt-get install wrk).
@@ -84,7 +84,7 @@ const mib = (b: number) => (b / 1048576).toFixed(0);
 const [l1, l5] = loadavg();
 console.log(`index ${index}; ${duration} s of random addresses per server (half v1, half legacy text), ${connections} connections`);
 console.log(`machine: ${navigator.hardwareConcurrency} cores, load average ${l1.toFixed(2)} / ${l5.toFixed(2)} (1/5 min), shared with other work\n`);
-const variants: (number | null)[] = [null, ...budgets];
+const variants: (number | null)[] = argv.includes('--no-unset') ? budgets : [null, ...budgets];
 const results = new Map<number | null, Sample[]>(variants.map((v) => [v, []]));
 for (let r = 0; r < rounds; r++) for (const v of variants) results.get(v)!.push(await measure(v));
 const rows: (string | number)[][] = [['IPINTEL_MEMORY_MB', 'peak RssAnon MiB', 'final RssAnon MiB', 'peak RssFile MiB', 'req/s (mean of routes)']];
