@@ -120,3 +120,9 @@ export function treeCpuSeconds(root: number): number {
 }
 
 const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim()) || 100;
+
+/** A bench script's usage: its header comment (the file at `path`) as plain text, for `--help`. */
+export function usageOf(path: string): string {
+  const header = readFileSync(path, 'utf8').split('*/')[0];
+  return header.replace(/^\/\*\*\n?/, '').replace(/^ \* ?/gm, '');
+}

@@ -36,7 +36,7 @@
 import { join } from 'node:path';
 import { fixtureIndexPath } from '../../test/helpers/fixture-index.ts';
 import { SHARED_FEEDS_DIR } from '../../test/helpers/shared-feeds.ts';
-import { median } from './bench-kit.ts';
+import { median, usageOf } from './bench-kit.ts';
 import { apiKeyHeaders, randomAsnScript, randomIpScript, startTarget, wrk, xffHeaders, type Target } from './http-kit.ts';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -66,8 +66,7 @@ function option(argv: string[], name: string): string | undefined {
 const argv = process.argv.slice(2);
 if (argv.includes('--help') || argv.includes('-h')) {
   // The usage is this file's header comment, printed rather than running a benchmark.
-  const header = readFileSync(import.meta.path, 'utf8').split('*/')[0];
-  console.log(header.replace(/^\/\*\*\n?/, '').replace(/^ \* ?/gm, ''));
+  console.log(usageOf(import.meta.path));
   process.exit(0);
 }
 const here = join(import.meta.dir, '..', '..');

@@ -41,7 +41,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fixtureIndexPath } from '../../test/helpers/fixture-index.ts';
 import { SHARED_FEEDS_DIR } from '../../test/helpers/shared-feeds.ts';
-import { median, printTable, procStatus } from './bench-kit.ts';
+import { median, printTable, procStatus, usageOf } from './bench-kit.ts';
 import { apiKeyHeaders, randomIpScript, startTarget, wrk, xffHeaders, type WrkResult } from './http-kit.ts';
 import { mmdbExportOf, startNginx } from './nginx-geoip2.ts';
 
@@ -121,6 +121,11 @@ function pssFile(pid: number): number {
 const mib1 = (bytes: number | undefined) => ((bytes ?? NaN) / 1048576).toFixed(1);
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--help') || process.argv.includes('-h')) {
+    // The usage is this file's header comment, printed rather than starting a run of several minutes.
+    console.log(usageOf(import.meta.path));
+    return;
+  }
   const args = parseArgs(process.argv.slice(2));
   const index = args.index ?? (await fixtureIndexPath(SHARED_FEEDS_DIR));
   const mmdb = mmdbExportOf(index);
