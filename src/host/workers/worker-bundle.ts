@@ -36,6 +36,14 @@ const BUNDLED_ENTRY = 'worker-main.js';
 const BUNDLED_POOL = 'pool.js';
 /** The tree's folders the bundle's own inputs come from (a build that reads from another fails: see buildWorkerBundle). */
 const HASHED_FOLDERS = ['src', 'index-builder', 'feeds'];
+/**
+ * Packages only code off the lookup path imports, on its first use (the
+ * geofeed parser, time zones, sign-in, Elysia's file checks, the crawler
+ * verifier's UDP client), that no bundled module shares state with: left out
+ * of the bundle and required from the tree's node_modules when first used.
+ * Bytes a worker never runs still cost its start (BENCHMARKS.md, start-up).
+ */
+export const LAZY_PACKAGES = ['iso-3166', '@photostructure/tz-lookup', 'arctic', 'file-type', 'dns-packet'];
 /** Bundles kept beside the current one (a server still running an older one may restart a worker from it). */
 const KEEP = 3;
 
@@ -116,8 +124,9 @@ export async function buildWorkerBundle(root = SOURCE_ROOT): Promise<BundleOutco
     rmSync(temp, { recursive: true, force: true });
     // CommonJS: Bun writes bytecode for ESM only with --compile. import.meta.url/dir become the source file's own.
     const { NATIVE_EXTRACT_NAMESPACE, nativeExtractPlugin } = await import('./bundle-native-extract.ts');
-    const plugins = [nativeExtractPlugin(root)].filter((plugin) => plugin !== null);
-    const built = await Bun.build({ entrypoints: entriesOf(root), outdir: temp, target: 'bun', format: 'cjs', bytecode: true, metafile: true, plugins });
+    const { lazyBuiltinPlugins } = await import('./bundle-lazy-builtins.ts');
+    const plugins = [nativeExtractPlugin(root), ...lazyBuiltinPlugins(root)].filter((plugin) => plugin !== null);
+    const built = await Bun.build({ entrypoints: entriesOf(root), outdir: temp, target: 'bun', format: 'cjs', bytecode: true, metafile: true, plugins, external: [...LAZY_PACKAGES] });
     if (!built.success) return { kind: 'failed', message: built.logs.map(String).join('\n') };
     const inputs = Object.keys(built.metafile?.inputs ?? {})
       .filter((input) => !input.startsWith(`${NATIVE_EXTRACT_NAMESPACE}:`))
