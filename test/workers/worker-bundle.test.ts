@@ -107,3 +107,18 @@ test('built once per tree state; a start uses it only while fresh, and loads the
   expect(fromSource.listening).toBe(true);
   expect(fromSource.health).toBe(200);
 }, 180_000);
+
+test("the refresher's downloads under feeds/ leave the bundle fresh; a changed catalog does not", async () => {
+  const built = await buildWorkerBundle(tree);
+  expect(built.kind === 'built' || built.kind === 'fresh').toBe(true);
+  const entry = freshWorkerBundle(tree);
+  expect(entry).not.toBeNull();
+  // What a refresh round writes into IPINTEL_FEEDS_DIR's default (feeds/), finished or cut off mid-download.
+  mkdirSync(join(tree, 'feeds', 'asn'), { recursive: true });
+  writeFileSync(join(tree, 'feeds', 'asn', 'asn2org-asns.csv'), '1,example\n');
+  writeFileSync(join(tree, 'feeds', 'asn', '.download-4242-asn2org-asns.csv'), '1,exa');
+  expect(freshWorkerBundle(tree)).toBe(entry);
+  // The catalog is bundled (src/feeds/catalog.ts imports it): a change to it is a change to the bundle.
+  appendFileSync(join(tree, 'feeds', 'catalog.json'), '\n');
+  expect(freshWorkerBundle(tree)).toBeNull();
+}, 120_000);
