@@ -144,6 +144,13 @@ const subjects: Subject[] = [
   ),
 ];
 
+/** Whether a tree's worker bundle is current (else its starts load the source): asked of the tree's own code. */
+function bundleFresh(dir: string): boolean {
+  const asked = Bun.spawnSync(['bun', '-e', "import('./src/host/workers/worker-bundle.ts').then((m) => console.log(m.freshWorkerBundle() ? 'fresh' : 'stale'))"], { cwd: dir });
+  return asked.stdout.toString().trim() === 'fresh';
+}
+const staleBefore = trees.filter((t) => !bundleFresh(t.dir)).map((t) => t.label);
+
 // Interleaved runs, so background load on the shared machine hits every subject alike.
 const loadBefore = loadAverage();
 for (const s of subjects.slice(1)) await s.start(); // warm-up: bun's transpiler cache for each tree
@@ -198,7 +205,14 @@ function openMs(path: string, verifyChecksums: boolean): number {
 const msOf = (s: Subject) => s.samples.map((x) => x.ms);
 const base = median(msOf(subjects[0]));
 console.log(`startup: spawn -> first 200 of GET /health, ${RUNS} interleaved runs each (warm page cache); target < 300 ms with the default workers, flat in index size`);
-console.log(`load average ${loadBefore} before, ${loadAfter} after\n`);
+console.log(`load average ${loadBefore} before, ${loadAfter} after`);
+// An older tree's key covers all of feeds/, where a start's refresher may download: its later starts then load the source.
+const staleAfter = trees.filter((t) => !bundleFresh(t.dir)).map((t) => t.label);
+console.log(
+  staleBefore.length + staleAfter.length === 0
+    ? 'worker bundles: current in every tree before and after the runs\n'
+    : `WORKER BUNDLE NOT CURRENT (those starts load the source; bun run bundle there): before ${staleBefore.join(', ') || 'none'}, after ${staleAfter.join(', ') || 'none'}\n`,
+);
 printTable([
   ['process', 'index size', 'median ms', 'min ms', 'max ms', 'vs bare Bun.serve', 'server CPU ms median (min-max)', 'open() ms verified', 'open() ms unverified'],
   ...subjects.map((s) => [
