@@ -94,7 +94,8 @@ export function createCrawlerVerifier(options: CrawlerVerifierOptions): CrawlerV
   const timeoutMs = options.timeoutMs ?? 800;
   const cacheSize = options.cacheSize ?? DNS_CACHE_SIZE;
   const now = options.now ?? Date.now;
-  const servers = options.dnsServers.map(parseDnsServer); // a bad server is refused here, at start
+  // A bad server is refused here, at start, though the client loads on the first question.
+  const servers = options.transport ? [] : options.dnsServers.map(parseDnsServer);
   const transport =
     options.transport ??
     (servers.length > 0
