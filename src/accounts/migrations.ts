@@ -1,9 +1,8 @@
 /** Where the drizzle-kit migrations of each dialect live. */
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 
-/** The repository's drizzle/ folder (a compiled binary passes its embedded copy instead). */
-export const DEFAULT_MIGRATIONS_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../drizzle');
+/** The repository's drizzle/ folder (a compiled binary passes its embedded copy instead). import.meta.dir, not node:url: a module each worker thread would load at start for this alone. */
+export const DEFAULT_MIGRATIONS_ROOT = resolve(import.meta.dir, '../../drizzle');
 
 /** The migrations folder of a dialect under `root`. */
 export function migrationsFolder(root: string, dialect: 'sqlite' | 'postgres'): string {

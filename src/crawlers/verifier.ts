@@ -11,10 +11,9 @@ import { familiesClaimedBy, familiesForHostname } from './matching.ts';
 import { crawlerFamily, type CrawlerFamily } from './registry.ts';
 import { createCachingResolver, DEFAULT_DNS_CACHE_BYTES } from './dns/caching-resolver.ts';
 import { parseDnsServer } from './dns/server-address.ts';
-import { createSystemTransport } from './dns/system-transport.ts';
 import { TtlCache } from '../cache/ttl-cache.ts';
 import type { DnsTransport } from './dns/types.ts';
-import { createUdpTransport } from './dns/udp-transport.ts';
+import { lazyTransport } from './dns/lazy-transport.ts';
 import { DNS_CACHE_SIZE } from './cache-sizes.ts';
 
 /** A proof is re-checked at least daily, whatever TTL the zone publishes. */
@@ -95,11 +94,13 @@ export function createCrawlerVerifier(options: CrawlerVerifierOptions): CrawlerV
   const timeoutMs = options.timeoutMs ?? 800;
   const cacheSize = options.cacheSize ?? DNS_CACHE_SIZE;
   const now = options.now ?? Date.now;
+  // A bad server is refused here, at start, though the client loads on the first question.
+  const servers = options.transport ? [] : options.dnsServers.map(parseDnsServer);
   const transport =
     options.transport ??
-    (options.dnsServers.length > 0
-      ? createUdpTransport(options.dnsServers.map(parseDnsServer), timeoutMs)
-      : createSystemTransport(timeoutMs));
+    (servers.length > 0
+      ? lazyTransport(() => import('./dns/udp-transport.ts').then(({ createUdpTransport }) => createUdpTransport(servers, timeoutMs)))
+      : lazyTransport(() => import('./dns/system-transport.ts').then(({ createSystemTransport }) => createSystemTransport(timeoutMs))));
   const resolver = createCachingResolver({ transport, cacheSize, now, cacheBytes: options.cacheBytes });
   const proofs = new TtlCache<CrawlerProof>(cacheSize, now, { maxBytes: options.cacheBytes ?? DEFAULT_DNS_CACHE_BYTES, sizeOf: proofBytes });
   const checksInFlight = new Map<string, Promise<DnsCheck>>();

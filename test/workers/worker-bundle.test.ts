@@ -8,8 +8,8 @@ import { afterAll, beforeAll, expect, test, setDefaultTimeout } from 'bun:test';
 setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
 import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { bundledPool, bundleKey, buildWorkerBundle, freshWorkerBundle } from '../../src/host/workers/worker-bundle.ts';
+import { dirname, join, resolve } from 'node:path';
+import { bundledPool, bundleKey, buildWorkerBundle, freshWorkerBundle, LAZY_PACKAGES } from '../../src/host/workers/worker-bundle.ts';
 import { fixtureIndexPath } from '../helpers/fixture-index.ts';
 
 const ROOT = resolve(import.meta.dir, '../..');
@@ -73,6 +73,13 @@ test('built once per tree state; a start uses it only while fresh, and loads the
   expect(served.listening).toBe(true);
   expect(served.health).toBe(200);
 
+  // The packages left out are required by name, and found from the bundle's folder (the tree's node_modules).
+  const code = readFileSync(entry!, 'utf8');
+  for (const name of LAZY_PACKAGES) {
+    expect([`require("${name}")`, `import("${name}")`].some((call) => code.includes(call))).toBe(true);
+    expect(Bun.resolveSync(name, dirname(entry!))).toContain(`/node_modules/${name}/`);
+  }
+
   // A start loads the bundle's files, the primary its pool (a bundle that throws stops the start), the threads the worker's.
   const pool = bundledPool(entry!);
   const poolCode = readFileSync(pool);
@@ -100,3 +107,18 @@ test('built once per tree state; a start uses it only while fresh, and loads the
   expect(fromSource.listening).toBe(true);
   expect(fromSource.health).toBe(200);
 }, 180_000);
+
+test("the refresher's downloads under feeds/ leave the bundle fresh; a changed catalog does not", async () => {
+  const built = await buildWorkerBundle(tree);
+  expect(built.kind === 'built' || built.kind === 'fresh').toBe(true);
+  const entry = freshWorkerBundle(tree);
+  expect(entry).not.toBeNull();
+  // What a refresh round writes into IPINTEL_FEEDS_DIR's default (feeds/), finished or cut off mid-download.
+  mkdirSync(join(tree, 'feeds', 'asn'), { recursive: true });
+  writeFileSync(join(tree, 'feeds', 'asn', 'asn2org-asns.csv'), '1,example\n');
+  writeFileSync(join(tree, 'feeds', 'asn', '.download-4242-asn2org-asns.csv'), '1,exa');
+  expect(freshWorkerBundle(tree)).toBe(entry);
+  // The catalog is bundled (src/feeds/catalog.ts imports it): a change to it is a change to the bundle.
+  appendFileSync(join(tree, 'feeds', 'catalog.json'), '\n');
+  expect(freshWorkerBundle(tree)).toBeNull();
+}, 120_000);

@@ -8,11 +8,12 @@
  * in-process (with and without checksum verification) to show where any size
  * dependence comes from.
  *
- *   bun tools/bench/startup.bench.ts [index-file ...] [--runs N] [--against <tree>] [--no-tiny]
+ *   bun tools/bench/startup.bench.ts [index-file ...] [--runs N] [--against <tree>] [--no-tiny] [--workers default|1] [--no-phases]
  *     (default: $IPINTEL_INDEX, then data/ipintel.idx; a tiny index built from
  *      an empty manifest (IANA tables only) is measured first unless --no-tiny;
  *      --against: also start `bun src/main.ts` of another checkout (the code
- *      before a change), interleaved with this one's)
+ *      before a change), interleaved with this one's; --workers: only that row
+ *      (default: both); --no-phases: skip the in-process phase table)
  *
  * Each start uses a fresh empty SQLite file (IPINTEL_DB), as a first start
  * does. The index files are in the page cache (the script reads them once
@@ -34,6 +35,12 @@ const AGAINST = againstAt >= 0 ? args.splice(againstAt, 2)[1]! : null;
 const noTinyAt = args.indexOf('--no-tiny');
 const TINY_TOO = noTinyAt < 0;
 if (!TINY_TOO) args.splice(noTinyAt, 1);
+const workersAt = args.indexOf('--workers');
+const ONLY_WORKERS = workersAt >= 0 ? args.splice(workersAt, 2)[1]! : null;
+if (ONLY_WORKERS !== null && ONLY_WORKERS !== 'default' && ONLY_WORKERS !== '1') throw new Error('--workers takes default or 1');
+const noPhasesAt = args.indexOf('--no-phases');
+const PHASES = noPhasesAt < 0;
+if (!PHASES) args.splice(noPhasesAt, 1);
 const HERE = join(import.meta.dir, '..', '..');
 const given = args.length > 0 ? args.map((p) => indexPathArg([p], 0)) : [indexPathArg(process.argv.slice(0, 2))];
 
@@ -120,7 +127,7 @@ const trees: Array<{ label: string; dir: string }> = [{ label: 'this tree', dir:
 const workerCounts: Array<{ label: string; value: string }> = [
   { label: 'default workers', value: '' },
   { label: '1 worker', value: '1' },
-];
+].filter((w) => ONLY_WORKERS === null || (ONLY_WORKERS === '1') === (w.value === '1'));
 const subjects: Subject[] = [
   { name: 'bare Bun.serve (baseline)', path: null, size: null, start: () => timeToFirst200(['bun', 'run', BARE], {}), samples: [] },
   ...indexes.flatMap((path) =>
@@ -136,6 +143,13 @@ const subjects: Subject[] = [
     ),
   ),
 ];
+
+/** Whether a tree's worker bundle is current (else its starts load the source): asked of the tree's own code. */
+function bundleFresh(dir: string): boolean {
+  const asked = Bun.spawnSync(['bun', '-e', "import('./src/host/workers/worker-bundle.ts').then((m) => console.log(m.freshWorkerBundle() ? 'fresh' : 'stale'))"], { cwd: dir });
+  return asked.stdout.toString().trim() === 'fresh';
+}
+const staleBefore = trees.filter((t) => !bundleFresh(t.dir)).map((t) => t.label);
 
 // Interleaved runs, so background load on the shared machine hits every subject alike.
 const loadBefore = loadAverage();
@@ -191,9 +205,16 @@ function openMs(path: string, verifyChecksums: boolean): number {
 const msOf = (s: Subject) => s.samples.map((x) => x.ms);
 const base = median(msOf(subjects[0]));
 console.log(`startup: spawn -> first 200 of GET /health, ${RUNS} interleaved runs each (warm page cache); target < 300 ms with the default workers, flat in index size`);
-console.log(`load average ${loadBefore} before, ${loadAfter} after\n`);
+console.log(`load average ${loadBefore} before, ${loadAfter} after`);
+// An older tree's key covers all of feeds/, where a start's refresher may download: its later starts then load the source.
+const staleAfter = trees.filter((t) => !bundleFresh(t.dir)).map((t) => t.label);
+console.log(
+  staleBefore.length + staleAfter.length === 0
+    ? 'worker bundles: current in every tree before and after the runs\n'
+    : `WORKER BUNDLE NOT CURRENT (those starts load the source; bun run bundle there): before ${staleBefore.join(', ') || 'none'}, after ${staleAfter.join(', ') || 'none'}\n`,
+);
 printTable([
-  ['process', 'index size', 'median ms', 'min ms', 'max ms', 'vs bare Bun.serve', 'server CPU ms (median)', 'open() ms verified', 'open() ms unverified'],
+  ['process', 'index size', 'median ms', 'min ms', 'max ms', 'vs bare Bun.serve', 'server CPU ms median (min-max)', 'open() ms verified', 'open() ms unverified'],
   ...subjects.map((s) => [
     s.name,
     s.size === null ? '' : mib(s.size),
@@ -201,7 +222,7 @@ printTable([
     Math.min(...msOf(s)).toFixed(0),
     Math.max(...msOf(s)).toFixed(0),
     `${(median(msOf(s)) / base).toFixed(2)}x`,
-    median(s.samples.map((x) => x.cpuMs)).toFixed(0),
+    `${median(s.samples.map((x) => x.cpuMs)).toFixed(0)} (${Math.min(...s.samples.map((x) => x.cpuMs)).toFixed(0)}-${Math.max(...s.samples.map((x) => x.cpuMs)).toFixed(0)})`,
     s.path === null ? '' : openMs(s.path, true).toFixed(1),
     s.path === null ? '' : openMs(s.path, false).toFixed(1),
   ]),
@@ -215,6 +236,10 @@ for (const p of indexes) {
 }
 
 const phaseTimes: Record<string, number>[] = [];
+if (!PHASES) {
+  rmSync(work, { recursive: true, force: true });
+  process.exit(0);
+}
 for (const p of indexes) phaseTimes.push(await phases(p, RUNS));
 console.log(`\nwhere the time goes (one fresh process per run, cumulative ms since process start, median of ${RUNS}):\n`);
 const phaseNames = Object.keys(phaseTimes[0]);

@@ -7,7 +7,7 @@
  * The bundle lives in node_modules/.cache/ipintel-worker-bundle/<key>/,
  * where the key hashes everything it could have been built from: every file
  * (by its inode, size and times)
- * under src/, index-builder/ and feeds/, the install (bun.lock, package.json,
+ * under src/ and index-builder/ and the feeds' catalog, the install (bun.lock, package.json,
  * tsconfig.json, bunfig.toml and the installed packages' folders), this
  * tree's absolute path (the bundle names the sub-workers, migrations and
  * bun.lock by their absolute paths in the source tree) and Bun's version and
@@ -35,7 +35,22 @@ function entriesOf(root: string): string[] {
 const BUNDLED_ENTRY = 'worker-main.js';
 const BUNDLED_POOL = 'pool.js';
 /** The tree's folders the bundle's own inputs come from (a build that reads from another fails: see buildWorkerBundle). */
-const HASHED_FOLDERS = ['src', 'index-builder', 'feeds'];
+const HASHED_FOLDERS = ['src', 'index-builder'];
+/**
+ * Files outside those folders the bundle reads: the feeds' catalog. Not the
+ * rest of feeds/, where the refresher downloads (IPINTEL_FEEDS_DIR's default):
+ * a refresh round would otherwise make the bundle stale, and every start
+ * after it load the source.
+ */
+const HASHED_FILES = ['feeds/catalog.json'];
+/**
+ * Packages only code off the lookup path imports, on its first use (the
+ * geofeed parser, time zones, sign-in, Elysia's file checks, the crawler
+ * verifier's UDP client), that no bundled module shares state with: left out
+ * of the bundle and required from the tree's node_modules when first used.
+ * Bytes a worker never runs still cost its start (BENCHMARKS.md, start-up).
+ */
+export const LAZY_PACKAGES = ['iso-3166', '@photostructure/tz-lookup', 'arctic', 'file-type', 'dns-packet'];
 /** Bundles kept beside the current one (a server still running an older one may restart a worker from it). */
 const KEEP = 3;
 
@@ -50,11 +65,14 @@ const KEEP = 3;
 function hashTree(hasher: Bun.CryptoHasher, dir: string): void {
   if (!existsSync(dir)) return;
   const names = (readdirSync(dir, { recursive: true }) as string[]).sort();
-  for (const name of names) {
-    const path = join(dir, name);
-    const s = statSync(path);
-    if (s.isFile()) hasher.update(`${path}\0${s.ino}\0${s.size}\0${s.mtimeMs}\0${s.ctimeMs}\0`);
-  }
+  for (const name of names) hashFile(hasher, join(dir, name));
+}
+
+/** Adds one file to the hash by path, inode, size and times (nothing for a folder or a missing file). */
+function hashFile(hasher: Bun.CryptoHasher, path: string): void {
+  if (!existsSync(path)) return;
+  const s = statSync(path);
+  if (s.isFile()) hasher.update(`${path}\0${s.ino}\0${s.size}\0${s.mtimeMs}\0${s.ctimeMs}\0`);
 }
 
 /** The key of a bundle built from the tree at `root` now (hex). */
@@ -62,6 +80,7 @@ export function bundleKey(root = SOURCE_ROOT): string {
   const hasher = new Bun.CryptoHasher('sha256');
   hasher.update(`${root}\0${Bun.version}\0${Bun.revision}\0`);
   for (const dir of HASHED_FOLDERS) hashTree(hasher, join(root, dir));
+  for (const file of HASHED_FILES) hashFile(hasher, join(root, file));
   for (const file of ['bun.lock', 'package.json', 'tsconfig.json', 'bunfig.toml']) {
     hasher.update(file);
     if (existsSync(join(root, file))) hasher.update(readFileSync(join(root, file)));
@@ -116,14 +135,15 @@ export async function buildWorkerBundle(root = SOURCE_ROOT): Promise<BundleOutco
     rmSync(temp, { recursive: true, force: true });
     // CommonJS: Bun writes bytecode for ESM only with --compile. import.meta.url/dir become the source file's own.
     const { NATIVE_EXTRACT_NAMESPACE, nativeExtractPlugin } = await import('./bundle-native-extract.ts');
-    const plugins = [nativeExtractPlugin(root)].filter((plugin) => plugin !== null);
-    const built = await Bun.build({ entrypoints: entriesOf(root), outdir: temp, target: 'bun', format: 'cjs', bytecode: true, metafile: true, plugins });
+    const { lazyBuiltinPlugins } = await import('./bundle-lazy-builtins.ts');
+    const plugins = [nativeExtractPlugin(root), ...lazyBuiltinPlugins(root)].filter((plugin) => plugin !== null);
+    const built = await Bun.build({ entrypoints: entriesOf(root), outdir: temp, target: 'bun', format: 'cjs', bytecode: true, metafile: true, plugins, external: [...LAZY_PACKAGES] });
     if (!built.success) return { kind: 'failed', message: built.logs.map(String).join('\n') };
     const inputs = Object.keys(built.metafile?.inputs ?? {})
       .filter((input) => !input.startsWith(`${NATIVE_EXTRACT_NAMESPACE}:`))
       .map((input) => relative(root, resolve(input)));
-    const unhashed = inputs.filter((input) => !input.includes('node_modules/') && !HASHED_FOLDERS.some((dir) => input.startsWith(`${dir}/`)));
-    if (unhashed.length > 0 || !built.metafile) return { kind: 'failed', message: `inputs outside ${HASHED_FOLDERS.join(', ')} (the key would not cover them): ${unhashed.join(', ')}` };
+    const unhashed = inputs.filter((input) => !input.includes('node_modules/') && !HASHED_FOLDERS.some((dir) => input.startsWith(`${dir}/`)) && !HASHED_FILES.includes(input));
+    if (unhashed.length > 0 || !built.metafile) return { kind: 'failed', message: `inputs outside ${[...HASHED_FOLDERS, ...HASHED_FILES].join(', ')} (the key would not cover them): ${unhashed.join(', ')}` };
     if (bundleKey(root) !== key) return { kind: 'failed', message: 'the sources changed while building' };
     try {
       renameSync(temp, target);
