@@ -6,7 +6,8 @@
  * two environments, for changes smaller than this machine's run-to-run noise
  * (±10 %). Both servers run at once and are warmed up; then short wrk runs
  * alternate between them, so a drift in the machine's load hits both alike.
- * Prints each run's server CPU µs/request (from /proc) and the medians.
+ * Prints each run's server CPU µs/request (from /proc) and the medians, and the
+ * throughput (req/s medians and B/A per round).
  *
  *   bun tools/bench/http-ab.ts [--index f] [--rounds 10] [--duration 2] [--connections 64]
  *                              [--a-root dir] [--b-root dir] [--a-env K=V,K=V] [--b-env K=V]
@@ -120,12 +121,15 @@ const url = (t: Target) => `http://127.0.0.1:${t.port}/`;
 targets.forEach((t, i) => wrk(url(t), { ...opts, duration: 5 }, scripts[i], t.child.pid!));
 
 const cpu: number[][] = [[], []];
+// Throughput too: a pause that stalls a worker's connections (a collection waiting for a core) shows in req/s more than in CPU.
+const rps: number[][] = [[], []];
 // Answers other than 2xx (a 429 would be a cheaper answer): named when any, so such a run is not believed.
 const non2xx = [0, 0];
 for (let r = 0; r < rounds; r++) {
   targets.forEach((t, i) => {
     const run = wrk(url(t), opts, scripts[i], t.child.pid!);
     cpu[i].push(run.cpuUsPerReq);
+    rps[i].push(run.rps);
     non2xx[i] += run.non2xx;
   });
 }
@@ -135,6 +139,10 @@ sides.forEach((s, i) => {
   console.log(`${s.name} (${s.root}${env ? `, ${env}` : ''}): ${cpu[i].map((x) => x.toFixed(2)).join(' ')}  median ${median(cpu[i]).toFixed(2)}${non2xx[i] > 0 ? `  (${non2xx[i]} non-2xx answers)` : ''}`);
 });
 const [a, b] = cpu.map(median);
+const [ra, rb] = rps.map(median);
 const wins = cpu[1].filter((x, i) => x < cpu[0][i]).length;
 console.log(`B - A: ${(b - a).toFixed(2)} µs/request (${(((b - a) / a) * 100).toFixed(1)} %); B cheaper in ${wins} of ${rounds} rounds`);
+// Per-round ratios: the two sides' runs of a round are back to back, so a drift of the machine's load mostly cancels.
+const ratios = rps[1].map((x, i) => x / rps[0][i]);
+console.log(`req/s: A median ${Math.round(ra)}, B median ${Math.round(rb)}; B/A per round median ${median(ratios).toFixed(3)} (${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)}), B faster in ${ratios.filter((x) => x > 1).length} of ${rounds} rounds`);
 process.exit(0);
