@@ -6,7 +6,6 @@
  */
 import type { Config } from '../config.ts';
 import type { RefresherOptions } from '../feeds/refresher.ts';
-import { openAccountStore } from './open-accounts.ts';
 
 /** A running host. */
 export interface RunningHost {
@@ -37,22 +36,10 @@ export async function startHost(
   const { takeEarlyThreads } = await import('./workers/early-threads.ts');
   if (config.workers === 1) {
     takeEarlyThreads(0);
-    const [{ startServer }, { reloadServer }, { holderTarget, startFeedRefresher }] = await Promise.all([import('./start-server.ts'), import('../http/reload-server.ts'), import('../feeds/start.ts')]);
-    const single = await startServer(config, { accounts: await openAccountStore(config.dbPath) });
-    // Serving alone, this thread refreshes.
-    const holder = single.services.index;
-    const served = holderTarget(holder);
-    const managedBy = holder.current.meta.managedBy === 'server' ? 'server' : 'operator';
-    const status = startFeedRefresher(config, { ...served, managedBy, swap: then(served.swap) }, feeds);
-    single.services.feeds = status;
-    return {
-      port: single.port,
-      reload: () => reloadServer(single.services),
-      async stop() {
-        status.refresher?.close(); // kills a refresh child under way
-        await single.stop();
-      },
-    };
+    // The server's code from the bytecode bundle when it is current, like the pool's below (BENCHMARKS.md, start-up).
+    const bundled = (await import('./workers/threads.ts')).bundledSingleHostModule();
+    const { startSingleHost } = bundled !== null ? ((await import(bundled)) as typeof import('./single-host.ts')) : await import('./single-host.ts');
+    return startSingleHost(config, feeds, then);
   }
   // The worker threads start loading their code first (src/main.ts started them already when it could); the primary then loads the pool's.
   const early = await import('./workers/threads.ts');

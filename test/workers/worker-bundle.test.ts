@@ -2,6 +2,7 @@
  * The worker bundle (src/host/workers/worker-bundle.ts): built for a tree,
  * served by a start from that tree only while the tree is as it was built
  * from; a changed source file makes the start load the source instead.
+ * A one-worker start loads its server (single-host.ts) from the same bundle.
  * Run in a copy of the tree (its own node_modules/.cache), never this one.
  */
 import { afterAll, beforeAll, expect, test, setDefaultTimeout } from 'bun:test';
@@ -9,7 +10,7 @@ setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig
 import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { bundledPool, bundleKey, buildWorkerBundle, freshWorkerBundle, LAZY_PACKAGES } from '../../src/host/workers/worker-bundle.ts';
+import { bundledPool, bundledSingleHost, bundleKey, buildWorkerBundle, freshWorkerBundle, LAZY_PACKAGES } from '../../src/host/workers/worker-bundle.ts';
 import { fixtureIndexPath } from '../helpers/fixture-index.ts';
 
 const ROOT = resolve(import.meta.dir, '../..');
@@ -28,11 +29,19 @@ afterAll(() => {
   if (tree) rmSync(tree, { recursive: true, force: true });
 });
 
-/** Starts `bun src/main.ts` of the copy with two workers (a file database: `:memory:` serves with one thread) over the fixture index; resolves with its exit code and output, or its /health status once it listens (then stops it). */
-async function start(): Promise<{ listening: boolean; health: number; output: string }> {
+/** What a start served: each asked path's status and body. */
+type Answers = Record<string, { status: number; body: string }>;
+
+/**
+ * Starts `bun src/main.ts` of the copy over the fixture index, with two
+ * workers (a file database: `:memory:` serves with one thread) unless told;
+ * resolves with its output and, once it listens, its /health status and its
+ * answers to `paths` (then stops it).
+ */
+async function start(workers = '2', paths: string[] = []): Promise<{ listening: boolean; health: number; output: string; answers: Answers }> {
   const proc = Bun.spawn([process.execPath, 'src/main.ts'], {
     cwd: tree,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', IPINTEL_INDEX: await fixtureIndexPath(), IPINTEL_DB: join(tree, `db-${++starts}.sqlite`), IPINTEL_HISTORY: 'off', IPINTEL_FEEDS_REFRESH: 'off', IPINTEL_DNS_SERVERS: '127.0.0.1:9', IPINTEL_WORKERS: '2' },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', IPINTEL_INDEX: await fixtureIndexPath(), IPINTEL_DB: join(tree, `db-${++starts}.sqlite`), IPINTEL_HISTORY: 'off', IPINTEL_FEEDS_REFRESH: 'off', IPINTEL_DNS_SERVERS: '127.0.0.1:9', IPINTEL_WORKERS: workers },
     stdout: 'pipe',
     stderr: 'pipe',
   });
@@ -47,11 +56,18 @@ async function start(): Promise<{ listening: boolean; health: number; output: st
   try {
     while (proc.exitCode === null && Date.now() < end) {
       const port = /ipintel listening on \S*:(\d+) \(index/.exec(output)?.[1];
-      if (port) return { listening: true, health: (await fetch(`http://127.0.0.1:${port}/health`)).status, output };
+      if (port) {
+        const answers: Answers = {};
+        for (const path of paths) {
+          const res = await fetch(`http://127.0.0.1:${port}${path}`);
+          answers[path] = { status: res.status, body: await res.text() };
+        }
+        return { listening: true, health: (await fetch(`http://127.0.0.1:${port}/health`)).status, output, answers };
+      }
       await Bun.sleep(50);
     }
     await proc.exited;
-    return { listening: false, health: 0, output };
+    return { listening: false, health: 0, output, answers: {} };
   } finally {
     proc.kill('SIGTERM');
     const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
@@ -122,3 +138,36 @@ test("the refresher's downloads under feeds/ leave the bundle fresh; a changed c
   appendFileSync(join(tree, 'feeds', 'catalog.json'), '\n');
   expect(freshWorkerBundle(tree)).toBeNull();
 }, 120_000);
+
+test('a one-worker start serves from the bundle while it is current, from the source once not, and both answer the same', async () => {
+  const built = await buildWorkerBundle(tree);
+  expect(built.kind === 'built' || built.kind === 'fresh').toBe(true);
+  const entry = freshWorkerBundle(tree)!;
+  const paths = ['/health', '/v1/ip/8.8.8.8', '/v1/ip/2001:4860:4860::8888'];
+  const fromBundle = await start('1', paths);
+  expect(fromBundle.listening).toBe(true);
+  expect(fromBundle.output).toContain('(index');
+  expect(fromBundle.output).toContain(', 1 worker)');
+  for (const path of paths) expect(fromBundle.answers[path]!.status).toBe(200);
+
+  // The bundle's one-thread host is what loads (one that throws stops the start), and no worker thread's.
+  const single = bundledSingleHost(entry);
+  const singleCode = readFileSync(single);
+  writeFileSync(single, "throw new Error('the one-thread host was loaded from the bundle');\n");
+  renameSync(`${single}.jsc`, `${single}.jsc.aside`);
+  writeFileSync(entry, "throw new Error('a worker was loaded from the bundle');\n");
+  renameSync(`${entry}.jsc`, `${entry}.jsc.aside`);
+  const failed = await start('1');
+  expect(failed.listening).toBe(false);
+  expect(failed.output).toContain('the one-thread host was loaded from the bundle');
+  expect(failed.output).not.toContain('a worker was loaded from the bundle');
+
+  // Stale (a source file changed): the same start loads the source, past the throwing bundle, and answers the same.
+  appendFileSync(join(tree, 'src', 'api-error.ts'), '\n// changed again\n');
+  expect(freshWorkerBundle(tree)).toBeNull();
+  const fromSource = await start('1', paths);
+  expect(fromSource.listening).toBe(true);
+  expect(fromSource.answers).toEqual(fromBundle.answers);
+  writeFileSync(single, singleCode);
+  renameSync(`${single}.jsc.aside`, `${single}.jsc`);
+}, 180_000);

@@ -9,6 +9,9 @@
  *
  *   bun tools/bench/serving-memory.bench.ts [--index <file>] [--budgets 256,512] [--no-unset] [--duration 15] [--rounds 1] [--connections 64]
  *
+ * --pool N: the server as a pool of N worker threads behind a primary
+ * (http-target.ts ipintel-workers), the process's RssAnon every thread's.
+ *
  * Without --index it uses the fixture index built from the real snapshots
  * (as http.bench.ts). Needs wrk (apt-get install wrk).
  */
@@ -28,6 +31,7 @@ const budgets = (option('--budgets') ?? '256').split(',').map(Number);
 const duration = Number(option('--duration') ?? 15);
 const rounds = Number(option('--rounds') ?? 1);
 const connections = Number(option('--connections') ?? 64);
+const pool = option('--pool');
 
 interface Sample {
   peakAnon: number;
@@ -62,7 +66,7 @@ function startSampler(pid: number): { peaks(): { anon: number; file: number }; s
 /** One server, loaded for `duration` seconds (two halves, one per route), sampled throughout. */
 async function measure(budget: number | null): Promise<Sample> {
   const env: Record<string, string> = budget === null ? {} : { IPINTEL_MEMORY_MB: String(budget) };
-  const target = await startTarget(budget === null ? 'unset' : `budget ${budget}`, ['ipintel', index], undefined, env);
+  const target = await startTarget(budget === null ? 'unset' : `budget ${budget}`, pool === undefined ? ['ipintel', index] : ['ipintel-workers', index, pool], undefined, env);
   const pid = target.child.pid!;
   const sampler = startSampler(pid);
   try {
@@ -82,7 +86,7 @@ async function measure(budget: number | null): Promise<Sample> {
 
 const mib = (b: number) => (b / 1048576).toFixed(0);
 const [l1, l5] = loadavg();
-console.log(`index ${index}; ${duration} s of random addresses per server (half v1, half legacy text), ${connections} connections`);
+console.log(`index ${index}${pool === undefined ? '' : `, a pool of ${pool} worker thread(s)`}; ${duration} s of random addresses per server (half v1, half legacy text), ${connections} connections`);
 console.log(`machine: ${navigator.hardwareConcurrency} cores, load average ${l1.toFixed(2)} / ${l5.toFixed(2)} (1/5 min), shared with other work\n`);
 const variants: (number | null)[] = argv.includes('--no-unset') ? budgets : [null, ...budgets];
 const results = new Map<number | null, Sample[]>(variants.map((v) => [v, []]));

@@ -5,7 +5,7 @@
  * purpose: what it imports is loaded before any thread starts.
  */
 
-import { bundledPool, freshWorkerBundle } from './worker-bundle.ts';
+import { bundledPool, bundledSingleHost, freshWorkerBundle } from './worker-bundle.ts';
 
 /** Whether this runs from a compiled binary (its modules under Bun's virtual root). */
 const COMPILED = import.meta.url.includes('$bunfs') || import.meta.url.includes('~BUN');
@@ -36,6 +36,17 @@ export function workerEntry(): string {
 export function bundledPoolModule(): string | null {
   workerEntry();
   return bundled !== null ? bundledPool(bundled) : null;
+}
+
+/**
+ * The one-thread host's module (single-host.ts) in the current bundle, for
+ * `serve` with one worker (its own copy of the modules it shares with the
+ * thread's others, like the pool's); null when there is none or in a
+ * compiled binary, where `serve` imports single-host.ts by name.
+ */
+export function bundledSingleHostModule(): string | null {
+  workerEntry();
+  return bundled !== null ? bundledSingleHost(bundled) : null;
 }
 
 /** A thread started ahead of its pool, with what it met before the pool took it over (its events are not replayed). */

@@ -1,6 +1,6 @@
 /**
- * The worker thread's code and the pool's the primary loads meanwhile, as
- * prebuilt bytecode bundles for starts from the source tree: each loads in
+ * The worker thread's code, the pool's the primary loads meanwhile, and a
+ * one-thread host's (single-host.ts, IPINTEL_WORKERS=1), as prebuilt bytecode bundles for starts from the source tree: each loads in
  * about half the time its hundreds of modules take one by one (BENCHMARKS.md,
  * start-up).
  *
@@ -27,13 +27,14 @@ export const SOURCE_ROOT = resolve(import.meta.dir, '..', '..', '..');
 export function bundleCache(root: string): string {
   return join(root, 'node_modules', '.cache', 'ipintel-worker-bundle');
 }
-/** The bundle's entry points in a tree: the worker's module and the pool the primary loads meanwhile. */
+/** The bundle's entry points in a tree: the worker's module, the pool the primary loads meanwhile, and the one-thread host. */
 function entriesOf(root: string): string[] {
-  return ['worker-main.ts', 'pool.ts'].map((name) => join(root, 'src', 'host', 'workers', name));
+  return [...['worker-main.ts', 'pool.ts'].map((name) => join(root, 'src', 'host', 'workers', name)), join(root, 'src', 'host', 'single-host.ts')];
 }
-/** Their names in a bundle's folder. */
+/** Their names in a bundle's folder (flat: `naming` below). */
 const BUNDLED_ENTRY = 'worker-main.js';
 const BUNDLED_POOL = 'pool.js';
+const BUNDLED_SINGLE_HOST = 'single-host.js';
 /** The tree's folders the bundle's own inputs come from (a build that reads from another fails: see buildWorkerBundle). */
 const HASHED_FOLDERS = ['src', 'index-builder'];
 /**
@@ -107,12 +108,17 @@ export function freshWorkerBundle(root = SOURCE_ROOT): string | null {
 
 /** Whether a bundle's folder holds every entry point. */
 function complete(folder: string): boolean {
-  return [BUNDLED_ENTRY, BUNDLED_POOL].every((name) => existsSync(join(folder, name)));
+  return [BUNDLED_ENTRY, BUNDLED_POOL, BUNDLED_SINGLE_HOST].every((name) => existsSync(join(folder, name)));
 }
 
 /** The pool's module of the bundle whose worker entry is `entry` (what freshWorkerBundle returned). */
 export function bundledPool(entry: string): string {
   return join(dirname(entry), BUNDLED_POOL);
+}
+
+/** The one-thread host's module of the bundle whose worker entry is `entry`. */
+export function bundledSingleHost(entry: string): string {
+  return join(dirname(entry), BUNDLED_SINGLE_HOST);
 }
 
 /** What buildWorkerBundle did. */
@@ -137,7 +143,7 @@ export async function buildWorkerBundle(root = SOURCE_ROOT): Promise<BundleOutco
     const { NATIVE_EXTRACT_NAMESPACE, nativeExtractPlugin } = await import('./bundle-native-extract.ts');
     const { lazyBuiltinPlugins } = await import('./bundle-lazy-builtins.ts');
     const plugins = [nativeExtractPlugin(root), ...lazyBuiltinPlugins(root)].filter((plugin) => plugin !== null);
-    const built = await Bun.build({ entrypoints: entriesOf(root), outdir: temp, target: 'bun', format: 'cjs', bytecode: true, metafile: true, plugins, external: [...LAZY_PACKAGES] });
+    const built = await Bun.build({ entrypoints: entriesOf(root), outdir: temp, naming: '[name].[ext]', target: 'bun', format: 'cjs', bytecode: true, metafile: true, plugins, external: [...LAZY_PACKAGES] });
     if (!built.success) return { kind: 'failed', message: built.logs.map(String).join('\n') };
     const inputs = Object.keys(built.metafile?.inputs ?? {})
       .filter((input) => !input.startsWith(`${NATIVE_EXTRACT_NAMESPACE}:`))
