@@ -7,13 +7,15 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite';
 import * as schema from './schema.ts';
+import { sqliteMigrationsCurrent } from './migrations-current.ts';
 
 export type SqliteAccountsDb = BunSQLiteDatabase<typeof schema>;
 
 /**
  * Opens (creating when needed) the database at `path` (`:memory:` allowed) and
  * applies the migrations in `migrationsDir`; null: the host applied them (a
- * pool's worker), and the migrator (with node:crypto) is not even loaded.
+ * pool's worker), and the migrator (with node:crypto) is not even loaded, nor
+ * is it when the file already holds every migration of the folder.
  */
 export async function openSqlite(path: string, migrationsDir: string | null): Promise<{ sqlite: Database; db: SqliteAccountsDb }> {
   if (path !== ':memory:' && !path.startsWith('file:')) mkdirSync(dirname(resolve(path)), { recursive: true });
@@ -28,7 +30,8 @@ export async function openSqlite(path: string, migrationsDir: string | null): Pr
     sqlite.exec('PRAGMA synchronous = NORMAL');
     sqlite.exec('PRAGMA foreign_keys = ON');
     const db = drizzle(sqlite, { schema });
-    if (migrationsDir !== null) {
+    // A restart finds its migrations applied and skips the migrator's load (migrations-current.ts).
+    if (migrationsDir !== null && !sqliteMigrationsCurrent(sqlite, migrationsDir)) {
       const { migrate } = await import('drizzle-orm/bun-sqlite/migrator');
       migrate(db, { migrationsFolder: migrationsDir });
     }
