@@ -116,7 +116,7 @@ export class ConnectionGate {
       return true;
     }
     this.forget(t);
-    if (this.otherConnections(t) >= this.options.max) {
+    if (this.otherConnections(t) >= this.options.max || !this.reserve()) {
       this.refused++;
       // One line per ten seconds at most: the log is not another thing a flood can fill.
       if (t - this.lastWarning > 10_000) {
@@ -126,9 +126,21 @@ export class ConnectionGate {
       return false;
     }
     this.seen.set(key, t);
-    Atomics.add(this.cells, ESTIMATE, 1); // this one, counted until the next sample sees its descriptor
     if (this.seen.size > this.options.max) this.forget(t);
     return true;
+  }
+
+  /**
+   * Counts this connection in the host's estimate until the next sample sees
+   * its descriptor. The count is read and then added to, and another worker
+   * may admit between the two: the add's own result decides, so two workers
+   * never both take the last place (false: it was taken, nothing counted).
+   */
+  private reserve(): boolean {
+    const before = Atomics.add(this.cells, ESTIMATE, 1);
+    if (!this.countable || before < this.options.max) return true;
+    Atomics.sub(this.cells, ESTIMATE, 1);
+    return false;
   }
 
   /** Forgets connections quiet past the idle timeout, and the least active beyond `max` (the map is in activity order). */

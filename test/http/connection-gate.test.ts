@@ -147,3 +147,51 @@ test('a baseline fixed before any connection is not raised by files the host hol
   clock.t += 200;
   expect(h.connect(gate, '10.0.0.1', 4)).toBe(false); // a fresh count: three open, the cap holds
 });
+
+test('two workers racing for the last places of the shared count never admit past the cap (the count is reserved, not read and then added to)', async () => {
+  const MAX = 64; // a sample sees half the cap open, so each round leaves MAX / 2 places
+  const ROUNDS = 1500;
+  const shared = allocateConnectionCount();
+  fixConnectionBaseline(shared, 1000);
+  // Two barriers a round: after both gates sampled (a gate's first sample resets the shared count), and after both admitted.
+  const control = new SharedArrayBuffer(4);
+  const source = `
+    import { ConnectionGate } from ${JSON.stringify(new URL('../../src/http/connection-gate.ts', import.meta.url).pathname)};
+    self.onmessage = (e) => {
+      const { shared, control, id, rounds, max } = e.data;
+      const arrived = new Int32Array(control);
+      let barrier = 0;
+      const together = () => { barrier++; Atomics.add(arrived, 0, 1); while (Atomics.load(arrived, 0) < 2 * barrier); };
+      const peers = { requestIP: () => null };
+      const admitted = [];
+      for (let r = 0; r < rounds; r++) {
+        const gate = new ConnectionGate({ max, quietMs: 35_000, openDescriptors: () => 1000 + 1 + max / 2, now: () => r, shared, workers: 2, warn: () => {} });
+        gate.allows(null, peers); // the first sample: half the cap open, so the gate tells connections apart
+        together();
+        let n = 0;
+        for (let port = 0; port < max; port++) if (gate.admit('10.0.' + id + '.1', port)) n++;
+        admitted.push(n);
+        together();
+      }
+      postMessage(admitted);
+    };`;
+  const url = URL.createObjectURL(new Blob([source], { type: 'application/typescript' }));
+  const workers = [0, 1].map(() => new Worker(url));
+  try {
+    const [a, b] = await Promise.all(
+      workers.map(
+        (w, id) =>
+          new Promise<number[]>((resolve, reject) => {
+            w.onmessage = (e) => resolve(e.data as number[]);
+            w.onerror = (e) => reject(new Error(e.message));
+            w.postMessage({ shared, control, id, rounds: ROUNDS, max: MAX });
+          }),
+      ),
+    );
+    const totals = a!.map((n, r) => n + b![r]!);
+    expect(totals.filter((t) => t > MAX / 2)).toEqual([]);
+    expect(totals.every((t) => t === MAX / 2)).toBe(true);
+  } finally {
+    for (const w of workers) w.terminate();
+  }
+});
