@@ -93,11 +93,16 @@ let server: RunningServer | null = null;
 let prepared: PreparedServer | null = null;
 let state: HostState | null = null;
 let slotOfThis = -1;
+/** Starts recording the served index into the history (slot 0 only), once this worker listens. */
+let recordHistory: (() => void) | null = null;
 
 /** Starts listening on `port` (SO_REUSEPORT: the workers of a host share it). */
 function listen(port: number): WorkerListening {
   if (!prepared || !state) throw new Error('worker not prepared');
   server ??= prepared.listen({ reusePort: true, port });
+  // Recording starts the history thread, whose code would load on the start's two cores before any worker listened.
+  recordHistory?.();
+  recordHistory = null;
   state.setGeneration(slotOfThis, server.services.index.generation);
   const managedBy = server.services.index.current.meta.managedBy === 'server' ? 'server' : 'operator';
   return { port: server.port, managedBy };
@@ -199,8 +204,9 @@ async function begin(start: WorkerStart): Promise<void> {
       ready.services.feeds = feedsStatusView(start.config, ready.services.index);
     }
     ready ??= await prepareFrom(start, { ...services, index: openVerifiedIndex(start.config.indexPath, verified) });
-    // Recorded only now, verified: one worker of the host records what the host serves.
-    if (start.slot === 0) recordServedHistory(start.config, ready.services);
+    // One worker of the host records what the host serves: verified, from when it serves.
+    const served = ready.services;
+    if (start.slot === 0) recordHistory = () => recordServedHistory(start.config, served);
     prepared = ready;
     if (start.listen) self.postMessage({ kind: 'ready', ...listen(start.config.port) } satisfies WorkerStarted);
     else self.postMessage({ kind: 'prepared' } satisfies WorkerStarted);
