@@ -106,6 +106,12 @@ function startRecording(services: AppServices, history: PastIndexes): void {
   });
 }
 
+/** Records every index `services` serves into the history, where `config` keeps one (a worker of a pool: once its index is verified). */
+export function recordServedHistory(config: Config, services: AppServices): void {
+  // A publisher records what it publishes, at the moment of its publish (src/host/start-publisher.ts), not what it serves.
+  if (services.history && config.role !== 'publisher') startRecording(services, services.history);
+}
+
 /** The overrides file read now (off this thread) and watched for changes (none when no file is named); the table may hold `maxTableBytes`. */
 async function watchedOverrides(path: string | null, maxTableBytes: number): Promise<OverridesHolder> {
   const holder = await OverridesHolder.start(path, undefined, { maxTableBytes });
@@ -123,8 +129,7 @@ export interface PreparedServer {
 /** Opens every service of `config` and builds the app, without listening (a worker prepares before any worker of its host accepts). */
 export async function prepareServer(config: Config, overrides: Partial<AppServices> = {}, options: PrepareOptions = {}): Promise<PreparedServer> {
   const services = await createServices(config, overrides);
-  // A publisher records what it publishes, at the moment of its publish (src/host/start-publisher.ts), not what it serves.
-  if (services.history && options.recordsHistory !== false && config.role !== 'publisher') startRecording(services, services.history);
+  if (options.recordsHistory !== false) recordServedHistory(config, services);
   const app = createApp(services);
   const fetch = createFetchHandler(services, app);
   return {

@@ -25,6 +25,19 @@ test('agrees with a plain array under random writes, reads and clears (sizes on 
   }
 });
 
+test('slots never written read empty, and a write reaches no other instance (they start on one shared empty chunk)', () => {
+  const a = new ChunkedSlots<string>(1 << 10);
+  const b = new ChunkedSlots<string>(1 << 10);
+  a.set(5, 'five');
+  a.set(700, 'seven hundred');
+  expect([a.get(5), a.get(700), a.get(4), a.get(5 + 64)]).toEqual(['five', 'seven hundred', undefined, undefined]);
+  expect([b.get(5), b.get(700), new ChunkedSlots<string>(64).get(5)]).toEqual([undefined, undefined, undefined]);
+  a.clear();
+  expect(a.get(5)).toBeUndefined();
+  a.set(6, 'six');
+  expect([a.get(6), a.get(5), b.get(6)]).toEqual(['six', undefined, undefined]);
+});
+
 test('DirectMappedCache over chunked slots: a hit returns the cached value, a colliding id replaces it', () => {
   const cache = new DirectMappedCache<string>(8);
   let computed = 0;

@@ -1,7 +1,8 @@
 /**
  * The index verified once per host (src/host/workers/verified-index.ts): a worker
  * skips hashing only the very file the primary verified; a file replaced or
- * rewritten since, or one the primary refused, it verifies itself.
+ * rewritten since, or one the primary refused, it verifies itself. A file a
+ * worker mapped before the verdict is kept only when it is the file verified.
  */
 import { afterAll, beforeAll, describe, expect, test, setDefaultTimeout } from 'bun:test';
 setDefaultTimeout(60_000); // past Bun's 5 s default on a loaded machine (bunfig.toml says why not there)
@@ -9,7 +10,7 @@ import { mkdtempSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IndexFileError } from '../../src/index/map-index-file.ts';
-import { openVerifiedIndex, verifyForWorkers } from '../../src/host/workers/verified-index.ts';
+import { mapEarlyIndex, openVerifiedIndex, settleEarlyIndex, verifyForWorkers } from '../../src/host/workers/verified-index.ts';
 import { fixtureIndexPath } from '../helpers/fixture-index.ts';
 
 let dir: string;
@@ -89,5 +90,51 @@ describe('verified once for the workers', () => {
     const a = file('a.idx', good);
     const b = file('b.idx', flipped);
     expect(() => openVerifiedIndex(b, verifyForWorkers(a))).toThrow(/checksum mismatch/);
+  });
+});
+
+describe("mapped early, before the primary's verdict", () => {
+  test('the file is parsed, not hashed: a corrupt section maps', () => {
+    const early = mapEarlyIndex(file('early-corrupt.idx', flipped));
+    expect(early).not.toBeNull();
+    expect(mapEarlyIndex(join(dir, 'early-absent.idx'))).toBeNull();
+  });
+
+  test('the very file the primary verified is kept as mapped', () => {
+    const path = file('early-same.idx', good);
+    const early = mapEarlyIndex(path)!;
+    const reader = early.holder.current;
+    expect(settleEarlyIndex(early, verifyForWorkers(path), 3)).toBe(false);
+    expect(early.holder.current).toBe(reader);
+    expect(early.holder.current.lookup('8.8.8.8')).not.toBeNull();
+  });
+
+  test('a file the primary refused is refused by the worker, not served as mapped', () => {
+    const path = file('early-refused.idx', flipped);
+    const early = mapEarlyIndex(path)!;
+    expect(() => settleEarlyIndex(early, verifyForWorkers(path), 1)).toThrow(/checksum mismatch/);
+  });
+
+  test('a file renamed over the mapped one before the check: the worker serves the file verified, not the one it mapped', () => {
+    const path = file('early-swapped.idx', flipped);
+    const early = mapEarlyIndex(path)!;
+    const mapped = early.holder.current;
+    // Same size and time, another inode: the file the primary checks is not the one the worker mapped.
+    renameSync(file('early-next.idx', good), path);
+    const verified = verifyForWorkers(path);
+    expect(verified).not.toBeNull();
+    expect(settleEarlyIndex(early, verified, 4)).toBe(true);
+    expect(early.holder.current).not.toBe(mapped);
+    expect(early.holder.generation).toBe(4);
+    const middle = Math.floor(good.length / 2);
+    expect(early.holder.current.file.data[middle]).toBe(good[middle]!);
+  });
+
+  test('a file swapped after the check for a corrupt one: the worker hashes what it re-opens and refuses it', () => {
+    const path = file('early-late.idx', good);
+    const verified = verifyForWorkers(path);
+    renameSync(file('early-late-next.idx', flipped), path);
+    const early = mapEarlyIndex(path)!;
+    expect(() => settleEarlyIndex(early, verified, 1)).toThrow(/checksum mismatch/);
   });
 });

@@ -8,18 +8,20 @@
  * in-process (with and without checksum verification) to show where any size
  * dependence comes from.
  *
- *   bun tools/bench/startup.bench.ts [index-file ...] [--runs N] [--against <tree>] [--no-tiny] [--workers default|1] [--no-phases]
+ *   bun tools/bench/startup.bench.ts [index-file ...] [--runs N] [--against <tree>] [--no-tiny] [--workers default|1] [--no-phases] [--db fresh|migrated]
  *     (default: $IPINTEL_INDEX, then data/ipintel.idx; a tiny index built from
  *      an empty manifest (IANA tables only) is measured first unless --no-tiny;
  *      --against: also start `bun src/main.ts` of another checkout (the code
  *      before a change), interleaved with this one's; --workers: only that row
- *      (default: both); --no-phases: skip the in-process phase table)
+ *      (default: both); --no-phases: skip the in-process phase table;
+ *      --db migrated: each start on a copy of a database its tree already
+ *      migrated, as a restart finds it)
  *
  * Each start uses a fresh empty SQLite file (IPINTEL_DB), as a first start
- * does. The index files are in the page cache (the script reads them once
+ * does (unless --db migrated). The index files are in the page cache (the script reads them once
  * first): this is a warm start, not a cold-disk one.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IndexReader } from '../../src/index/reader.ts';
@@ -41,6 +43,9 @@ if (ONLY_WORKERS !== null && ONLY_WORKERS !== 'default' && ONLY_WORKERS !== '1')
 const noPhasesAt = args.indexOf('--no-phases');
 const PHASES = noPhasesAt < 0;
 if (!PHASES) args.splice(noPhasesAt, 1);
+const dbAt = args.indexOf('--db');
+const DB_MODE = dbAt >= 0 ? args.splice(dbAt, 2)[1]! : 'fresh';
+if (DB_MODE !== 'fresh' && DB_MODE !== 'migrated') throw new Error('--db takes fresh or migrated');
 const HERE = join(import.meta.dir, '..', '..');
 const given = args.length > 0 ? args.map((p) => indexPathArg([p], 0)) : [indexPathArg(process.argv.slice(0, 2))];
 
@@ -123,6 +128,23 @@ interface Subject {
 }
 let dbCounter = 0;
 const trees: Array<{ label: string; dir: string }> = [{ label: 'this tree', dir: HERE }, ...(AGAINST ? [{ label: AGAINST, dir: AGAINST }] : [])];
+/** A database `dir`'s own code migrated once (--db migrated), by tree. */
+const migratedDbs = new Map<string, string>();
+if (DB_MODE === 'migrated') {
+  for (const [i, tree] of trees.entries()) {
+    const path = join(work, `migrated-${i}.sqlite`);
+    const made = Bun.spawnSync(['bun', '-e', `const s = await (await import('./src/accounts/store.ts')).openAccounts(${JSON.stringify(path)}); await s.close();`], { cwd: tree.dir });
+    if (made.exitCode !== 0) throw new Error(`migrating a database in ${tree.dir} failed: ${made.stderr}`);
+    migratedDbs.set(tree.dir, path);
+  }
+}
+/** The database file of one start in `dir`: a new name (fresh), or a new copy of the tree's migrated one. */
+function startDb(dir: string): string {
+  const path = join(work, `db-${dbCounter++}.sqlite`);
+  const migrated = migratedDbs.get(dir);
+  if (migrated !== undefined) copyFileSync(migrated, path);
+  return path;
+}
 // Blank: the default (the CPUs this process may use), as `bun src/main.ts` starts without IPINTEL_WORKERS.
 const workerCounts: Array<{ label: string; value: string }> = [
   { label: 'default workers', value: '' },
@@ -137,7 +159,7 @@ const subjects: Subject[] = [
         path,
         size: fileSize(path),
         start: () =>
-          timeToFirst200(['bun', 'src/main.ts'], { IPINTEL_INDEX: path, IPINTEL_DB: join(work, `db-${dbCounter++}.sqlite`), IPINTEL_WORKERS: workers.value }, tree.dir),
+          timeToFirst200(['bun', 'src/main.ts'], { IPINTEL_INDEX: path, IPINTEL_DB: startDb(tree.dir), IPINTEL_WORKERS: workers.value }, tree.dir),
         samples: [] as Start[],
       })),
     ),
@@ -204,7 +226,7 @@ function openMs(path: string, verifyChecksums: boolean): number {
 
 const msOf = (s: Subject) => s.samples.map((x) => x.ms);
 const base = median(msOf(subjects[0]));
-console.log(`startup: spawn -> first 200 of GET /health, ${RUNS} interleaved runs each (warm page cache); target < 300 ms with the default workers, flat in index size`);
+console.log(`startup: spawn -> first 200 of GET /health, ${RUNS} interleaved runs each (warm page cache; ${DB_MODE === 'fresh' ? 'a fresh database each start' : 'each start on a copy of a migrated database'}); target < 300 ms with the default workers, flat in index size`);
 console.log(`load average ${loadBefore} before, ${loadAfter} after`);
 // An older tree's key covers all of feeds/, where a start's refresher may download: its later starts then load the source.
 const staleAfter = trees.filter((t) => !bundleFresh(t.dir)).map((t) => t.label);

@@ -22,7 +22,7 @@ import { HostState } from './host-state.ts';
 import { RemoteError, Rpc } from './rpc.ts';
 import { workerEntry, type StartedThread } from './threads.ts';
 import { releaseVerifyMappings, verifyForWorkers, type VerifiedIndex } from './verified-index.ts';
-import type { WorkerListening, WorkerOpen, WorkerStart, WorkerStarted } from './worker-main.ts';
+import type { WorkerListening, WorkerMigrated, WorkerOpen, WorkerStart, WorkerStarted } from './worker-main.ts';
 
 /** A running pool. */
 export interface WorkerPool {
@@ -54,6 +54,15 @@ const MAX_RESTART_DELAY_MS = 10_000;
 const STABLE_MS = 30_000;
 /** Bound on reload and metrics calls to one worker. */
 const CALL_TIMEOUT_MS = 110_000;
+
+/** What a starting worker waits for: the host's migrations and overrides read (it then opens the database and prepares its app), and the index's check (it then may serve). */
+interface StartGates {
+  migrated: Promise<unknown>;
+  checked: Promise<unknown>;
+}
+
+/** A restarted worker's: the host's migrations ran and its index was checked long ago. */
+const NO_GATES: StartGates = { migrated: Promise.resolve(), checked: Promise.resolve() };
 
 interface Slot {
   worker: Worker | null;
@@ -175,10 +184,10 @@ export async function startWorkerPool(
 
   /**
    * Starts a worker in `slot`. Resolves once it serves (`listenAtOnce`: a
-   * restart), or once it has loaded its code and opened its services
-   * without listening (a host starting: listenOn follows).
+   * restart), or once it has loaded its code, opened its services and taken
+   * the checked index without listening (a host starting: listenOn follows).
    */
-  function spawn(slot: number, listenAtOnce = true, startAfter: Promise<unknown> = Promise.resolve(), early: StartedThread | null = null): Promise<void> {
+  function spawn(slot: number, listenAtOnce = true, gates: StartGates = NO_GATES, early: StartedThread | null = null): Promise<void> {
     // A thread started early that already exited is replaced (its exit was before any listener below).
     if (early?.closed) log(`[primary] worker ${slot} exited while loading${early.error ? `: ${early.error}` : ''}; starting it again`);
     const worker = early && !early.closed ? early.worker : new Worker(workerEntry());
@@ -221,16 +230,17 @@ export async function startWorkerPool(
       if (stopping || !started) return;
       restartLater(slot, 'exited unasked');
     });
-    // The thread loads its code now, then opens what needs only the configuration; the rest once `startAfter` resolves.
+    // The thread loads its code now, then opens what needs only the configuration; the database and its app once
+    // the host migrated; it serves only the index the host checked (or one it verifies itself), after `open`.
     const start: WorkerStart = { kind: 'start', slot, config: { ...config, port }, buckets, adminBuckets, connections, host: state.buffer, generation, migrationsRoot, listen: listenAtOnce };
     worker.postMessage(start);
-    startAfter.then(
-      () => {
-        if (s.worker !== worker) return;
-        worker.postMessage({ kind: 'open', overrides: overrides?.published ?? null, index: verified } satisfies WorkerOpen);
-      },
-      (e: unknown) => failStart?.(e as Error),
-    );
+    const send = (gate: Promise<unknown>, message: () => WorkerMigrated | WorkerOpen) =>
+      gate.then(
+        () => s.worker === worker && worker.postMessage(message()),
+        (e: unknown) => failStart?.(e as Error),
+      );
+    send(gates.migrated, () => ({ kind: 'migrated', overrides: overrides?.published ?? null }));
+    send(gates.checked, () => ({ kind: 'open', index: verified }));
     return listenAtOnce ? s.ready.then(() => catchUp(slot, rpc)) : s.ready;
   }
 
@@ -296,8 +306,8 @@ export async function startWorkerPool(
     const indexVerified = Bun.sleep(0).then(() => verifyForWorkers(config.indexPath)).then((file) => {
       verified = file;
     });
-    const startAfter = Promise.all([migrated, overridesRead, indexVerified]);
-    const prepared = await Promise.allSettled(Array.from({ length: count }, (_, i) => spawn(i, false, startAfter, threads[i] ?? null)));
+    const gates: StartGates = { migrated: Promise.all([migrated, overridesRead]), checked: Promise.all([migrated, overridesRead, indexVerified]) };
+    const prepared = await Promise.allSettled(Array.from({ length: count }, (_, i) => spawn(i, false, gates, threads[i] ?? null)));
     const ok: number[] = [];
     prepared.forEach((r, slot) => (r.status === 'fulfilled' ? ok.push(slot) : failed.push({ slot, why: (r.reason as Error).message })));
     // None could start: the cause is the host's (its index, its database), not a worker's bad luck.

@@ -4,7 +4,10 @@
  * and names the file it verified by its identity (device, inode, size,
  * modification time). A worker that finds the same file at the path maps it
  * without hashing it again; any other file (replaced, rewritten, or the
- * primary could not verify it) it verifies itself, as before.
+ * primary could not verify it) it verifies itself, as before. A worker may
+ * also map the file before the primary's verdict (mapEarlyIndex), to prepare
+ * its app meanwhile; at the verdict it keeps that mapping only when it is of
+ * the very file the primary verified, else opens the path again verified.
  */
 import { statSync } from 'node:fs';
 import { IndexHolder } from '../../index/holder.ts';
@@ -64,6 +67,42 @@ export function openVerifiedIndex(path: string, verified: VerifiedIndex | null):
     if (same(verified, identityOf(path))) return new IndexHolder(reader, path);
   }
   return IndexHolder.open(path);
+}
+
+/** An index mapped before the primary's verdict, its sections not hashed: nothing is answered from it before settleEarlyIndex. */
+export interface EarlyIndex {
+  holder: IndexHolder;
+  /** The file mapped, unchanged from before the mapping to after it. */
+  file: VerifiedIndex;
+}
+
+/**
+ * Maps and parses the index at `path` without hashing its sections (a worker,
+ * while the primary checks the file); null when it cannot be parsed or
+ * changed meanwhile (the worker then opens it after the verdict).
+ */
+export function mapEarlyIndex(path: string): EarlyIndex | null {
+  const before = identityOf(path);
+  if (before === null) return null;
+  try {
+    const holder = new IndexHolder(IndexReader.open(path, { verifyChecksums: false }), path);
+    return same(before, identityOf(path)) ? { holder, file: before } : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * At the primary's verdict: keeps the early mapping when it is of the very
+ * file the primary verified; otherwise (another file mapped, or the primary
+ * refused it) the holder reloads the path, hashing every section here, as
+ * generation `generation`. Throws IndexFileError when that file is refused;
+ * returns whether the holder reloaded.
+ */
+export function settleEarlyIndex(early: EarlyIndex, verified: VerifiedIndex | null, generation: number): boolean {
+  if (verified !== null && same(verified, early.file)) return false;
+  early.holder.reload(early.file.path, generation);
+  return true;
 }
 
 /**

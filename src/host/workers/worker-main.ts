@@ -11,14 +11,15 @@ import { createAdminFailureBudget, createRateLimiterFromConfig, type SharedBucke
 import { reloadLocally } from '../../http/reload-server.ts';
 import { OverridesHolder, type OverridesLoad, type PublishedOverrides } from '../../lookup/overrides/holder.ts';
 import type { ReloadBody } from '../../contract/service.ts';
-import { createConfigServices, prepareServer, type PreparedServer, type RunningServer } from '../start-server.ts';
+import { createConfigServices, prepareServer, recordServedHistory, type ConfigServices, type PreparedServer, type RunningServer } from '../start-server.ts';
 import { openAccountStore } from '../open-accounts.ts';
 import { feedsStatusView } from '../../feeds/worker-view.ts';
 import type { RadarClient } from '../../lookup/radar.ts';
 import { HostState } from './host-state.ts';
 import { installProcessGuards } from '../process-guards.ts';
 import { RemoteError, Rpc } from './rpc.ts';
-import { openVerifiedIndex, type VerifiedIndex } from './verified-index.ts';
+import { mapEarlyIndex, openVerifiedIndex, settleEarlyIndex, type VerifiedIndex } from './verified-index.ts';
+import type { AppServices } from '../../http/services.ts';
 
 declare const self: Worker;
 
@@ -40,11 +41,16 @@ export interface WorkerStart {
   listen: boolean;
 }
 
-/** The primary's second message, once the host's migrations ran, its overrides were read and its index checked: the worker opens the rest. */
-export interface WorkerOpen {
-  kind: 'open';
+/** The primary's second message, once the host's migrations ran and its overrides were read: the worker opens the database and prepares its app. */
+export interface WorkerMigrated {
+  kind: 'migrated';
   /** The overrides table the primary read (null: none, or none applied yet). */
   overrides: PublishedOverrides | null;
+}
+
+/** The primary's third message, once it checked the index: the worker keeps or re-opens the file it mapped, and only then reports itself prepared. */
+export interface WorkerOpen {
+  kind: 'open';
   /** The index file the primary verified (null: this worker verifies it). */
   index: VerifiedIndex | null;
 }
@@ -87,11 +93,16 @@ let server: RunningServer | null = null;
 let prepared: PreparedServer | null = null;
 let state: HostState | null = null;
 let slotOfThis = -1;
+/** Starts recording the served index into the history (slot 0 only), once this worker listens. */
+let recordHistory: (() => void) | null = null;
 
 /** Starts listening on `port` (SO_REUSEPORT: the workers of a host share it). */
 function listen(port: number): WorkerListening {
   if (!prepared || !state) throw new Error('worker not prepared');
   server ??= prepared.listen({ reusePort: true, port });
+  // Recording starts the history thread, whose code would load on the start's two cores before any worker listened.
+  recordHistory?.();
+  recordHistory = null;
   state.setGeneration(slotOfThis, server.services.index.generation);
   const managedBy = server.services.index.current.meta.managedBy === 'server' ? 'server' : 'operator';
   return { port: server.port, managedBy };
@@ -132,14 +143,17 @@ const rpc = new Rpc(self, async (op, args) => {
   }
 });
 
-/** Resolves with the primary's `open` message. */
+/** Resolve with the primary's `migrated` and `open` messages. */
+let migratedNow: (message: WorkerMigrated) => void = () => {};
+const migrated = new Promise<WorkerMigrated>((resolve) => (migratedNow = resolve));
 let opened: (open: WorkerOpen) => void = () => {};
 const open = new Promise<WorkerOpen>((resolve) => (opened = resolve));
 
 self.onmessage = (event: MessageEvent) => {
   if (rpc.receive(event.data)) return;
-  const message = event.data as WorkerStart | WorkerOpen;
+  const message = event.data as WorkerStart | WorkerMigrated | WorkerOpen;
   if (message?.kind === 'start') void begin(message);
+  else if (message?.kind === 'migrated') migratedNow(message);
   else if (message?.kind === 'open') opened(message);
 };
 
@@ -164,10 +178,13 @@ async function begin(start: WorkerStart): Promise<void> {
       ? { lookup: (asn, caller) => rpc.call<unknown>('radar', { asn, caller }, RADAR_TIMEOUT_MS).catch(() => null) }
       : undefined;
     const early = await createConfigServices(start.config, { limiter, radar, adminFailures: createAdminFailureBudget(start.adminBuckets) });
-    const { overrides: published, index: verified } = await open;
+    // The index mapped and parsed, not hashed, while the primary checks it: the app is prepared over it meanwhile,
+    // and nothing is answered from it before the primary's verdict says it is the file verified (settleEarlyIndex).
+    const earlyIndex = mapEarlyIndex(start.config.indexPath);
+    const { overrides: published } = await migrated;
     const accounts = await openAccountStore(start.config.dbPath, {
       migrationsRoot: start.migrationsRoot ?? undefined,
-      // The primary migrated this file before its `open` message; an in-memory database is this thread's own.
+      // The primary migrated this file before its `migrated` message; an in-memory database is this thread's own.
       migrated: start.config.dbPath !== ':memory:',
       onRevealChange: (sessionHash, held) =>
         rpc
@@ -178,15 +195,31 @@ async function begin(start: WorkerStart): Promise<void> {
     // The primary reads and watches the overrides file; this worker only takes its tables.
     const overrides = new OverridesHolder(start.config.overridesPath);
     if (published !== null) overrides.apply(published);
-    const index = openVerifiedIndex(start.config.indexPath, verified);
-    const ready = await prepareServer(start.config, { ...early, index, accounts, host, overrides }, { recordsHistory: start.slot === 0 });
-    ready.services.index.generation = start.generation;
-    // The primary refreshes (src/cli.ts) and swaps every worker; a worker only reports the shared state files.
-    ready.services.feeds = feedsStatusView(start.config, ready.services.index);
+    const services = { ...early, accounts, host, overrides };
+    // A file the early mapping could not parse, or an app that failed over it, is prepared again after the verdict.
+    let ready = earlyIndex === null ? null : await prepareFrom(start, { ...services, index: earlyIndex.holder }).catch(() => null);
+    const { index: verified } = await open;
+    if (ready !== null && earlyIndex !== null && settleEarlyIndex(earlyIndex, verified, start.generation)) {
+      // Another file than the one mapped early (or one the primary refused) is what the holder now serves, verified.
+      ready.services.feeds = feedsStatusView(start.config, ready.services.index);
+    }
+    ready ??= await prepareFrom(start, { ...services, index: openVerifiedIndex(start.config.indexPath, verified) });
+    // One worker of the host records what the host serves: verified, from when it serves.
+    const served = ready.services;
+    if (start.slot === 0) recordHistory = () => recordServedHistory(start.config, served);
     prepared = ready;
     if (start.listen) self.postMessage({ kind: 'ready', ...listen(start.config.port) } satisfies WorkerStarted);
     else self.postMessage({ kind: 'prepared' } satisfies WorkerStarted);
   } catch (e) {
     self.postMessage({ kind: 'failed', message: (e as Error).message } satisfies WorkerStarted);
   }
+}
+
+/** Prepares the app over `services` (its index not yet recorded into the history), with the feeds' status view. */
+async function prepareFrom(start: WorkerStart, services: ConfigServices & Pick<AppServices, 'index' | 'accounts' | 'host' | 'overrides'>): Promise<PreparedServer> {
+  const ready = await prepareServer(start.config, services, { recordsHistory: false });
+  ready.services.index.generation = start.generation;
+  // The primary refreshes (src/cli.ts) and swaps every worker; a worker only reports the shared state files.
+  ready.services.feeds = feedsStatusView(start.config, ready.services.index);
+  return ready;
 }
