@@ -6,15 +6,7 @@
  */
 import type { Config } from '../config.ts';
 import type { RefresherOptions } from '../feeds/refresher.ts';
-
-/** A running host. */
-export interface RunningHost {
-  port: number;
-  /** Reloads the index file wherever it is served (this thread, or every worker): what an index puller calls after its swap. */
-  reload(): Promise<unknown>;
-  /** Stops the refresher, drains the workers, flushes usage counters and closes the database. */
-  stop(): Promise<void>;
-}
+import type { RunningHost } from './running-host.ts';
 
 /** Starts serving `config`; `feeds` overrides the refresher's options (tests: small builds, short timers); `afterSwap` sees every index the refresher swapped in (the publisher role publishes it). */
 export async function startHost(

@@ -12,7 +12,7 @@ import type { RefresherOptions } from '../feeds/refresher.ts';
 import { holderTarget, startFeedRefresher } from '../feeds/start.ts';
 import { reloadServer } from '../http/reload-server.ts';
 import { openAccountStore } from './open-accounts.ts';
-import type { RunningHost } from './serve-host.ts';
+import type { RunningHost } from './running-host.ts';
 import { startServer } from './start-server.ts';
 
 /** Starts the server and its refresher in this thread; `then` wraps the refresher's swap (the publisher's afterSwap). */
