@@ -22,25 +22,31 @@ export interface ByteBound<V> {
 
 /** LRU cache with per-entry expiry; times are milliseconds from `now()`. */
 export class TtlCache<V> {
-  private readonly entries: LRUCache<string, Entry<V>>;
+  /** Made on the first store: lru-cache allocates its arrays for every entry up front (~2 ms for 10 000), and a thread makes several caches at start that some never use. */
+  private store: LRUCache<string, Entry<V>> | null = null;
 
   constructor(
-    maxEntries: number,
+    private readonly maxEntries: number,
     private readonly now: () => number,
-    bound: ByteBound<V> | null = null,
+    private readonly bound: ByteBound<V> | null = null,
   ) {
     if (!Number.isInteger(maxEntries) || maxEntries < 1) throw new RangeError('cache size must be a positive integer');
     if (bound && !(bound.maxBytes > 0)) throw new RangeError('cache byte bound must be positive');
-    this.entries = new LRUCache<string, Entry<V>>({
-      max: maxEntries,
+  }
+
+  private get entries(): LRUCache<string, Entry<V>> {
+    if (this.store !== null) return this.store;
+    const bound = this.bound;
+    return (this.store = new LRUCache<string, Entry<V>>({
+      max: this.maxEntries,
       // An entry larger than the whole bound is not kept (lru-cache's maxEntrySize defaults to maxSize).
       ...(bound && { maxSize: bound.maxBytes, sizeCalculation: (entry: Entry<V>, key: string) => Math.max(1, Math.ceil(bound.sizeOf(key, entry.value))) }),
-    });
+    }));
   }
 
   /** The live value for a key (refreshing its recency), or undefined. */
   get(key: string): V | undefined {
-    const entry = this.entries.get(key);
+    const entry = this.store?.get(key);
     if (!entry) return undefined;
     // Expiry is checked here, not by lru-cache's TTL: an entry is gone at exactly its TTL, on any clock (lru-cache keeps it one tick longer and never expires one set at time 0).
     if (entry.expiresAt <= this.now()) {
@@ -53,7 +59,7 @@ export class TtlCache<V> {
   /** Stores a value for `ttlMs`; a non-positive TTL, or a value larger than the whole byte bound, stores nothing (and drops the old value). */
   set(key: string, value: V, ttlMs: number): void {
     if (!(ttlMs > 0)) {
-      this.entries.delete(key);
+      this.store?.delete(key);
       return;
     }
     this.entries.set(key, { value, expiresAt: this.now() + ttlMs });
@@ -61,11 +67,11 @@ export class TtlCache<V> {
 
   /** Number of entries held (expired ones included until touched). */
   get size(): number {
-    return this.entries.size;
+    return this.store?.size ?? 0;
   }
 
   /** Estimated bytes held (0 without a byte bound). */
   get bytes(): number {
-    return this.entries.calculatedSize || 0; // undefined without a size bound
+    return this.store?.calculatedSize || 0; // undefined without a size bound
   }
 }

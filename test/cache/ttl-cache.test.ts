@@ -61,3 +61,13 @@ describe('TtlCache', () => {
     expect(() => new TtlCache<string>(1, () => 1, { maxBytes: 0, sizeOf: () => 1 })).toThrow(RangeError);
   });
 });
+
+test('no lru-cache is made before the first store (a thread makes several caches at start, some never used)', () => {
+  const cache = new TtlCache<string>(10_000, () => 0, { maxBytes: 1_000, sizeOf: () => 1 });
+  const made = () => (cache as unknown as { store: unknown }).store !== null;
+  expect(cache.get('a')).toBeUndefined();
+  cache.set('a', 'x', 0); // a non-positive TTL stores nothing
+  expect([cache.size, cache.bytes, made()]).toEqual([0, 0, false]);
+  cache.set('a', 'x', 10);
+  expect([cache.get('a'), cache.size, cache.bytes, made()]).toEqual(['x', 1, 1, true]);
+});
