@@ -97,3 +97,19 @@ test('IPv4 callers as numbers: the same decisions as their text keys, bounded by
   flood.consume('key:k1', 'pro', T0);
   expect(flood.size).toBeLessThanOrEqual(1025);
 });
+
+test('slots made as buckets are first handed out keep every bucket and the LRU order across the arrays growing', () => {
+  const max = 3_000; // past the first 1 024 slots: the arrays double twice, the last time to the bound
+  const buckets = new MemoryBuckets(max);
+  const now = T0;
+  for (let i = 0; i < max; i++) buckets.consume(`key:${i}`, 'anonymous', now);
+  const tats = Array.from({ length: max }, (_, i) => buckets.peek(`key:${i}`));
+  expect(tats.every((t) => t !== undefined && t > now)).toBe(true); // all draining
+  // Touch the first one so it is the most recent: the next new bucket drops key:1, the least recent.
+  buckets.consume('key:0', 'anonymous', now);
+  buckets.consume('key:new', 'anonymous', now);
+  expect(buckets.size).toBe(max);
+  expect(buckets.peek('key:1')).toBeUndefined();
+  expect(buckets.peek('key:0')).toBeGreaterThan(tats[0]!);
+  for (let i = 2; i < max; i++) expect(buckets.peek(`key:${i}`)).toBe(tats[i]);
+});

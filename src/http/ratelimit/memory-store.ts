@@ -2,8 +2,11 @@
  * In-process buckets: bucket key -> tat (see gcra.ts), bounded and in
  * least-recently-used order.
  *
- * Storage is preallocated: a Map from key to a slot number, and per slot a
- * tat (Float64Array) and prev/next links (Int32Array) of an LRU list. A touch
+ * Storage: a Map from key to a slot number, and per slot a tat
+ * (Float64Array) and prev/next links (Int32Array) of an LRU list, grown by
+ * doubling up to `maxBuckets` as slots are first handed out (made whole at
+ * construction they cost every thread ~15-20 ms of its start for buckets
+ * most servers never fill). A touch
  * moves the slot to the tail in O(1) without touching the Map. (Reordering a
  * JS Map by delete+set instead leaves deleted entries at its head that every
  * later walk from the head must skip: quadratic under a flood.)
@@ -44,13 +47,16 @@ const RECLAIM_SCAN = 32;
 
 const NONE = -1;
 
+/** Slots made at construction; the arrays double from here as buckets are first handed out. */
+const FIRST_SLOTS = 1024;
+
 /** A bounded, LRU-ordered set of token buckets. */
 export class MemoryBuckets {
   private readonly slotOf = new Map<string, number>();
-  private readonly keys: (string | undefined)[];
-  private readonly tats: Float64Array;
-  private readonly prev: Int32Array;
-  private readonly next: Int32Array;
+  private readonly keys: (string | undefined)[] = [];
+  private tats: Float64Array;
+  private prev: Int32Array;
+  private next: Int32Array;
   private head = NONE; // least recently used
   private tail = NONE; // most recently used
   private freeSlots: number[] = [];
@@ -61,10 +67,10 @@ export class MemoryBuckets {
 
   constructor(readonly maxBuckets: number = DEFAULT_MAX_BUCKETS) {
     if (!Number.isInteger(maxBuckets) || maxBuckets < 1) throw new Error(`maxBuckets must be a positive integer (got ${maxBuckets})`);
-    this.keys = new Array(maxBuckets);
-    this.tats = new Float64Array(maxBuckets);
-    this.prev = new Int32Array(maxBuckets);
-    this.next = new Int32Array(maxBuckets);
+    const first = Math.min(maxBuckets, FIRST_SLOTS);
+    this.tats = new Float64Array(first);
+    this.prev = new Int32Array(first);
+    this.next = new Int32Array(first);
   }
 
   /** Number of buckets held. */
@@ -118,7 +124,10 @@ export class MemoryBuckets {
   /** A free slot: never used, released, or reclaimed from a full or (last resort) the least recent bucket. */
   private allocate(now: number): number {
     if (this.freeSlots.length > 0) return this.freeSlots.pop()!;
-    if (this.used < this.maxBuckets) return this.used++;
+    if (this.used < this.maxBuckets) {
+      if (this.used === this.tats.length) this.grow();
+      return this.used++;
+    }
     let slot = this.head;
     for (let i = 0; i < RECLAIM_SCAN && slot !== NONE; i++, slot = this.next[slot]) {
       if (this.tats[slot] <= now) {
@@ -129,6 +138,20 @@ export class MemoryBuckets {
     limiterMetrics.evictedActiveBuckets++;
     this.release(this.head);
     return this.freeSlots.pop()!;
+  }
+
+  /** Doubles the slots' arrays (at most to maxBuckets), keeping every slot where it is. */
+  private grow(): void {
+    const size = Math.min(this.maxBuckets, this.tats.length * 2);
+    const tats = new Float64Array(size);
+    const prev = new Int32Array(size);
+    const next = new Int32Array(size);
+    tats.set(this.tats);
+    prev.set(this.prev);
+    next.set(this.next);
+    this.tats = tats;
+    this.prev = prev;
+    this.next = next;
   }
 
   private release(slot: number): void {
